@@ -1,0 +1,434 @@
+"""The decode loop: grammar-constrained decoding with one-forward copy splices.
+
+Read top to bottom: ``LocalModel`` is the seam (token ids in, logits out,
+a KV cache it can extend and crop); ``sync_prefix``, ``decode_loop``,
+``teacher_forced`` and ``autoregressive`` are small functions over it; the
+``Engine`` adds warm per-document caches and the request plumbing.
+
+Every forward appends *all* tokens already known -- the sampled token, the
+tag text the grammar forces after it and, when a copy tag closes, the copied
+lines' tokens -- so a copy costs one forward whatever its length.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+import torch
+
+from . import grammar as grammar_mod
+from .grammar import ProgramConstraint
+from .models import LoadedModel
+from .program import Copy, Document, Gen, Op, format_op, format_program, resolve, split_lines
+from .prompt import Prompt, build_prompt
+
+
+class EngineError(ValueError):
+    """A request the engine cannot serve (bad selection, empty document...)."""
+
+
+class Cancelled(RuntimeError):
+    """The request was cancelled; nothing was produced."""
+
+
+# ---------------------------------------------------------------------------
+# The seam: anything that can extend a token sequence and return the next logits.
+
+
+@dataclass
+class KVState:
+    """Token ids whose keys and values the backend holds, and its handle on them."""
+
+    ids: list[int] = field(default_factory=list)
+    cache: object = None
+
+
+class ModelBackend(Protocol):
+    vocab_size: int
+
+    def new_state(self) -> KVState: ...
+
+    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+        """Append ids in ONE forward; return float32 logits after the last one."""
+
+    def crop(self, state: KVState, length: int) -> None:
+        """Forget everything after the first ``length`` tokens."""
+
+    def nbytes(self, state: KVState) -> int: ...
+
+
+class LocalModel:
+    """An in-process Hugging Face model with a DynamicCache per state."""
+
+    def __init__(self, loaded: LoadedModel):
+        self.loaded = loaded
+        self.model = loaded.model
+        self.device = loaded.device
+        self.vocab_size = self.model.config.vocab_size
+        self.forwards = 0
+
+    def new_state(self) -> KVState:
+        from transformers import DynamicCache
+
+        return KVState([], DynamicCache(config=self.model.config))
+
+    @torch.inference_mode()
+    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+        if not ids:
+            raise ValueError("extend needs at least one token")
+        input_ids = torch.tensor([list(ids)], device=self.device)
+        out = self.model(input_ids, cache=state.cache, use_cache=True, logits_to_keep=1)
+        state.ids.extend(ids)
+        self.forwards += 1
+        return out.logits[0, -1].float().cpu()
+
+    def crop(self, state: KVState, length: int) -> None:
+        extra = len(state.ids) - length
+        if extra > 0:
+            state.cache.crop(-extra)
+            del state.ids[length:]
+
+    def nbytes(self, state: KVState) -> int:
+        total = 0
+        for layer in getattr(state.cache, "layers", []):
+            for name in ("keys", "values"):
+                tensor = getattr(layer, name, None)
+                if isinstance(tensor, torch.Tensor):
+                    total += tensor.numel() * tensor.element_size()
+        return total
+
+
+# ---------------------------------------------------------------------------
+# Stats
+
+
+@dataclass
+class Stats:
+    prompt_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens found in the warm cache
+    prefill_tokens: int = 0  # prompt tokens computed for this request
+    decode_steps: int = 0  # forwards that carried a sampled token and no copy
+    splice_forwards: int = 0  # forwards that carried copied lines
+    forwards: int = 0
+    sampled_tokens: int = 0  # tokens chosen by the model (grammar-masked)
+    forced_tokens: int = 0  # tag tokens the grammar forced, appended without a decode step
+    spliced_tokens: int = 0  # copied lines' tokens appended in splices
+    prefill_s: float = 0.0
+    decode_s: float = 0.0
+    splice_s: float = 0.0
+    mask_s: float = 0.0
+    total_s: float = 0.0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------
+# The loop's small functions
+
+
+def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int]) -> tuple[torch.Tensor | None, int]:
+    """Make the state hold exactly ``ids``, computing only what is not cached.
+
+    Keeps the longest common prefix and prefills the rest in one forward.
+    Returns (logits after the last new token or None, tokens computed).
+    """
+    common = 0
+    limit = min(len(state.ids), len(ids))
+    while common < limit and state.ids[common] == ids[common]:
+        common += 1
+    model.crop(state, common)
+    rest = list(ids[common:])
+    if not rest:
+        return None, 0
+    return model.extend(state, rest), len(rest)
+
+
+def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float = 0.0, top_p: float = 1.0,
+           generator: torch.Generator | None = None) -> int:
+    """Greedy by default; temperature/top-p sampling over the allowed tokens."""
+    logits = logits.clone()
+    if allowed is not None:
+        n = len(allowed)
+        mask = torch.from_numpy(~allowed)
+        logits[:n].masked_fill_(mask, float("-inf"))
+        logits[n:] = float("-inf")
+    if temperature <= 0:
+        return int(torch.argmax(logits))
+    probs = torch.softmax(logits / temperature, dim=-1)
+    if top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, descending=True)
+        keep = torch.cumsum(sorted_probs, 0) - sorted_probs < top_p
+        keep[0] = True
+        probs = torch.zeros_like(probs).scatter_(0, order[keep], sorted_probs[keep])
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def copy_tokens(tokenizer, document: Document, op: Copy) -> list[int]:
+    """The copied lines' tokens, as the model would write that text on its own.
+
+    Lines are tokenized together, not line by line: a line boundary often
+    falls inside a token (``)\\n\\n``), and this is the sequence a model
+    writing these lines would produce.
+    """
+    start, end = document.line_range_offsets(op.start, op.end)
+    return tokenizer.encode(document.text[start:end], add_special_tokens=False)
+
+
+def check_cancel(cancel) -> None:
+    if cancel is None:
+        return
+    if cancel.is_set() if isinstance(cancel, threading.Event) else cancel():
+        raise Cancelled("cancelled")
+
+
+Chooser = Callable[[torch.Tensor, ProgramConstraint], int]
+
+
+def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstraint, tokenizer, document: Document,
+                logits: torch.Tensor, choose: Chooser, stats: Stats, *, max_tokens: int = 2048,
+                fast_forward: bool = True, cancel=None, progress=None,
+                expect_forced: Callable[[list[int]], bool] | None = None) -> bool:
+    """Run the program to its end; returns False if max_tokens was hit first.
+
+    ``choose`` picks the next token from the logits (sampling, or a script
+    for teacher forcing).  Forced tag tokens join the next forward when
+    ``fast_forward``; a closed copy tag adds the copied lines' tokens to it.
+    """
+    pending: list[int] = []
+    carries_copy = False
+
+    def take(token: int) -> None:
+        nonlocal carries_copy
+        op = constraint.advance(token)
+        if constraint.done:
+            return  # the end-of-sequence token never needs a forward
+        pending.append(token)
+        if isinstance(op, Copy):
+            content = copy_tokens(tokenizer, document, op)
+            pending.extend(content)
+            stats.spliced_tokens += len(content)
+            carries_copy = True
+
+    while True:
+        check_cancel(cancel)
+        if pending:
+            t0 = time.perf_counter()
+            logits = model.extend(state, pending)
+            elapsed = time.perf_counter() - t0
+            stats.forwards += 1
+            if carries_copy:
+                stats.splice_forwards += 1
+                stats.splice_s += elapsed
+            else:
+                stats.decode_steps += 1
+                stats.decode_s += elapsed
+            pending.clear()
+            carries_copy = False
+        if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
+            return False
+        t0 = time.perf_counter()
+        token = choose(logits, constraint)
+        stats.mask_s += time.perf_counter() - t0
+        stats.sampled_tokens += 1
+        take(token)
+        while fast_forward and not constraint.done:
+            forced = constraint.forced()
+            if not forced or (expect_forced is not None and not expect_forced(forced)):
+                break
+            for token in forced:
+                stats.forced_tokens += 1
+                take(token)
+                if constraint.done:
+                    break
+        if progress is not None:
+            progress(stats)
+        if constraint.done:
+            return True
+
+
+def program_script(tokenizer, ops: Sequence[Op], eos: int) -> list[int]:
+    """The tokens a model writes for a program: each op's text (copy contents are spliced, not written)."""
+    script: list[int] = []
+    for op in ops:
+        script += tokenizer.encode(format_op(op) + "\n", add_special_tokens=False)
+    return script + [eos]
+
+
+class _Script:
+    """Teacher forcing: the next token comes from a script, and forced tokens must match it."""
+
+    def __init__(self, script: list[int]):
+        self.script, self.pos = script, 0
+
+    def choose(self, logits, constraint) -> int:
+        if self.pos >= len(self.script):
+            raise EngineError("the teacher program ended before the grammar did")
+        token = self.script[self.pos]
+        self.pos += 1
+        return token
+
+    def expect_forced(self, forced: list[int]) -> bool:
+        if self.script[self.pos : self.pos + len(forced)] != forced:
+            return False  # tokenized differently: let the script drive these too
+        self.pos += len(forced)
+        return True
+
+
+def autoregressive(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=None) -> tuple[int, float]:
+    """The baseline: append ``ids`` one decode step each. Returns (forwards, seconds)."""
+    t0 = time.perf_counter()
+    for token in ids:
+        check_cancel(cancel)
+        model.extend(state, [token])
+    return len(ids), time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------
+# The engine: warm caches and requests
+
+
+@dataclass
+class EditResult:
+    ops: list[Op]
+    program: str  # canonical text
+    text: str  # what replaces lines first..last
+    complete: bool  # False when max_tokens ended the program early
+    first_line: int
+    last_line: int
+    stats: Stats
+
+
+class Engine:
+    """A model with warm per-document prompt caches; one request at a time.
+
+    ``edit`` may be called from a worker thread; ``cancel`` (an Event or a
+    callable) is checked before every forward.
+    """
+
+    def __init__(self, loaded: LoadedModel, backend: ModelBackend | None = None, *, max_documents: int = 4,
+                 max_cache_bytes: int = 4 << 30, fast_forward: bool = True):
+        self.loaded = loaded
+        self.tokenizer = loaded.tokenizer
+        self.backend = backend or LocalModel(loaded)
+        self.ll_tokenizer = grammar_mod.ll_tokenizer(self.tokenizer)
+        self.max_documents = max_documents
+        self.max_cache_bytes = max_cache_bytes
+        self.fast_forward = fast_forward
+        self.lock = threading.RLock()
+        self._states: OrderedDict[str, KVState] = OrderedDict()
+
+    # -- caches
+    def _state(self, key: str) -> KVState:
+        state = self._states.pop(key, None) or self.backend.new_state()
+        self._states[key] = state  # most recently used last
+        return state
+
+    def _evict(self) -> None:
+        while len(self._states) > self.max_documents:
+            self._states.popitem(last=False)
+        while len(self._states) > 1 and sum(self.backend.nbytes(s) for s in self._states.values()) > self.max_cache_bytes:
+            self._states.popitem(last=False)
+
+    def forget(self, key: str) -> None:
+        with self.lock:
+            self._states.pop(key, None)
+
+    def cached_documents(self) -> list[str]:
+        return list(self._states)
+
+    def warm(self, key: str, document: str, name: str = "document") -> int:
+        """Bring the document's prompt prefix into the cache; returns tokens computed."""
+        from .prompt import document_prefix_ids
+
+        with self.lock:
+            ids = document_prefix_ids(self.tokenizer, document, name)
+            _, computed = sync_prefix(self.backend, self._state(key), ids)
+            self._evict()
+            return computed
+
+    # -- requests
+    def _check_request(self, document: str, first: int, last: int | None) -> int:
+        lines = split_lines(document)
+        if not lines:
+            raise EngineError("the document is empty: there are no lines to edit")
+        last = len(lines) if last is None else last
+        if not 1 <= first <= last <= len(lines):
+            raise EngineError(f"selection {first}-{last} is outside the document's lines 1-{len(lines)}")
+        return last
+
+    def edit(self, document: str, first_line: int, last_line: int | None, instruction: str, *, key: str | None = None,
+             name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
+             seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
+             fast_forward: bool | None = None) -> EditResult:
+        """Decode an edit program for lines first..last and resolve it.
+
+        With ``program`` the model is teacher-forced through that program by
+        the same loop (for benchmarks and tests) instead of choosing tokens.
+        """
+        last_line = self._check_request(document, first_line, last_line)
+        if program is None and not instruction.strip():
+            raise EngineError("the instruction is empty")
+        doc = Document(document)
+        if max_tokens is None:
+            start, end = doc.line_range_offsets(first_line, last_line)
+            max_tokens = 2 * len(self.tokenizer.encode(document[start:end], add_special_tokens=False)) + 256
+        stats = Stats()
+        t_start = time.perf_counter()
+        with self.lock:
+            state = self._state(key or name)
+            prompt: Prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
+            stats.prompt_tokens = len(prompt.ids)
+            try:
+                t0 = time.perf_counter()
+                _, computed = sync_prefix(self.backend, state, prompt.prefix_ids)
+                logits = self.backend.extend(state, prompt.request_ids)
+                stats.prefill_tokens = computed + len(prompt.request_ids)
+                stats.cached_tokens = len(prompt.prefix_ids) - computed
+                stats.prefill_s = time.perf_counter() - t0
+                constraint = ProgramConstraint(self.ll_tokenizer, first_line, last_line)
+                if program is None:
+                    generator = torch.Generator().manual_seed(seed)
+                    choose = lambda lg, c: sample(lg, c.allowed(), temperature, top_p, generator)  # noqa: E731
+                    expect = None
+                else:
+                    script = _Script(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))
+                    choose, expect = script.choose, script.expect_forced
+                complete = decode_loop(
+                    self.backend, state, constraint, self.tokenizer, doc, logits, choose, stats,
+                    max_tokens=max_tokens, cancel=cancel, progress=progress, expect_forced=expect,
+                    fast_forward=self.fast_forward if fast_forward is None else fast_forward,
+                )
+            finally:
+                self.backend.crop(state, len(prompt.prefix_ids))  # keep the document warm, drop the request
+                self._evict()
+        ops = list(constraint.ops)
+        stats.total_s = time.perf_counter() - t_start
+        text = resolve(ops, doc, first_line, last_line)
+        return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats)
+
+    def rewrite_baseline(self, document: str, first_line: int, last_line: int | None, new_text: str, *,
+                         key: str | None = None, name: str = "document", instruction: str = "rewrite") -> tuple[int, float]:
+        """Time the plain autoregressive rewrite of ``new_text`` on the same warm prompt."""
+        last_line = self._check_request(document, first_line, last_line)
+        with self.lock:
+            state = self._state(key or name)
+            prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
+            try:
+                sync_prefix(self.backend, state, prompt.prefix_ids)
+                self.backend.extend(state, prompt.request_ids)
+                ids = self.tokenizer.encode(new_text, add_special_tokens=False)
+                return autoregressive(self.backend, state, ids)
+            finally:
+                self.backend.crop(state, len(prompt.prefix_ids))
+
+
+__all__ = [
+    "Engine", "EditResult", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend", "LocalModel",
+    "sync_prefix", "sample", "copy_tokens", "decode_loop", "program_script", "autoregressive",
+]

@@ -1,0 +1,209 @@
+"""Token-level constraint that admits exactly the valid edit programs.
+
+llguidance does the token work (a 151k vocabulary, tokens that straddle tag
+boundaries such as ``>x`` after ``<gen``, special tokens, forced tokens).
+The parts of validity that a context-free grammar expresses badly -- copies
+in order, ``i <= j`` -- come from small grammars rebuilt at op boundaries:
+one for "the next op", one for "the end line of this copy".  Each is O(digits)
+in size, so the cost does not grow with the document.
+
+Canonical program text: ``<copy lines="i-j"/>\\n`` or ``<gen>body</gen>\\n``,
+then the end-of-sequence token.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import llguidance
+import numpy as np
+
+from .program import Copy, Gen, Op, unescape_gen
+
+_COPY_HEAD = '<copy lines="'
+_COPY_TAIL = '"/>\n'
+_GEN_HEAD = "<gen>"
+_GEN_TAIL = "</gen>\n"
+
+
+def number_range_regex(lo: int, hi: int) -> str:
+    """A regex matching the decimal numbers lo..hi (no leading zeros), lo <= hi, lo >= 0."""
+    if lo > hi or lo < 0:
+        raise ValueError(f"empty range {lo}..{hi}")
+    parts = []
+    for length in range(len(str(lo)), len(str(hi)) + 1):
+        a = max(lo, 10 ** (length - 1) if length > 1 else 0)
+        b = min(hi, 10**length - 1)
+        if a <= b:
+            parts.extend(_same_length_ranges(str(a), str(b)))
+    return "|".join(parts)
+
+
+def _same_length_ranges(a: str, b: str) -> list[str]:
+    """Regexes for numbers between the equal-length decimal strings a..b."""
+    if a == b:
+        return [a]
+    if len(a) == 1:
+        return [f"[{a}-{b}]"]
+    # Common leading digits stay literal.
+    if a[0] == b[0]:
+        return [a[0] + "(?:" + "|".join(_same_length_ranges(a[1:], b[1:])) + ")"]
+    rest = len(a) - 1
+    out = []
+    low_full = a[1:] == "0" * rest
+    high_full = b[1:] == "9" * rest
+    first = int(a[0]) if low_full else int(a[0]) + 1
+    last = int(b[0]) if high_full else int(b[0]) - 1
+    if not low_full:
+        out.append(a[0] + "(?:" + "|".join(_same_length_ranges(a[1:], "9" * rest)) + ")")
+    if first <= last:
+        digit = str(first) if first == last else f"[{first}-{last}]"
+        out.append(digit + f"[0-9]{{{rest}}}")
+    if not high_full:
+        out.append(b[0] + "(?:" + "|".join(_same_length_ranges("0" * rest, b[1:])) + ")")
+    return out
+
+
+def _lark_string(text: str) -> str:
+    return json.dumps(text)
+
+
+def next_op_grammar(lo: int, hi: int, allow_gen: bool) -> str:
+    """Lark grammar for one op (or the end of the program).
+
+    A copy may start at lines lo..hi; the grammar stops right after the
+    ``-`` so that the end line can be constrained to start..hi.
+    """
+    alternatives = []
+    if allow_gen:
+        alternatives.append("gen")
+    if lo <= hi:
+        alternatives.append("copy")
+    rules = [f"start: ({' | '.join(alternatives)})?" if alternatives else 'start: ""']
+    if allow_gen:
+        rules.append(f"gen: {_lark_string(_GEN_HEAD)} body {_lark_string(chr(10))}")
+        rules.append(r"body[lazy]: /(?s:.*)<\/gen>/")
+    if lo <= hi:
+        rules.append(f"copy: {_lark_string(_COPY_HEAD)} START {_lark_string('-')}")
+        rules.append(f"START: /{number_range_regex(lo, hi)}/")
+    return "\n".join(rules) + "\n"
+
+
+def copy_end_grammar(lo: int, hi: int) -> str:
+    """Lark grammar for the end line of a copy (lo..hi) and the tag's close."""
+    return f"start: END {_lark_string(_COPY_TAIL)}\nEND: /{number_range_regex(lo, hi)}/\n"
+
+
+class GrammarError(RuntimeError):
+    """The constraint reached a state with no valid continuation (a bug, never user input)."""
+
+
+@dataclass
+class ProgramConstraint:
+    """Walks the model through one program for lines ``first..last``.
+
+    ``advance(token)`` consumes a sampled or forced token and returns the op
+    it completed, if any; ``allowed()`` is the mask for the next token;
+    ``forced()`` the tokens the grammar now forces (tag text, mostly).
+    """
+
+    tokenizer: llguidance.LLTokenizer
+    first: int
+    last: int
+    ops: list = field(default_factory=list)
+    done: bool = False
+
+    def __post_init__(self):
+        if self.first < 1 or self.last < self.first - 1:
+            raise ValueError(f"bad line range {self.first}..{self.last}")
+        self._copy_start: int | None = None
+        self._next_line = self.first
+        self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True))
+
+    # -- phases
+    def _start_phase(self, lark: str) -> None:
+        grammar = llguidance.LLMatcher.grammar_from_lark(lark)
+        self._matcher = llguidance.LLMatcher(self.tokenizer, grammar)
+        if self._matcher.is_error():
+            raise GrammarError(self._matcher.get_error())
+        self._text = b""
+
+    def _finish_phase(self) -> Op | None:
+        text = self._text.decode("utf-8", errors="strict")
+        if self._copy_start is not None:
+            if text.endswith(_COPY_TAIL):
+                end = int(text[: -len(_COPY_TAIL)])
+                op = Copy(self._copy_start, end)
+                self._copy_start = None
+                self._next_line = end + 1
+                self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=True))
+                return op
+            return None
+        if text.startswith(_COPY_HEAD) and text.endswith("-"):
+            self._copy_start = int(text[len(_COPY_HEAD) : -1])
+            self._start_phase(copy_end_grammar(self._copy_start, self.last))
+            return None
+        if text.startswith(_GEN_HEAD) and text.endswith(_GEN_TAIL) and self._matcher.is_accepting():
+            op = Gen(unescape_gen(text[len(_GEN_HEAD) : -len(_GEN_TAIL)]))
+            self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=False))
+            return op
+        return None
+
+    # -- the interface the decode loop uses
+    def allowed(self) -> np.ndarray:
+        """Boolean mask over the tokenizer's vocabulary."""
+        bits = np.frombuffer(self._matcher.compute_bitmask(), dtype=np.uint8)
+        return np.unpackbits(bits, bitorder="little")[: self.tokenizer.vocab_size].astype(bool)
+
+    def forced(self) -> list[int]:
+        """Tokens the grammar forces next (without consuming them)."""
+        if self.done or self._matcher.is_stopped():
+            return []
+        return list(self._matcher.compute_ff_tokens())
+
+    def advance(self, token: int) -> Op | None:
+        if self.done:
+            raise GrammarError("the program already ended")
+        if token == self.tokenizer.eos_token:
+            if not self._matcher.is_accepting() or self._text:
+                raise GrammarError("end of program inside an op")
+            self.done = True
+            return None
+        if not self._matcher.consume_token(token):
+            raise GrammarError(f"token {token} is not allowed here: {self._matcher.get_error()}")
+        self._text += self.tokenizer.decode_bytes([token])
+        try:
+            op = self._finish_phase()
+        except UnicodeDecodeError:
+            return None  # a multi-byte character split across tokens: wait for the rest
+        if op is not None:
+            self.ops.append(op)
+        return op
+
+    @property
+    def in_gen(self) -> bool:
+        return self._text.startswith(_GEN_HEAD.encode())
+
+
+_TOKENIZER_CACHE: dict[int, llguidance.LLTokenizer] = {}
+
+
+def ll_tokenizer(hf_tokenizer) -> llguidance.LLTokenizer:
+    """llguidance's view of a Hugging Face tokenizer (built once per tokenizer; ~1 s)."""
+    key = id(hf_tokenizer)
+    if key not in _TOKENIZER_CACHE:
+        import llguidance.hf
+
+        _TOKENIZER_CACHE[key] = llguidance.hf.from_tokenizer(hf_tokenizer)
+    return _TOKENIZER_CACHE[key]
+
+
+__all__ = [
+    "number_range_regex",
+    "next_op_grammar",
+    "copy_end_grammar",
+    "ProgramConstraint",
+    "GrammarError",
+    "ll_tokenizer",
+]

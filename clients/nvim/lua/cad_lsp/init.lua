@@ -1,0 +1,191 @@
+-- Neovim client for the cad-lsp language server.
+--
+--   require("cad_lsp").setup({ model = "...", needs_confirmation = false })
+--
+-- Starts `cad-lsp serve` for buffers of the given filetypes (all by default)
+-- and defines :CadEdit, which asks the server to rewrite a range of lines.
+
+local M = {}
+
+M.name = "cad_lsp"
+M.command = "cad.editSelection"
+
+local defaults = {
+  cmd = { "cad-lsp", "serve" },
+  filetypes = nil, -- nil: every filetype
+  root_markers = { ".git" },
+}
+
+--- The server's initializationOptions, in its camelCase; unset options are
+--- left out so that the server applies its own defaults.
+function M.init_options(opts)
+  local init = {
+    model = opts.model,
+    device = opts.device,
+    dtype = opts.dtype,
+    maxTokens = opts.max_tokens,
+    needsConfirmation = opts.needs_confirmation,
+  }
+  for key, value in pairs(init) do
+    if value == "" then
+      init[key] = nil
+    end
+  end
+  return init
+end
+
+--- Length of `line` in the code units of `encoding` ("utf-8", "utf-16" or
+--- "utf-32"). Counted by hand because vim.str_utfindex changed signature in 0.11.
+function M.line_length(line, encoding)
+  if encoding == "utf-8" then
+    return #line
+  end
+  local units = 0
+  for i = 1, #line do
+    local byte = line:byte(i)
+    if byte < 0x80 or byte >= 0xC0 then -- first byte of a code point
+      -- Code points above U+FFFF (4-byte UTF-8) take two UTF-16 units.
+      units = units + ((encoding ~= "utf-32" and byte >= 0xF0) and 2 or 1)
+    end
+  end
+  return units
+end
+
+--- LSP range covering lines line1..line2 (1-based, inclusive). It ends at the
+--- start of the next line, or at the end of the last line when there is none.
+function M.line_range(bufnr, line1, line2, encoding)
+  local range = {
+    start = { line = line1 - 1, character = 0 },
+    ["end"] = { line = line2, character = 0 },
+  }
+  if line2 >= vim.api.nvim_buf_line_count(bufnr) then
+    local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, true)[1]
+    range["end"] = { line = line2 - 1, character = M.line_length(last, encoding or "utf-16") }
+  end
+  return range
+end
+
+--- The cad-lsp client attached to `bufnr`, if any.
+function M.get_client(bufnr)
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients -- renamed in 0.10
+  return get({ bufnr = bufnr, name = M.name })[1]
+end
+
+local function supports_command(client)
+  local provider = client.server_capabilities and client.server_capabilities.executeCommandProvider
+  return type(provider) == "table" and vim.tbl_contains(provider.commands or {}, M.command)
+end
+
+--- Asks the server to rewrite lines line1..line2 (1-based) of `bufnr` following
+--- `instruction`. The server applies the edit itself (workspace/applyEdit)
+--- before it replies. `on_done(err, result)` gets an error message, or the
+--- reply `{ applied = boolean, message = string }`.
+function M.edit(bufnr, line1, line2, instruction, on_done)
+  on_done = on_done or function() end
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = M.get_client(bufnr)
+  if not client then
+    return on_done("cad-lsp is not attached to this buffer")
+  end
+  if not supports_command(client) then
+    -- Checked here because client:exec_cmd would only warn and never call back.
+    return on_done(("the server does not offer the command %s"):format(M.command))
+  end
+  local params = {
+    command = M.command,
+    arguments = {
+      {
+        uri = vim.uri_from_bufnr(bufnr),
+        version = vim.lsp.util.buf_versions[bufnr] or vim.b[bufnr].changedtick,
+        range = M.line_range(bufnr, line1, line2, client.offset_encoding),
+        instruction = instruction,
+      },
+    },
+  }
+  local function handler(err, result)
+    if err then
+      on_done(err.message or vim.inspect(err))
+    else
+      on_done(nil, result)
+    end
+  end
+  -- client:request (0.11+) and client.request (older) both flush pending
+  -- changes first, so the version sent matches the server's copy.
+  local ok
+  if vim.fn.has("nvim-0.11") == 1 then
+    ok = client:request("workspace/executeCommand", params, handler, bufnr)
+  else
+    ok = client.request("workspace/executeCommand", params, handler, bufnr)
+  end
+  if not ok then
+    on_done("cad-lsp is not running")
+  end
+end
+
+local function notify_result(err, result)
+  if err then
+    vim.notify("cad-lsp: " .. tostring(err), vim.log.levels.ERROR)
+  elseif type(result) ~= "table" then
+    vim.notify("cad-lsp: unexpected reply " .. vim.inspect(result), vim.log.levels.ERROR)
+  else
+    local message = result.message or (result.applied and "edit applied" or "edit not applied")
+    vim.notify("cad-lsp: " .. message, result.applied and vim.log.levels.INFO or vim.log.levels.WARN)
+  end
+end
+
+local function run_edit(bufnr, line1, line2, instruction)
+  if instruction == nil or vim.trim(instruction) == "" then
+    return -- Prompt cancelled or left empty.
+  end
+  M.edit(bufnr, line1, line2, vim.trim(instruction), vim.schedule_wrap(notify_result))
+end
+
+local function find_root(bufnr, markers)
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local found = vim.fs.find(markers, { upward = true, path = vim.fs.dirname(path) })[1]
+  return vim.fs.dirname(found or path)
+end
+
+function M.setup(opts)
+  opts = vim.tbl_extend("force", defaults, opts or {})
+  local config = {
+    cmd = opts.cmd,
+    filetypes = opts.filetypes,
+    root_markers = opts.root_markers,
+    init_options = M.init_options(opts),
+  }
+
+  if vim.lsp.config and vim.lsp.enable then -- Neovim 0.11+
+    vim.lsp.config(M.name, config)
+    vim.lsp.enable(M.name)
+  else
+    vim.api.nvim_create_autocmd("FileType", {
+      group = vim.api.nvim_create_augroup("cad_lsp", { clear = true }),
+      pattern = opts.filetypes or "*",
+      callback = function(args)
+        if vim.bo[args.buf].buftype ~= "" then
+          return
+        end
+        vim.lsp.start({
+          name = M.name,
+          cmd = config.cmd,
+          root_dir = find_root(args.buf, config.root_markers),
+          init_options = config.init_options,
+        }, { bufnr = args.buf })
+      end,
+    })
+  end
+
+  vim.api.nvim_create_user_command("CadEdit", function(cmd)
+    local bufnr = vim.api.nvim_get_current_buf()
+    if cmd.args ~= "" then
+      run_edit(bufnr, cmd.line1, cmd.line2, cmd.args)
+    else
+      vim.ui.input({ prompt = "cad-lsp instruction: " }, function(input)
+        run_edit(bufnr, cmd.line1, cmd.line2, input)
+      end)
+    end
+  end, { range = true, nargs = "*", desc = "cad-lsp: AI edit of the selected lines" })
+end
+
+return M

@@ -1,0 +1,140 @@
+-- Headless end-to-end check of the Neovim client against a real server.
+--
+--   CAD_LSP_CMD='["python","-m","cad_lsp","serve"]' CAD_INPUT=a.py CAD_LINES=2-4 \
+--   CAD_INSTRUCTION='add a docstring' CAD_OUTPUT=out.py \
+--     nvim --headless --clean -l clients/nvim/test/edit.lua
+--
+-- Opens CAD_INPUT, has the server edit lines CAD_LINES (1-based, inclusive),
+-- and writes the resulting buffer to CAD_OUTPUT. Exits 0 on success.
+
+local TIMEOUT_MS = 120000
+
+-- All cad-lsp clients, started or not. `_uninitialized` makes Neovim 0.11+
+-- list clients still starting up; older versions list them anyway.
+local function all_clients()
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  return get({ name = "cad_lsp", _uninitialized = true })
+end
+
+local function stop_clients()
+  for _, client in ipairs(all_clients()) do
+    vim.lsp.stop_client(client.id)
+  end
+  vim.wait(5000, function()
+    return #all_clients() == 0
+  end, 50)
+end
+
+-- Neovim logs the server's stderr to its LSP log; what this run added to it
+-- is shown on failure.
+local log_path = vim.lsp.log.get_filename()
+local log_start = math.max(vim.fn.getfsize(log_path), 0)
+
+local function fail(message)
+  io.stderr:write("edit.lua: " .. message .. "\n")
+  local log = io.open(log_path, "rb")
+  if log then
+    log:seek("set", log_start)
+    local added = log:read("*a") or ""
+    log:close()
+    if added ~= "" then
+      io.stderr:write(("LSP log (%s) of this run:\n%s\n"):format(log_path, added))
+    end
+  end
+  stop_clients()
+  os.exit(1)
+end
+
+local function env(name)
+  local value = os.getenv(name)
+  if value == nil or value == "" then
+    fail(name .. " is not set")
+  end
+  return value
+end
+
+-- The plugin lives two directories above this script.
+local script = debug.getinfo(1, "S").source:sub(2)
+local plugin_dir = vim.fn.fnamemodify(script, ":p:h:h")
+vim.opt.runtimepath:prepend(plugin_dir)
+
+local ok, cmd = pcall(vim.json.decode, env("CAD_LSP_CMD"))
+if not ok or type(cmd) ~= "table" or #cmd == 0 then
+  fail("CAD_LSP_CMD must be a non-empty JSON array of strings")
+end
+if vim.fn.executable(cmd[1]) ~= 1 then
+  fail(("server command not found or not executable: %s"):format(cmd[1]))
+end
+local input = env("CAD_INPUT")
+local line1, line2 = env("CAD_LINES"):match("^(%d+)-(%d+)$")
+if not line1 then
+  fail("CAD_LINES must look like 3-7")
+end
+line1, line2 = tonumber(line1), tonumber(line2)
+local instruction = env("CAD_INSTRUCTION")
+local output = env("CAD_OUTPUT")
+if vim.fn.filereadable(input) ~= 1 then
+  fail("cannot read CAD_INPUT " .. input)
+end
+
+local cad = require("cad_lsp")
+cad.setup({ cmd = cmd, needs_confirmation = false })
+
+-- `nvim -l` skips the startup step that turns on filetype detection, and the
+-- client starts on FileType.
+vim.cmd("filetype on")
+vim.cmd.edit(vim.fn.fnameescape(input))
+local bufnr = vim.api.nvim_get_current_buf()
+if vim.bo[bufnr].filetype == "" then
+  vim.bo[bufnr].filetype = "text"
+end
+if line1 < 1 or line2 < line1 or line2 > vim.api.nvim_buf_line_count(bufnr) then
+  fail(("CAD_LINES %d-%d is outside the file's %d lines"):format(line1, line2, vim.api.nvim_buf_line_count(bufnr)))
+end
+
+-- Wait for the server to start and initialize, or for it to exit early.
+local seen = false
+local ready = vim.wait(TIMEOUT_MS, function()
+  if #all_clients() > 0 then
+    seen = true
+  elseif seen then
+    return true -- the client was there and is gone: the server exited
+  end
+  local client = cad.get_client(bufnr)
+  return client ~= nil and client.initialized == true
+end, 100)
+local client = cad.get_client(bufnr)
+if not (ready and client and client.initialized) then
+  fail(seen and "the server exited during startup" or "timed out waiting for the server to start")
+end
+
+local done, err, result = false, nil, nil
+cad.edit(bufnr, line1, line2, instruction, function(e, r)
+  done, err, result = true, e, r
+end)
+if not vim.wait(TIMEOUT_MS, function()
+  return done or cad.get_client(bufnr) == nil
+end, 100) then
+  fail("timed out waiting for the edit")
+end
+if not done then
+  fail("the server exited during the edit")
+end
+if err then
+  fail("edit failed: " .. tostring(err))
+end
+if type(result) ~= "table" or not result.applied then
+  fail("edit not applied: " .. vim.inspect(result))
+end
+
+local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, true)
+local text = table.concat(lines, "\n") .. (vim.bo[bufnr].eol and "\n" or "")
+local file = io.open(output, "wb")
+if not file then
+  fail("cannot write CAD_OUTPUT " .. output)
+end
+file:write(text)
+file:close()
+io.stdout:write(("edit.lua: %s\n"):format(result.message or "edit applied"))
+stop_clients()
+os.exit(0)

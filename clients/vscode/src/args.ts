@@ -1,0 +1,126 @@
+// Plain helpers with no dependency on the `vscode` module, so that they can be
+// unit-tested with node:test outside the editor.
+
+export const EDIT_COMMAND = "cad.editSelection";
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** The single argument of the server's `cad.editSelection` command. */
+export interface EditSelectionArgs {
+  uri: string;
+  version: number;
+  range: Range;
+  instruction: string;
+}
+
+/** The reply of `cad.editSelection`. */
+export interface EditSelectionResult {
+  applied: boolean;
+  message: string;
+}
+
+/** The `cadLsp.*` settings, as read from the workspace configuration. */
+export interface Settings {
+  serverCommand?: string;
+  serverArgs?: string[];
+  model?: string;
+  device?: string;
+  dtype?: string;
+  maxTokens?: number | null;
+  needsConfirmation?: boolean;
+}
+
+export interface InitializationOptions {
+  model?: string;
+  device?: string;
+  dtype?: string;
+  maxTokens?: number;
+  needsConfirmation?: boolean;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/**
+ * Builds the server's initializationOptions. Unset or empty settings are left
+ * out so that the server applies its own defaults.
+ */
+export function buildInitializationOptions(settings: Settings): InitializationOptions {
+  const options: InitializationOptions = {};
+  const model = nonEmpty(settings.model);
+  const device = nonEmpty(settings.device);
+  const dtype = nonEmpty(settings.dtype);
+  if (model !== undefined) options.model = model;
+  if (device !== undefined) options.device = device;
+  if (dtype !== undefined) options.dtype = dtype;
+  const maxTokens = settings.maxTokens;
+  if (typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens > 0) {
+    options.maxTokens = maxTokens;
+  }
+  if (typeof settings.needsConfirmation === "boolean") {
+    options.needsConfirmation = settings.needsConfirmation;
+  }
+  return options;
+}
+
+/** The executable and arguments that start the server. */
+export function serverCommand(settings: Settings): { command: string; args: string[] } {
+  return {
+    command: nonEmpty(settings.serverCommand) ?? "cad-lsp",
+    args: Array.isArray(settings.serverArgs) ? settings.serverArgs.map(String) : ["serve"],
+  };
+}
+
+/** Returns an error message for an unusable instruction, or undefined if it is fine. */
+export function validateInstruction(value: string): string | undefined {
+  return value.trim() ? undefined : "The instruction must not be empty.";
+}
+
+/**
+ * The range to edit: the selection itself, or the whole line under the cursor
+ * when the selection is empty. The line's range includes its line break when
+ * there is a next line, so that the edit replaces complete lines.
+ *
+ * `lineLength` is the length of the cursor's line in UTF-16 code units, which is
+ * what both VS Code and LSP (by default) count in.
+ */
+export function editRange(selection: Range, lineCount: number, lineLength: number): Range {
+  const { start, end } = selection;
+  if (start.line !== end.line || start.character !== end.character) {
+    return selection;
+  }
+  const line = start.line;
+  if (line + 1 < lineCount) {
+    return { start: { line, character: 0 }, end: { line: line + 1, character: 0 } };
+  }
+  return { start: { line, character: 0 }, end: { line, character: lineLength } };
+}
+
+export function buildEditArgs(
+  uri: string,
+  version: number,
+  range: Range,
+  instruction: string,
+): EditSelectionArgs {
+  return { uri, version, range, instruction: instruction.trim() };
+}
+
+/** A message for the user from the command's reply, whatever shape it has. */
+export function describeResult(result: unknown): { ok: boolean; message: string } {
+  if (result && typeof result === "object" && "applied" in result) {
+    const { applied, message } = result as Partial<EditSelectionResult>;
+    const text = typeof message === "string" && message ? message : applied ? "Edit applied." : "Edit not applied.";
+    return { ok: applied === true, message: text };
+  }
+  return { ok: false, message: "cad-lsp returned an unexpected reply." };
+}

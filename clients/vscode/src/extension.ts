@@ -1,0 +1,132 @@
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+import {
+  EDIT_COMMAND,
+  Settings,
+  buildEditArgs,
+  buildInitializationOptions,
+  describeResult,
+  editRange,
+  serverCommand,
+  validateInstruction,
+} from "./args";
+
+let client: LanguageClient | undefined;
+
+function readSettings(): Settings {
+  const config = vscode.workspace.getConfiguration("cadLsp");
+  return {
+    serverCommand: config.get<string>("serverCommand"),
+    serverArgs: config.get<string[]>("serverArgs"),
+    model: config.get<string>("model"),
+    device: config.get<string>("device"),
+    dtype: config.get<string>("dtype"),
+    maxTokens: config.get<number | null>("maxTokens"),
+    needsConfirmation: config.get<boolean>("needsConfirmation"),
+  };
+}
+
+function createClient(): LanguageClient {
+  const settings = readSettings();
+  const { command, args } = serverCommand(settings);
+  const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
+  const clientOptions: LanguageClientOptions = {
+    // The server edits any language, so every file and unsaved buffer is synced.
+    documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+    initializationOptions: buildInitializationOptions(settings),
+  };
+  return new LanguageClient("cadLsp", "cad-lsp", serverOptions, clientOptions);
+}
+
+async function startClient(): Promise<void> {
+  client = createClient();
+  try {
+    await client.start();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`cad-lsp: could not start the server: ${String(error)}`);
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const old = client;
+  client = undefined;
+  if (old?.isRunning()) {
+    await old.stop();
+  }
+}
+
+async function editSelection(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("cad-lsp: no active editor.");
+    return;
+  }
+  if (!client?.isRunning()) {
+    void vscode.window.showErrorMessage("cad-lsp: the server is not running.");
+    return;
+  }
+  const running = client;
+  const { document, selection } = editor;
+  const line = document.lineAt(selection.active.line);
+  const c2p = running.code2ProtocolConverter;
+  // Range and version are taken together before the prompt: if the document
+  // changes meanwhile, the server's versioned edit is refused rather than
+  // landing on the wrong lines.
+  const range = editRange(c2p.asRange(selection), document.lineCount, line.text.length);
+  const version = document.version;
+
+  const instruction = await vscode.window.showInputBox({
+    title: "cad-lsp: AI edit selection",
+    prompt: "How should the selected code be changed?",
+    ignoreFocusOut: true,
+    validateInput: validateInstruction,
+  });
+  if (instruction === undefined) {
+    return; // Cancelled.
+  }
+
+  const args = buildEditArgs(c2p.asUri(document.uri), version, range, instruction);
+  try {
+    const result = await running.sendRequest(ExecuteCommandRequest.type, {
+      command: EDIT_COMMAND,
+      arguments: [args],
+    });
+    const { ok, message } = describeResult(result);
+    if (ok) {
+      void vscode.window.showInformationMessage(`cad-lsp: ${message}`);
+    } else {
+      void vscode.window.showWarningMessage(`cad-lsp: ${message}`);
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    void vscode.window.showErrorMessage(`cad-lsp: ${message}`);
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("cadLsp.editSelection", editSelection),
+    vscode.commands.registerCommand("cadLsp.restartServer", async () => {
+      await stopClient();
+      await startClient();
+    }),
+    // Settings reach the server only at initialization, so a change restarts it.
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration("cadLsp")) {
+        await stopClient();
+        await startClient();
+      }
+    }),
+  );
+  await startClient();
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}

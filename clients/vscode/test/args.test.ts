@@ -1,0 +1,98 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import {
+  buildEditArgs,
+  buildInitializationOptions,
+  describeResult,
+  editRange,
+  serverCommand,
+  validateInstruction,
+} from "../src/args";
+
+const pos = (line: number, character: number) => ({ line, character });
+
+test("initializationOptions keep set values in camelCase", () => {
+  assert.deepEqual(
+    buildInitializationOptions({
+      model: "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+      device: "cuda",
+      dtype: "bfloat16",
+      maxTokens: 256,
+      needsConfirmation: false,
+    }),
+    {
+      model: "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+      device: "cuda",
+      dtype: "bfloat16",
+      maxTokens: 256,
+      needsConfirmation: false,
+    },
+  );
+});
+
+test("initializationOptions leave out unset and empty values", () => {
+  assert.deepEqual(
+    buildInitializationOptions({ model: "  ", device: "", maxTokens: null, needsConfirmation: true }),
+    { needsConfirmation: true },
+  );
+  assert.deepEqual(buildInitializationOptions({}), {});
+  assert.deepEqual(buildInitializationOptions({ maxTokens: 0 }), {});
+  assert.deepEqual(buildInitializationOptions({ maxTokens: 1.5 }), {});
+});
+
+test("server command defaults to `cad-lsp serve`", () => {
+  assert.deepEqual(serverCommand({}), { command: "cad-lsp", args: ["serve"] });
+  assert.deepEqual(serverCommand({ serverCommand: "", serverArgs: undefined }), {
+    command: "cad-lsp",
+    args: ["serve"],
+  });
+  assert.deepEqual(serverCommand({ serverCommand: "python", serverArgs: ["-m", "cad_lsp", "serve"] }), {
+    command: "python",
+    args: ["-m", "cad_lsp", "serve"],
+  });
+});
+
+test("instruction must be non-empty after trimming", () => {
+  assert.equal(validateInstruction("add type hints"), undefined);
+  assert.equal(typeof validateInstruction(""), "string");
+  assert.equal(typeof validateInstruction(" \t\n"), "string");
+});
+
+test("a non-empty selection is edited as is", () => {
+  const selection = { start: pos(2, 4), end: pos(5, 1) };
+  assert.deepEqual(editRange(selection, 10, 80), selection);
+});
+
+test("an empty selection edits the whole line with its line break", () => {
+  const cursor = { start: pos(3, 7), end: pos(3, 7) };
+  assert.deepEqual(editRange(cursor, 10, 20), { start: pos(3, 0), end: pos(4, 0) });
+});
+
+test("an empty selection on the last line ends at the line's end", () => {
+  const cursor = { start: pos(9, 0), end: pos(9, 0) };
+  assert.deepEqual(editRange(cursor, 10, 12), { start: pos(9, 0), end: pos(9, 12) });
+});
+
+test("the command argument has the server's shape", () => {
+  const range = { start: pos(0, 0), end: pos(1, 0) };
+  assert.deepEqual(buildEditArgs("file:///tmp/a.py", 7, range, "  rename x to y \n"), {
+    uri: "file:///tmp/a.py",
+    version: 7,
+    range,
+    instruction: "rename x to y",
+  });
+});
+
+test("the reply becomes a message", () => {
+  assert.deepEqual(describeResult({ applied: true, message: "Edited 3 lines." }), {
+    ok: true,
+    message: "Edited 3 lines.",
+  });
+  assert.deepEqual(describeResult({ applied: false, message: "Document changed." }), {
+    ok: false,
+    message: "Document changed.",
+  });
+  assert.deepEqual(describeResult({ applied: true }), { ok: true, message: "Edit applied." });
+  assert.equal(describeResult(null).ok, false);
+  assert.equal(describeResult("nope").ok, false);
+});
