@@ -1,0 +1,139 @@
+"""Command line: ``cad-lsp edit``, ``cad-lsp serve``, ``cad-lsp bench``."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from pathlib import Path
+
+DEFAULT_MODEL = "smollm2"
+
+
+def _line_range(text: str) -> tuple[int, int]:
+    try:
+        a, _, b = text.partition("-")
+        first, last = int(a), int(b or a)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected lines as A-B (1-based), got {text!r}") from None
+    if first < 1 or last < first:
+        raise argparse.ArgumentTypeError(f"bad line range {text!r}: need 1 <= A <= B")
+    return first, last
+
+
+def _model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=DEFAULT_MODEL,
+                        help="smollm2 (embedded), random:tiny, random:qwen2.5-0.5b, a local path or a hub id")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda if available)")
+    parser.add_argument("--dtype", default="auto", help="auto, bf16, fp16, fp32")
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    from .edits import text_edits
+    from .engine import Engine, EngineError
+    from .models import ModelLoadError, load_model
+    from .program import apply_program
+
+    path = Path(args.file)
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:  # newline="": keep CRLF as it is
+            document = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cad-lsp: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    first, last = args.lines
+    try:
+        loaded = load_model(args.model, args.device, args.dtype)
+        engine = Engine(loaded)
+        result = engine.edit(document, first, last, args.instruction, name=path.name, max_tokens=args.max_tokens,
+                             temperature=args.temperature, seed=args.seed)
+    except (ModelLoadError, EngineError) as exc:
+        print(f"cad-lsp: {exc}", file=sys.stderr)
+        return 2
+    new_document = apply_program(result.ops, document, first, last)
+    if args.json:
+        edits = [{"range": {"start": {"line": e.range.start.line, "character": e.range.start.character},
+                            "end": {"line": e.range.end.line, "character": e.range.end.character}},
+                  "newText": e.new_text} for e in text_edits(result.ops, document, first, last)]
+        print(json.dumps({"program": result.program, "text": result.text, "complete": result.complete,
+                          "edits": edits, "stats": result.stats.as_dict()}, ensure_ascii=False))
+    elif not result.complete:
+        print("program (incomplete):\n" + result.program)
+    else:
+        print("program:\n" + result.program)
+        diff = difflib.unified_diff(document.splitlines(True), new_document.splitlines(True),
+                                    f"a/{path.name}", f"b/{path.name}")
+        print("".join(diff) or "(no change)")
+    if not args.json:
+        s = result.stats
+        print(f"stats: {s.sampled_tokens} sampled, {s.forced_tokens} forced, {s.spliced_tokens} spliced tokens; "
+              f"{s.forwards} forwards ({s.splice_forwards} with copies); prompt {s.prompt_tokens} tokens "
+              f"({s.cached_tokens} cached); {s.total_s:.2f} s")
+    if not result.complete:
+        print("cad-lsp: the program hit --max-tokens before it ended; nothing applied", file=sys.stderr)
+        return 1
+    if args.write:
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(new_document)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server import serve
+
+    serve(model=args.model, device=args.device, dtype=args.dtype, max_tokens=args.max_tokens,
+          needs_confirmation=not args.no_confirm, tcp=args.tcp, host=args.host, port=args.port)
+    return 0
+
+
+def cmd_bench(argv: list[str]) -> int:
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "bench" / "__init__.py").is_file():
+        print("cad-lsp: the benchmarks live in the source checkout's bench/ folder", file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(root))
+    from bench.runner import main as bench_main
+
+    return bench_main(argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cad-lsp", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    edit = sub.add_parser("edit", help="edit lines of a file and print the program, a diff and stats")
+    edit.add_argument("file")
+    edit.add_argument("--lines", type=_line_range, required=True, help="A-B, 1-based, inclusive")
+    edit.add_argument("--instruction", required=True)
+    _model_options(edit)
+    edit.add_argument("--max-tokens", type=int, default=None, help="program token limit (default: from the selection)")
+    edit.add_argument("--temperature", type=float, default=0.0)
+    edit.add_argument("--seed", type=int, default=0)
+    edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
+    edit.add_argument("--write", action="store_true", help="write the result back to the file")
+    edit.set_defaults(run=cmd_edit)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
+    _model_options(serve)
+    serve.add_argument("--max-tokens", type=int, default=None)
+    serve.add_argument("--no-confirm", action="store_true", help="apply edits without asking the editor to confirm")
+    serve.add_argument("--tcp", action="store_true", help="listen on TCP (loopback only) instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=2087)
+    serve.set_defaults(run=cmd_serve)
+
+    sub.add_parser("bench", help="benchmarks: cad-lsp bench NAME --help", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:
+        return cmd_bench(argv[1:])
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
