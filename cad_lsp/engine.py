@@ -151,22 +151,23 @@ def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int]) -> tupl
 
 def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float = 0.0, top_p: float = 1.0,
            generator: torch.Generator | None = None) -> int:
-    """Greedy by default; temperature/top-p sampling over the allowed tokens."""
-    logits = logits.clone()
-    if allowed is not None:
-        n = len(allowed)
-        mask = torch.from_numpy(~allowed)
-        logits[:n].masked_fill_(mask, float("-inf"))
-        logits[n:] = float("-inf")
+    """Greedy by default; temperature/top-p sampling over the allowed tokens only."""
+    if allowed is None:
+        candidates = torch.arange(logits.shape[0])
+    else:
+        candidates = torch.from_numpy(np.flatnonzero(allowed))
+        if len(candidates) == 0:
+            raise RuntimeError("the grammar allows no token")
+    scores = logits[candidates]
     if temperature <= 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits / temperature, dim=-1)
+        return int(candidates[torch.argmax(scores)])
+    probs = torch.softmax(scores / temperature, dim=-1)
     if top_p < 1.0:
         sorted_probs, order = torch.sort(probs, descending=True)
         keep = torch.cumsum(sorted_probs, 0) - sorted_probs < top_p
         keep[0] = True
-        probs = torch.zeros_like(probs).scatter_(0, order[keep], sorted_probs[keep])
-    return int(torch.multinomial(probs, 1, generator=generator))
+        candidates, probs = candidates[order[keep]], sorted_probs[keep]
+    return int(candidates[torch.multinomial(probs, 1, generator=generator)])
 
 
 def copy_tokens(tokenizer, document: Document, op: Copy) -> list[int]:

@@ -1,0 +1,212 @@
+"""The engine on random weights: the mechanism is exact whatever the weights."""
+
+import random
+import threading
+
+import pytest
+import torch
+
+from cad_lsp import corpora
+from cad_lsp.engine import Cancelled, Engine, EngineError, LocalModel, copy_tokens, sync_prefix
+from cad_lsp.models import ModelLoadError, load_model
+from cad_lsp.program import Copy, Document, Gen, format_program, oracle_program, parse_program, split_lines
+from cad_lsp.prompt import document_prefix_ids
+
+BLANK_RUNS = "import os\n\n\ndef f(x):\n    return x + 1\n\n\n\nclass A:\n    pass\n"
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return load_model("random:tiny", "cpu", "fp32")
+
+
+@pytest.fixture(scope="module")
+def engine(loaded):
+    return Engine(loaded)
+
+
+def cache_tensors(state):
+    return [t for layer in state.cache.layers for t in (layer.keys, layer.values)]
+
+
+@pytest.mark.parametrize("n_copied", [1, 7, 33])
+def test_splice_equals_one_shot_and_single_steps(loaded, n_copied):
+    model = LocalModel(loaded)
+    tok = loaded.tokenizer
+    prefix = tok.encode("<|im_start|>user\nFix it<|im_end|>\n<copy lines=\"1-3\"/>\n")
+    copied = tok.encode(BLANK_RUNS * 3)[:n_copied]
+
+    spliced = model.new_state()
+    model.extend(spliced, prefix)
+    splice_logits = model.extend(spliced, copied)
+
+    one_shot = model.new_state()
+    one_shot_logits = model.extend(one_shot, prefix + copied)
+
+    stepped = model.new_state()
+    model.extend(stepped, prefix)
+    for token in copied:
+        step_logits = model.extend(stepped, [token])
+
+    assert torch.allclose(splice_logits, one_shot_logits, atol=1e-5)
+    assert torch.allclose(splice_logits, step_logits, atol=1e-5)
+    for a, b, c in zip(cache_tensors(spliced), cache_tensors(one_shot), cache_tensors(stepped)):
+        assert a.shape == b.shape == c.shape
+        assert torch.allclose(a, b, atol=1e-5) and torch.allclose(a, c, atol=1e-5)
+
+
+def test_copied_lines_keep_their_text_across_token_boundaries(loaded):
+    """A copy that ends or starts inside a "\\n\\n" token still yields exactly its text."""
+    doc = Document(BLANK_RUNS)
+    tok = loaded.tokenizer
+    whole = tok.encode(BLANK_RUNS)
+    assert any("\n\n" in tok.decode([t]) for t in whole)  # the hazard is present
+    for start in range(1, doc.line_count + 1):
+        for end in range(start, doc.line_count + 1):
+            ids = copy_tokens(tok, doc, Copy(start, end))
+            assert tok.decode(ids) == "".join(doc.lines[start - 1 : end])
+
+
+def teacher_pairs():
+    pairs = [
+        (BLANK_RUNS, BLANK_RUNS.replace("x + 1", "x - 1")),  # copies end inside "\n\n\n" runs
+        (BLANK_RUNS, BLANK_RUNS.replace("\n\n\nclass", "\nclass")),
+        ("a = 1\r\nb = '😀'\r\nc = 3", "a = 1\r\nb = '😀😀'\r\nc = 3\r\n"),
+        ("x = '</gen>'\ny = 2\n", "x = '</gen> and <copy lines=\"1-2\"/>'\ny = 2\n"),
+    ]
+    if corpora.data_dir() is not None:
+        for name in corpora.CORPORA:
+            pairs += [(p.before, p.after) for p in corpora.load(name)[:3]]
+    return pairs
+
+
+@pytest.mark.parametrize("before, after", teacher_pairs())
+def test_teacher_forced_oracle_reproduces_gold(engine, before, after):
+    ops = oracle_program(before, after)
+    result = engine.edit(before, 1, None, "", program=ops, key="teacher")
+    assert result.complete
+    assert result.ops == ops
+    assert result.text == after
+    copies = [op for op in ops if isinstance(op, Copy)]
+    assert (result.stats.spliced_tokens > 0) == bool(copies)
+    assert result.stats.splice_forwards <= len(copies)
+
+
+def test_teacher_forced_on_a_selection(engine):
+    lines = split_lines(BLANK_RUNS)
+    selected = "".join(lines[3:5])  # lines 4..5
+    ops = [Copy(o.start + 3, o.end + 3) if isinstance(o, Copy) else o
+           for o in oracle_program(selected, "def f(x: int) -> int:\n    return x + 1\n")]
+    result = engine.edit(BLANK_RUNS, 4, 5, "", program=ops)
+    assert result.text == "def f(x: int) -> int:\n    return x + 1\n"
+
+
+def test_sampled_programs_are_always_valid(engine):
+    """200 sampled runs: every program parses and respects the selection and the order."""
+    rng = random.Random(1234)
+    documents = [BLANK_RUNS, "a\r\nb\r\n\r\nc = '😀'\r\n", "".join(f"line {i}\n" for i in range(1, 41)), "x = 1"]
+    instructions = ["Fix the bug", "Add type hints", "rename x to y", "", "😀 make it faster", "delete everything"]
+    invalid, copies, complete = 0, 0, 0
+    for run in range(200):
+        document = rng.choice(documents)
+        n = len(split_lines(document))
+        first = rng.randint(1, n)
+        last = rng.randint(first, n)
+        result = engine.edit(document, first, last, rng.choice(instructions) or "edit", key=f"doc{run % 3}",
+                             temperature=rng.choice([0.3, 0.7, 1.0, 1.5]), top_p=rng.choice([0.9, 1.0]),
+                             seed=run, max_tokens=24)
+        ops = result.ops
+        previous_end = first - 1
+        ok = parse_program(format_program(ops)) == ops
+        for a, b in zip(ops, ops[1:]):
+            ok &= not (isinstance(a, Gen) and isinstance(b, Gen))
+        for op in ops:
+            if isinstance(op, Copy):
+                ok &= previous_end < op.start <= op.end <= last
+                previous_end = op.end
+                copies += 1
+        invalid += not ok
+        complete += result.complete
+    assert invalid == 0
+    assert copies > 0 and complete > 0  # the runs exercised copies and finished programs
+
+
+def test_warm_cache_is_reused_and_extended(loaded):
+    engine = Engine(loaded)
+    document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
+    prefix = document_prefix_ids(engine.tokenizer, document)
+    assert engine.warm("doc", document) == len(prefix)
+    forwards = engine.backend.forwards
+    result = engine.edit(document, 10, 12, "Add comments", key="doc", max_tokens=8)
+    assert result.stats.cached_tokens == len(prefix)  # no re-prefill of the document
+    assert result.stats.prefill_tokens == result.stats.prompt_tokens - len(prefix)
+    assert engine.backend.forwards - forwards == 1 + result.stats.forwards  # request prefill + the loop
+
+    changed = document.replace("value_50 = 50 * 2", "value_50 = 50 * 3")
+    new_prefix = document_prefix_ids(engine.tokenizer, changed)
+    common = next(i for i, (a, b) in enumerate(zip(prefix, new_prefix)) if a != b)
+    computed = engine.warm("doc", changed)
+    assert computed == len(new_prefix) - common  # only the tail after the change
+    assert computed < len(new_prefix) / 4
+
+
+def test_cache_budget_evicts_least_recently_used(loaded):
+    engine = Engine(loaded, max_documents=2)
+    for key in "abc":
+        engine.warm(key, f"{key} = 1\n")
+    assert engine.cached_documents() == ["b", "c"]
+
+
+def test_cancel_stops_within_one_step(engine):
+    cancel = threading.Event()
+    seen = []
+
+    def progress(stats):
+        seen.append(stats.forwards)
+        cancel.set()
+
+    engine.warm("cancel", BLANK_RUNS)
+    forwards_before = engine.backend.forwards
+    with pytest.raises(Cancelled):
+        engine.edit(BLANK_RUNS, 1, 10, "rewrite", key="cancel", cancel=cancel, progress=progress,
+                    temperature=1.0, max_tokens=500)
+    # the flag was set after the first token; no forward ran after that
+    assert seen == [0]
+    assert engine.backend.forwards - forwards_before == 1  # the request prefill only
+    # the document's cache was cut back to its prefix: the next request still finds it warm
+    result = engine.edit(BLANK_RUNS, 1, 2, "x", key="cancel", max_tokens=4)
+    assert result.stats.cached_tokens > 0
+
+
+@pytest.mark.parametrize(
+    "document, first, last, instruction, message",
+    [
+        ("", 1, 1, "x", "empty"),
+        ("a\nb\n", 2, 3, "x", "outside the document"),
+        ("a\nb\n", 0, 1, "x", "outside the document"),
+        ("a\nb\n", 2, 1, "x", "outside the document"),
+        ("a\nb\n", 1, 2, "   ", "instruction is empty"),
+    ],
+)
+def test_bad_requests_get_clear_errors(engine, document, first, last, instruction, message):
+    with pytest.raises(EngineError, match=message):
+        engine.edit(document, first, last, instruction)
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        load_model(str(tmp_path / "no-such-model"))
+    with pytest.raises(ModelLoadError, match="unknown random shape"):
+        load_model("random:huge")
+    with pytest.raises(ModelLoadError, match="dtype"):
+        load_model("random:tiny", "cpu", "int3")
+
+
+def test_sync_prefix_keeps_the_common_part(loaded):
+    model = LocalModel(loaded)
+    state = model.new_state()
+    _, computed = sync_prefix(model, state, [1, 2, 3, 4])
+    assert computed == 4
+    _, computed = sync_prefix(model, state, [1, 2, 9])
+    assert computed == 1 and state.ids == [1, 2, 9]
+    assert state.cache.get_seq_length() == 3
