@@ -42,8 +42,9 @@ def request_text(first: int, last: int, instruction: str) -> str:
 def _template(tokenizer) -> str | None:
     if getattr(tokenizer, "chat_template", None):
         return None  # the model's own
-    vocab = tokenizer.get_vocab()
-    return _CHATML if "<|im_start|>" in vocab else _PLAIN
+    im_start = tokenizer.convert_tokens_to_ids("<|im_start|>")
+    known = isinstance(im_start, int) and im_start != getattr(tokenizer, "unk_token_id", None)
+    return _CHATML if known else _PLAIN
 
 
 @dataclass(frozen=True)

@@ -210,3 +210,18 @@ def test_sync_prefix_keeps_the_common_part(loaded):
     _, computed = sync_prefix(model, state, [1, 2, 9])
     assert computed == 1 and state.ids == [1, 2, 9]
     assert state.cache.get_seq_length() == 3
+
+
+def test_sampling_respects_the_mask_and_top_p():
+    import numpy as np
+
+    from cad_lsp.engine import sample
+
+    logits = torch.tensor([5.0, 4.0, 3.0, -1.0, 2.0, 0.0])
+    allowed = np.array([False, True, True, True, False])  # index 5 lies past the mask: never allowed
+    assert sample(logits, allowed) == 1
+    generator = torch.Generator().manual_seed(0)
+    draws = {sample(logits, allowed, 1.0, 1.0, generator) for _ in range(300)}
+    assert draws == {1, 2, 3}
+    draws = {sample(logits, allowed, 1.0, 0.5, generator) for _ in range(300)}
+    assert draws == {1}  # token 1 alone holds over half of the allowed mass
