@@ -390,7 +390,9 @@ class Engine:
             stats.prompt_tokens = len(prompt.ids)
             try:
                 t0 = time.perf_counter()
+                check_cancel(cancel)  # a long document's prefill takes seconds: honour a cancel before it
                 _, computed = sync_prefix(self.backend, state, prompt.prefix_ids)
+                check_cancel(cancel)
                 logits = self.backend.extend(state, prompt.request_ids)
                 stats.prefill_tokens = computed + len(prompt.request_ids)
                 stats.cached_tokens = len(prompt.prefix_ids) - computed

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import sys
 import threading
@@ -28,8 +29,9 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
-from .edits import offset_at, text_edits
+from .edits import offset_at, text_edits, units
 from .program import Document, split_lines
 
 log = logging.getLogger(__name__)
@@ -41,11 +43,16 @@ PRESETS = ("Add docstrings", "Add type hints", "Fix the bug", "Simplify")
 WARM_DELAY_S = 0.5  # debounce: warm a document's cache once typing pauses
 MODEL_WAIT_S = 600.0  # how long an edit that arrives during the model load waits for it
 REPORT_INTERVAL_S = 0.25  # at most this often, a progress report during decoding
+EXIT_WAIT_S = 2.0  # at exit, how long model threads get to stop
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class RequestError(ValueError):
-    """A request the server refuses; the message is shown to the user as it is."""
+    """A request the server refuses or gives up; the message is shown to the user as it is."""
+
+    def __init__(self, message: str, kind: lsp.MessageType = lsp.MessageType.Error):
+        super().__init__(message)
+        self.kind = kind
 
 
 # ---------------------------------------------------------------------------
@@ -64,21 +71,29 @@ class Options:
     max_documents: int = 4
 
 
-# camelCase key -> (field, accepted types, check)
-_INIT_KEYS: dict[str, tuple[str, tuple[type, ...], Callable[[Any], bool]]] = {
-    "model": ("model", (str,), lambda v: bool(v.strip())),
-    "device": ("device", (str,), lambda v: bool(v.strip())),
-    "dtype": ("dtype", (str,), lambda v: bool(v.strip())),
-    "maxTokens": ("max_tokens", (int,), lambda v: v > 0),
-    "needsConfirmation": ("needs_confirmation", (bool,), lambda v: True),
-    "maxDocuments": ("max_documents", (int,), lambda v: v > 0),
+# initializationOptions key -> (Options field, type)
+_INIT_KEYS = {
+    "model": ("model", str),
+    "device": ("device", str),
+    "dtype": ("dtype", str),
+    "maxTokens": ("max_tokens", int),
+    "needsConfirmation": ("needs_confirmation", bool),
+    "maxDocuments": ("max_documents", int),
 }
+
+
+def _valid(value: Any, kind: type) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:  # a count: positive, and JSON's true is not 1
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return isinstance(value, str) and bool(value.strip())
 
 
 def merge_options(options: Options, init: Any) -> tuple[Options, list[str]]:
     """Apply initializationOptions; returns the options and one problem per ignored key.
 
-    Unset (null) keys keep the command-line value, so editors can send every setting.
+    Null keys keep the command-line value, so an editor may send every setting.
     """
     if init is None:
         return options, []
@@ -91,9 +106,8 @@ def merge_options(options: Options, init: Any) -> tuple[Options, list[str]]:
         if key not in _INIT_KEYS:
             problems.append(f"unknown initialization option {key!r} ignored")
             continue
-        name, types, check = _INIT_KEYS[key]
-        is_bool = isinstance(value, bool)
-        if not isinstance(value, types) or (is_bool and bool not in types) or not check(value):
+        name, kind = _INIT_KEYS[key]
+        if not _valid(value, kind):
             problems.append(f"initialization option {key}={value!r} is not valid; ignored")
             continue
         changes[name] = value.strip() if isinstance(value, str) else value
@@ -204,7 +218,10 @@ def action_instructions(text: str) -> list[tuple[str, str]]:
 
 def kind_wanted(only: list[str] | None) -> bool:
     """Whether a request restricted to kinds ``only`` wants refactor.rewrite actions."""
-    return not only or any(ACTION_KIND == k or ACTION_KIND.startswith(f"{k}.") for k in only)
+    if not only:
+        return True
+    kinds = [getattr(k, "value", k) for k in only]  # enum members or plain strings
+    return any(ACTION_KIND.value == k or ACTION_KIND.value.startswith(f"{k}.") for k in kinds)
 
 
 def _capability(caps: Any, path: str) -> Any:
@@ -265,7 +282,7 @@ def document_name(uri: str) -> str:
 def encoding_name(kind: Any) -> str:
     """The negotiated position encoding as edits.py names it (LSP's default is UTF-16)."""
     value = getattr(kind, "value", kind)
-    return "utf-16"
+    return value if value in ("utf-8", "utf-16", "utf-32") else "utf-16"
 
 
 # ---------------------------------------------------------------------------
@@ -277,6 +294,20 @@ class Snapshot:
     uri: str
     version: int
     text: str
+
+
+def sync_offset(doc: Document, position: lsp.Position, encoding: str) -> int:
+    """Offset of a position in a document change, where LSP clamps a character past its line's end.
+
+    Edit requests do not get this leniency (``check_selection``): there a
+    clamped position would edit the wrong place.
+    """
+    if position.line >= doc.line_count:
+        return len(doc.text)
+    body = doc.lines[position.line].rstrip("\r\n")
+    if position.character >= units(body, encoding):
+        return doc.line_starts[position.line] + len(body)
+    return offset_at(doc, position, encoding)
 
 
 class Documents:
@@ -307,8 +338,8 @@ class Documents:
                     text = change.text
                     continue
                 doc = Document(text)
-                start = offset_at(doc, change.range.start, encoding)
-                end = offset_at(doc, change.range.end, encoding)
+                start = sync_offset(doc, change.range.start, encoding)
+                end = sync_offset(doc, change.range.end, encoding)
                 if end < start:
                     raise ValueError("the change's range ends before it starts")
                 text = text[:start] + change.text + text[end:]
@@ -331,11 +362,14 @@ class Documents:
 # Threads
 
 
+_threads: set[threading.Thread] = set()  # model work still running
+
+
 def in_thread(fn: Callable, *args, **kwargs) -> asyncio.Future:
     """Run ``fn`` in a daemon thread and await its result on the loop.
 
     Daemon threads, not an executor: a server told to exit must not wait for
-    a model load or a decode to finish.
+    a model load to finish (see ``stop_model_work``).
     """
     loop = asyncio.get_running_loop()
     future = loop.create_future()
@@ -355,9 +389,25 @@ def in_thread(fn: Callable, *args, **kwargs) -> asyncio.Future:
             loop.call_soon_threadsafe(deliver, *outcome)
         except RuntimeError:
             pass  # the loop is closed: the server is exiting
+        finally:
+            _threads.discard(threading.current_thread())
 
-    threading.Thread(target=run, daemon=True, name=f"cad-lsp {getattr(fn, '__name__', 'work')}").start()
+    thread = threading.Thread(target=run, daemon=True, name=f"cad-lsp {getattr(fn, '__name__', 'work')}")
+    _threads.add(thread)
+    thread.start()
     return future
+
+
+def stop_model_work(ls: CadServer, timeout: float = EXIT_WAIT_S) -> bool:
+    """Cancel edits and give model threads ``timeout`` seconds to leave torch; True if all did.
+
+    A decode stops at its next forward; a model load cannot be interrupted.
+    """
+    ls.cancel_edits()
+    deadline = time.monotonic() + timeout
+    for thread in list(_threads):
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return not any(thread.is_alive() for thread in _threads)
 
 
 class CacheJobs:
@@ -394,10 +444,13 @@ class CacheJobs:
 
 
 class CadProtocol(LanguageServerProtocol):
-    """Also tells a running edit that its request was cancelled.
+    """pygls's protocol with two fixes for requests still running.
 
     pygls answers ``$/cancelRequest`` for ``workspace/executeCommand`` but
-    leaves the command's task running; this hook sets the edit's cancel flag.
+    leaves the command's task running: the cancel hook also sets the edit's
+    cancel flag.  And pygls 2.1.1's ``shutdown`` cancels in-flight requests
+    while iterating the dict their callbacks remove them from, so a shutdown
+    during an edit failed with "dictionary changed size during iteration".
     """
 
     def _handle_cancel_notification(self, msg_id):
@@ -406,8 +459,21 @@ class CadProtocol(LanguageServerProtocol):
         if cancel is not None:
             cancel.set()
 
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        if (user_handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):  # a copy: cancelling removes entries
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
 
 class CadServer(LanguageServer):
+    """The pygls server plus the state its handlers share."""
+
     def __init__(self, options: Options):
         super().__init__(NAME, "0.1.0", protocol_cls=CadProtocol)
         self.options = options
@@ -436,6 +502,10 @@ class CadServer(LanguageServer):
         """Something the user must see."""
         self.log(message, kind)
         self.window_show_message(lsp.ShowMessageParams(type=kind, message=f"{NAME}: {message}"))
+
+    def cancel_edits(self) -> None:
+        for cancel in [*self.request_cancels.values(), *self.progress_cancels.values()]:
+            cancel.set()
 
     def spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -501,6 +571,14 @@ class Progress:
 # Model and caches
 
 
+def build_engine(options: Options):
+    """Load the model and wrap it in an Engine; runs in a thread (torch is imported here, not on the loop)."""
+    from .engine import Engine
+    from .models import load_model
+
+    return Engine(load_model(options.model, options.device, options.dtype), max_documents=options.max_documents)
+
+
 async def load_engine(ls: CadServer) -> None:
     """Load the model in a thread; a failure is shown once and answers every later edit."""
     options = ls.options
@@ -508,14 +586,7 @@ async def load_engine(ls: CadServer) -> None:
     await progress.begin(f"{options.model} on {options.device or 'the default device'}")
     started = time.monotonic()
     try:
-        def load():  # torch is imported here, off the event loop
-            from .engine import Engine
-            from .models import load_model
-
-            return Engine(load_model(options.model, options.device, options.dtype),
-                          max_documents=options.max_documents)
-
-        ls.engine = await in_thread(load)
+        ls.engine = await in_thread(build_engine, options)
     except Exception as exc:  # noqa: BLE001 -- ModelLoadError and anything the loaders raise
         ls.load_error = str(exc) or type(exc).__name__
         ls.log(traceback.format_exc(), lsp.MessageType.Log)
@@ -563,7 +634,7 @@ async def wait_for_engine(ls: CadServer, cancel: threading.Event, progress: Prog
         deadline = time.monotonic() + MODEL_WAIT_S
         while not ls.model_ready.is_set():
             if cancel.is_set():
-                raise RequestError("cancelled while the model was loading; nothing applied")
+                raise RequestError("cancelled while the model was loading; nothing applied", lsp.MessageType.Info)
             if time.monotonic() > deadline:
                 raise RequestError(f"the model is still loading after {MODEL_WAIT_S:.0f} s; try again later")
             try:
@@ -590,65 +661,80 @@ class Outcome:
 
 
 async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event) -> Outcome:
-    """Decode, check the document did not move, and send one WorkspaceEdit."""
+    """Check the request, decode, and send one WorkspaceEdit if nothing moved meanwhile."""
     snapshot = ls.documents.get(request.uri)
     if snapshot is None:
         raise RequestError(f"{request.uri} is not open in the editor (or went out of sync: reopen it)")
     if snapshot.version != request.version:
         return Outcome(False, f"the request is stale: it was made on version {request.version}, the document "
                               f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
-    encoding = ls.encoding
-    first, last = check_selection(snapshot.text, request.range, encoding)
-    name = document_name(request.uri)
+    first, last = check_selection(snapshot.text, request.range, ls.encoding)
+    if ls.editing:
+        return Outcome(False, "another edit is running; try again when it has finished", lsp.MessageType.Warning)
 
     progress = Progress(ls, f"{NAME}: {request.instruction}", cancel)
-    await progress.begin(f"{name} lines {first}-{last}")
+    outcome = Outcome(False, "failed", lsp.MessageType.Error)
+    ls.editing = True  # set before the first await: two requests cannot both pass the check above
     try:
-        if ls.editing:
-            return Outcome(False, "another edit is running; try again when it has finished",
-                           lsp.MessageType.Warning)
-        ls.editing = True
         try:
-            engine = await wait_for_engine(ls, cancel, progress)
-            from .engine import Cancelled
-
-            try:
-                result = await in_thread(
-                    engine.edit, snapshot.text, first, last, request.instruction, key=request.uri, name=name,
-                    max_tokens=ls.options.max_tokens, cancel=cancel,
-                    progress=progress.reporter(asyncio.get_running_loop()))
-            except Cancelled:
-                return Outcome(False, "cancelled; nothing applied", lsp.MessageType.Info)
+            await progress.begin(f"{document_name(request.uri)} lines {first}-{last}")
+            result = await decode(ls, snapshot, first, last, request.instruction, cancel, progress)
         finally:
-            ls.editing = False
-        stats = result.stats
-        ls.log(f"{name} lines {first}-{last}, {request.instruction!r}: {progress_message(stats)}, "
-               f"{stats.forwards} forwards, {stats.total_s:.2f} s; program:\n{result.program}", lsp.MessageType.Log)
-        if cancel.is_set():
-            return Outcome(False, "cancelled; nothing applied", lsp.MessageType.Info)
-        if not result.complete:
-            return Outcome(False, f"the edit program was not finished after {progress_message(stats)} "
-                                  f"(maxTokens); nothing applied", lsp.MessageType.Warning)
-        current = ls.documents.get(request.uri)
-        if current is None or current.version != snapshot.version:
-            return Outcome(False, "the document changed during the edit; nothing applied", lsp.MessageType.Warning)
-        edits = text_edits(result.ops, snapshot.text, first, last, encoding)
-        if not edits:
-            return Outcome(False, "no change: the program reproduces the selected lines", lsp.MessageType.Info)
-        annotate = ls.options.needs_confirmation and supports_change_annotations(ls.client_capabilities)
-        label = f"{NAME}: {request.instruction}"
-        edit = workspace_edit(request.uri, snapshot.version, edits, label, f"{name} lines {first}-{last}", annotate)
-        progress.report("applying the edit")
-        try:
-            response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
-        except Exception as exc:  # noqa: BLE001 -- an error answer from the editor
-            return Outcome(False, f"the editor refused the edit: {exc}", lsp.MessageType.Warning)
-        if not response.applied:
-            reason = f": {response.failure_reason}" if response.failure_reason else ""
-            return Outcome(False, f"the editor did not apply the edit{reason}", lsp.MessageType.Warning)
-        return Outcome(True, f"edited lines {first}-{last}: {progress_message(stats)}", lsp.MessageType.Log)
+            ls.editing = False  # the model is free; the editor may hold the edit in a preview for long
+        outcome = await apply(ls, snapshot, first, last, request.instruction, result, cancel, progress)
+    except RequestError as exc:
+        outcome = Outcome(False, str(exc), exc.kind)
     finally:
-        progress.end("done")
+        progress.end(outcome.message)
+    return outcome
+
+
+async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instruction: str,
+                 cancel: threading.Event, progress: Progress):
+    """The engine's EditResult, decoded in a worker thread; raises RequestError when cancelled."""
+    engine = await wait_for_engine(ls, cancel, progress)
+    from .engine import Cancelled  # loaded with the model
+
+    name = document_name(snapshot.uri)
+    try:
+        result = await in_thread(engine.edit, snapshot.text, first, last, instruction, key=snapshot.uri, name=name,
+                                 max_tokens=ls.options.max_tokens, cancel=cancel,
+                                 progress=progress.reporter(asyncio.get_running_loop()))
+    except Cancelled:
+        raise RequestError("cancelled; nothing applied", lsp.MessageType.Info) from None
+    stats = result.stats
+    ls.log(f"{name} lines {first}-{last}, {instruction!r}: {progress_message(stats)}, {stats.forwards} forwards, "
+           f"{stats.total_s:.2f} s; program:\n{result.program}", lsp.MessageType.Log)
+    return result
+
+
+async def apply(ls: CadServer, snapshot: Snapshot, first: int, last: int, instruction: str, result,
+                cancel: threading.Event, progress: Progress) -> Outcome:
+    """Send the edit unless it was cancelled, is incomplete, changes nothing or the document moved on."""
+    if cancel.is_set():
+        return Outcome(False, "cancelled; nothing applied", lsp.MessageType.Info)
+    if not result.complete:
+        return Outcome(False, f"the edit program was not finished after {progress_message(result.stats)} "
+                              f"(maxTokens); nothing applied", lsp.MessageType.Warning)
+    current = ls.documents.get(snapshot.uri)
+    if current is None or current.version != snapshot.version:
+        return Outcome(False, "the document changed during the edit; nothing applied", lsp.MessageType.Warning)
+    edits = text_edits(result.ops, snapshot.text, first, last, ls.encoding)
+    if not edits:
+        return Outcome(False, "no change: the program reproduces the selected lines", lsp.MessageType.Info)
+    annotate = ls.options.needs_confirmation and supports_change_annotations(ls.client_capabilities)
+    label = f"{NAME}: {instruction}"
+    description = f"{document_name(snapshot.uri)} lines {first}-{last}"
+    edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, description, annotate)
+    progress.report("applying the edit")
+    try:
+        response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
+    except Exception as exc:  # noqa: BLE001 -- an error answer from the editor
+        return Outcome(False, f"the editor refused the edit: {exc}", lsp.MessageType.Warning)
+    if not response.applied:
+        reason = f": {response.failure_reason}" if response.failure_reason else ""
+        return Outcome(False, f"the editor did not apply the edit{reason}", lsp.MessageType.Warning)
+    return Outcome(True, f"edited lines {first}-{last}: {progress_message(result.stats)}", lsp.MessageType.Log)
 
 
 # ---------------------------------------------------------------------------
@@ -739,7 +825,7 @@ async def edit_selection(ls: CadServer, *arguments) -> dict:
                                f"got {len(arguments)}")
         outcome = await run_edit(ls, parse_edit_request(arguments[0]), cancel)
     except RequestError as exc:
-        outcome = Outcome(False, str(exc), lsp.MessageType.Error)
+        outcome = Outcome(False, str(exc), exc.kind)
     except Exception as exc:  # noqa: BLE001 -- a bug must not take the server down
         ls.log(traceback.format_exc(), lsp.MessageType.Error)
         outcome = Outcome(False, f"internal error: {exc}", lsp.MessageType.Error)
@@ -760,8 +846,7 @@ def progress_cancel(ls: CadServer, params: lsp.WorkDoneProgressCancelParams) -> 
 
 def shutdown(ls: CadServer, params: None) -> None:
     """Stop running edits: nothing may be applied after shutdown."""
-    for cancel in [*ls.request_cancels.values(), *ls.progress_cancels.values()]:
-        cancel.set()
+    ls.cancel_edits()
 
 
 def create_server(options: Options) -> CadServer:
@@ -796,10 +881,18 @@ def serve(model: str = "smollm2", device: str | None = None, dtype: str | None =
     options = Options(model=model, device=device, dtype=dtype, max_tokens=max_tokens,
                       needs_confirmation=needs_confirmation)
     server = create_server(options)
-    if tcp:
-        server.start_tcp(host, port)
-    else:
-        server.start_io()
+    try:
+        if tcp:
+            server.start_tcp(host, port)
+        else:
+            server.start_io()
+    finally:
+        if not stop_model_work(server):
+            # A thread is still inside torch (a model load); finalizing the interpreter
+            # under it aborts the process, so leave without finalizing.
+            log.info("exiting while the model is still loading")
+            logging.shutdown()
+            os._exit(0)
 
 
 __all__ = [

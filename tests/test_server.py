@@ -121,10 +121,13 @@ def test_documents_follow_lsp_lines_not_splitlines():
     change = lsp.TextDocumentContentChangePartial(range=rng(1, 7, 1, 8), text="D")  # after the emoji, UTF-8
     docs.change("u", 2, [change], "utf-8")
     assert docs.get("u").text == "a\x0cb\nc 😀 D\n" and docs.get("u").version == 2
-    docs.change("u", 3, [lsp.TextDocumentContentChangeWholeDocument(text="new")], "utf-8")
-    assert docs.get("u").text == "new"
-    with pytest.raises(ValueError):
-        docs.change("u", 4, [lsp.TextDocumentContentChangePartial(range=rng(5, 0, 5, 1), text="x")], "utf-8")
+    past_the_end = lsp.TextDocumentContentChangePartial(range=rng(1, 9, 1, 99), text="!")  # LSP clamps these
+    docs.change("u", 3, [past_the_end], "utf-8")
+    assert docs.get("u").text == "a\x0cb\nc 😀 D!\n"
+    docs.change("u", 4, [lsp.TextDocumentContentChangeWholeDocument(text="😀")], "utf-8")
+    assert docs.get("u").text == "😀"
+    with pytest.raises(ValueError):  # inside the emoji's UTF-16 surrogate pair
+        docs.change("u", 5, [lsp.TextDocumentContentChangePartial(range=rng(0, 1, 0, 1), text="x")], "utf-16")
     assert docs.get("u") is None  # out of sync: forgotten rather than wrong
 
 
@@ -383,7 +386,7 @@ async def test_bad_requests_are_answered_and_the_server_lives_on(client: Languag
 
 
 async def test_early_request_waits_for_the_model_and_cancels_stop_the_edit(tiny_engine):
-    """A command sent before the model has loaded waits for it; both kinds of cancel apply nothing."""
+    """A command sent before the model has loaded waits for it; cancels and shutdown apply nothing."""
     async with server("visual-studio-code", "--no-confirm", options={"maxTokens": 4000}) as client:
         encoding = client.encoding
         uri = open_document(client, EMOJI)
@@ -421,6 +424,13 @@ async def test_early_request_waits_for_the_model_and_cancels_stop_the_edit(tiny_
             await running
         await wait_until(lambda: any("cancelled" in m.message for m in client.messages[shown:]), timeout=5)
         assert len(applied_to(client, uri)) == 1  # only the first edit
+
+        running = asyncio.ensure_future(execute(client, args))
+        await wait_until(lambda: decoding("Fix the bug", 3))
+    # Leaving `server` shut it down during that edit (which pygls 2.1.1 alone fails) and exited.
+    with pytest.raises(Exception, match="cancel"):
+        await running
+    assert client._server.returncode == 0 and len(applied_to(client, uri)) == 1
 
 
 async def test_missing_model_is_reported_and_the_server_answers():
