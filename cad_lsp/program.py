@@ -35,6 +35,7 @@ __all__ = [
     "resolve",
     "resolve_pieces",
     "oracle_program",
+    "oracle_for_selection",
     "oracle_program_spans",
 ]
 
@@ -402,6 +403,21 @@ def oracle_program(before: str, after: str, weight: Callable[[str], int] = len) 
     if next_new < len(new):
         ops.append(Gen("".join(new[next_new:])))
     return _merge_gens(ops)
+
+
+def oracle_for_selection(document: str, first_line: int, last_line: int | None, new_text: str) -> list[Op]:
+    """The oracle program that replaces document lines first..last with ``new_text``.
+
+    Copies use document line numbers and stay inside the selection, as the
+    grammar requires of a model's program.
+    """
+    doc = Document(document)
+    first, last = _check_selection(doc, first_line, last_line)
+    selected = "".join(doc.lines[first - 1 : last])
+    return [
+        Copy(op.start + first - 1, op.end + first - 1) if isinstance(op, Copy) else op
+        for op in oracle_program(selected, new_text)
+    ]
 
 
 def oracle_program_spans(before: str, after: str, min_chars: int = 12) -> list[Op]:

@@ -4,9 +4,9 @@ from hypothesis import strategies as st
 from lsprotocol import types as lsp
 
 from cad_lsp.edits import apply_text_edits, offset_at, position_at, text_edits, units
-from cad_lsp.program import Copy, CopySpan, Document, Gen, apply_program, oracle_program, oracle_program_spans, split_lines
+from cad_lsp.program import Copy, CopySpan, Document, Gen, apply_program, oracle_for_selection, oracle_program, oracle_program_spans
 
-from .strategies import edit_pairs
+from .strategies import edit_pairs, selection
 
 ENCODINGS = st.sampled_from(["utf-16", "utf-8", "utf-32"])
 
@@ -24,16 +24,11 @@ def test_applying_edits_equals_resolve(pair, encoding, spans):
 @given(edit_pairs(), st.data(), ENCODINGS)
 def test_edits_on_a_selection(pair, data, encoding):
     before, new_selection = pair
-    n = len(split_lines(before))
-    if n == 0:
+    chosen = selection(data, before)
+    if chosen is None:
         return
-    a = data.draw(st.integers(1, n))
-    b = data.draw(st.integers(a, n))
-    lines = split_lines(before)
-    ops = [
-        Copy(o.start + a - 1, o.end + a - 1) if isinstance(o, Copy) else o
-        for o in oracle_program("".join(lines[a - 1 : b]), new_selection)
-    ]
+    a, b = chosen
+    ops = oracle_for_selection(before, a, b, new_selection)
     edits = text_edits(ops, before, a, b, encoding)
     assert apply_text_edits(before, edits, encoding) == apply_program(ops, before, a, b)
     # nothing outside the selection is touched

@@ -9,7 +9,7 @@ import torch
 from cad_lsp import corpora
 from cad_lsp.engine import Cancelled, Engine, EngineError, LocalModel, copy_tokens, sync_prefix
 from cad_lsp.models import ModelLoadError, load_model
-from cad_lsp.program import Copy, Document, Gen, format_program, oracle_program, parse_program, split_lines
+from cad_lsp.program import Copy, Document, Gen, format_program, oracle_for_selection, oracle_program, parse_program, split_lines
 from cad_lsp.prompt import document_prefix_ids
 
 BLANK_RUNS = "import os\n\n\ndef f(x):\n    return x + 1\n\n\n\nclass A:\n    pass\n"
@@ -93,12 +93,11 @@ def test_teacher_forced_oracle_reproduces_gold(engine, before, after):
 
 
 def test_teacher_forced_on_a_selection(engine):
-    lines = split_lines(BLANK_RUNS)
-    selected = "".join(lines[3:5])  # lines 4..5
-    ops = [Copy(o.start + 3, o.end + 3) if isinstance(o, Copy) else o
-           for o in oracle_program(selected, "def f(x: int) -> int:\n    return x + 1\n")]
+    new_text = "def f(x: int) -> int:\n    return x + 1\n"
+    ops = oracle_for_selection(BLANK_RUNS, 4, 5, new_text)
     result = engine.edit(BLANK_RUNS, 4, 5, "", program=ops)
-    assert result.text == "def f(x: int) -> int:\n    return x + 1\n"
+    assert result.text == new_text
+    assert Copy(5, 5) in result.ops
 
 
 def test_sampled_programs_are_always_valid(engine):

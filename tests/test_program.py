@@ -10,6 +10,7 @@ from cad_lsp.program import (
     apply_program,
     escape_gen,
     format_program,
+    oracle_for_selection,
     oracle_program,
     oracle_program_spans,
     parse_program,
@@ -18,7 +19,7 @@ from cad_lsp.program import (
     unescape_gen,
 )
 
-from .strategies import documents, edit_pairs
+from .strategies import documents, edit_pairs, selection
 
 OPS = st.lists(
     st.one_of(
@@ -82,17 +83,15 @@ def test_span_oracle_is_lossless(pair):
 def test_oracle_on_a_selection(pair, data):
     """An edit of lines a..b: the program's copies stay inside the selection."""
     before, after_sel = pair
-    n = len(split_lines(before))
-    if n == 0:
+    chosen = selection(data, before)
+    if chosen is None:
         return
-    a = data.draw(st.integers(1, n))
-    b = data.draw(st.integers(a, n))
+    a, b = chosen
+    ops = oracle_for_selection(before, a, b, after_sel)
+    assert all(a <= op.start <= op.end <= b for op in ops if isinstance(op, Copy))
     lines = split_lines(before)
-    selected = "".join(lines[a - 1 : b])
-    ops = oracle_program(selected, after_sel)
-    shifted = [Copy(o.start + a - 1, o.end + a - 1) if isinstance(o, Copy) else o for o in ops]
-    assert resolve(shifted, before, a, b) == after_sel
-    assert apply_program(shifted, before, a, b) == "".join(lines[: a - 1]) + after_sel + "".join(lines[b:])
+    assert resolve(ops, before, a, b) == after_sel
+    assert apply_program(ops, before, a, b) == "".join(lines[: a - 1]) + after_sel + "".join(lines[b:])
 
 
 def test_oracle_copies_unchanged_lines():
