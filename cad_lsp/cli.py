@@ -27,6 +27,9 @@ def _model_options(parser: argparse.ArgumentParser) -> None:
                         help="smollm2 (embedded), random:tiny, random:qwen2.5-0.5b, a local path or a hub id")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda if available)")
     parser.add_argument("--dtype", default="auto", help="auto, bf16, fp16, fp32")
+    parser.add_argument("--backend", choices=("local", "vllm"), default="local",
+                        help="local: the model runs in this process; vllm: a vLLM server runs it (docs/vllm.md)")
+    parser.add_argument("--vllm-url", default=None, help="the vLLM server, e.g. http://gpu-host:8000 (--backend vllm)")
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
@@ -44,8 +47,12 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return 2
     first, last = args.lines
     try:
-        loaded = load_model(args.model, args.device, args.dtype)
-        engine = Engine(loaded)
+        if args.backend == "vllm":
+            from .vllm_backend import VLLMEngine
+
+            engine = VLLMEngine.connect(args.vllm_url, args.model)
+        else:
+            engine = Engine(load_model(args.model, args.device, args.dtype))
         result = engine.edit(document, first, last, args.instruction, name=path.name, max_tokens=args.max_tokens,
                              temperature=args.temperature, seed=args.seed)
     except (ModelLoadError, EngineError) as exc:
@@ -82,8 +89,27 @@ def cmd_edit(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server import serve
 
-    serve(model=args.model, device=args.device, dtype=args.dtype, max_tokens=args.max_tokens,
+    serve(model=args.model, device=args.device, dtype=args.dtype, backend=args.backend, vllm_url=args.vllm_url,
+          max_tokens=args.max_tokens,
           needs_confirmation=not args.no_confirm, tcp=args.tcp, host=args.host, port=args.port)
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from .train import TrainConfig, train
+
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    quick = dict(model="random:tiny", sequences=8, accumulate=2, warmup=1) if args.quick else {}
+    cfg = TrainConfig(**{"model": args.model, "sequences": args.sequences, "lr": args.lr, "rank": args.rank,
+                         "seed": args.seed, "device": args.device or "cpu", "bf16": args.bf16, "quick": args.quick,
+                         **quick})
+    cfg.out = Path(args.out) if args.out else (Path("out") / "adapter-quick" if args.quick else cfg.out)
+    record = train(cfg, log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps({k: v for k, v in record.items() if k != "losses"}, indent=1))
+    print(f"adapter -> {cfg.out}", file=sys.stderr)
     return 0
 
 
@@ -122,6 +148,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=2087)
     serve.set_defaults(run=cmd_serve)
+
+    tr = sub.add_parser("train", help="fine-tune a LoRA adapter that writes edit programs (SFT)")
+    tr.add_argument("--model", default="smollm2:base", help="the base model (default: smollm2 without an adapter)")
+    tr.add_argument("--out", default=None, help="adapter folder (default: the shipped cad_lsp/assets/adapters/smollm2-cad)")
+    tr.add_argument("--sequences", type=int, default=80, help="training sequences seen")
+    tr.add_argument("--lr", type=float, default=1e-3)
+    tr.add_argument("--rank", type=int, default=8)
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--device", default=None, help="cpu (default), cuda ...")
+    tr.add_argument("--bf16", action="store_true", help="bf16 autocast (the faster on a GPU)")
+    tr.add_argument("--threads", type=int, default=None, help="torch threads")
+    tr.add_argument("--quick", action="store_true", help="a few steps on random:tiny and toy edits (for CI)")
+    tr.set_defaults(run=cmd_train)
 
     sub.add_parser("bench", help="benchmarks: cad-lsp bench NAME --help", add_help=False)
     return parser

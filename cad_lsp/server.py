@@ -66,6 +66,8 @@ class Options:
     model: str = "smollm2"
     device: str | None = None
     dtype: str | None = "auto"
+    backend: str = "local"  # or "vllm": a vLLM server at vllm_url runs the model
+    vllm_url: str | None = None
     max_tokens: int | None = None
     needs_confirmation: bool = True
     max_documents: int = 4
@@ -76,6 +78,8 @@ _INIT_KEYS = {
     "model": ("model", str),
     "device": ("device", str),
     "dtype": ("dtype", str),
+    "backend": ("backend", str),
+    "vllmUrl": ("vllm_url", str),
     "maxTokens": ("max_tokens", int),
     "needsConfirmation": ("needs_confirmation", bool),
     "maxDocuments": ("max_documents", int),
@@ -576,6 +580,12 @@ def build_engine(options: Options):
     from .engine import Engine
     from .models import load_model
 
+    if options.backend == "vllm":
+        from .vllm_backend import VLLMEngine
+
+        return VLLMEngine.connect(options.vllm_url, options.model)
+    if options.backend != "local":
+        raise ValueError(f"unknown backend {options.backend!r}: use local or vllm")
     return Engine(load_model(options.model, options.device, options.dtype), max_documents=options.max_documents)
 
 
@@ -865,9 +875,9 @@ def create_server(options: Options) -> CadServer:
     return ls
 
 
-def serve(model: str = "smollm2", device: str | None = None, dtype: str | None = "auto",
-          max_tokens: int | None = None, needs_confirmation: bool = True, tcp: bool = False,
-          host: str = "127.0.0.1", port: int = 2087) -> None:
+def serve(model: str = "smollm2", device: str | None = None, dtype: str | None = "auto", backend: str = "local",
+          vllm_url: str | None = None, max_tokens: int | None = None, needs_confirmation: bool = True,
+          tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
     """Run the server on stdio, or on TCP on the loopback interface only.
 
     The server edits files and runs a model for anyone who can connect, so it
@@ -878,8 +888,8 @@ def serve(model: str = "smollm2", device: str | None = None, dtype: str | None =
                          f"connections ({', '.join(LOOPBACK_HOSTS)})")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="cad-lsp %(levelname)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
-    options = Options(model=model, device=device, dtype=dtype, max_tokens=max_tokens,
-                      needs_confirmation=needs_confirmation)
+    options = Options(model=model, device=device, dtype=dtype, backend=backend, vllm_url=vllm_url,
+                      max_tokens=max_tokens, needs_confirmation=needs_confirmation)
     server = create_server(options)
     try:
         if tcp:
