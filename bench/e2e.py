@@ -23,6 +23,9 @@ from .runner import NO_CORPUS, corpus_pairs, dtypes, median, model_name, progres
 REWRITE_SYSTEM = ("You edit code. Rewrite the whole file with the instruction applied. "
                   "Answer with the complete new file only.")
 LOOKUP_TOKENS = 10
+REAL_WEIGHTS = {"smollm2"}  # models whose prompt-lookup acceptance means something
+LOOKUP_NA = ("n/a: prompt-lookup acceptance depends on the model agreeing with drafts copied from the prompt; "
+             "with random weights that agreement is noise, so the peer runs only with --model smollm2")
 PAPER_BOUND = {"humanevalfix-py": 3.4, "humanevalfix-js": 4.2}
 
 
@@ -57,9 +60,35 @@ def time_pair(engine, pair, ops, repeats: int, first: str) -> dict:
             "spliced": s.spliced_tokens, "mask_s": s.mask_s, "prompt_tokens": s.prompt_tokens}
 
 
-def prompt_lookup(loaded, pair, count, first: str) -> dict:
-    """Greedy generate vs prompt-lookup generate on the same rewrite prompt; prefill subtracted from both."""
+class _Clock:
+    """A stopping criterion that never stops: it notes when each generation step ends.
+
+    Timing from the end of the first step leaves the prefill out of both
+    greedy and prompt-lookup runs, whatever the machine does meanwhile.
+    """
+
+    def __init__(self):
+        self.marks: list[tuple[float, int]] = []
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        self.marks.append((time.perf_counter(), input_ids.shape[1]))
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+    def rate(self) -> tuple[int, float]:
+        """(tokens after the first step, seconds they took)."""
+        (t0, n0), (t1, n1) = self.marks[0], self.marks[-1]
+        return n1 - n0, t1 - t0
+
+
+def prompt_lookup(loaded, pair, count, first: str, repeats: int) -> dict:
+    """Greedy generate vs prompt-lookup generate on the same rewrite prompt, prefill excluded.
+
+    Rates are medians over repeats, alternating which of the two runs first.
+    """
     import torch
+    from transformers import StoppingCriteriaList
 
     from cad_lsp.program import split_lines
     from cad_lsp.prompt import build_prompt
@@ -67,23 +96,22 @@ def prompt_lookup(loaded, pair, count, first: str) -> dict:
     tok, model = loaded.tokenizer, loaded.model
     prompt = build_prompt(tok, pair.before, 1, len(split_lines(pair.before)), pair.instruction, system=REWRITE_SYSTEM)
     ids = torch.tensor([prompt.ids], device=loaded.device)
-    kwargs = {"attention_mask": torch.ones_like(ids), "do_sample": False, "pad_token_id": tok.eos_token_id}
-    new_tokens = count(pair.after) + 16
-
-    def generate(**extra):
-        t0 = time.perf_counter()
-        with torch.inference_mode():
-            out = model.generate(ids, **kwargs, **extra)
-        return out[0, ids.shape[1]:].tolist(), time.perf_counter() - t0
-
-    _, prefill = generate(max_new_tokens=1)
-    runs = {}
-    for which in ([first, "lookup" if first == "greedy" else "greedy"]):
-        extra = {"prompt_lookup_num_tokens": LOOKUP_TOKENS} if which == "lookup" else {}
-        runs[which] = generate(max_new_tokens=new_tokens, **extra)
-    (g_ids, g_s), (l_ids, l_s) = runs["greedy"], runs["lookup"]
-    return {"greedy_tokens": len(g_ids), "lookup_tokens": len(l_ids), "prefill_s": prefill,
-            "greedy_s": g_s, "lookup_s": l_s, "equal": g_ids == l_ids}
+    order = [first, "lookup" if first == "greedy" else "greedy"]
+    runs = {"greedy": [], "lookup": []}
+    outputs = {}
+    for r in range(repeats):
+        for which in order if r % 2 == 0 else order[::-1]:
+            clock = _Clock()
+            extra = {"prompt_lookup_num_tokens": LOOKUP_TOKENS} if which == "lookup" else {}
+            with torch.inference_mode():
+                out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                                     max_new_tokens=count(pair.after) + 16, pad_token_id=tok.eos_token_id,
+                                     stopping_criteria=StoppingCriteriaList([clock]), **extra)
+            runs[which].append(clock.rate())
+            outputs[which] = out[0, ids.shape[1]:].tolist()
+    rate = lambda rs: median([n / s for n, s in rs if s > 0]) if any(s > 0 for _, s in rs) else None  # noqa: E731
+    return {"greedy_tokens_per_s": rate(runs["greedy"]), "lookup_tokens_per_s": rate(runs["lookup"]),
+            "generated": len(outputs["greedy"]), "equal": outputs["greedy"] == outputs["lookup"]}
 
 
 def kernel_curve(engine, quick: bool) -> dict:
@@ -92,7 +120,7 @@ def kernel_curve(engine, quick: bool) -> dict:
 
     ns = kernel.QUICK_NS if quick else [8, 32, 128, 512]
     ids = kernel.code_ids(engine.tokenizer, 512 + max(ns))
-    c = kernel.measure(engine.backend, ids[:512], ids[512:], ns, 1, "e2e curve")
+    c = kernel.measure(engine.backend, ids[:512], ids[512:], ns, 1, "e2e curve", steps=kernel.RAW_STEPS)
     return {"t_step": c["t_step_s"], "points": [[p["n"], p["splice_s"]] for p in c["points"]]}
 
 
@@ -107,40 +135,40 @@ def run(args) -> dict:
     pairs = corpus_pairs()
     if pairs is None:
         return {"skipped": NO_CORPUS, "dtype": "n/a"}
-    name = model_name(args)
     k = args.limit or (2 if args.quick else 5)
     max_out = args.max_out_tokens or (200 if args.quick else 400)
-    repeats = args.repeats or 1
-    real_weights = name == "smollm2"
+    repeats = args.repeats or (1 if args.quick else 3)
     runs = {}
-    for dtype in dtypes(args, "bf16"):
-        loaded = load_model(name, args.device, dtype)
-        engine = Engine(loaded)
-        count = token_counter(loaded.tokenizer)
-        curve = kernel_curve(engine, args.quick)
-        corpora = {}
-        for corpus, items in pairs.items():
-            rows = []
-            chosen = sample(items, k, max_out, count, args.seed)
-            for i, pair in enumerate(progress(chosen, f"e2e {dtype} {corpus}")):
-                ops = oracle_program(pair.before, pair.after)
-                row = {"id": pair.id, "n_out": count(pair.after), "ops": len(ops),
-                       **time_pair(engine, pair, ops, repeats, "cad" if i % 2 == 0 else "ar")}
-                sizes = ceiling.loop_forwards(ops, pair.before, loaded.tokenizer, engine.ll_tokenizer)
-                row["bound_t_cad_s"] = sum(ceiling.forward_time(curve, n) for n in sizes)
-                row["bound_t_ar_s"] = row["n_out"] * curve["t_step"]
-                if real_weights:
-                    row["lookup"] = prompt_lookup(loaded, pair, count, "greedy" if i % 2 == 0 else "lookup")
-                rows.append(row)
-            corpora[corpus] = {"pairs": rows, **summarize(rows)}
-        corpora["pooled"] = summarize([r for c in corpora.values() for r in c["pairs"]])
-        runs[dtype] = {"curve": curve, "corpora": corpora}
-        del engine, loaded
-    lookup_note = None if real_weights else (
-        "n/a: prompt-lookup acceptance depends on the model agreeing with drafts copied from the prompt; "
-        "with random weights that agreement is noise, so the peer runs only with --model smollm2")
-    return {"model": name, "dtype": ", ".join(runs), "sample": {"per_corpus": k, "max_out_tokens": max_out,
-            "seed": args.seed}, "repeats": repeats, "lookup_note": lookup_note, "runs": runs}
+    for name in model_name(args).split(","):
+        # transformers keeps GGUF weights packed and computes in fp32: bf16 only adds casts there.
+        for dtype in dtypes(args, "fp32" if name == "smollm2" else "bf16"):
+            loaded = load_model(name, args.device, dtype)
+            engine = Engine(loaded)
+            count = token_counter(loaded.tokenizer)
+            curve = kernel_curve(engine, args.quick)
+            corpora = {}
+            for corpus, items in pairs.items():
+                rows = []
+                chosen = sample(items, k, max_out, count, args.seed)
+                for i, pair in enumerate(progress(chosen, f"e2e {name} {dtype} {corpus}")):
+                    ops = oracle_program(pair.before, pair.after)
+                    row = {"id": pair.id, "n_out": count(pair.after), "ops": len(ops),
+                           **time_pair(engine, pair, ops, repeats, "cad" if i % 2 == 0 else "ar")}
+                    sizes = ceiling.loop_forwards(ops, pair.before, loaded.tokenizer, engine.ll_tokenizer)
+                    row["bound_t_cad_s"] = sum(ceiling.forward_time(curve, n) for n in sizes)
+                    row["bound_t_ar_s"] = row["n_out"] * curve["t_step"]
+                    if name in REAL_WEIGHTS:
+                        first = "greedy" if i % 2 == 0 else "lookup"
+                        row["lookup"] = prompt_lookup(loaded, pair, count, first, min(repeats, 2))
+                    rows.append(row)
+                corpora[corpus] = {"pairs": rows, **summarize(rows)}
+            corpora["pooled"] = summarize([r for c in corpora.values() for r in c["pairs"]])
+            runs[f"{name} {dtype}"] = {"model": name, "dtype": dtype, "curve": curve, "corpora": corpora,
+                                       "lookup_note": None if name in REAL_WEIGHTS else LOOKUP_NA}
+            del engine, loaded
+    return {"models": model_name(args).split(","), "dtype": ", ".join(runs),
+            "sample": {"per_corpus": k, "max_out_tokens": max_out, "seed": args.seed},
+            "repeats": repeats, "runs": runs}
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -156,14 +184,12 @@ def summarize(rows: list[dict]) -> dict:
         "forwards_cad_median": median([r["forwards"] for r in rows]),
     }
     lookups = [r["lookup"] for r in rows if "lookup" in r]
+    lookups = [x for x in lookups if x["greedy_tokens_per_s"] and x["lookup_tokens_per_s"]]
     if lookups:
-        rate = lambda n, s, p: n / max(s - p, 1e-9)  # noqa: E731
-        greedy = sum(x["greedy_tokens"] for x in lookups) / sum(x["greedy_s"] - x["prefill_s"] for x in lookups)
-        lookup = sum(x["lookup_tokens"] for x in lookups) / sum(x["lookup_s"] - x["prefill_s"] for x in lookups)
         out["lookup"] = {
-            "greedy_tokens_per_s": greedy, "lookup_tokens_per_s": lookup, "ratio_pooled": lookup / greedy,
-            "ratio_median": median([rate(x["lookup_tokens"], x["lookup_s"], x["prefill_s"])
-                                    / rate(x["greedy_tokens"], x["greedy_s"], x["prefill_s"]) for x in lookups]),
+            "greedy_tokens_per_s": median([x["greedy_tokens_per_s"] for x in lookups]),
+            "lookup_tokens_per_s": median([x["lookup_tokens_per_s"] for x in lookups]),
+            "ratio_median": median([x["lookup_tokens_per_s"] / x["greedy_tokens_per_s"] for x in lookups]),
             "equal_outputs": sum(x["equal"] for x in lookups), "n": len(lookups),
         }
     return out
@@ -171,32 +197,34 @@ def summarize(rows: list[dict]) -> dict:
 
 def markdown(data: dict) -> str:
     s = data["sample"]
-    out = [f"Model `{data['model']}`; per corpus {s['per_corpus']} pairs sampled (seed {s['seed']}) among those "
-           f"whose output has at most {s['max_out_tokens']} tokens (the shortest if fewer fit); whole-document "
-           f"programs; median of {data['repeats']} repeat(s) per pair; prefill excluded. The bound is ceiling's "
-           "closed form for the same pairs with a kernel curve measured in this run on this model."]
-    for dtype, run in data["runs"].items():
+    out = [f"Per corpus {s['per_corpus']} pairs sampled (seed {s['seed']}) among those whose output has at most "
+           f"{s['max_out_tokens']} tokens (the shortest if fewer fit); whole-document programs; median of "
+           f"{data['repeats']} repeat(s) per pair, alternating which side runs first; prefill excluded. "
+           "The bound is ceiling's closed form for the same pairs, with a kernel curve measured in this run on "
+           "the same model (t(1) from 32 steps)."]
+    for label, run in data["runs"].items():
         curve = run["curve"]
         rows = [[name, c["n"], c["output_tokens_median"], f"{c['t_ar_median_s']:.2f}", f"{c['t_cad_median_s']:.2f}",
                  c["forwards_cad_median"], times(c["speedup_median"]), times(c["speedup_pooled"]),
-                 times(c["bound_pooled"]), times(PAPER_BOUND.get(name))]
+                 times(c["bound_median"]), times(PAPER_BOUND.get(name))]
                 for name, c in run["corpora"].items()]
-        out += ["", f"**{dtype}** (t(1) = {1e3 * curve['t_step']:.1f} ms, "
+        out += ["", f"**`{run['model']}`, {run['dtype']}** (t(1) = {1e3 * curve['t_step']:.1f} ms, "
                 + ", ".join(f"t({n}) = {1e3 * t:.1f} ms" for n, t in curve["points"]) + ")", "",
                 table(["corpus", "pairs", "output tokens (median)", "rewrite (s, median)", "CaD (s, median)",
-                       "CaD forwards (median)", "speedup (median)", "speedup (pooled)", "bound (pooled)",
+                       "CaD forwards (median)", "speedup (median pair)", "speedup (pooled)", "bound (median pair)",
                        "paper bound"], rows)]
         lookups = [(name, c["lookup"]) for name, c in run["corpora"].items() if "lookup" in c]
         if lookups:
             out += ["", f"Prompt-lookup decoding (`prompt_lookup_num_tokens={LOOKUP_TOKENS}`) vs greedy `generate` "
-                    "on a whole-file rewrite prompt, prefill subtracted:", "",
-                    table(["corpus", "greedy tok/s", "prompt-lookup tok/s", "ratio (pooled)", "ratio (median)",
+                    "on a whole-file rewrite prompt; tokens/s from the end of the first step to the last "
+                    "(prefill excluded), median of 2 alternating runs:", "",
+                    table(["corpus", "greedy tok/s (median)", "prompt-lookup tok/s (median)", "ratio (median pair)",
                            "outputs equal"],
                           [[name, f"{x['greedy_tokens_per_s']:.1f}", f"{x['lookup_tokens_per_s']:.1f}",
-                            times(x["ratio_pooled"]), times(x["ratio_median"]), f"{x['equal_outputs']}/{x['n']}"]
+                            times(x["ratio_median"]), f"{x['equal_outputs']}/{x['n']}"]
                            for name, x in lookups])]
-    if data.get("lookup_note"):
-        out += ["", f"Prompt-lookup peer: {data['lookup_note']}."]
+        if run.get("lookup_note"):
+            out += ["", f"Prompt-lookup peer for `{run['model']}`: {run['lookup_note']}."]
     return "\n".join(out)
 
 
@@ -210,15 +238,15 @@ def plot(data: dict, path: Path) -> bool:
     runs = list(data["runs"].items())
     names = list(runs[0][1]["corpora"])
     width = 0.8 / (2 * len(runs))
-    for j, (dtype, run) in enumerate(runs):
+    for j, (run_label, run) in enumerate(runs):
         c = run["corpora"]
-        for m, (key, label) in enumerate((("speedup_pooled", "measured"), ("bound_pooled", "bound"))):
+        for m, (key, label) in enumerate((("speedup_median", "measured"), ("bound_median", "bound"))):
             offset = (2 * j + m - len(runs) + 0.5) * width
             ax.bar([i + offset for i in range(len(names))], [c[n][key] for n in names], width,
-                   label=f"{label}, {dtype}", alpha=1.0 if m == 0 else 0.5)
+                   label=f"{label}, {run_label}", alpha=1.0 if m == 0 else 0.5)
     ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
-    ax.set_ylabel("rewrite time / CaD time (pooled)")
-    ax.set_title(f"End-to-end speedup, {data['model']}")
+    ax.set_ylabel("rewrite time / CaD time (median pair)")
+    ax.set_title("End-to-end speedup, measured vs closed-form bound")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()

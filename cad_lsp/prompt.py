@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .program import split_lines
+from .program import Copy, Document, format_op, split_lines
 
 SYSTEM = (
     "You edit code. Answer with an edit program that replaces the selected lines. "
@@ -67,6 +67,28 @@ def build_prompt(tokenizer, document: str, first: int, last: int, instruction: s
     prefix, request = text.split(_MARK)
     encode = lambda s: tokenizer.encode(s, add_special_tokens=False)  # noqa: E731
     return Prompt(encode(prefix), encode(request))
+
+
+def program_stream(ops, document: str) -> str:
+    """A program as the model's context holds it: after each copy tag, the copied lines.
+
+    At inference those lines are spliced into the cache, so a few-shot
+    example (or a training sequence) must show them there too.
+    """
+    doc = Document(document)
+    out = []
+    for op in ops:
+        out.append(format_op(op) + "\n")
+        if isinstance(op, Copy):
+            start, end = doc.line_range_offsets(op.start, op.end)
+            out.append(document[start:end])
+    return "".join(out)
+
+
+def example_text(document: str, first: int, last: int, instruction: str, ops, name: str = "example") -> str:
+    """One worked example for a few-shot prompt, in the request's own layout."""
+    return (f"Example. File {name}:\n{numbered(document)}{request_text(first, last, instruction)}\n"
+            f"Answer:\n{program_stream(ops, document)}\n")
 
 
 def document_prefix_ids(tokenizer, document: str, name: str = "document") -> list[int]:

@@ -1,0 +1,153 @@
+"""The benchmarks run end to end in their quick form and write what the report reads.
+
+Nothing here asserts a timing: CI machines are too noisy for that.  The
+quick run happens once per session, in a subprocess so that its OpenMP
+setting applies (it must be set before torch is imported).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cad_lsp import corpora
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import formats, perturb, runner  # noqa: E402
+
+HAS_CORPUS = corpora.data_dir() is not None
+CORPUS_BENCHMARKS = ["ceiling", "e2e", "lossless", "perturb", "formats"]
+
+
+@pytest.fixture(scope="session")
+def quick_out(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "results"
+    subprocess.run([sys.executable, "-m", "cad_lsp", "bench", "all", "--quick", "--out", str(out)],
+                   cwd=ROOT, check=True, timeout=600)
+    return out
+
+
+def load(out: Path, name: str) -> dict:
+    return json.loads((out / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def test_every_benchmark_writes_json_and_markdown(quick_out):
+    for name in runner.BENCHMARKS:
+        data = load(quick_out, name)
+        assert data["benchmark"] == name and data["quick"] is True
+        assert {"cpu", "cores", "torch", "torch_threads"} <= set(data["machine"])
+        assert (quick_out / f"{name}.md").read_text(encoding="utf-8").startswith("## ")
+
+
+def test_kernel_shape(quick_out):
+    data = load(quick_out, "kernel")
+    assert data["model"] == "random:tiny" and set(data["curves"]) == {"fp32", "bf16"}
+    for curve in data["curves"].values():
+        assert [p["n"] for p in curve["points"]] == data["ns"]
+        for point in curve["points"]:
+            assert {"decode_s", "splice_s", "raw_splice_s", "speedup", "splice_overhead"} <= set(point)
+            assert point["decode_s"] > 0 and point["splice_s"] > 0
+    assert data["grammar"]["vocab"] > 150_000 and data["grammar"]["steps"] > 0
+    assert (quick_out / "kernel.png").is_file()
+
+
+@pytest.mark.skipif(not HAS_CORPUS, reason="corpus folder not present in this checkout")
+def test_corpus_benchmarks_shape(quick_out):
+    lossless = load(quick_out, "lossless")
+    for counts in [*lossless["corpora"].values(), lossless["all"]]:
+        assert counts["total"] > 0
+        assert counts["line"] == counts["span"] == counts["line_text"] == counts["span_text"] == counts["total"]
+    ceiling = load(quick_out, "ceiling")
+    assert set(ceiling["corpora"]) == set(corpora.CORPORA) | {"pooled"}
+    for summary in ceiling["corpora"].values():
+        for oracle in ("line", "span"):
+            assert 0 <= summary[oracle]["coverage_tokens_pooled"] <= 1
+            assert summary[oracle]["bound_pooled"] > 0
+        assert summary["line"]["engine_bound_pooled"] > 0
+    e2e = load(quick_out, "e2e")
+    for run in e2e["runs"].values():
+        assert set(run["corpora"]) == set(corpora.CORPORA) | {"pooled"}
+        for name in corpora.CORPORA:
+            assert len(run["corpora"][name]["pairs"]) == 2
+            assert run["corpora"][name]["speedup_median"] > 0
+    assert all(run["lookup_note"].startswith("n/a") for run in e2e["runs"].values())
+    perturbed = load(quick_out, "perturb")
+    assert all(s["unperturbed_exact"] == s["pairs"] for s in perturbed["corpora"].values())
+    fmt = load(quick_out, "formats")
+    for summary in fmt["corpora"].values():
+        assert set(summary["formats"]) == set(formats.FORMATS)
+        assert summary["formats"]["copy/gen"]["exact_rate"] == 1.0
+
+
+def test_results_md_has_a_section_per_benchmark(quick_out):
+    text = (quick_out / "RESULTS.md").read_text(encoding="utf-8")
+    for name in runner.BENCHMARKS:
+        assert f"bench {name}" in text or "bench all" in text
+    assert text.count("\n## ") == len(runner.BENCHMARKS)
+    assert "not run" not in text
+    assert "](kernel.png)" in text
+
+
+def test_report_says_not_run_for_missing_results(tmp_path):
+    assert runner.main(["report", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
+    assert text.count("not run") == len(runner.BENCHMARKS)
+
+
+def test_without_corpus_folder_benchmarks_say_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpora, "data_dir", lambda: None)
+    for name in ("lossless", "formats", "perturb"):
+        assert runner.main([name, "--quick", "--out", str(tmp_path)]) == 0
+        assert load(tmp_path, name)["skipped"] == runner.NO_CORPUS
+        assert runner.NO_CORPUS in (tmp_path / f"{name}.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------
+# The format appliers on small cases (the benchmark's fidelity numbers rest on them)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("a\nb\nc\n", "a\nB\nc\n"),
+    ("a\nb\nc", "a\nb\nC"),  # last line without a terminator
+    ("a\nb\nc", "a\nb\nc\n"),
+    ("x\ny\n", "w\nx\ny\nz\n"),  # insertions at both ends
+    ("a\r\nb\r\n", "a\r\nc\r\nb\r\n"),
+    ("", "new\n"),
+    ("same\n", "same\n"),
+])
+def test_unified_diff_round_trip(before, after):
+    for n in (0, 3):
+        assert formats.apply_unified_diff(before, formats.unified_diff(before, after, n)) == after
+
+
+def test_unified_diff_refuses_wrong_context():
+    diff = formats.unified_diff("a\nb\nc\n", "a\nB\nc\n", 1)
+    assert formats.apply_unified_diff("a\nx\nc\n", diff) is None
+
+
+def test_search_replace_ambiguity_without_context():
+    before, after = "x = 1\ny = 2\nx = 1\n", "x = 1\ny = 2\nx = 3\n"
+    plain = formats.search_replace_blocks(before, after, unique=False)
+    text, ambiguous, missing = formats.apply_search_replace(before, plain)
+    assert (ambiguous, missing) == (1, 0) and text != after  # the first "x = 1" is replaced
+    unique = formats.search_replace_blocks(before, after, unique=True)
+    assert formats.apply_search_replace(before, unique) == (after, 0, 0)
+
+
+def test_search_replace_insertion_has_an_anchor():
+    blocks = formats.search_replace_blocks("a\nb\n", "a\nnew\nb\n", unique=False)
+    assert all(search for search, _ in blocks)
+    assert formats.apply_search_replace("a\nb\n", blocks)[0] == "a\nnew\nb\n"
+
+
+def test_perturbations_move_copies_by_k():
+    from cad_lsp.program import Copy, Gen
+
+    ops = [Copy(1, 3), Gen("x\n"), Copy(5, 6)]
+    moved = list(perturb.one_copy(ops, 1))
+    assert [Copy(0, 2), Copy(2, 4)] == [m[0] for m in moved[:2]]
+    assert len(list(perturb.one_boundary(ops, 2))) == 8

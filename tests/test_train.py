@@ -1,0 +1,127 @@
+"""Supervised fine-tuning: sequences match the engine's stream, masking, the split, a quick run."""
+
+import json
+
+import pytest
+import torch
+
+from cad_lsp import split as split_mod
+from cad_lsp import train
+from cad_lsp.engine import Engine, LocalModel
+from cad_lsp.program import Copy, Gen, oracle_program, resolve
+from cad_lsp.prompt import build_prompt, program_stream
+from cad_lsp.split import Request, oracle_for
+
+BEFORE = "def area(w, h):\n    x = w * h\n    return x + 1\n\n\ndef double(n):\n    return n * 2\n"
+AFTER = "def area(w, h):\n    x = w * h\n    return x\n\n\ndef double(n):\n    return n * 2\n"
+
+
+class Recorder(LocalModel):
+    """A backend that remembers every token it was asked to append, in order."""
+
+    def __init__(self, loaded):
+        super().__init__(loaded)
+        self.stream: list[int] = []
+
+    def extend(self, state, ids):
+        self.stream += list(ids)
+        return super().extend(state, ids)
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    from cad_lsp.models import load_model
+
+    return load_model("random:tiny")
+
+
+def test_sequence_is_the_engine_stream_with_copies_masked(loaded):
+    tok = loaded.tokenizer
+    request = Request(BEFORE, 1, 7, "Drop the + 1.", AFTER, AFTER)
+    ops = oracle_for(request)
+    assert any(isinstance(op, Copy) for op in ops) and any(isinstance(op, Gen) for op in ops)
+    eos = train.end_of_program(tok)
+    seq = train.training_sequence(tok, request, ops, eos)
+
+    backend = Recorder(loaded)
+    result = Engine(loaded, backend).edit(BEFORE, 1, 7, request.instruction, program=ops)
+    assert result.text == AFTER
+    assert seq.ids[:-1] == backend.stream  # what the engine's cache holds, token for token
+    assert seq.ids[-1] == eos and seq.labels[-1] == eos
+
+    prompt = build_prompt(tok, BEFORE, 1, 7, request.instruction)
+    n = len(prompt.ids)
+    assert seq.ids[:n] == prompt.ids and all(label == train.IGNORE for label in seq.labels[:n])
+    assert tok.decode(seq.ids[n:-1]) == program_stream(ops, BEFORE)
+
+    # Walk the program: tag and gen tokens carry the loss, copied lines do not.
+    pos = n
+    for op in ops:
+        tag = tok.encode(f'<copy lines="{op.start}-{op.end}"/>\n' if isinstance(op, Copy)
+                         else f"<gen>{op.text}</gen>\n", add_special_tokens=False)
+        assert seq.ids[pos : pos + len(tag)] == tag and seq.labels[pos : pos + len(tag)] == tag
+        pos += len(tag)
+        if isinstance(op, Copy):
+            lines = "".join(BEFORE.splitlines(True)[op.start - 1 : op.end])
+            content = tok.encode(lines, add_special_tokens=False)
+            assert seq.ids[pos : pos + len(content)] == content
+            assert all(label == train.IGNORE for label in seq.labels[pos : pos + len(content)])
+            pos += len(content)
+    assert pos == len(seq.ids) - 1
+
+
+def test_split_is_deterministic_disjoint_and_by_task():
+    ids = [f"humanevalfix/Python/{n}" for n in range(164)] + [f"quixbugs/q{n}" for n in range(40)]
+    test = [i for i in ids if split_mod.is_test(i)]
+    assert test == [i for i in ids if split_mod.is_test(i)]  # same answer every time
+    assert sum(i.startswith("humanevalfix/") for i in test) == 33
+    assert split_mod.is_test("humanevalfix/JavaScript/35") == split_mod.is_test("humanevalfix/Python/35")
+    assert split_mod.is_test("HumanEval/35") == split_mod.is_test("humanevalfix/Python/35")
+
+    class Row:
+        def __init__(self, id):
+            self.id = id
+
+    rows = [Row(i) for i in ids]
+    tr, te = split_mod.split(rows)
+    assert {r.id for r in tr}.isdisjoint({r.id for r in te}) and len(tr) + len(te) == len(rows)
+
+
+def test_synthetic_edits_round_trip():
+    import random
+
+    rng = random.Random(1)
+    bug = train.inject_bug(BEFORE, rng)
+    assert bug is not None and bug[0] != BEFORE
+    assert resolve(oracle_program(bug[0], BEFORE), bug[0]) == BEFORE
+    code = BEFORE.replace("x", "size")
+    renamed = train.rename(code, rng)
+    assert renamed is not None and renamed[1] == "size" and "size" not in renamed[0]
+
+
+def test_commit_request_selects_the_change_with_context():
+    from cad_lsp.corpora import EditPair
+
+    before = "".join(f"line {n}\n" for n in range(1, 31))
+    after = before.replace("line 15\n", "line fifteen\n")
+    request = split_mod.request_for(EditPair("c1", "commits", "python", "msg", before, after, {}))
+    assert (request.first, request.last) == (12, 18)
+    assert resolve(oracle_for(request), before, request.first, request.last) == request.target
+    cut = split_mod.window(request, 2)
+    assert (cut.first, cut.last) == (3, 9) and resolve(oracle_for(cut), cut.document, 3, 9) == cut.target
+
+
+def test_quick_training_run_saves_a_mergeable_adapter(tmp_path, loaded):
+    from cad_lsp.models import load_model, merge_lora
+
+    cfg = train.TrainConfig(model="random:tiny", out=tmp_path / "adapter", sequences=4, accumulate=2, quick=True,
+                            lr=1e-2, warmup=1)
+    record = train.train(cfg, log=lambda *_: None)
+    assert record["optimizer_steps"] == 2 and record["sequences"] == 4
+    assert json.loads((tmp_path / "adapter" / "adapter_config.json").read_text())["r"] == cfg.rank
+    base = load_model("random:tiny")
+    merged = load_model("random:tiny", adapter=tmp_path / "adapter")
+    assert merge_lora(load_model("random:tiny").model, tmp_path / "adapter") == 2 * len(train.TARGET_MODULES)
+    ids = torch.tensor([[1, 2, 3, 4]])
+    with torch.no_grad():
+        assert not torch.equal(base.model(ids).logits, merged.model(ids).logits)
