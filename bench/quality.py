@@ -19,8 +19,8 @@ emitted copy with the oracle copy it overlaps most.
 
 Runs add to each other: ``CAD_LSP_QUALITY_REUSE`` (paths joined by the
 path separator; default OUT/quality.json) names earlier results to keep,
-``CAD_LSP_QUALITY_ONLY`` (comma-separated method names) limits what is
-computed, ``CAD_LSP_ADAPTER`` names an adapter folder other than the shipped one.
+``CAD_LSP_QUALITY_ONLY`` (comma-separated method names) and
+``CAD_LSP_QUALITY_CORPORA`` (comma-separated corpora) limit what is computed, ``CAD_LSP_ADAPTER`` names an adapter folder other than the shipped one.
 
 Span-boundary repair: every program whose copies could end one line earlier
 or later is rescored with the model -- the alternatives that move one copy's
@@ -424,7 +424,8 @@ def run(args) -> dict:
     earlier = reusable(paths, base_name, dtype, quick, adapter_sha)
     only = {m.strip() for m in os.environ.get("CAD_LSP_QUALITY_ONLY", "").split(",") if m.strip()}
     results = {}
-    for corpus in CORPORA:
+    chosen = [c.strip() for c in os.environ.get("CAD_LSP_QUALITY_CORPORA", "").split(",") if c.strip()] or CORPORA
+    for corpus in chosen:
         train, test = split(corpora.load(corpus))
         test = test[:limit] if limit is not None else test
         cad = {"copy/gen zero-shot": (base, base_backend, ""),
@@ -557,8 +558,9 @@ def main(argv: list[str] | None = None) -> int:
     import time
     from datetime import datetime, timezone
 
-    from .runner import build_parser, load_average, machine, set_threads
+    from .runner import build_parser, load_average, machine, passive_openmp, set_threads
 
+    passive_openmp()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(["report"] + argv)
     args.name, args.command = "quality", "cad-lsp bench quality " + " ".join(argv)

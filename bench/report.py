@@ -20,6 +20,8 @@ TITLES = {
     "lossless": "Losslessness: oracle round trip on every pair",
     "perturb": "Perturbation: off-by-one copy boundaries",
     "formats": "Output formats: tokens and fidelity",
+    "quality": "Quality: a real model writing programs (zero-shot, few-shot, fine-tuned) vs its baselines",
+    "vllm": "vLLM: copies as prefix-cached continuations",
 }
 
 

@@ -6,6 +6,7 @@ setting applies (it must be set before torch is imported).
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,7 +89,10 @@ def test_results_md_has_a_section_per_benchmark(quick_out):
     for name in runner.BENCHMARKS:
         assert f"bench {name}" in text or "bench all" in text
     assert text.count("\n## ") == len(runner.BENCHMARKS)
-    assert "not run" not in text
+    for section in text.split("\n## ")[1:]:
+        if section.startswith("vLLM") and not os.environ.get("CAD_LSP_VLLM_URL"):
+            continue  # needs a vLLM server; .ci/vllm.sh runs that benchmark's tests against one
+        assert "not run" not in section, section[:80]
     assert "](kernel.png)" in text
 
 
