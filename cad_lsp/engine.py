@@ -24,7 +24,7 @@ import torch
 from . import grammar as grammar_mod
 from .grammar import ProgramConstraint
 from .models import LoadedModel
-from .program import Copy, Document, Gen, Op, format_op, format_program, resolve, split_lines
+from .program import Copy, Document, Op, format_op, format_program, resolve, split_lines
 from .prompt import Prompt, build_prompt
 
 
@@ -366,6 +366,18 @@ class Engine:
             raise EngineError(f"selection {first}-{last} is outside the document's lines 1-{len(lines)}")
         return last
 
+    def _prepare(self, document: str, first: int, last: int | None, instruction: str,
+                 program: Sequence[Op] | None, max_tokens: int | None) -> tuple[Document, int, int]:
+        """Check a request; returns the document, the last line and the program token limit."""
+        last = self._check_request(document, first, last)
+        if program is None and not instruction.strip():
+            raise EngineError("the instruction is empty")
+        doc = Document(document)
+        if max_tokens is None:  # room for a rewrite of the selection twice over, plus tags
+            start, end = doc.line_range_offsets(first, last)
+            max_tokens = 2 * len(self.tokenizer.encode(document[start:end], add_special_tokens=False)) + 256
+        return doc, last, max_tokens
+
     def edit(self, document: str, first_line: int, last_line: int | None, instruction: str, *, key: str | None = None,
              name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
              seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
@@ -375,13 +387,7 @@ class Engine:
         With ``program`` the model is teacher-forced through that program by
         the same loop (for benchmarks and tests) instead of choosing tokens.
         """
-        last_line = self._check_request(document, first_line, last_line)
-        if program is None and not instruction.strip():
-            raise EngineError("the instruction is empty")
-        doc = Document(document)
-        if max_tokens is None:
-            start, end = doc.line_range_offsets(first_line, last_line)
-            max_tokens = 2 * len(self.tokenizer.encode(document[start:end], add_special_tokens=False)) + 256
+        doc, last_line, max_tokens = self._prepare(document, first_line, last_line, instruction, program, max_tokens)
         stats = Stats()
         t_start = time.perf_counter()
         with self.lock:

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .engine import Cancelled, EditResult, Engine, EngineError, Stats, check_cancel, copy_tokens
+from .engine import EditResult, Engine, EngineError, Stats, check_cancel, copy_tokens
 from .grammar import number_range_regex
 from .models import QWEN_TOKENIZER, ModelLoadError, load_tokenizer, smollm2_path
-from .program import Copy, Document, Gen, Op, ProgramError, format_program, parse_program, resolve
+from .program import Copy, Gen, Op, ProgramError, format_program, parse_program, resolve
 from .prompt import build_prompt, document_prefix_ids
 
 STOP = '"/>'  # the close of a copy tag: the request ends there and the copy is spliced
@@ -334,6 +334,7 @@ class VLLMEngine:
     """
 
     _check_request = Engine._check_request  # the same checks and messages as the local engine
+    _prepare = Engine._prepare
 
     def __init__(self, url: str, tokenizer, *, served_model: str | None = None, timeout_s: float = TIMEOUT_S,
                  retries: int = RETRIES, check: bool = True):
@@ -402,13 +403,7 @@ class VLLMEngine:
         With ``program`` the server is teacher-forced through that program's
         text (a literal grammar), so it decodes and splices what a real run would.
         """
-        last_line = self._check_request(document, first_line, last_line)
-        if program is None and not instruction.strip():
-            raise EngineError("the instruction is empty")
-        doc = Document(document)
-        if max_tokens is None:
-            start, end = doc.line_range_offsets(first_line, last_line)
-            max_tokens = 2 * len(self.tokenizer.encode(document[start:end], add_special_tokens=False)) + 256
+        doc, last_line, max_tokens = self._prepare(document, first_line, last_line, instruction, program, max_tokens)
         prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
         stats = VLLMStats(prompt_tokens=len(prompt.ids))
         t0 = time.perf_counter()
