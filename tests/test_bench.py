@@ -92,6 +92,8 @@ def test_results_md_has_a_section_per_benchmark(quick_out):
     for section in text.split("\n## ")[1:]:
         if section.startswith("vLLM") and not os.environ.get("CAD_LSP_VLLM_URL"):
             continue  # needs a vLLM server; .ci/vllm.sh runs that benchmark's tests against one
+        if "corpus folder not present" in section and corpora.data_dir() is None:
+            continue  # a clone without the corpora: those benchmarks say so instead of crashing
         assert "not run" not in section, section[:80]
     assert "](kernel.png)" in text
 
