@@ -14,6 +14,7 @@ it runs only for ``--model smollm2``.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -124,6 +125,31 @@ def kernel_curve(engine, quick: bool) -> dict:
     return {"t_step": c["t_step_s"], "points": [[p["n"], p["splice_s"]] for p in c["points"]]}
 
 
+class Checkpoint:
+    """Rows measured so far, kept in OUT/e2e.partial.json so that an interrupted run resumes.
+
+    A full run takes an hour on a busy machine; rows are reused only when the
+    settings that shaped them (repeats, sample, device) are the same.
+    """
+
+    def __init__(self, out: Path, settings: dict):
+        self.path = out / "e2e.partial.json"
+        self.settings = settings
+        saved = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+        self.rows = saved.get("rows", {}) if saved.get("settings") == settings else {}
+
+    def get(self, key: str) -> dict | None:
+        return self.rows.get(key)
+
+    def put(self, key: str, row: dict) -> None:
+        self.rows[key] = row
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps({"settings": self.settings, "rows": self.rows}), encoding="utf-8")
+
+    def done(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
 def run(args) -> dict:
     from cad_lsp.engine import Engine
     from cad_lsp.metrics import token_counter
@@ -138,6 +164,8 @@ def run(args) -> dict:
     k = args.limit or (2 if args.quick else 5)
     max_out = args.max_out_tokens or (200 if args.quick else 400)
     repeats = args.repeats or (1 if args.quick else 3)
+    checkpoint = Checkpoint(args.out, {"repeats": repeats, "k": k, "max_out": max_out, "seed": args.seed,
+                                       "device": args.device, "threads": args.threads, "quick": args.quick})
     runs = {}
     for name in model_name(args).split(","):
         # transformers keeps GGUF weights packed and computes in fp32: bf16 only adds casts there.
@@ -145,12 +173,17 @@ def run(args) -> dict:
             loaded = load_model(name, args.device, dtype)
             engine = Engine(loaded)
             count = token_counter(loaded.tokenizer)
-            curve = kernel_curve(engine, args.quick)
+            curve = checkpoint.get(f"{name} {dtype} curve") or kernel_curve(engine, args.quick)
+            checkpoint.put(f"{name} {dtype} curve", curve)
             corpora = {}
             for corpus, items in pairs.items():
                 rows = []
                 chosen = sample(items, k, max_out, count, args.seed)
                 for i, pair in enumerate(progress(chosen, f"e2e {name} {dtype} {corpus}")):
+                    key = f"{name} {dtype} {corpus} {pair.id}"
+                    if checkpoint.get(key):
+                        rows.append(checkpoint.get(key))
+                        continue
                     ops = oracle_program(pair.before, pair.after)
                     row = {"id": pair.id, "n_out": count(pair.after), "ops": len(ops),
                            **time_pair(engine, pair, ops, repeats, "cad" if i % 2 == 0 else "ar")}
@@ -160,12 +193,14 @@ def run(args) -> dict:
                     if name in REAL_WEIGHTS:
                         first = "greedy" if i % 2 == 0 else "lookup"
                         row["lookup"] = prompt_lookup(loaded, pair, count, first, min(repeats, 2))
+                    checkpoint.put(key, row)
                     rows.append(row)
                 corpora[corpus] = {"pairs": rows, **summarize(rows)}
             corpora["pooled"] = summarize([r for c in corpora.values() for r in c["pairs"]])
             runs[f"{name} {dtype}"] = {"model": name, "dtype": dtype, "curve": curve, "corpora": corpora,
                                        "lookup_note": None if name in REAL_WEIGHTS else LOOKUP_NA}
             del engine, loaded
+    checkpoint.done()
     return {"models": model_name(args).split(","), "dtype": ", ".join(runs),
             "sample": {"per_corpus": k, "max_out_tokens": max_out, "seed": args.seed},
             "repeats": repeats, "runs": runs}

@@ -495,7 +495,7 @@ def summarize(rows: list[dict]) -> dict:
         n = len(entries)
         tested = [e.get("tests") for e, ok in zip(entries, gold_ok) if ok]
         bounds = [b for e in entries for b in e.get("boundaries", [])]
-        matched = [b for b in bounds if b is not None]
+        matched = [tuple(b) for b in bounds if b is not None]  # lists once read back from JSON
         s = {"n": n, "parsed": sum(e["parsed"] for e in entries), "exact": sum(e["exact"] for e in entries),
              "tests_runnable": sum(1 for ok in gold_ok if ok), "tests_passed": sum(1 for t in tested if t),
              "tokens_mean": sum(e["tokens"] for e in entries) / n if n else None,

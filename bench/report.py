@@ -28,6 +28,8 @@ TITLES = {
 def machine_line(data: dict) -> str:
     m = data["machine"]
     where = m.get("gpu") or f"{m['cpu']}, {m['cores']} cores ({m['torch_threads']} torch threads)"
+    if not m.get("gpu") and "cpu_features" in m:
+        where += f", {'AMX' if 'amx_bf16' in m['cpu_features'] else 'no AMX'}"
     load = m.get("load_average") or {}
     load_text = ""
     if load.get("before") and load.get("after"):

@@ -112,10 +112,12 @@ def machine(device: str) -> dict:
     import torch
     import transformers
 
-    cpu = platform.processor() or platform.machine()
+    cpu, flags = platform.processor() or platform.machine(), set()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+            lines = fh.read().splitlines()
+        cpu = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("model name"))
+        flags = set(next(line.split(":", 1)[1].split() for line in lines if line.startswith("flags")))
     except (OSError, StopIteration):
         pass
     info = {
@@ -127,6 +129,8 @@ def machine(device: str) -> dict:
         "python": platform.python_version(),
         "device": device,
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
+        # bf16 is fast on CPU only with AMX; the same VM image has run with and without it.
+        "cpu_features": sorted(flags & {"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"}),
     }
     if device.startswith("cuda") and torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(torch.device(device))

@@ -151,8 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser("train", help="fine-tune a LoRA adapter that writes edit programs (SFT)")
     tr.add_argument("--model", default="smollm2:base", help="the base model (default: smollm2 without an adapter)")
-    tr.add_argument("--out", default=None, help="adapter folder (default: the shipped cad_lsp/assets/adapters/smollm2-cad)")
-    tr.add_argument("--sequences", type=int, default=80, help="training sequences seen")
+    tr.add_argument("--out", default=None, help="adapter folder (default out/smollm2-cad; copy it to "
+                    "cad_lsp/assets/adapters/smollm2-cad to make smollm2 use it)")
+    tr.add_argument("--sequences", type=int, default=320, help="training sequences seen")
     tr.add_argument("--lr", type=float, default=1e-3)
     tr.add_argument("--rank", type=int, default=8)
     tr.add_argument("--seed", type=int, default=0)
