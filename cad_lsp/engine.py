@@ -7,7 +7,8 @@ a KV cache it can extend and crop); ``sync_prefix``, ``decode_loop``,
 
 Every forward appends *all* tokens already known -- the sampled token, the
 tag text the grammar forces after it and, when a copy tag closes, the copied
-lines' tokens -- so a copy costs one forward whatever its length.
+lines' tokens -- so a copy costs one forward whatever its length (up to
+PREFILL_CHUNK tokens; a longer one takes one forward per chunk).
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ from .grammar import ProgramConstraint
 from .models import LoadedModel
 from .program import Copy, Document, Op, format_op, format_program, resolve, split_lines
 from .prompt import Prompt, build_prompt
+
+
+PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
+MIN_PROGRAM_TOKENS = 16  # room a request must leave in the model's context for its program
 
 
 class EngineError(ValueError):
@@ -79,12 +84,21 @@ class LocalModel:
 
     @torch.inference_mode()
     def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+        """Append ``ids`` to the cache; the logits after the last one.
+
+        More than PREFILL_CHUNK tokens go in several forwards: attention over a
+        long document with a cached prefix needs a query x key mask, which for
+        30k tokens would take gigabytes in one piece.
+        """
         if not ids:
             raise ValueError("extend needs at least one token")
-        input_ids = torch.tensor([list(ids)], device=self.device)
-        out = self.model(input_ids, cache=state.cache, use_cache=True, logits_to_keep=1)
-        state.ids.extend(ids)
-        self.forwards += 1
+        ids = list(ids)
+        for start in range(0, len(ids), PREFILL_CHUNK):
+            chunk = ids[start:start + PREFILL_CHUNK]
+            out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
+                             logits_to_keep=1)
+            state.ids.extend(chunk)
+            self.forwards += 1
         return out.logits[0, -1].float().cpu()
 
     def crop(self, state: KVState, length: int) -> None:
@@ -132,11 +146,15 @@ class Stats:
 # The loop's small functions
 
 
-def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int]) -> tuple[torch.Tensor | None, int]:
+def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=None,
+                on_chunk: Callable[[int, int], None] | None = None) -> tuple[torch.Tensor | None, int]:
     """Make the state hold exactly ``ids``, computing only what is not cached.
 
-    Keeps the longest common prefix and prefills the rest in one forward.
-    Returns (logits after the last new token or None, tokens computed).
+    Keeps the longest common prefix and prefills the rest PREFILL_CHUNK tokens
+    at a time, checking ``cancel`` before each chunk: a long document's prefill
+    takes a minute on a CPU, and what was computed before a cancel stays cached.
+    ``on_chunk(done, total)`` follows each chunk.  Returns (logits after the
+    last new token or None, tokens computed).
     """
     common = 0
     limit = min(len(state.ids), len(ids))
@@ -144,9 +162,13 @@ def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int]) -> tupl
         common += 1
     model.crop(state, common)
     rest = list(ids[common:])
-    if not rest:
-        return None, 0
-    return model.extend(state, rest), len(rest)
+    logits = None
+    for start in range(0, len(rest), PREFILL_CHUNK):
+        check_cancel(cancel)
+        logits = model.extend(state, rest[start:start + PREFILL_CHUNK])
+        if on_chunk is not None:
+            on_chunk(min(start + PREFILL_CHUNK, len(rest)), len(rest))
+    return logits, len(rest)
 
 
 def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float = 0.0, top_p: float = 1.0,
@@ -352,6 +374,8 @@ class Engine:
 
         with self.lock:
             ids = document_prefix_ids(self.tokenizer, document, name)
+            if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
+                return 0  # no request on it can run: edit() says why
             _, computed = sync_prefix(self.backend, self._state(key), ids)
             self._evict()
             return computed
@@ -378,6 +402,28 @@ class Engine:
             max_tokens = 2 * len(self.tokenizer.encode(document[start:end], add_special_tokens=False)) + 256
         return doc, last, max_tokens
 
+    @property
+    def context_length(self) -> int | None:
+        """Positions the model was trained for; past them it writes nonsense without any error."""
+        config = getattr(self.loaded.model, "config", None)
+        return getattr(config, "max_position_embeddings", None)
+
+    def _fit_context(self, prompt_tokens: int, doc: Document, first: int, last: int, max_tokens: int) -> int:
+        """The program's token limit within the model's context; refuses a request that does not fit.
+
+        Copies fill positions too: room is kept for copying the whole selection.
+        """
+        limit = self.context_length
+        if limit is None:
+            return max_tokens
+        start, end = doc.line_range_offsets(first, last)
+        room = limit - prompt_tokens - len(self.tokenizer.encode(doc.text[start:end], add_special_tokens=False))
+        if room < MIN_PROGRAM_TOKENS:
+            raise EngineError(f"the document, the request and the selected lines take more than the model's "
+                              f"{limit}-token context ({prompt_tokens} tokens of prompt): edit a shorter file or "
+                              f"selection, or use a model with a longer context")
+        return min(max_tokens, room)
+
     def edit(self, document: str, first_line: int, last_line: int | None, instruction: str, *, key: str | None = None,
              name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
              seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
@@ -391,13 +437,19 @@ class Engine:
         stats = Stats()
         t_start = time.perf_counter()
         with self.lock:
-            state = self._state(key or name)
             prompt: Prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
             stats.prompt_tokens = len(prompt.ids)
+            max_tokens = self._fit_context(len(prompt.ids), doc, first_line, last_line, max_tokens)
+            state = self._state(key or name)
+
+            def prefilled(done: int, total: int) -> None:  # a long document: say how far the prefill got
+                stats.prefill_tokens, stats.cached_tokens = done, len(prompt.prefix_ids) - total
+                if progress is not None:
+                    progress(stats)
+
             try:
                 t0 = time.perf_counter()
-                check_cancel(cancel)  # a long document's prefill takes seconds: honour a cancel before it
-                _, computed = sync_prefix(self.backend, state, prompt.prefix_ids)
+                _, computed = sync_prefix(self.backend, state, prompt.prefix_ids, cancel, prefilled)
                 check_cancel(cancel)
                 logits = self.backend.extend(state, prompt.request_ids)
                 stats.prefill_tokens = computed + len(prompt.request_ids)

@@ -275,6 +275,8 @@ def workspace_edit(uri: str, version: int, edits: list[lsp.TextEdit], label: str
 
 
 def progress_message(stats) -> str:
+    if stats.forwards == 0 and stats.prefill_tokens:  # still reading the document into the cache
+        return f"reading the document: {stats.prefill_tokens} of {stats.prompt_tokens - stats.cached_tokens} tokens"
     return f"{stats.sampled_tokens + stats.forced_tokens} tokens generated, {stats.spliced_tokens} copied"
 
 
@@ -665,9 +667,11 @@ class Outcome:
     applied: bool
     message: str
     kind: lsp.MessageType = lsp.MessageType.Info  # how the user is told; Log: not shown
+    stats: dict | None = None  # the engine's counts and timings, once the model has run
 
     def as_json(self) -> dict:
-        return {"applied": self.applied, "message": self.message}
+        answer = {"applied": self.applied, "message": self.message}
+        return answer if self.stats is None else {**answer, "stats": self.stats}
 
 
 async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event) -> Outcome:
@@ -692,6 +696,7 @@ async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event)
         finally:
             ls.editing = False  # the model is free; the editor may hold the edit in a preview for long
         outcome = await apply(ls, snapshot, first, last, request.instruction, result, cancel, progress)
+        outcome.stats = result.stats.as_dict()
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
     finally:
@@ -703,7 +708,7 @@ async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instr
                  cancel: threading.Event, progress: Progress):
     """The engine's EditResult, decoded in a worker thread; raises RequestError when cancelled."""
     engine = await wait_for_engine(ls, cancel, progress)
-    from .engine import Cancelled  # loaded with the model
+    from .engine import Cancelled, EngineError  # loaded with the model
 
     name = document_name(snapshot.uri)
     try:
@@ -712,8 +717,11 @@ async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instr
                                  progress=progress.reporter(asyncio.get_running_loop()))
     except Cancelled:
         raise RequestError("cancelled; nothing applied", lsp.MessageType.Info) from None
+    except EngineError as exc:  # a request the model cannot serve, e.g. longer than its context
+        raise RequestError(f"{exc}; nothing applied") from None
     stats = result.stats
-    ls.log(f"{name} lines {first}-{last}, {instruction!r}: {progress_message(stats)}, {stats.forwards} forwards, "
+    ls.log(f"{name} lines {first}-{last}, {instruction!r}: prompt {stats.prompt_tokens} tokens "
+           f"({stats.cached_tokens} cached), {progress_message(stats)}, {stats.forwards} forwards, "
            f"{stats.total_s:.2f} s; program:\n{result.program}", lsp.MessageType.Log)
     return result
 
@@ -820,7 +828,7 @@ def code_action_resolve(ls: CadServer, action: lsp.CodeAction) -> lsp.CodeAction
 
 
 async def edit_selection(ls: CadServer, *arguments) -> dict:
-    """``cad.editSelection {uri, version, range, instruction}`` -> ``{applied, message}``.
+    """``cad.editSelection {uri, version, range, instruction}`` -> ``{applied, message[, stats]}``.
 
     Failures are answered, shown with window/showMessage and detailed in the
     log; the server survives any request.

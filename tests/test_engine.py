@@ -1,5 +1,6 @@
 """The engine on random weights: the mechanism is exact whatever the weights."""
 
+import os
 import random
 import threading
 
@@ -48,6 +49,9 @@ def test_splice_equals_one_shot_and_single_steps(loaded, n_copied):
     for token in copied:
         step_logits = model.extend(stepped, [token])
 
+    # random:tiny has 4 query heads sharing 2 key/value heads: the splice runs masked GQA
+    assert loaded.model.config.num_key_value_heads < loaded.model.config.num_attention_heads
+    assert os.environ.get("TRANSFORMERS_SDPA_FORCE_GQA") == "1"
     assert torch.allclose(splice_logits, one_shot_logits, atol=1e-5)
     assert torch.allclose(splice_logits, step_logits, atol=1e-5)
     for a, b, c in zip(cache_tensors(spliced), cache_tensors(one_shot), cache_tensors(stepped)):
@@ -147,6 +151,70 @@ def test_warm_cache_is_reused_and_extended(loaded):
     computed = engine.warm("doc", changed)
     assert computed == len(new_prefix) - common  # only the tail after the change
     assert computed < len(new_prefix) / 4
+
+
+def test_chunked_prefill_equals_one_forward(loaded, monkeypatch):
+    """Long prefills go PREFILL_CHUNK tokens at a time, with the same cache and logits."""
+    from cad_lsp import engine as engine_mod
+
+    model = LocalModel(loaded)
+    ids = loaded.tokenizer.encode(BLANK_RUNS * 4)
+    whole = model.new_state()
+    whole_logits = model.extend(whole, ids)
+
+    monkeypatch.setattr(engine_mod, "PREFILL_CHUNK", 7)
+    chunked = model.new_state()
+    model.extend(chunked, ids[:5])
+    forwards = model.forwards
+    chunked_logits, computed = sync_prefix(model, chunked, ids)
+    assert computed == len(ids) - 5 and chunked.ids == ids
+    assert model.forwards - forwards == -(-(len(ids) - 5) // 7)
+    assert torch.allclose(chunked_logits, whole_logits, atol=1e-5)
+    for a, b in zip(cache_tensors(chunked), cache_tensors(whole)):
+        assert a.shape == b.shape and torch.allclose(a, b, atol=1e-5)
+    spliced = model.new_state()  # a long splice is chunked the same way
+    assert torch.allclose(model.extend(spliced, ids), whole_logits, atol=1e-5)
+
+
+def test_cancel_during_a_long_prefill_keeps_what_was_computed(loaded, monkeypatch):
+    from cad_lsp import engine as engine_mod
+
+    monkeypatch.setattr(engine_mod, "PREFILL_CHUNK", 16)
+    engine = Engine(loaded)
+    document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
+    checks = []
+
+    def cancel() -> bool:  # let three chunks through, then cancel
+        checks.append(1)
+        return len(checks) > 3
+
+    forwards, reported = engine.backend.forwards, []
+    with pytest.raises(Cancelled):
+        engine.edit(document, 1, 2, "Add comments", key="doc", cancel=cancel,
+                    progress=lambda stats: reported.append(stats.prefill_tokens))
+    assert engine.backend.forwards - forwards == 3
+    assert reported == [16, 32, 48]  # the prefill reports how far it got
+    prefix = document_prefix_ids(engine.tokenizer, document)
+    assert engine.warm("doc", document) == len(prefix) - 3 * 16  # the next request starts where it stopped
+
+
+def test_requests_stay_inside_the_models_context(loaded, monkeypatch):
+    """Past its trained positions a model writes nonsense without an error: refuse, or cap the program."""
+    engine = Engine(loaded)
+    document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
+    prompt_tokens = engine.edit(document, 1, 1, "Add comments", max_tokens=1).stats.prompt_tokens
+    selection_tokens = len(engine.tokenizer.encode(document.splitlines(keepends=True)[0]))
+
+    monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens // 2)
+    with pytest.raises(EngineError, match="context"):
+        engine.edit(document, 1, 1, "Add comments")
+    assert engine.warm("too long", document) == 0  # nothing computed for a document no request can use
+
+    room = 20
+    monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens + selection_tokens + room)
+    for seed in range(3):
+        result = engine.edit(document, 1, 1, "Add comments", max_tokens=500, temperature=1.0, seed=seed)
+        assert result.stats.sampled_tokens + result.stats.forced_tokens <= room
 
 
 def test_cache_budget_evicts_least_recently_used(loaded):

@@ -31,6 +31,7 @@ from cad_lsp.server import (
     kind_wanted,
     merge_options,
     parse_edit_request,
+    progress_message,
     selected_lines,
     serve,
     workspace_edit,
@@ -75,6 +76,16 @@ def test_check_selection_counts_in_the_negotiated_encoding():
     assert check_selection("a\nb\n", rng(0, 0, 2, 0), "utf-16") == (1, 2)
     with pytest.raises(RequestError, match="past the document"):
         check_selection("a\nb\n", rng(2, 0, 2, 0), "utf-16")
+
+
+def test_progress_message_says_when_the_document_is_still_being_read():
+    from cad_lsp.engine import Stats
+
+    reading = Stats(prompt_tokens=5000, cached_tokens=100, prefill_tokens=2048)
+    assert progress_message(reading) == "reading the document: 2048 of 4900 tokens"
+    decoding = Stats(prompt_tokens=5000, prefill_tokens=5000, forwards=2, sampled_tokens=3, forced_tokens=4,
+                     spliced_tokens=40)
+    assert progress_message(decoding) == "7 tokens generated, 40 copied"
 
 
 def test_ai_instructions_from_any_comment_syntax():
@@ -315,6 +326,9 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
     kind = "incomplete" if not expected.complete else "no change" if after == EMOJI else "applied"
     assert kind == expected_kind, f"the random model's program changed ({expected.program!r}): pick another case"
     received = applied_to(client, uri)
+    stats = result["stats"]  # the model ran, whatever became of its program
+    assert stats["prompt_tokens"] == expected.stats.prompt_tokens
+    assert stats["sampled_tokens"] + stats["forced_tokens"] == expected.stats.sampled_tokens + expected.stats.forced_tokens
     if kind == "applied":
         assert result["applied"] is True, result
         (edit,) = received
