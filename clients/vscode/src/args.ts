@@ -34,7 +34,10 @@ export interface Settings {
   model?: string;
   device?: string;
   dtype?: string;
+  backend?: string;
+  vllmUrl?: string;
   maxTokens?: number | null;
+  maxDocuments?: number | null;
   needsConfirmation?: boolean;
 }
 
@@ -42,7 +45,10 @@ export interface InitializationOptions {
   model?: string;
   device?: string;
   dtype?: string;
+  backend?: string;
+  vllmUrl?: string;
   maxTokens?: number;
+  maxDocuments?: number;
   needsConfirmation?: boolean;
 }
 
@@ -57,15 +63,13 @@ function nonEmpty(value: string | undefined): string | undefined {
  */
 export function buildInitializationOptions(settings: Settings): InitializationOptions {
   const options: InitializationOptions = {};
-  const model = nonEmpty(settings.model);
-  const device = nonEmpty(settings.device);
-  const dtype = nonEmpty(settings.dtype);
-  if (model !== undefined) options.model = model;
-  if (device !== undefined) options.device = device;
-  if (dtype !== undefined) options.dtype = dtype;
-  const maxTokens = settings.maxTokens;
-  if (typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens > 0) {
-    options.maxTokens = maxTokens;
+  for (const key of ["model", "device", "dtype", "backend", "vllmUrl"] as const) {
+    const value = nonEmpty(settings[key]);
+    if (value !== undefined) options[key] = value;
+  }
+  for (const key of ["maxTokens", "maxDocuments"] as const) {
+    const value = settings[key];
+    if (typeof value === "number" && Number.isInteger(value) && value > 0) options[key] = value;
   }
   if (typeof settings.needsConfirmation === "boolean") {
     options.needsConfirmation = settings.needsConfirmation;
@@ -115,12 +119,18 @@ export function buildEditArgs(
   return { uri, version, range, instruction: instruction.trim() };
 }
 
-/** A message for the user from the command's reply, whatever shape it has. */
-export function describeResult(result: unknown): { ok: boolean; message: string } {
+/**
+ * A message for the user from the command's reply, whatever shape it has.
+ * `shownByServer`: the server has already told the user with
+ * window/showMessage (it does so for every edit it did not apply), so the
+ * client should not show the same message a second time.
+ */
+export function describeResult(result: unknown): { ok: boolean; message: string; shownByServer: boolean } {
   if (result && typeof result === "object" && "applied" in result) {
     const { applied, message } = result as Partial<EditSelectionResult>;
-    const text = typeof message === "string" && message ? message : applied ? "Edit applied." : "Edit not applied.";
-    return { ok: applied === true, message: text };
+    const hasMessage = typeof message === "string" && message.length > 0;
+    const text = hasMessage ? message : applied ? "Edit applied." : "Edit not applied.";
+    return { ok: applied === true, message: text, shownByServer: applied === false && hasMessage };
   }
-  return { ok: false, message: "cad-lsp returned an unexpected reply." };
+  return { ok: false, message: "cad-lsp returned an unexpected reply.", shownByServer: false };
 }

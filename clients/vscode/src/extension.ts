@@ -27,7 +27,10 @@ function readSettings(): Settings {
     model: config.get<string>("model"),
     device: config.get<string>("device"),
     dtype: config.get<string>("dtype"),
+    backend: config.get<string>("backend"),
+    vllmUrl: config.get<string>("vllmUrl"),
     maxTokens: config.get<number | null>("maxTokens"),
+    maxDocuments: config.get<number | null>("maxDocuments"),
     needsConfirmation: config.get<boolean>("needsConfirmation"),
   };
 }
@@ -97,10 +100,10 @@ async function editSelection(): Promise<void> {
       command: EDIT_COMMAND,
       arguments: [args],
     });
-    const { ok, message } = describeResult(result);
+    const { ok, message, shownByServer } = describeResult(result);
     if (ok) {
-      void vscode.window.showInformationMessage(`cad-lsp: ${message}`);
-    } else {
+      vscode.window.setStatusBarMessage(`cad-lsp: ${message}`, 5000);
+    } else if (!shownByServer) {
       void vscode.window.showWarningMessage(`cad-lsp: ${message}`);
     }
   } catch (error) {

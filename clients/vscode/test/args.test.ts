@@ -17,14 +17,20 @@ test("initializationOptions keep set values in camelCase", () => {
       model: "Qwen/Qwen2.5-Coder-0.5B-Instruct",
       device: "cuda",
       dtype: "bfloat16",
+      backend: "vllm",
+      vllmUrl: " http://gpu-host:8000 ",
       maxTokens: 256,
+      maxDocuments: 2,
       needsConfirmation: false,
     }),
     {
       model: "Qwen/Qwen2.5-Coder-0.5B-Instruct",
       device: "cuda",
       dtype: "bfloat16",
+      backend: "vllm",
+      vllmUrl: "http://gpu-host:8000",
       maxTokens: 256,
+      maxDocuments: 2,
       needsConfirmation: false,
     },
   );
@@ -38,6 +44,7 @@ test("initializationOptions leave out unset and empty values", () => {
   assert.deepEqual(buildInitializationOptions({}), {});
   assert.deepEqual(buildInitializationOptions({ maxTokens: 0 }), {});
   assert.deepEqual(buildInitializationOptions({ maxTokens: 1.5 }), {});
+  assert.deepEqual(buildInitializationOptions({ backend: "", vllmUrl: " ", maxDocuments: -1 }), {});
 });
 
 test("server command defaults to `cad-lsp serve`", () => {
@@ -87,12 +94,16 @@ test("the reply becomes a message", () => {
   assert.deepEqual(describeResult({ applied: true, message: "Edited 3 lines." }), {
     ok: true,
     message: "Edited 3 lines.",
+    shownByServer: false,
   });
+  // The server showed its reason with window/showMessage: not again.
   assert.deepEqual(describeResult({ applied: false, message: "Document changed." }), {
     ok: false,
     message: "Document changed.",
+    shownByServer: true,
   });
-  assert.deepEqual(describeResult({ applied: true }), { ok: true, message: "Edit applied." });
+  assert.deepEqual(describeResult({ applied: true }), { ok: true, message: "Edit applied.", shownByServer: false });
+  assert.deepEqual(describeResult({ applied: false }), { ok: false, message: "Edit not applied.", shownByServer: false });
   assert.equal(describeResult(null).ok, false);
-  assert.equal(describeResult("nope").ok, false);
+  assert.equal(describeResult("nope").shownByServer, false);
 });

@@ -23,7 +23,10 @@ function M.init_options(opts)
     model = opts.model,
     device = opts.device,
     dtype = opts.dtype,
+    backend = opts.backend,
+    vllmUrl = opts.vllm_url,
     maxTokens = opts.max_tokens,
+    maxDocuments = opts.max_documents,
     needsConfirmation = opts.needs_confirmation,
   }
   for key, value in pairs(init) do
@@ -127,6 +130,8 @@ local function notify_result(err, result)
     vim.notify("cad-lsp: " .. tostring(err), vim.log.levels.ERROR)
   elseif type(result) ~= "table" then
     vim.notify("cad-lsp: unexpected reply " .. vim.inspect(result), vim.log.levels.ERROR)
+  elseif result.applied == false and type(result.message) == "string" and result.message ~= "" then
+    return -- the server has shown its reason with window/showMessage already
   else
     local message = result.message or (result.applied and "edit applied" or "edit not applied")
     vim.notify("cad-lsp: " .. message, result.applied and vim.log.levels.INFO or vim.log.levels.WARN)
