@@ -13,7 +13,8 @@ import json
 import math
 from pathlib import Path
 
-from .runner import NO_CORPUS, corpus_pairs, median, pair_limit, pct, progress, qwen_tokenizer, table, times
+from .runner import (NO_CORPUS, corpus_pairs, median, pair_limit, pct, progress, pyplot, qwen_tokenizer, save_figure,
+                     table, times)
 
 # The paper's figures (ProbeEdit, their own benchmark, is not public: no number of ours stands beside it).
 PAPER_COVERAGE = "line-level 74–98%, token-level 91–99% (range over the paper's corpora)"
@@ -269,10 +270,7 @@ def markdown(data: dict) -> str:
 
 
 def plot(data: dict, path: Path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     c = data["corpora"]
     names = list(c)
@@ -293,7 +291,4 @@ def plot(data: dict, path: Path) -> bool:
         ax.set_xticks(list(x), names, rotation=25, ha="right", fontsize=8)
         ax.legend(fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    return save_figure(fig, path)

@@ -19,7 +19,7 @@ import random
 import time
 from pathlib import Path
 
-from .runner import NO_CORPUS, corpus_pairs, dtypes, median, model_name, progress, table, times
+from .runner import NO_CORPUS, corpus_pairs, dtypes, median, model_name, progress, pyplot, save_figure, table, times
 
 REWRITE_SYSTEM = ("You edit code. Rewrite the whole file with the instruction applied. "
                   "Answer with the complete new file only.")
@@ -264,10 +264,7 @@ def markdown(data: dict) -> str:
 
 
 def plot(data: dict, path: Path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(8, 4))
     runs = list(data["runs"].items())
@@ -284,7 +281,4 @@ def plot(data: dict, path: Path) -> bool:
     ax.set_title("End-to-end speedup, measured vs closed-form bound")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    return save_figure(fig, path)

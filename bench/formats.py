@@ -22,7 +22,7 @@ import difflib
 import re
 import statistics
 
-from .runner import NO_CORPUS, corpus_pairs, pair_limit, pct, qwen_tokenizer, table
+from .runner import NO_CORPUS, corpus_pairs, pair_limit, pct, pyplot, qwen_tokenizer, save_figure, table
 
 FORMATS = ["copy/gen", "whole rewrite", "search/replace", "search/replace (unique)", "udiff n=3", "udiff n=0"]
 PAPER = "search/replace 81–94% correct (anchor ambiguity); unified diff 17–64% more output tokens than copy/gen"
@@ -246,10 +246,7 @@ def markdown(data: dict) -> str:
 
 
 def plot(data: dict, path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(data["corpora"])
     formats = data["formats"]
@@ -266,7 +263,4 @@ def plot(data: dict, path) -> bool:
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     left.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    return save_figure(fig, path)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .runner import dtypes, median, model_name, percentile, progress, synchronize, table, times
+from .runner import dtypes, median, model_name, percentile, progress, pyplot, save_figure, synchronize, table, times
 
 FULL_NS = [8, 16, 32, 64, 128, 256, 512]
 QUICK_NS = [8, 32]
@@ -213,10 +213,7 @@ def markdown(data: dict) -> str:
 
 
 def plot(data: dict, path: Path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 4.2))
     for dtype, curve in data["curves"].items():
@@ -232,7 +229,4 @@ def plot(data: dict, path: Path) -> bool:
     ax.set_title(f"Splice speedup, {data['model']}, {data['context']}-token context")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    return save_figure(fig, path)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .runner import NO_CORPUS, corpus_pairs, pair_limit, pct, table
+from .runner import NO_CORPUS, corpus_pairs, pair_limit, pct, pyplot, save_figure, table
 
 SHIFTS = (1, 2)
 MODES = {"one": "one boundary", "copy": "one copy moved", "all": "all boundaries"}
@@ -128,10 +128,7 @@ def markdown(data: dict) -> str:
 
 
 def plot(data: dict, path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(data["corpora"])
     keys = [f"{mode}_{k}" for k in data["shifts"] for mode in MODES]
@@ -152,7 +149,4 @@ def plot(data: dict, path) -> bool:
     ax.set_title("Off-by-one copy boundaries")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    return save_figure(fig, path)

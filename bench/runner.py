@@ -24,7 +24,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "lossless", "perturb", "formats", "quality", "vllm"]
+BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "vllm"]
 NAMES = BENCHMARKS + ["report", "all"]
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 DEFAULT_RESULTS_MD = Path(__file__).resolve().parent / "RESULTS.md"
@@ -159,6 +159,23 @@ def progress(iterable, desc: str, total: int | None = None):
     from tqdm import tqdm
 
     return tqdm(iterable, desc=desc, total=total, leave=False, mininterval=2.0, dynamic_ncols=True, file=sys.stderr)
+
+
+def pyplot():
+    """matplotlib's pyplot drawing to files only: benchmarks run without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: Path) -> bool:
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    pyplot().close(fig)
+    return True
 
 
 def synchronize(device) -> None:

@@ -25,7 +25,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .runner import NO_CORPUS, corpus_pairs, median, table, times
+from .runner import NO_CORPUS, corpus_pairs, median, pyplot, save_figure, table, times
 
 NS = [8, 16, 32, 64, 128, 256]
 QUICK_NS = [8, 64]
@@ -204,10 +204,7 @@ def markdown(data: dict) -> str:
 
 
 def plot(data: dict, path: Path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     points = data["curve"]["points"]
     ns = [p["n"] for p in points]
@@ -222,20 +219,12 @@ def plot(data: dict, path: Path) -> bool:
     ax.set_title(f"vLLM {data['server']}: copy as a continuation, {data['model']}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    return save_figure(fig, path)
 
 
 if __name__ == "__main__":
     import sys
 
-    from . import report, runner
+    from . import runner
 
-    # Usable before the shared runner lists it: register for this process only.
-    if "vllm" not in runner.BENCHMARKS:
-        runner.BENCHMARKS.append("vllm")
-        runner.NAMES.insert(len(runner.BENCHMARKS) - 1, "vllm")
-        report.TITLES.setdefault("vllm", "vLLM: copies as prefix-cached continuations")
     sys.exit(runner.main(["vllm", *sys.argv[1:]]))

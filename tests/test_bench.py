@@ -56,6 +56,20 @@ def test_kernel_shape(quick_out):
     assert (quick_out / "kernel.png").is_file()
 
 
+def test_serve_latency_shape(quick_out):
+    data = load(quick_out, "serve")
+    assert data["model"] == "random:tiny" and data["load_s"] > 0
+    assert [row["lines"] for row in data["sizes"]] == [20, 200]
+    for row in data["sizes"]:
+        runs = row["cold"] + row["warm"]
+        assert len(row["cold"]) == 1 and len(row["warm"]) == 2
+        assert all(r["apply_s"] > 0 and r["answer_s"] >= r["apply_s"] and r["text_edits"] >= 1 for r in runs)
+        # the warm requests found the document's prompt prefix in the server's cache
+        assert row["warm_cached_tokens"] > row["cold_cached_tokens"]
+        assert row["warm_cached_tokens"] < row["prompt_tokens"]
+    assert data["sizes"][1]["prompt_tokens"] > data["sizes"][0]["prompt_tokens"]
+
+
 @pytest.mark.skipif(not HAS_CORPUS, reason="corpus folder not present in this checkout")
 def test_corpus_benchmarks_shape(quick_out):
     lossless = load(quick_out, "lossless")
@@ -88,7 +102,10 @@ def test_results_md_has_a_section_per_benchmark(quick_out):
     text = (quick_out / "RESULTS.md").read_text(encoding="utf-8")
     for name in runner.BENCHMARKS:
         assert f"bench {name}" in text or "bench all" in text
-    assert text.count("\n## ") == len(runner.BENCHMARKS)
+    assert text.count("\n## ") == len(runner.BENCHMARKS) + 1  # and the summary per corpus
+    if HAS_CORPUS:
+        glance = text.split("\n## ")[1]
+        assert glance.startswith("At a glance") and all(f"| {name} |" in glance for name in corpora.CORPORA)
     for section in text.split("\n## ")[1:]:
         if section.startswith("vLLM") and not os.environ.get("CAD_LSP_VLLM_URL"):
             continue  # needs a vLLM server; .ci/vllm.sh runs that benchmark's tests against one

@@ -1,0 +1,251 @@
+"""serve: what an editor user waits for, from ``workspace/executeCommand`` to ``workspace/applyEdit``.
+
+The real server runs as a subprocess over stdio (``cad-lsp serve``) and a
+pygls client plays the editor: it opens a document of real code, sends
+``cad.editSelection`` and stops the clock when the server's
+``workspace/applyEdit`` arrives.  Two document sizes (50 and 2,000 lines by
+default), two cache states:
+
+- **cold**: the document was just opened under a new URI, so the request
+  pays for the prefill of the whole document-first prompt;
+- **warm**: the same document again; its prompt prefix is already in the
+  KV cache (as it is after the server's background warm), so the request
+  pays only for the instruction and the program.
+
+Random weights write arbitrary programs (often an unfinished ``<gen>``), so
+the server's model is teacher-forced through one fixed program (copy, a
+generated comment line, copy) by the same decode loop it uses for its own
+choices: every request does the same work after the prompt, and the
+difference between rows is the prompt and its cache.  The client does not
+apply the edit, so each request sees the same text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from .runner import median, model_name, progress, table
+
+FULL_SIZES = [50, 2000]
+QUICK_SIZES = [20, 200]
+SELECTION = 8  # lines selected, in the middle of the document
+GEN_LINE = "    # checked: the bound includes the last element\n"
+INSTRUCTION = "Add a comment that the bound was checked"
+
+
+def document(lines: int) -> str:
+    """``lines`` lines of real code that every Python has: the standard library's argparse."""
+    import argparse
+
+    text = Path(argparse.__file__).read_text(encoding="utf-8")
+    source = text.splitlines(keepends=True)
+    while len(source) < lines:
+        source += source
+    return "".join(source[:lines])
+
+
+def selection(lines: int) -> tuple[int, int]:
+    first = max(1, lines // 2 - SELECTION // 2)
+    return first, min(lines, first + SELECTION - 1)
+
+
+def planned_program(first: int, last: int):
+    """Copy the first three selected lines, generate one, copy the rest."""
+    from cad_lsp.program import Copy, Gen
+
+    split = min(last, first + 2)
+    ops = [Copy(first, split), Gen(GEN_LINE)]
+    return ops + [Copy(split + 1, last)] if split < last else ops
+
+
+# ---------------------------------------------------------------------------
+# The server side: ``python -m bench.serve MODEL DTYPE THREADS`` is ``cad-lsp serve`` with a scripted model.
+
+
+def child_main(argv: list[str]) -> int:
+    model, dtype, threads = argv
+    import torch
+
+    from cad_lsp import engine
+    from cad_lsp.cli import main
+
+    if int(threads):
+        torch.set_num_threads(int(threads))
+    edit = engine.Engine.edit
+
+    def scripted(self, document, first_line, last_line, instruction, **kwargs):
+        kwargs["program"] = planned_program(first_line, last_line)
+        return edit(self, document, first_line, last_line, instruction, **kwargs)
+
+    engine.Engine.edit = scripted
+    return main(["serve", "--model", model, "--dtype", dtype, "--no-confirm"])
+
+
+# ---------------------------------------------------------------------------
+# The editor side
+
+
+class Editor:
+    """A pygls client that answers the server's requests the way an editor does."""
+
+    def __init__(self):
+        from lsprotocol import types as lsp
+        from pygls.lsp.client import LanguageClient
+
+        self.client = client = LanguageClient("cad-lsp-bench", "1")
+        self.applied: asyncio.Future | None = None
+        self.loaded = asyncio.Event()
+        self.messages: list[str] = []
+
+        @client.feature(lsp.WORKSPACE_APPLY_EDIT)
+        def apply_edit(params: lsp.ApplyWorkspaceEditParams):
+            if self.applied is not None and not self.applied.done():
+                self.applied.set_result((time.perf_counter(), params.edit))
+            return lsp.ApplyWorkspaceEditResult(applied=True)
+
+        @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create_progress(params):
+            return None
+
+        @client.feature(lsp.PROGRESS)
+        def on_progress(params):
+            pass
+
+        @client.feature(lsp.WINDOW_LOG_MESSAGE)
+        def log_message(params: lsp.LogMessageParams):
+            if " loaded in " in params.message:
+                self.loaded.set()
+            self.messages.append(params.message)
+
+        @client.feature(lsp.WINDOW_SHOW_MESSAGE)
+        def show_message(params: lsp.ShowMessageParams):
+            self.messages.append(params.message)
+            if "cannot load" in params.message:
+                self.loaded.set()
+
+    async def start(self, model: str, dtype: str, threads: int) -> float:
+        """Start the server and wait for its model; returns the load time in seconds."""
+        from lsprotocol import types as lsp
+
+        root = Path(__file__).resolve().parent.parent
+        await self.client.start_io(sys.executable, "-m", "bench.serve", model, dtype, str(threads), cwd=str(root))
+        caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=True),
+                                      workspace=lsp.WorkspaceClientCapabilities(apply_edit=True))
+        t0 = time.perf_counter()
+        await self.client.initialize_async(lsp.InitializeParams(capabilities=caps, process_id=None, root_uri=None))
+        self.client.initialized(lsp.InitializedParams())
+        await self.loaded.wait()
+        if not any(" loaded in " in m for m in self.messages):
+            raise RuntimeError(f"the server could not load {model}: {self.messages[-1]}")
+        return time.perf_counter() - t0
+
+    def open(self, uri: str, text: str) -> None:
+        from lsprotocol import types as lsp
+
+        self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+
+    async def edit(self, uri: str, first: int, last: int) -> dict:
+        """One ``cad.editSelection``; seconds to the applyEdit and to the command's answer."""
+        from lsprotocol import types as lsp
+
+        self.applied = asyncio.get_running_loop().create_future()
+        whole_lines = {"start": {"line": first - 1, "character": 0}, "end": {"line": last, "character": 0}}
+        argument = {"uri": uri, "version": 1, "range": whole_lines, "instruction": INSTRUCTION}
+        t0 = time.perf_counter()
+        answer = await self.client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(command="cad.editSelection", arguments=[argument]))
+        answered = time.perf_counter()
+        if not self.applied.done():
+            raise RuntimeError(f"no workspace/applyEdit for {uri}: {answer}; {self.messages[-3:]}")
+        at, edit = self.applied.result()
+        stats = (answer.get("stats") if isinstance(answer, dict) else getattr(answer, "stats", None)) or {}
+        return {"apply_s": at - t0, "answer_s": answered - t0, "engine_s": stats.get("total_s"),
+                "prompt_tokens": stats.get("prompt_tokens"), "cached_tokens": stats.get("cached_tokens"),
+                "text_edits": sum(len(c.edits) for c in edit.document_changes or [])}
+
+    async def stop(self) -> None:
+        from lsprotocol import types as lsp
+
+        try:
+            await asyncio.wait_for(self.client.shutdown_async(None), 30)
+            self.client.exit(None)
+        finally:
+            await self.client.stop()
+
+
+async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeats: int) -> dict:
+    editor = Editor()
+    load_s = await editor.start(model, dtype, threads)
+    results = {}
+    try:
+        steps = [(size, r) for size in sizes for r in range(repeats)]
+        for size, r in progress(steps, "serve"):
+            text = document(size)
+            first, last = selection(size)
+            uri = f"file:///bench/doc{size}-{r}.py"  # a new URI: nothing of it is cached
+            editor.open(uri, text)
+            cold = await editor.edit(uri, first, last)
+            warm = [await editor.edit(uri, first, last) for _ in range(2)]
+            row = results.setdefault(size, {"lines": size, "chars": len(text), "selection": [first, last],
+                                            "cold": [], "warm": []})
+            row["cold"].append(cold)
+            row["warm"].extend(warm)
+    finally:
+        await editor.stop()
+    return {"load_s": load_s, "sizes": list(results.values())}
+
+
+def run(args) -> dict:
+    name = model_name(args)
+    dtype = args.dtype or "auto"
+    sizes = QUICK_SIZES if args.quick else FULL_SIZES
+    repeats = args.repeats or (1 if args.quick else 3)
+    data = asyncio.run(measure(name, dtype, args.threads or 0, sizes, repeats))
+    for row in data["sizes"]:
+        row["prompt_tokens"] = row["cold"][0]["prompt_tokens"]
+        for state in ("cold", "warm"):
+            for key in ("apply_s", "answer_s", "engine_s", "cached_tokens"):
+                values = [m[key] for m in row[state] if m[key] is not None]
+                row[f"{state}_{key}"] = median(values) if values else None
+    sizes_rows = data["sizes"]
+    if len(sizes_rows) >= 2:
+        short, long = sizes_rows[0], sizes_rows[-1]
+        data["warm_long_over_short"] = long["warm_apply_s"] / short["warm_apply_s"]
+        data["cold_long_over_short"] = long["cold_apply_s"] / short["cold_apply_s"]
+    return {"model": name, "dtype": dtype, "repeats": repeats, "program": "copy 3 lines, gen 1 line, copy 5 lines",
+            **data}
+
+
+def markdown(data: dict) -> str:
+    def ms(x):
+        return "" if x is None else f"{1e3 * x:.0f}"
+
+    rows = [[r["lines"], r["prompt_tokens"], f"{r['selection'][0]}-{r['selection'][1]}",
+             ms(r["cold_apply_s"]), ms(r["cold_engine_s"]), ms(r["warm_apply_s"]), ms(r["warm_engine_s"]),
+             r["warm_cached_tokens"], f"{r['cold_apply_s'] / r['warm_apply_s']:.1f}×", len(r["cold"]), len(r["warm"])]
+            for r in data["sizes"]]
+    out = [f"`cad-lsp serve --model {data['model']} --dtype {data['dtype']}` as a subprocess over stdio; a pygls "
+           f"client times `workspace/executeCommand` (`cad.editSelection`) → `workspace/applyEdit`. The model is "
+           f"teacher-forced through one fixed program ({data['program']}) so every request does the same work after "
+           f"the prompt. Cold: the document was just opened (new URI), the whole prompt is prefilled. Warm: the same "
+           f"document again, its prompt prefix already cached. Model load: {data['load_s']:.1f} s. Medians.",
+           "",
+           table(["document lines", "prompt tokens", "selection", "cold (ms)", "cold, in the engine (ms)",
+                  "warm (ms)", "warm, in the engine (ms)", "warm: tokens cached", "cold / warm", "cold runs",
+                  "warm runs"], rows),
+           "",
+           "\"in the engine\" is the engine's own time for the request (prefill, decode, splices); the rest of "
+           "each figure is the protocol, the event loop and the worker thread."]
+    if "warm_long_over_short" in data:
+        short, long = data["sizes"][0]["lines"], data["sizes"][-1]["lines"]
+        out += ["", f"{long} lines vs {short} lines: **warm {data['warm_long_over_short']:.2f}×**, "
+                    f"cold {data['cold_long_over_short']:.1f}×."]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(child_main(sys.argv[1:]))
