@@ -16,7 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .program import Copy, Gen, oracle_program, split_lines
+from .program import Copy, Gen, oracle_for_selection, split_lines
 
 TEST_EVERY = 5
 COMMIT_CONTEXT = 3  # unchanged lines kept around a commit's change in its selection
@@ -86,11 +86,7 @@ def request_for(pair, context: int = COMMIT_CONTEXT) -> Request:
 
 def oracle_for(request: Request) -> list:
     """The line oracle for a request, with copies numbered as document lines."""
-    old = split_lines(request.document)
-    selected = "".join(old[request.first - 1 : request.last])
-    shift = request.first - 1
-    return [Copy(op.start + shift, op.end + shift) if isinstance(op, Copy) else op
-            for op in oracle_program(selected, request.target)]
+    return oracle_for_selection(request.document, request.first, request.last, request.target)
 
 
 def window(request: Request, margin: int) -> Request:
