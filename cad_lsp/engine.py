@@ -391,16 +391,18 @@ class Engine:
         return last
 
     def _prepare(self, document: str, first: int, last: int | None, instruction: str,
-                 program: Sequence[Op] | None, max_tokens: int | None) -> tuple[Document, int, int]:
-        """Check a request; returns the document, the last line and the program token limit."""
+                 program: Sequence[Op] | None, max_tokens: int | None) -> tuple[Document, int, int, int]:
+        """Check a request; returns the document, the last line, the program token limit and the
+        selection's length in tokens."""
         last = self._check_request(document, first, last)
         if program is None and not instruction.strip():
             raise EngineError("the instruction is empty")
         doc = Document(document)
+        start, end = doc.line_range_offsets(first, last)
+        selection_tokens = len(self.tokenizer.encode(document[start:end], add_special_tokens=False))
         if max_tokens is None:  # room for a rewrite of the selection twice over, plus tags
-            start, end = doc.line_range_offsets(first, last)
-            max_tokens = 2 * len(self.tokenizer.encode(document[start:end], add_special_tokens=False)) + 256
-        return doc, last, max_tokens
+            max_tokens = 2 * selection_tokens + 256
+        return doc, last, max_tokens, selection_tokens
 
     @property
     def context_length(self) -> int | None:
@@ -408,7 +410,7 @@ class Engine:
         config = getattr(self.loaded.model, "config", None)
         return getattr(config, "max_position_embeddings", None)
 
-    def _fit_context(self, prompt_tokens: int, doc: Document, first: int, last: int, max_tokens: int) -> int:
+    def _fit_context(self, prompt_tokens: int, selection_tokens: int, max_tokens: int) -> int:
         """The program's token limit within the model's context; refuses a request that does not fit.
 
         Copies fill positions too: room is kept for copying the whole selection.
@@ -416,8 +418,7 @@ class Engine:
         limit = self.context_length
         if limit is None:
             return max_tokens
-        start, end = doc.line_range_offsets(first, last)
-        room = limit - prompt_tokens - len(self.tokenizer.encode(doc.text[start:end], add_special_tokens=False))
+        room = limit - prompt_tokens - selection_tokens
         if room < MIN_PROGRAM_TOKENS:
             raise EngineError(f"the document, the request and the selected lines take more than the model's "
                               f"{limit}-token context ({prompt_tokens} tokens of prompt): edit a shorter file or "
@@ -433,13 +434,14 @@ class Engine:
         With ``program`` the model is teacher-forced through that program by
         the same loop (for benchmarks and tests) instead of choosing tokens.
         """
-        doc, last_line, max_tokens = self._prepare(document, first_line, last_line, instruction, program, max_tokens)
+        doc, last_line, max_tokens, selection_tokens = self._prepare(document, first_line, last_line, instruction,
+                                                                     program, max_tokens)
         stats = Stats()
         t_start = time.perf_counter()
         with self.lock:
             prompt: Prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
             stats.prompt_tokens = len(prompt.ids)
-            max_tokens = self._fit_context(len(prompt.ids), doc, first_line, last_line, max_tokens)
+            max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
             state = self._state(key or name)
 
             def prefilled(done: int, total: int) -> None:  # a long document: say how far the prefill got

@@ -403,7 +403,7 @@ class VLLMEngine:
         With ``program`` the server is teacher-forced through that program's
         text (a literal grammar), so it decodes and splices what a real run would.
         """
-        doc, last_line, max_tokens = self._prepare(document, first_line, last_line, instruction, program, max_tokens)
+        doc, last_line, max_tokens, _ = self._prepare(document, first_line, last_line, instruction, program, max_tokens)
         prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
         stats = VLLMStats(prompt_tokens=len(prompt.ids))
         t0 = time.perf_counter()
