@@ -27,6 +27,11 @@ import sys
 import time
 from pathlib import Path
 
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+from cad_lsp.server import EDIT_COMMAND
+
 from .runner import median, model_name, progress, table
 
 FULL_SIZES = [50, 2000]
@@ -92,9 +97,6 @@ class Editor:
     """A pygls client that answers the server's requests the way an editor does."""
 
     def __init__(self):
-        from lsprotocol import types as lsp
-        from pygls.lsp.client import LanguageClient
-
         self.client = client = LanguageClient("cad-lsp-bench", "1")
         self.applied: asyncio.Future | None = None
         self.loaded = asyncio.Event()
@@ -128,8 +130,6 @@ class Editor:
 
     async def start(self, model: str, dtype: str, threads: int) -> float:
         """Start the server and wait for its model; returns the load time in seconds."""
-        from lsprotocol import types as lsp
-
         root = Path(__file__).resolve().parent.parent
         await self.client.start_io(sys.executable, "-m", "bench.serve", model, dtype, str(threads), cwd=str(root))
         caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=True),
@@ -143,21 +143,17 @@ class Editor:
         return time.perf_counter() - t0
 
     def open(self, uri: str, text: str) -> None:
-        from lsprotocol import types as lsp
-
         self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
 
     async def edit(self, uri: str, first: int, last: int) -> dict:
         """One ``cad.editSelection``; seconds to the applyEdit and to the command's answer."""
-        from lsprotocol import types as lsp
-
         self.applied = asyncio.get_running_loop().create_future()
         whole_lines = {"start": {"line": first - 1, "character": 0}, "end": {"line": last, "character": 0}}
         argument = {"uri": uri, "version": 1, "range": whole_lines, "instruction": INSTRUCTION}
         t0 = time.perf_counter()
         answer = await self.client.workspace_execute_command_async(
-            lsp.ExecuteCommandParams(command="cad.editSelection", arguments=[argument]))
+            lsp.ExecuteCommandParams(command=EDIT_COMMAND, arguments=[argument]))
         answered = time.perf_counter()
         if not self.applied.done():
             raise RuntimeError(f"no workspace/applyEdit for {uri}: {answer}; {self.messages[-3:]}")
@@ -168,8 +164,6 @@ class Editor:
                 "text_edits": sum(len(c.edits) for c in edit.document_changes or [])}
 
     async def stop(self) -> None:
-        from lsprotocol import types as lsp
-
         try:
             await asyncio.wait_for(self.client.shutdown_async(None), 30)
             self.client.exit(None)
