@@ -32,20 +32,42 @@ def _model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vllm-url", default=None, help="the vLLM server, e.g. http://gpu-host:8000 (--backend vllm)")
 
 
+def read_document(path: Path) -> tuple[str, str | None]:
+    """(text, None), or ("", why the file cannot be edited); line ends are kept as they are."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except IsADirectoryError:
+        return "", "is a folder, not a file"
+    except OSError as exc:
+        return "", f"cannot read the file: {exc.strerror or exc}"
+    if b"\0" in data:
+        return "", "looks like a binary file (it contains NUL bytes); only text files can be edited"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return "", f"is not UTF-8 text (byte {exc.start}): only UTF-8 files can be edited"
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
+    from .program import apply_program, selection_problem
+
+    path = Path(args.file)
+    document, problem = read_document(path)
+    first, last = args.lines
+    if problem is None:  # every check that needs no model, before one loads (seconds to a minute)
+        problem = selection_problem(document, first, last)
+    if problem is None and not args.instruction.strip():
+        problem = "the instruction is empty"
+    if problem is None and args.max_tokens is not None and args.max_tokens < 1:
+        problem = f"--max-tokens must be at least 1, got {args.max_tokens}"
+    if problem is not None:
+        print(f"cad-lsp: {path}: {problem}", file=sys.stderr)
+        return 2
     from .edits import text_edits
     from .engine import Engine, EngineError
     from .models import ModelLoadError, load_model
-    from .program import apply_program
 
-    path = Path(args.file)
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:  # newline="": keep CRLF as it is
-            document = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"cad-lsp: cannot read {path}: {exc}", file=sys.stderr)
-        return 2
-    first, last = args.lines
     try:
         if args.backend == "vllm":
             from .vllm_backend import VLLMEngine

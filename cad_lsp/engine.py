@@ -25,7 +25,7 @@ import torch
 from . import grammar as grammar_mod
 from .grammar import ProgramConstraint
 from .models import LoadedModel
-from .program import Copy, Document, Op, format_op, format_program, resolve, split_lines
+from .program import Copy, Document, Op, format_op, format_program, resolve, selection_problem, split_lines
 from .prompt import Prompt, build_prompt
 
 
@@ -382,13 +382,10 @@ class Engine:
 
     # -- requests
     def _check_request(self, document: str, first: int, last: int | None) -> int:
-        lines = split_lines(document)
-        if not lines:
-            raise EngineError("the document is empty: there are no lines to edit")
-        last = len(lines) if last is None else last
-        if not 1 <= first <= last <= len(lines):
-            raise EngineError(f"selection {first}-{last} is outside the document's lines 1-{len(lines)}")
-        return last
+        problem = selection_problem(document, first, last)
+        if problem is not None:
+            raise EngineError(problem)
+        return len(split_lines(document)) if last is None else last
 
     def _prepare(self, document: str, first: int, last: int | None, instruction: str,
                  program: Sequence[Op] | None, max_tokens: int | None) -> tuple[Document, int, int, int]:

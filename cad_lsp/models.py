@@ -14,9 +14,13 @@ One string names a model everywhere (``--model``, ``initializationOptions``):
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
+import shutil
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,6 +104,120 @@ def smollm2_path() -> Path:
     return path
 
 
+# ---------------------------------------------------------------------------
+# The embedded model, converted once
+
+
+CONVERSION_FORMAT = 1  # bump when what convert_smollm2 writes changes
+_COMPLETE = "cad-lsp-complete"  # written last into a converted folder, before it gets its final name
+
+
+def cache_dir() -> Path:
+    """Where converted weights live: $CAD_LSP_CACHE, else $XDG_CACHE_HOME/cad-lsp, else ~/.cache/cad-lsp."""
+    if os.environ.get("CAD_LSP_CACHE"):
+        return Path(os.environ["CAD_LSP_CACHE"]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base).expanduser() / "cad-lsp"
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes (~0.2 s for the 98 MB GGUF file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def smollm2_cache_name(gguf: Path) -> str:
+    """One folder per GGUF file content, transformers version and conversion format."""
+    import transformers
+
+    key = f"{file_digest(gguf)}:{transformers.__version__}:{CONVERSION_FORMAT}"
+    return "smollm2-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def cached_folder(root: Path, name: str, build) -> Path:
+    """``root/name``, made by ``build(folder)`` the first time; returns it complete or raises OSError.
+
+    ``build`` writes into a fresh temporary folder beside the final one, which
+    is renamed into place only when complete: an interrupted run leaves no
+    half-written ``name`` (only a temporary folder, removed on the way out when
+    it can be), and of two first runs at once, both build and the first
+    rename wins; the other finds the folder there and uses it.
+    """
+    final = root / name
+    if (final / _COMPLETE).is_file():
+        return final
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
+    try:
+        build(tmp)
+        (tmp / _COMPLETE).write_text(f"{name}\n", encoding="utf-8")
+        if final.exists() and not (final / _COMPLETE).is_file():
+            shutil.rmtree(final, ignore_errors=True)  # not ours: a folder left by hand, or a copy cut short
+        try:
+            os.replace(tmp, final)
+        except OSError:
+            if not (final / _COMPLETE).is_file():
+                raise
+            # another run renamed its copy first: use that one
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final
+
+
+def convert_smollm2(gguf: Path):
+    """De-quantize the GGUF file into a plain fp32 model; returns (model, tokenizer), both savable.
+
+    Transformers refuses to save a model loaded from GGUF, so the weights move
+    into a fresh model of the same config without the quantization entry.
+    """
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = load_tokenizer(gguf.parent, gguf_file=gguf.name)
+    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.load_state_dict(loaded.state_dict())
+    return model, tokenizer
+
+
+def load_smollm2(dtype: torch.dtype, log=None):
+    """The embedded model: converted from its GGUF file on the first run, then read from the cache.
+
+    Converting takes 20-60 s on a laptop-class CPU; reading the converted
+    folder takes about a second.  If the cache cannot be written (read-only
+    home, full disk) the model is used from memory and the next run converts again.
+    """
+    from transformers import AutoModelForCausalLM
+
+    log = log or (lambda line: print(line, file=sys.stderr))
+    gguf = smollm2_path()
+    root, name = cache_dir(), smollm2_cache_name(gguf)
+    converted = {}
+
+    def build(folder: Path) -> None:
+        log(f"cad-lsp: converting the embedded model once (this run only) into {root / name}")
+        model, tokenizer = converted["pair"] = convert_smollm2(gguf)
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+
+    try:
+        folder = cached_folder(root, name, build)
+    except OSError as exc:
+        if "pair" not in converted:
+            converted["pair"] = convert_smollm2(gguf)
+        log(f"cad-lsp: cannot cache the converted model in {root} ({exc}); the next run converts again")
+        model, tokenizer = converted["pair"]
+        return model.to(dtype), tokenizer
+    tokenizer = load_tokenizer(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
+    return model, tokenizer
+
+
 def merge_lora(model: torch.nn.Module, folder: str | Path) -> int:
     """Add a saved LoRA adapter's update (scale * B @ A) into the weights it adapts; returns layers merged.
 
@@ -142,11 +260,7 @@ def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | 
             model = random_model(shape, torch_dtype)
             tokenizer = load_tokenizer(QWEN_TOKENIZER)
         elif name in ("smollm2", "smollm2:base"):
-            gguf = smollm2_path()
-            from transformers import AutoModelForCausalLM
-
-            tokenizer = load_tokenizer(gguf.parent, gguf_file=gguf.name)
-            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch_dtype)
+            model, tokenizer = load_smollm2(torch_dtype)
             if name == "smollm2" and adapter is None and (SMOLLM2_ADAPTER / "adapter_config.json").is_file():
                 adapter = SMOLLM2_ADAPTER
         else:
@@ -189,4 +303,4 @@ def _load_pretrained(name: str, dtype: torch.dtype):
     return model, tokenizer
 
 
-__all__ = ["LoadedModel", "ModelLoadError", "load_model", "merge_lora", "random_model", "parse_dtype", "RANDOM_SHAPES"]
+__all__ = ["LoadedModel", "ModelLoadError", "load_model", "load_smollm2", "cache_dir", "cached_folder", "merge_lora", "random_model", "parse_dtype", "RANDOM_SHAPES"]

@@ -210,6 +210,20 @@ def parse_program(text: str) -> list[Op]:
 # Resolver
 
 
+def selection_problem(document: str, first_line: int, last_line: int | None) -> str | None:
+    """Why lines first..last of ``document`` cannot be edited, or None.
+
+    Needs no model, so a front end can refuse bad input before loading one.
+    """
+    count = len(split_lines(document))
+    if count == 0:
+        return "the document is empty: there are no lines to edit"
+    last = count if last_line is None else last_line
+    if not 1 <= first_line <= last <= count:
+        return f"selection {first_line}-{last} is outside the document's lines 1-{count}"
+    return None
+
+
 def _check_selection(doc: Document, first_line: int, last_line: int | None) -> tuple[int, int]:
     last = doc.line_count if last_line is None else last_line
     if doc.line_count == 0 and first_line == 1 and last == 0:

