@@ -28,7 +28,7 @@ BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "forma
 NAMES = BENCHMARKS + ["report", "all"]
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 DEFAULT_RESULTS_MD = Path(__file__).resolve().parent / "RESULTS.md"
-NO_CORPUS = "corpus folder not present"
+NO_CORPUS = "corpus folder not present (the corpora go in ../shared/data, or set CAD_LSP_DATA)"
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +260,8 @@ def run_benchmark(name: str, args) -> dict:
         **payload,
     }
     write_outputs(name, data, args.out)
+    if data.get("skipped"):  # say why on the terminal, not only inside the Markdown
+        print(f"bench {name}: not run: {data['skipped']}", file=sys.stderr)
     print(f"bench {name}: {data['seconds']} s -> {args.out / (name + '.json')}", file=sys.stderr)
     return data
 

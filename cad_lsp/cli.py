@@ -1,4 +1,4 @@
-"""Command line: ``cad-lsp edit``, ``cad-lsp serve``, ``cad-lsp bench``."""
+"""Command line: ``cad-lsp edit``, ``cad-lsp serve``, ``cad-lsp train``, ``cad-lsp bench``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 DEFAULT_MODEL = "smollm2"
+
+DESCRIPTION = ("Code edits by Copy-as-Decode: the model writes a program that copies the lines that stay "
+               "the same and generates only what changes.")
 
 
 def _line_range(text: str) -> tuple[int, int]:
@@ -147,28 +150,30 @@ def cmd_bench(argv: list[str]) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cad-lsp", description=__doc__)
+    parser = argparse.ArgumentParser(prog="cad-lsp", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
 
     edit = sub.add_parser("edit", help="edit lines of a file and print the program, a diff and stats")
-    edit.add_argument("file")
+    edit.add_argument("file", help="the file to edit (UTF-8 text)")
     edit.add_argument("--lines", type=_line_range, required=True, help="A-B, 1-based, inclusive")
-    edit.add_argument("--instruction", required=True)
+    edit.add_argument("--instruction", required=True, help='what to do, e.g. "Add type hints"')
     _model_options(edit)
     edit.add_argument("--max-tokens", type=int, default=None, help="program token limit (default: from the selection)")
-    edit.add_argument("--temperature", type=float, default=0.0)
-    edit.add_argument("--seed", type=int, default=0)
+    edit.add_argument("--temperature", type=float, default=0.0,
+                      help="sampling temperature (default 0: greedy, the same program every run)")
+    edit.add_argument("--seed", type=int, default=0, help="random seed for sampling (--temperature > 0)")
     edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
     edit.add_argument("--write", action="store_true", help="write the result back to the file")
     edit.set_defaults(run=cmd_edit)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     _model_options(serve)
-    serve.add_argument("--max-tokens", type=int, default=None)
+    serve.add_argument("--max-tokens", type=int, default=None,
+                       help="program token limit per request (default: from the selection)")
     serve.add_argument("--no-confirm", action="store_true", help="apply edits without asking the editor to confirm")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP (loopback only) instead of stdio")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=2087)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on with --tcp (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=2087, help="port to listen on with --tcp (default 2087)")
     serve.set_defaults(run=cmd_serve)
 
     tr = sub.add_parser("train", help="fine-tune a LoRA adapter that writes edit programs (SFT)")
@@ -176,9 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", default=None, help="adapter folder (default out/smollm2-cad; copy it to "
                     "cad_lsp/assets/adapters/smollm2-cad to make smollm2 use it)")
     tr.add_argument("--sequences", type=int, default=320, help="training sequences seen")
-    tr.add_argument("--lr", type=float, default=1e-3)
-    tr.add_argument("--rank", type=int, default=8)
-    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
+    tr.add_argument("--rank", type=int, default=8, help="LoRA rank (default 8)")
+    tr.add_argument("--seed", type=int, default=0, help="seed for the data order and initialisation")
     tr.add_argument("--device", default=None, help="cpu (default), cuda ...")
     tr.add_argument("--bf16", action="store_true", help="bf16 autocast (the faster on a GPU)")
     tr.add_argument("--threads", type=int, default=None, help="torch threads")

@@ -23,6 +23,7 @@ import math
 import random
 import re
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -311,8 +312,10 @@ def train(cfg: TrainConfig, log=print) -> dict:
     if not data:
         raise RuntimeError("no training sequences")
     order = [data[i % len(data)] for i in range(cfg.sequences)]
-    model = get_peft_model(loaded.model, LoraConfig(r=cfg.rank, lora_alpha=cfg.alpha, lora_dropout=0.0,
-                                                    target_modules=TARGET_MODULES, task_type="CAUSAL_LM"))
+    with warnings.catch_warnings():  # peft reads transformers' deprecated is_gradient_checkpointing property
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+        model = get_peft_model(loaded.model, LoraConfig(r=cfg.rank, lora_alpha=cfg.alpha, lora_dropout=0.0,
+                                                        target_modules=TARGET_MODULES, task_type="CAUSAL_LM"))
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)

@@ -195,3 +195,41 @@ def test_smollm2_loads_from_the_cache_with_the_gguf_weights(monkeypatch):
     assert np.array_equal(model.get_input_embeddings().weight.detach().numpy(), reference)
     assert tokenizer.encode("def f(x):\n", add_special_tokens=False)
     assert os.path.isfile(models.cache_dir() / models.smollm2_cache_name(models.smollm2_path()) / "config.json")
+
+
+# ---------------------------------------------------------------------------
+# What the command line says
+
+
+def test_help_lists_every_command_in_plain_text(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0 and "``" not in out
+    assert all(name in out for name in ("edit", "serve", "train", "bench"))
+
+
+@pytest.mark.parametrize("command", ["edit", "serve", "train"])
+def test_every_argument_has_help(command):
+    import argparse
+
+    from cad_lsp.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    missing = [a.dest for a in sub._actions if a.help is None]
+    assert missing == []
+
+
+def test_a_benchmark_without_corpora_says_why_on_the_terminal(tmp_path, monkeypatch, capsys):
+    import sys
+    from pathlib import Path
+
+    from cad_lsp import corpora
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench import runner
+
+    monkeypatch.setattr(corpora, "data_dir", lambda: None)
+    assert runner.main(["lossless", "--quick", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert f"bench lossless: not run: {runner.NO_CORPUS}" in err and "CAD_LSP_DATA" in err
