@@ -22,6 +22,7 @@ TITLES = {
     "perturb": "Perturbation: off-by-one copy boundaries",
     "formats": "Output formats: tokens and fidelity",
     "quality": "Quality: a real model writing programs (zero-shot, few-shot, fine-tuned) vs its baselines",
+    "families": "Edit families: what the embedded model edits correctly, on held-out code",
     "vllm": "vLLM: copies as prefix-cached continuations",
 }
 
