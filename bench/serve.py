@@ -71,22 +71,11 @@ def planned_program(first: int, last: int):
 
 
 def child_main(argv: list[str]) -> int:
+    from .scripted import serve
+
     model, dtype, threads = argv
-    import torch
-
-    from cad_lsp import engine
-    from cad_lsp.cli import main
-
-    if int(threads):
-        torch.set_num_threads(int(threads))
-    edit = engine.Engine.edit
-
-    def scripted(self, document, first_line, last_line, instruction, **kwargs):
-        kwargs["program"] = planned_program(first_line, last_line)
-        return edit(self, document, first_line, last_line, instruction, **kwargs)
-
-    engine.Engine.edit = scripted
-    return main(["serve", "--model", model, "--dtype", dtype, "--no-confirm"])
+    plan = lambda document, first, last, instruction: planned_program(first, last)  # noqa: E731
+    return serve(plan, ["--model", model, "--dtype", dtype, "--no-confirm"], int(threads))
 
 
 # ---------------------------------------------------------------------------

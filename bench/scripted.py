@@ -1,0 +1,69 @@
+"""``cad-lsp serve`` with a scripted model, for clients that must know the edit in advance.
+
+Every edit is teacher-forced through a planned program by the engine's own
+decode loop, so everything else is real: the prompt and its cache, the
+grammar, the splices, progress, cancel, the versioned WorkspaceEdit.  Random
+weights then make a known edit.  Used by ``bench serve`` and by the editor
+tests (``python -m bench.scripted SERVE-ARGS...`` is ``cad-lsp serve
+SERVE-ARGS...`` with the default plan below).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable, Sequence
+
+COMMENT = "# checked: the bound includes the last element"
+SLOW_WORD = "slowly"  # an instruction that contains it decodes slowly (SLOW_STEP_S a forward): time to cancel or type
+SLOW_STEP_S = 0.5
+
+Plan = Callable[[str, int, int, str], Sequence]  # (document, first, last, instruction) -> program ops
+
+
+def comment_after_first_line(document: str, first: int, last: int, instruction: str) -> list:
+    """Copy the first selected line, generate a comment line, copy the rest.
+
+    The comment takes the indentation of the line it precedes and the first line's line ending.
+    """
+    from cad_lsp.program import Copy, Gen, split_lines
+
+    lines = split_lines(document)
+    line = lines[first - 1]
+    body = line.rstrip("\r\n")
+    ending = line[len(body):] or ("\r\n" if "\r\n" in document else "\n")
+    below = lines[first] if first < last else line
+    indent = below[: len(below) - len(below.lstrip(" \t"))]
+    ops = [Copy(first, first), Gen(f"{indent}{COMMENT}{ending}")]
+    return ops + [Copy(first + 1, last)] if first < last else ops
+
+
+def serve(plan: Plan, serve_args: list[str], threads: int = 0) -> int:
+    """Run ``cad-lsp serve serve_args`` with Engine.edit teacher-forced through ``plan``."""
+    import torch
+
+    from cad_lsp import engine
+    from cad_lsp.cli import main
+
+    if threads:
+        torch.set_num_threads(threads)
+    edit = engine.Engine.edit
+
+    def scripted(self, document, first_line, last_line, instruction, **kwargs):
+        kwargs["program"] = plan(document, first_line, last_line, instruction)
+        progress = kwargs.get("progress")
+        if SLOW_WORD in instruction.lower():
+            def slow(stats):
+                time.sleep(SLOW_STEP_S)
+                if progress is not None:
+                    progress(stats)
+
+            kwargs["progress"] = slow
+        return edit(self, document, first_line, last_line, instruction, **kwargs)
+
+    engine.Engine.edit = scripted
+    return main(["serve", *serve_args])
+
+
+if __name__ == "__main__":
+    sys.exit(serve(comment_after_first_line, sys.argv[1:]))
