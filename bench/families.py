@@ -15,8 +15,10 @@ train`` (its corpora are HumanEvalFix, QuixBugs and commits), so every row is
 held out.  Few-shot examples come from EXAMPLE_MODULES, disjoint from the test modules.
 
 Methods, greedy on the same model: the copy/gen program through the engine's
-decode loop (grammar, forced tags, splices), zero-shot and with two examples
-of the same family; and the whole rewrite of the selection, zero-shot and few-shot.
+decode loop (grammar, forced tags, splices), zero-shot, with the prompt's
+built-in examples (what ``cad-lsp edit`` and ``serve`` use for the embedded
+model) and with two examples of the same family; and the whole rewrite of the
+selection, zero-shot and few-shot.
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ from .runner import pct, progress, table
 
 TEST_MODULES = ["textwrap", "shlex", "fnmatch", "colorsys", "calendar", "bisect", "heapq", "statistics", "glob",
                 "posixpath", "string", "difflib", "base64", "quopri", "tokenize", "pprint", "inspect", "shutil",
-                "argparse", "gettext"]
-EXAMPLE_MODULES = ["ntpath", "genericpath", "keyword", "stat"]
+                "argparse", "gettext", "urllib.parse", "http.cookiejar", "os", "tarfile", "dis", "_pydecimal"]
+EXAMPLE_MODULES = ["ntpath", "genericpath", "keyword", "stat", "locale", "traceback", "warnings", "email.utils",
+                   "reprlib", "ast"]
 FAMILIES = ["delete-prints", "delete-comments", "rename", "add-docstring"]
-METHODS = ["copy/gen zero-shot", "copy/gen few-shot", "whole rewrite zero-shot", "whole rewrite few-shot"]
+METHODS = ["copy/gen zero-shot", "copy/gen built-in examples", "copy/gen few-shot", "whole rewrite zero-shot",
+           "whole rewrite few-shot"]
 NEW_NAMES = ["value", "item", "count", "total", "result", "text", "data", "index", "entry", "amount"]
-MIN_LINES, MAX_LINES = 4, 16
+MIN_LINES, MAX_LINES, MAX_CHARS = 4, 12, 480
 EXTRA_TOKENS = 48  # an answer may exceed the gold selection's tokens by this much
 FEW_SHOT = 2
 
@@ -62,7 +66,7 @@ def functions(module: str) -> tuple[tuple[str, str], ...]:
             continue
         source = "".join(lines[node.lineno - 1 : node.end_lineno])
         n = node.end_lineno - node.lineno + 1
-        if MIN_LINES <= n <= MAX_LINES and source.isascii() and "\t" not in source \
+        if MIN_LINES <= n <= MAX_LINES and len(source) <= MAX_CHARS and source.isascii() and "\t" not in source \
                 and max(map(len, source.splitlines())) <= 100:
             out.append((f"{module}.{node.name}", source))
     return tuple(out)
@@ -109,6 +113,8 @@ def delete_comments(source: str):
 
 def rename(source: str):
     node = _node(source)
+    if any(isinstance(n, ast.JoinedStr) for n in ast.walk(node)):
+        return None  # names inside f-strings: left out, so that a token-level check can verify every case
     for arg in node.args.args:
         old = arg.arg
         if old in ("self", "cls"):
@@ -218,7 +224,7 @@ def evaluate(ctx: dict, case: dict, family: str) -> dict:
     for method in METHODS:
         few = "few-shot" in method
         if method.startswith("copy/gen"):
-            shots = ctx["examples"][(family, "copy/gen")] if few else ""
+            shots = ctx["examples"][(family, "copy/gen")] if few else ctx["built_in"] if "built-in" in method else ""
             ops, complete, stats, _ = decode_program(backend, loaded.tokenizer, ctx["ll"], req, shots, budget)
             text = resolve(ops, req.document, req.first, req.last) if complete else None
             tokens = stats.sampled_tokens
@@ -252,6 +258,7 @@ def run(args) -> dict:
     from cad_lsp.engine import LocalModel
     from cad_lsp.grammar import ll_tokenizer
     from cad_lsp.models import load_model
+    from cad_lsp.prompt import built_in_examples
 
     quick = args.quick
     name = args.model or ("random:tiny" if quick else "smollm2:base")
@@ -259,6 +266,7 @@ def run(args) -> dict:
     limit = args.limit if args.limit is not None else (1 if quick else 8)
     loaded = load_model(name, args.device, dtype)
     ctx = {"quick": quick, "loaded": loaded, "backend": LocalModel(loaded), "ll": ll_tokenizer(loaded.tokenizer),
+           "built_in": built_in_examples(),
            "examples": {(f, fmt): examples(f, fmt) for f in FAMILIES for fmt in ("copy/gen", "rewrite")}}
     families = {}
     for family in FAMILIES:
@@ -286,8 +294,9 @@ def markdown(data: dict) -> str:
                          "" if gold is None else f"{gold:.0f}"])
     return "\n".join([
         f"Cases built from Python {data['python']}'s standard library (`bench/families.py`): top-level functions of "
-        f"{MIN_LINES}-{MAX_LINES} lines from {', '.join(data['test_modules'])}, the whole function selected; none "
-        "is in the training data of `cad-lsp train`, so every row is held out. Few-shot: "
+        f"{MIN_LINES}-{MAX_LINES} lines (at most {MAX_CHARS} characters) from {', '.join(data['test_modules'])}, the whole function selected; none "
+        "is in the training data of `cad-lsp train`, so every row is held out. *built-in examples*: the three "
+        "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/prompt.py`). Few-shot: "
         f"{data['few_shot']} examples of the same family from {', '.join(data['example_modules'])}. Greedy decoding, "
         f"{data['dtype']}. *exact match*: the edited selection equals the gold text byte for byte; *parses*: it is "
         "valid Python; *unchanged*: the answer left the selection as it was; *tokens decoded*: tokens the model chose "

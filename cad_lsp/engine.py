@@ -338,8 +338,11 @@ class Engine:
     """
 
     def __init__(self, loaded: LoadedModel, backend: ModelBackend | None = None, *, max_documents: int = 4,
-                 max_cache_bytes: int = 4 << 30, fast_forward: bool = True):
+                 max_cache_bytes: int = 4 << 30, fast_forward: bool = True, examples: str | None = None):
+        from .prompt import default_examples
+
         self.loaded = loaded
+        self.examples = default_examples(loaded.name) if examples is None else examples  # few-shot, in the prefix
         self.tokenizer = loaded.tokenizer
         self.backend = backend or LocalModel(loaded)
         self.ll_tokenizer = grammar_mod.ll_tokenizer(self.tokenizer)
@@ -373,7 +376,7 @@ class Engine:
         from .prompt import document_prefix_ids
 
         with self.lock:
-            ids = document_prefix_ids(self.tokenizer, document, name)
+            ids = document_prefix_ids(self.tokenizer, document, name, self.examples)
             if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
                 return 0  # no request on it can run: edit() says why
             _, computed = sync_prefix(self.backend, self._state(key), ids)
@@ -436,7 +439,8 @@ class Engine:
         stats = Stats()
         t_start = time.perf_counter()
         with self.lock:
-            prompt: Prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
+            prompt: Prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name,
+                                          examples=self.examples)
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
             state = self._state(key or name)
@@ -481,7 +485,8 @@ class Engine:
         last_line = self._check_request(document, first_line, last_line)
         with self.lock:
             state = self._state(key or name)
-            prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name)
+            prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name,
+                                  examples=self.examples)
             try:
                 sync_prefix(self.backend, state, prompt.prefix_ids)
                 self.backend.extend(state, prompt.request_ids)

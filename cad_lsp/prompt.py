@@ -91,6 +91,37 @@ def example_text(document: str, first: int, last: int, instruction: str, ops, na
             f"Answer:\n{program_stream(ops, document)}\n")
 
 
-def document_prefix_ids(tokenizer, document: str, name: str = "document") -> list[int]:
+def document_prefix_ids(tokenizer, document: str, name: str = "document", examples: str = "") -> list[int]:
     """The cacheable part of every prompt on this document version."""
-    return build_prompt(tokenizer, document, 1, 1, "", name).prefix_ids
+    return build_prompt(tokenizer, document, 1, 1, "", name, examples=examples).prefix_ids
+
+
+# Worked examples for models too small to follow the format from the system text alone (SmolLM2-135M
+# copies everything, then writes "new text"): one deletion, one rename, one insertion, written for this
+# prompt and in no benchmark's test cases.
+BUILT_IN_EXAMPLES = [
+    ('def area(w, h):\n    print("DEBUG", w, h)\n    return w * h\n', "Delete the debug print statements",
+     "def area(w, h):\n    return w * h\n"),
+    ('def greet(n):\n    message = "Hello, " + n\n    return message\n', "Rename `n` to `name`",
+     'def greet(name):\n    message = "Hello, " + name\n    return message\n'),
+    ("def is_even(k):\n    return k % 2 == 0\n", 'Add the docstring "Return True if k is even."',
+     'def is_even(k):\n    """Return True if k is even."""\n    return k % 2 == 0\n'),
+]
+SMALL_MODELS = ("smollm2",)  # model names whose prompt carries the built-in examples
+
+
+def built_in_examples() -> str:
+    """The built-in examples as prompt text, each program with the copied lines after its copy tags."""
+    from .program import oracle_for_selection
+
+    parts = []
+    for document, instruction, after in BUILT_IN_EXAMPLES:
+        last = len(split_lines(document))
+        ops = oracle_for_selection(document, 1, last, after)
+        parts.append(example_text(document, 1, last, instruction, ops))
+    return "".join(parts) + "Now the request.\n"
+
+
+def default_examples(model_name: str) -> str:
+    """Worked examples for the named model's prompt: the built-in ones for small models, else none."""
+    return built_in_examples() if model_name.split(":")[0] in SMALL_MODELS else ""

@@ -2,6 +2,7 @@
 model converted once, then read from the cache."""
 
 import os
+import re
 import threading
 
 import pytest
@@ -233,3 +234,28 @@ def test_a_benchmark_without_corpora_says_why_on_the_terminal(tmp_path, monkeypa
     assert runner.main(["lossless", "--quick", "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert f"bench lossless: not run: {runner.NO_CORPUS}" in err and "CAD_LSP_DATA" in err
+
+
+# ---------------------------------------------------------------------------
+# The embedded model's worked examples
+
+
+def test_small_models_get_worked_examples_and_their_prefix_stays_warm():
+    from cad_lsp.engine import Engine
+    from cad_lsp.program import apply_program, parse_program
+    from cad_lsp.prompt import BUILT_IN_EXAMPLES, built_in_examples, default_examples, document_prefix_ids
+
+    assert default_examples("smollm2") == default_examples("smollm2:base") == built_in_examples()
+    assert default_examples("random:tiny") == "" and default_examples("Qwen/Qwen2.5-Coder-1.5B-Instruct") == ""
+    text = built_in_examples()
+    for document, instruction, after in BUILT_IN_EXAMPLES:  # each example's program gives its answer
+        block = text.split(f"Instruction: {instruction}\nAnswer:\n")[1].split("Example.")[0].split("Now the")[0]
+        program = "".join(re.findall(r'<copy lines="\d+-\d+"/>|<gen>.*?</gen>', block, re.S))
+        assert apply_program(parse_program(program), document, 1, None) == after, program
+
+    engine = Engine(models.load_model("random:tiny"), examples=text)
+    document = "def f(x):\n    return x\n"
+    computed = engine.warm("doc", document, "f.py")
+    assert computed == len(document_prefix_ids(engine.tokenizer, document, "f.py", text))
+    result = engine.edit(document, 1, 2, "Add type hints", key="doc", name="f.py", max_tokens=8)
+    assert result.stats.cached_tokens == computed  # the examples sit in the cached prefix
