@@ -38,7 +38,7 @@ export interface Settings {
   vllmUrl?: string;
   maxTokens?: number | null;
   maxDocuments?: number | null;
-  needsConfirmation?: boolean;
+  review?: boolean;
 }
 
 export interface InitializationOptions {
@@ -59,7 +59,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * Builds the server's initializationOptions. Unset or empty settings are left
- * out so that the server applies its own defaults.
+ * out so that the server applies its own defaults. The server never asks for
+ * VS Code's refactor preview (it opens with every change unticked): the
+ * extension reviews edits itself when `cadLsp.review` is on.
  */
 export function buildInitializationOptions(settings: Settings): InitializationOptions {
   const options: InitializationOptions = {};
@@ -71,9 +73,7 @@ export function buildInitializationOptions(settings: Settings): InitializationOp
     const value = settings[key];
     if (typeof value === "number" && Number.isInteger(value) && value > 0) options[key] = value;
   }
-  if (typeof settings.needsConfirmation === "boolean") {
-    options.needsConfirmation = settings.needsConfirmation;
-  }
+  options.needsConfirmation = false;
   return options;
 }
 
@@ -133,4 +133,28 @@ export function describeResult(result: unknown): { ok: boolean; message: string;
     return { ok: applied === true, message: text, shownByServer: applied === false && hasMessage };
   }
   return { ok: false, message: "cad-lsp returned an unexpected reply.", shownByServer: false };
+}
+
+/** A text edit in character offsets of the document's text (UTF-16, as JavaScript strings count). */
+export interface OffsetEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+/**
+ * The text after the edits, for the review: each edit replaces text of the
+ * original, so they are spliced from the last to the first. Overlapping
+ * edits are an error, as in VS Code.
+ */
+export function spliceEdits(text: string, edits: OffsetEdit[]): string {
+  const sorted = [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].start < sorted[i - 1].end) throw new Error("overlapping edits");
+  }
+  let result = text;
+  for (const edit of sorted.reverse()) {
+    result = result.slice(0, edit.start) + edit.newText + result.slice(edit.end);
+  }
+  return result;
 }

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import {
+  CancellationToken,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
@@ -16,6 +17,8 @@ import {
   serverCommand,
   validateInstruction,
 } from "./args";
+import { handleProgress } from "./progress";
+import { registerReview, reviewEdit } from "./review";
 
 let client: LanguageClient | undefined;
 
@@ -31,7 +34,7 @@ function readSettings(): Settings {
     vllmUrl: config.get<string>("vllmUrl"),
     maxTokens: config.get<number | null>("maxTokens"),
     maxDocuments: config.get<number | null>("maxDocuments"),
-    needsConfirmation: config.get<boolean>("needsConfirmation"),
+    review: config.get<boolean>("review"),
   };
 }
 
@@ -43,8 +46,19 @@ function createClient(): LanguageClient {
     // The server edits any language, so every file and unsaved buffer is synced.
     documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
     initializationOptions: buildInitializationOptions(settings),
+    middleware: {
+      workspace: {
+        // The server's edits: reviewed in a diff (cadLsp.review), or applied by the client as they are.
+        handleApplyEdit: (params, next) => {
+          const apply = async (p: typeof params) => next(p, CancellationToken.None);
+          return settings.review === false ? apply(params) : reviewEdit(created, params, apply);
+        },
+      },
+      handleWorkDoneProgress: (token, params, next) => handleProgress(created, token, params, () => next(token, params)),
+    },
   };
-  return new LanguageClient("cadLsp", "cad-lsp", serverOptions, clientOptions);
+  const created = new LanguageClient("cadLsp", "cad-lsp", serverOptions, clientOptions);
+  return created;
 }
 
 async function startClient(): Promise<void> {
@@ -114,6 +128,7 @@ async function editSelection(): Promise<void> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push(
+    registerReview(),
     vscode.commands.registerCommand("cadLsp.editSelection", editSelection),
     vscode.commands.registerCommand("cadLsp.restartServer", async () => {
       await stopClient();

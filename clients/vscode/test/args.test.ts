@@ -6,6 +6,7 @@ import {
   describeResult,
   editRange,
   serverCommand,
+  spliceEdits,
   validateInstruction,
 } from "../src/args";
 
@@ -21,7 +22,7 @@ test("initializationOptions keep set values in camelCase", () => {
       vllmUrl: " http://gpu-host:8000 ",
       maxTokens: 256,
       maxDocuments: 2,
-      needsConfirmation: false,
+      review: true,
     }),
     {
       model: "Qwen/Qwen2.5-Coder-0.5B-Instruct",
@@ -38,13 +39,14 @@ test("initializationOptions keep set values in camelCase", () => {
 
 test("initializationOptions leave out unset and empty values", () => {
   assert.deepEqual(
-    buildInitializationOptions({ model: "  ", device: "", maxTokens: null, needsConfirmation: true }),
-    { needsConfirmation: true },
+    buildInitializationOptions({ model: "  ", device: "", maxTokens: null, review: true }),
+    { needsConfirmation: false },
   );
-  assert.deepEqual(buildInitializationOptions({}), {});
-  assert.deepEqual(buildInitializationOptions({ maxTokens: 0 }), {});
-  assert.deepEqual(buildInitializationOptions({ maxTokens: 1.5 }), {});
-  assert.deepEqual(buildInitializationOptions({ backend: "", vllmUrl: " ", maxDocuments: -1 }), {});
+  const none = { needsConfirmation: false };
+  assert.deepEqual(buildInitializationOptions({}), none);
+  assert.deepEqual(buildInitializationOptions({ maxTokens: 0 }), none);
+  assert.deepEqual(buildInitializationOptions({ maxTokens: 1.5 }), none);
+  assert.deepEqual(buildInitializationOptions({ backend: "", vllmUrl: " ", maxDocuments: -1 }), none);
 });
 
 test("server command defaults to `cad-lsp serve`", () => {
@@ -106,4 +108,22 @@ test("the reply becomes a message", () => {
   assert.deepEqual(describeResult({ applied: false }), { ok: false, message: "Edit not applied.", shownByServer: false });
   assert.equal(describeResult(null).ok, false);
   assert.equal(describeResult("nope").shownByServer, false);
+});
+
+test("initializationOptions never ask for the refactor preview, whatever cadLsp.review says", () => {
+  assert.equal(buildInitializationOptions({ review: true }).needsConfirmation, false);
+  assert.equal(buildInitializationOptions({ review: false }).needsConfirmation, false);
+});
+
+test("spliceEdits applies edits against the original text, in any order", () => {
+  const text = "a\r\nb\r\nc 😀\r\n";
+  // Insert after line 1, replace "c" (offsets count UTF-16 units: the emoji is 2).
+  const edits = [
+    { start: 6, end: 7, newText: "C" },
+    { start: 3, end: 3, newText: "new\r\n" },
+  ];
+  assert.equal(spliceEdits(text, edits), "a\r\nnew\r\nb\r\nC 😀\r\n");
+  assert.equal(spliceEdits(text, []), text);
+  assert.equal(spliceEdits("abc", [{ start: 3, end: 3, newText: "d" }]), "abcd");
+  assert.throws(() => spliceEdits("abcdef", [{ start: 0, end: 3, newText: "" }, { start: 2, end: 4, newText: "" }]));
 });

@@ -1,0 +1,123 @@
+// Review before apply: the server's edit opens as a diff against the proposed
+// text; Accept applies it as one plain edit (one undo step), Reject or closing
+// the diff applies nothing. VS Code's own refactor preview is not used: it
+// opens annotated edits with every change unticked, so its Apply applies nothing.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditResult,
+  BaseLanguageClient,
+  ResponseError,
+  TextDocumentEdit,
+  TextEdit,
+} from "vscode-languageclient/node";
+import { spliceEdits } from "./args";
+import { endProgressNotifications } from "./progress";
+
+export const REVIEW_SCHEME = "cad-lsp-review";
+export const REJECTED = "rejected in review";
+export const CHANGED = "the document changed during the review";
+
+/** The proposed texts, served read-only as the right side of review diffs. */
+class ProposedTexts implements vscode.TextDocumentContentProvider {
+  readonly texts = new Map<string, string>();
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "";
+  }
+}
+
+const proposed = new ProposedTexts();
+/** Open reviews: the proposed text's URI -> how to end that review. */
+const decide = new Map<string, (accept: boolean) => void>();
+let reviews = 0;
+
+export function registerReview(): vscode.Disposable {
+  return vscode.Disposable.from(
+    vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, proposed),
+    vscode.commands.registerCommand("cadLsp.acceptEdit", () => decideActive(true)),
+    vscode.commands.registerCommand("cadLsp.rejectEdit", () => decideActive(false)),
+  );
+}
+
+/** The editor title buttons: they decide the review shown in the active tab (or the latest one). */
+function decideActive(accept: boolean): void {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  const key = input instanceof vscode.TabInputTextDiff ? input.modified.toString() : [...decide.keys()].pop();
+  if (key !== undefined) decide.get(key)?.(accept);
+}
+
+/**
+ * Handles the server's workspace/applyEdit: shows the edit and applies it only
+ * if the user accepts, and only to the version it was computed for. Anything
+ * other than text edits of one document goes to `next`, the client's own handler.
+ */
+export async function reviewEdit(
+  client: BaseLanguageClient,
+  params: ApplyWorkspaceEditParams,
+  next: (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult | ResponseError<void>>,
+): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+  const changes = params.edit.documentChanges;
+  const change = changes?.length === 1 && !params.edit.changes ? changes[0] : undefined;
+  if (!TextDocumentEdit.is(change) || !change.edits.every(TextEdit.is)) {
+    return next(params);
+  }
+  const uri = client.protocol2CodeConverter.asUri(change.textDocument.uri);
+  const version = change.textDocument.version;
+  const document = await vscode.workspace.openTextDocument(uri);
+  if (version !== null && document.version !== version) {
+    return { applied: false, failureReason: "the document changed before the review" };
+  }
+  const edits = await client.protocol2CodeConverter.asTextEdits(change.edits as TextEdit[]);
+  const after = spliceEdits(
+    document.getText(),
+    edits.map((e) => ({ start: document.offsetAt(e.range.start), end: document.offsetAt(e.range.end), newText: e.newText })),
+  );
+
+  endProgressNotifications(); // its Cancel would no longer stop anything
+  const name = path.basename(uri.path);
+  const right = uri.with({ scheme: REVIEW_SCHEME, query: String(++reviews) });
+  proposed.texts.set(right.toString(), after);
+  try {
+    const accept = await ask(uri, right, name, params.label ?? "cad-lsp edit");
+    if (!accept) return { applied: false, failureReason: REJECTED };
+    if (version !== null && document.version !== version) return { applied: false, failureReason: CHANGED };
+    const plain = new vscode.WorkspaceEdit();
+    plain.set(uri, edits); // no annotations: applied as it is, one undo step
+    const applied = await vscode.workspace.applyEdit(plain);
+    return applied ? { applied } : { applied, failureReason: "VS Code could not apply the edit" };
+  } finally {
+    proposed.texts.delete(right.toString());
+    decide.delete(right.toString());
+    await closeDiff(right);
+  }
+}
+
+/** Opens the diff and waits for Accept (notification or title button), Reject, or the diff closing. */
+async function ask(left: vscode.Uri, right: vscode.Uri, name: string, label: string): Promise<boolean> {
+  let closed: vscode.Disposable | undefined;
+  const decision = new Promise<boolean>((resolve) => {
+    decide.set(right.toString(), resolve);
+    closed = vscode.window.tabGroups.onDidChangeTabs((event) => {
+      if (event.closed.some((tab) => isDiff(tab, right))) resolve(false);
+    });
+    void vscode.window
+      .showInformationMessage(`${label} (${name}): accept the edit shown in the diff?`, "Accept", "Reject")
+      .then((choice) => resolve(choice === "Accept"));
+  });
+  try {
+    await vscode.commands.executeCommand("vscode.diff", left, right, `${name}: proposed edit (review)`, { preview: false });
+    return await decision;
+  } finally {
+    closed?.dispose();
+  }
+}
+
+function isDiff(tab: vscode.Tab, right: vscode.Uri): boolean {
+  return tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === right.toString();
+}
+
+async function closeDiff(right: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => isDiff(tab, right));
+  if (tabs.length) await vscode.window.tabGroups.close(tabs);
+}
