@@ -1,0 +1,374 @@
+// The extension inside a real VS Code (code-server), driven through Chromium as a user would:
+// keyboard, menus, notifications. Started by .ci/vscode.sh, which owns the code-server process.
+// Assertions are on the files' bytes on disk and on what the UI shows.
+//
+// Environment: CODE_SERVER_URL, WORKSPACE (an empty folder the server has open), PYTHON (with
+// cad_lsp installed), PLAYWRIGHT (the playwright-core package folder), SHOTS (where screenshots go).
+import { createRequire } from "node:module";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const require = createRequire(import.meta.url);
+const { chromium } = require(process.env.PLAYWRIGHT);
+const URL = process.env.CODE_SERVER_URL;
+const WORKSPACE = process.env.WORKSPACE;
+const SHOTS = process.env.SHOTS;
+const COMMENT = "# checked: the bound includes the last element"; // bench/scripted.py's planned line
+
+// ---------------------------------------------------------------------------------------------
+// The workspace
+
+const CALC = [
+  "def total(prices, tax):\n",
+  "    subtotal = sum(prices)\n",
+  "    return subtotal * (1 + tax)\n",
+  "\n",
+  "\n",
+  "def last_items(items, n):\n",
+  "    # AI: make the bound inclusive\n",
+  "    end = len(items) - 1\n",
+  "    return items[end - n:end]\n",
+].join("");
+// All CRLF, with emoji (two UTF-16 units each) inside and outside the edited lines.
+const GREET = [
+  "def greet(name):\r\n",
+  '    message = "h\u00e9llo \u{1F600} " + name\r\n',
+  "    return message\r\n",
+  "\r\n",
+  "\r\n",
+  "def shout(name):\r\n",
+  '    return greet(name).upper() + " \u{1F389}"\r\n',
+].join("");
+
+function writeWorkspace() {
+  fs.mkdirSync(path.join(WORKSPACE, ".vscode"), { recursive: true });
+  fs.writeFileSync(path.join(WORKSPACE, "calc.py"), CALC);
+  fs.writeFileSync(path.join(WORKSPACE, "greet.py"), GREET);
+  const settings = {
+    // The real `cad-lsp serve` (the extension appends --stdio), teacher-forced through a known program.
+    "cadLsp.serverCommand": process.env.PYTHON,
+    "cadLsp.serverArgs": ["-m", "bench.scripted", "--model", "random:tiny", "--dtype", "fp32"],
+  };
+  fs.writeFileSync(path.join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+const disk = (name) => fs.readFileSync(path.join(WORKSPACE, name), "utf8");
+
+/** The file's text once it equals `expected` (saving is asynchronous), or after 5 s whatever it is. */
+async function saved(name, expected) {
+  const t0 = Date.now();
+  while (disk(name) !== expected && Date.now() - t0 < 5000) await sleep(100);
+  return disk(name);
+}
+
+/** The planned edit, computed here from plain lines: a comment line after line `first` (1-based). */
+function withComment(text, first, { dropLine } = {}) {
+  const lines = text.split(/(?<=\n)/);
+  const next = lines[first] ?? lines[first - 1];
+  const indent = next.match(/^[ \t]*/)[0];
+  const ending = lines[first - 1].endsWith("\r\n") ? "\r\n" : "\n";
+  const out = [...lines.slice(0, first), indent + COMMENT + ending, ...lines.slice(first)];
+  return out.filter((line) => dropLine === undefined || !line.includes(dropLine)).join("");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving the workbench
+
+let page;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what, check, timeout = 30000) {
+  const t0 = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - t0 > timeout) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+/** Runs a command from the palette by its exact title. */
+async function command(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+  const row = page.locator(".quick-input-list .monaco-list-row", { has: page.locator(".label-name", { hasText: exact }) });
+  await row.first().click();
+}
+
+async function openFile(name) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor();
+  await input.fill(name);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(`.tab.active[data-resource-name="${name}"]`).waitFor();
+  await focusEditor();
+}
+
+async function focusEditor() {
+  // VS Code 1.139 takes keyboard input through an EditContext element (a textarea before).
+  const input = ".editor-group-container.active .monaco-editor :is(.native-edit-context, textarea.inputarea)";
+  await page.locator(input).first().focus();
+}
+
+/** Selects whole lines first..last (1-based): from the start of `first` to the start of the next line. */
+async function selectLines(first, last) {
+  await focusEditor();
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").fill(`:${first}:1`);
+  await page.keyboard.press("Enter");
+  await sleep(150);
+  for (let i = first; i <= last; i++) await page.keyboard.press("Shift+ArrowDown");
+}
+
+/** Saves the active editor: once it shows as modified (an applied edit marks it a moment later), or after 3 s. */
+async function save() {
+  await until("a modified editor", async () => (await page.locator(".tab.active.dirty").count()) > 0, 3000).catch(() => {});
+  await command("File: Save");
+  await until("the saved file", async () => (await page.locator(".tab.active.dirty").count()) === 0);
+}
+
+async function toasts() {
+  return page.locator(".notifications-toasts .notification-toast").allInnerTexts();
+}
+
+async function clearNotifications() {
+  await command("Notifications: Clear All Notifications");
+  await until("no notifications", async () => (await toasts()).length === 0);
+}
+
+/** Waits until a notification containing `text` is shown; returns its locator. */
+async function toast(text, timeout = 60000) {
+  const locator = page.locator(".notifications-toasts .notification-toast", { hasText: text });
+  await locator.first().waitFor({ timeout });
+  return locator.first();
+}
+
+async function shoot(name) {
+  if (!SHOTS) return;
+  await page.screenshot({ path: path.join(SHOTS, name) });
+}
+
+/** Opens the Refactor menu on the selection and returns its entries' texts. */
+async function refactorMenu() {
+  await command("Refactor...");
+  const rows = page.locator(".action-widget .monaco-list-row");
+  await rows.first().waitFor();
+  return rows.allInnerTexts();
+}
+
+async function pickAction(title) {
+  await page.locator(".action-widget .monaco-list-row", { hasText: title }).first().click();
+}
+
+async function reviewShown() {
+  await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 60000 });
+  return toast("accept the edit shown in the diff?");
+}
+
+async function editViaCommand(instruction) {
+  await command("cad-lsp: AI edit selection");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor();
+  await input.fill(instruction);
+  await page.keyboard.press("Enter");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps
+
+const steps = [];
+const step = (name, fn) => steps.push({ name, fn });
+const assert = (ok, message) => {
+  if (!ok) throw new Error(message);
+};
+const assertEqual = (actual, expected, what) => {
+  if (actual !== expected) {
+    throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  }
+};
+const assertSaved = async (name, expected, what) => assertEqual(await saved(name, expected), expected, what);
+
+step("the server starts with the default transport (--stdio) and loads its model", async () => {
+  await command("View: Toggle Output");
+  await page.locator(".panel select.monaco-select-box").first().selectOption({ label: "cad-lsp" });
+  const output = page.locator(".panel .monaco-editor .view-lines");
+  const log = await until("the model load in the output channel", async () => {
+    const text = (await output.first().innerText().catch(() => "")).replace(/\u00a0/g, " ");
+    return /loaded in/.test(text) || /crashed|unrecognized arguments/.test(text) ? text : undefined;
+  }, 120000);
+  assert(/loaded in/.test(log), `the server did not load its model:\n${log}`);
+  assert(!/\[error\]|Traceback|crashed/.test(log), `the output channel shows errors:\n${log}`);
+  await command("View: Hide Panel");
+});
+
+step("Refactor menu offers the AI: comment and the presets; review, then Accept applies", async () => {
+  await openFile("calc.py");
+  await selectLines(6, 9);
+  const entries = (await refactorMenu()).join("\n");
+  for (const title of ["AI: make the bound inclusive", "Add docstrings", "Fix the bug"]) {
+    assert(entries.includes(title), `no "${title}" in the menu:\n${entries}`);
+  }
+  await shoot("vscode-actions.png");
+  await pickAction("AI: make the bound inclusive");
+  const review = await reviewShown();
+  await sleep(500); // the diff renders
+  await shoot("vscode-review.png");
+  await assertSaved("calc.py", CALC, "calc.py during the review");
+  await review.locator(".monaco-button", { hasText: "Accept" }).click();
+  await until("the diff to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+  await save();
+  await assertSaved("calc.py", withComment(CALC, 6, { dropLine: "# AI:" }), "calc.py after Accept");
+});
+
+step("one undo restores the original", async () => {
+  await command("Undo");
+  await save();
+  await assertSaved("calc.py", CALC, "calc.py after one undo");
+});
+
+step("review, then Reject applies nothing and says so once", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await selectLines(1, 3);
+  await refactorMenu();
+  await pickAction("Add docstrings");
+  const review = await reviewShown();
+  await review.locator(".monaco-button", { hasText: "Reject" }).click();
+  await until("the diff to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+  await toast("rejected in review");
+  await sleep(1000);
+  const shown = (await toasts()).filter((t) => t.includes("rejected"));
+  assertEqual(shown.length, 1, "notifications about the rejection");
+  assertEqual(await page.locator(".tab.active.dirty").count(), 0, "dirty editors");
+  await assertSaved("calc.py", CALC, "calc.py after Reject");
+});
+
+step("the command asks for an instruction; Accept from the diff's title bar", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await selectLines(1, 3);
+  await editViaCommand("Add a check");
+  await reviewShown();
+  await page.locator('.editor-actions a.action-label[aria-label*="Accept the edit"]').first().click();
+  await until("the diff to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+  await save();
+  await assertSaved("calc.py", withComment(CALC, 1), "calc.py after Accept");
+  await command("Undo");
+  await save();
+  await assertSaved("calc.py", CALC, "calc.py after one undo");
+});
+
+step("progress is shown as a notification; Cancel stops the edit and applies nothing", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await selectLines(1, 3);
+  await editViaCommand("Add a check slowly");
+  const progress = await toast("Add a check slowly", 30000);
+  await sleep(1500); // a few progress reports
+  await shoot("vscode-progress.png");
+  await progress.locator(".monaco-button", { hasText: "Cancel" }).click();
+  await toast("cancelled; nothing applied");
+  await sleep(1000);
+  assertEqual(await page.locator(".monaco-diff-editor").count(), 0, "review diffs after Cancel");
+  assertEqual(await page.locator(".tab.active.dirty").count(), 0, "dirty editors");
+  await assertSaved("calc.py", CALC, "calc.py after Cancel");
+});
+
+step("typing during the edit: the stale edit applies nothing and says so once", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await selectLines(1, 3);
+  await editViaCommand("Add a check slowly");
+  await toast("Add a check slowly", 30000);
+  await focusEditor();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("x");
+  await toast("changed during the edit", 60000);
+  await sleep(1500);
+  const shown = (await toasts()).filter((t) => t.includes("nothing applied"));
+  assertEqual(shown.length, 1, "notifications about the stale edit");
+  assertEqual(await page.locator(".monaco-diff-editor").count(), 0, "review diffs for a stale edit");
+  await command("Undo");
+  await save();
+  await assertSaved("calc.py", CALC, "calc.py after undoing the typing");
+});
+
+step("typing during the review: Accept applies nothing and says so once", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await selectLines(1, 3);
+  await editViaCommand("Add a check");
+  const review = await reviewShown();
+  await page.locator(".tab").filter({ hasText: /^calc\.py$/ }).first().click(); // the file's own tab
+  await focusEditor();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("x");
+  await review.locator(".monaco-button", { hasText: "Accept" }).click();
+  await toast("changed during the review");
+  await sleep(1000);
+  const shown = (await toasts()).filter((t) => t.includes("changed during the review"));
+  assertEqual(shown.length, 1, "notifications about the changed document");
+  assertEqual(await page.locator(".monaco-diff-editor").count(), 0, "review diffs after Accept");
+  await save();
+  await assertSaved("calc.py", CALC + "x", "calc.py: only the typing");
+  await command("Undo");
+  await save();
+  await assertSaved("calc.py", CALC, "calc.py after undoing the typing");
+});
+
+step("an all-CRLF file with emoji: byte-exact outside the edit", async () => {
+  await clearNotifications();
+  await openFile("greet.py");
+  await selectLines(6, 7);
+  await editViaCommand("Add a check");
+  const review = await reviewShown();
+  await review.locator(".monaco-button", { hasText: "Accept" }).click();
+  await until("the diff to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+  await save();
+  const expected = withComment(GREET, 6);
+  assert(Buffer.from(expected).equals(fs.readFileSync(path.join(WORKSPACE, "greet.py"))),
+    `greet.py bytes differ:\n${JSON.stringify(disk("greet.py"))}\nexpected\n${JSON.stringify(expected)}`);
+});
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  writeWorkspace();
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  let passed = 0;
+  let failed = 0;
+  try {
+    page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+    await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    await page.locator(".statusbar").waitFor();
+    await sleep(3000); // extensions activate
+    await page.keyboard.press("Control+B"); // no side bar: room for a side-by-side diff
+    for (const { name, fn } of steps.filter((s) => !process.env.STEPS || new RegExp(process.env.STEPS).test(s.name))) {
+      const t0 = Date.now();
+      try {
+        await fn();
+        passed++;
+        console.log(`vscode-e2e: ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      } catch (error) {
+        failed++;
+        console.log(`vscode-e2e: FAIL ${name}: ${error.message}`);
+        if (process.env.FAILURES) {
+          await page.screenshot({ path: path.join(process.env.FAILURES, `fail-${passed + failed}.png`) });
+        }
+        await page.keyboard.press("Escape").catch(() => {});
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(`vscode-e2e: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();
