@@ -343,7 +343,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
   try {
-    page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+    page = await browser.newPage({ viewport: { width: 1100, height: 540 } });
     await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await page.locator(".statusbar").waitFor();
