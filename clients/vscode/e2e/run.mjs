@@ -335,6 +335,30 @@ step("an all-CRLF file with emoji: byte-exact outside the edit", async () => {
     `greet.py bytes differ:\n${JSON.stringify(disk("greet.py"))}\nexpected\n${JSON.stringify(expected)}`);
 });
 
+step('"cadLsp.review": false applies the edit at once, as one undo step', async () => {
+  const file = path.join(WORKSPACE, ".vscode", "settings.json");
+  fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, "utf8")), "cadLsp.review": false }));
+  await clearNotifications();
+  await openFile("calc.py");
+  await sleep(3000); // the extension restarts the server with the new setting
+  await selectLines(1, 3);
+  await until("the restarted server", async () => {
+    await command("cad-lsp: AI edit selection");
+    await sleep(1000);
+    if (!(await toasts()).some((t) => t.includes("not running"))) return true;
+    await clearNotifications();
+  }, 30000);
+  await page.locator(".quick-input-widget input").fill("Add a check");
+  await page.keyboard.press("Enter");
+  await until("the edit", async () => (await page.locator(".tab.active.dirty").count()) > 0 || disk("calc.py") !== CALC, 60000);
+  assertEqual(await page.locator(".monaco-diff-editor").count(), 0, "review diffs with review off");
+  await save();
+  await assertSaved("calc.py", withComment(CALC, 1), "calc.py after the edit");
+  await command("Undo");
+  await save();
+  await assertSaved("calc.py", CALC, "calc.py after one undo");
+});
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
