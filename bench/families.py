@@ -1,182 +1,37 @@
 """families: what a model edits correctly, per kind of edit, on code it was never trained on.
 
-Each family is an edit that editor users ask for and whose right answer is
-unambiguous, so exact match is a fair score:
-
-- ``delete-prints``: two ``print("DEBUG", x)`` lines were added to a function; delete them;
-- ``delete-comments``: delete the full-line comments of a function;
-- ``rename``: rename a parameter everywhere in the function (``Rename `x` to `y```);
-- ``add-docstring``: add a given one-line docstring (the function's own, removed).
-
-The cases are built deterministically from Python's standard library (the
-running interpreter's, version recorded): top-level functions of 4-16 lines
-from TEST_MODULES.  Nothing here is in the training data of ``cad-lsp
-train`` (its corpora are HumanEvalFix, QuixBugs and commits), so every row is
-held out.  Few-shot examples come from EXAMPLE_MODULES, disjoint from the test modules.
+The cases (``cad_lsp/families.py``): delete debug prints, delete comment lines,
+rename a parameter, add a given docstring, in short functions of Python's own
+standard library (the running interpreter's, version recorded), TEST_MODULES
+only.  The corpora of ``cad-lsp train`` are HumanEvalFix, QuixBugs and commits,
+and ``cad-lsp train --families`` draws from TRAIN_MODULES, so every row is
+held out.  Few-shot examples come from EXAMPLE_MODULES, disjoint from both.
 
 Methods, greedy on the same model: the copy/gen program through the engine's
 decode loop (grammar, forced tags, splices), zero-shot, with the prompt's
 built-in examples (what ``cad-lsp edit`` and ``serve`` use for the embedded
-model) and with two examples of the same family; and the whole rewrite of the
-selection, zero-shot and few-shot.
+model), with two examples of the same family, and with a LoRA adapter
+(``CAD_LSP_ADAPTER``, zero-shot prompt, as trained); and the whole rewrite of
+the selection, zero-shot and few-shot.  Rows of an earlier run in the same
+output folder with the same model are kept, not recomputed.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
-import io
-import re
-import sysconfig
-import tokenize
+import json
+import os
 from pathlib import Path
+
+from cad_lsp.families import EXAMPLE_MODULES, FAMILIES, MAX_CHARS, MAX_LINES, MIN_LINES, TEST_MODULES, cases, \
+    request
 
 from .runner import pct, progress, table
 
-TEST_MODULES = ["textwrap", "shlex", "fnmatch", "colorsys", "calendar", "bisect", "heapq", "statistics", "glob",
-                "posixpath", "string", "difflib", "base64", "quopri", "tokenize", "pprint", "inspect", "shutil",
-                "argparse", "gettext", "urllib.parse", "http.cookiejar", "os", "tarfile", "dis", "_pydecimal"]
-EXAMPLE_MODULES = ["ntpath", "genericpath", "keyword", "stat", "locale", "traceback", "warnings", "email.utils",
-                   "reprlib", "ast"]
-FAMILIES = ["delete-prints", "delete-comments", "rename", "add-docstring"]
 METHODS = ["copy/gen zero-shot", "copy/gen built-in examples", "copy/gen few-shot", "whole rewrite zero-shot",
            "whole rewrite few-shot"]
-NEW_NAMES = ["value", "item", "count", "total", "result", "text", "data", "index", "entry", "amount"]
-MIN_LINES, MAX_LINES, MAX_CHARS = 4, 12, 480
 EXTRA_TOKENS = 48  # an answer may exceed the gold selection's tokens by this much
 FEW_SHOT = 2
-
-
-# ---------------------------------------------------------------------------
-# Cases
-
-
-@functools.lru_cache(maxsize=None)
-def functions(module: str) -> tuple[tuple[str, str], ...]:
-    """(name, source) of the module's short top-level functions, in file order."""
-    path = Path(sysconfig.get_paths()["stdlib"], module.replace(".", "/") + ".py")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return ()
-    lines = text.splitlines(keepends=True)
-    out = []
-    for node in ast.parse(text).body:
-        if not isinstance(node, ast.FunctionDef) or node.decorator_list:
-            continue
-        source = "".join(lines[node.lineno - 1 : node.end_lineno])
-        n = node.end_lineno - node.lineno + 1
-        if MIN_LINES <= n <= MAX_LINES and len(source) <= MAX_CHARS and source.isascii() and "\t" not in source \
-                and max(map(len, source.splitlines())) <= 100:
-            out.append((f"{module}.{node.name}", source))
-    return tuple(out)
-
-
-def _node(source: str) -> ast.FunctionDef:
-    return ast.parse(source).body[0]
-
-
-def _body_start(node: ast.FunctionDef) -> int:
-    """Index of the first statement after the docstring."""
-    first = node.body[0]
-    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-    return 1 if is_doc and len(node.body) > 1 else 0
-
-
-def delete_prints(source: str):
-    node = _node(source)
-    params = [a.arg for a in node.args.args if a.arg not in ("self", "cls")]
-    if not params:
-        return None
-    lines = source.splitlines(keepends=True)
-    first = node.body[_body_start(node)]
-    last = node.body[-1]
-    indent = " " * first.col_offset
-    inserts = {first.lineno - 1: f'{indent}print("DEBUG", {params[0]})\n'}
-    if last is not first and isinstance(last, ast.Return) and last.lineno == last.end_lineno:
-        inserts[last.lineno - 1] = f'{indent}print("DEBUG", {params[-1]})\n'
-    document = "".join(inserts.get(i, "") + line for i, line in enumerate(lines))
-    return document, source, "Delete the debug print statements"
-
-
-def delete_comments(source: str):
-    lines = source.splitlines(keepends=True)
-    comment_rows = {tok.start[0] - 1 for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-                    if tok.type == tokenize.COMMENT and lines[tok.start[0] - 1].lstrip().startswith("#")}
-    if not comment_rows:
-        return None
-    target = "".join(line for i, line in enumerate(lines) if i not in comment_rows)
-    if ast.dump(ast.parse(target)) != ast.dump(ast.parse(source)):
-        return None
-    return source, target, "Delete the comment lines"
-
-
-def rename(source: str):
-    node = _node(source)
-    if any(isinstance(n, ast.JoinedStr) for n in ast.walk(node)):
-        return None  # names inside f-strings: left out, so that a token-level check can verify every case
-    for arg in node.args.args:
-        old = arg.arg
-        if old in ("self", "cls"):
-            continue
-        spots = [(a.lineno, a.col_offset) for a in ast.walk(node) if isinstance(a, ast.arg) and a.arg == old]
-        spots += [(n.lineno, n.col_offset) for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == old]
-        if len(spots) < 3 or len(re.findall(rf"\b{re.escape(old)}\b", source)) != len(spots):
-            continue  # too few uses, or the name also appears in strings or comments: ambiguous
-        new = next((n for n in NEW_NAMES if not re.search(rf"\b{n}\b", source)), None)
-        if new is None:
-            continue
-        lines = source.splitlines(keepends=True)
-        for row, col in sorted(spots, reverse=True):
-            line = lines[row - 1]
-            lines[row - 1] = line[:col] + new + line[col + len(old):]
-        return source, "".join(lines), f"Rename `{old}` to `{new}`"
-    return None
-
-
-def add_docstring(source: str):
-    node = _node(source)
-    if _body_start(node) != 1:
-        return None
-    doc = node.body[0]
-    text = (ast.get_docstring(node) or "").split("\n")[0].strip()
-    if not text.endswith(".") or len(text) > 72 or '"' in text or "\\" in text:
-        return None
-    lines = source.splitlines(keepends=True)
-    indent = " " * doc.col_offset
-    document = "".join(lines[: doc.lineno - 1] + lines[doc.end_lineno :])
-    target = "".join(lines[: doc.lineno - 1] + [f'{indent}"""{text}"""\n'] + lines[doc.end_lineno :])
-    return document, target, f'Add the docstring "{text}"'
-
-
-BUILDERS = {"delete-prints": delete_prints, "delete-comments": delete_comments, "rename": rename,
-            "add-docstring": add_docstring}
-
-
-def cases(family: str, modules: list[str], limit: int | None) -> list[dict]:
-    """Up to ``limit`` cases, one module after the other in turn (round robin), deterministic."""
-    per_module = []
-    for module in modules:
-        built = []
-        for name, source in functions(module):
-            made = BUILDERS[family](source)
-            if made is not None and made[0] != made[1]:
-                document, target, instruction = made
-                built.append({"id": f"{family}/{name}", "document": document, "target": target,
-                              "instruction": instruction})
-        per_module.append(built)
-    out = []
-    for i in range(max(map(len, per_module), default=0)):
-        out += [built[i] for built in per_module if i < len(built)]
-    return out[:limit] if limit is not None else out
-
-
-def request(case: dict):
-    from cad_lsp.program import split_lines
-    from cad_lsp.split import Request
-
-    n = len(split_lines(case["document"]))
-    return Request(case["document"], 1, n, case["instruction"], case["target"], case["target"])
 
 
 # ---------------------------------------------------------------------------
@@ -209,7 +64,7 @@ def parses(text: str) -> bool:
     return True
 
 
-def evaluate(ctx: dict, case: dict, family: str) -> dict:
+def evaluate(ctx: dict, case: dict, family: str, earlier: dict | None = None) -> dict:
     from cad_lsp.metrics import token_counter
     from cad_lsp.program import resolve
 
@@ -220,10 +75,17 @@ def evaluate(ctx: dict, case: dict, family: str) -> dict:
     count = token_counter(loaded.tokenizer)
     req = request(case)
     budget = 16 if ctx["quick"] else count(req.target) + EXTRA_TOKENS
-    row = {"id": case["id"], "gold_tokens": count(req.target)}
-    for method in METHODS:
+    row = {"id": case["id"], "gold_tokens": count(req.target), **(earlier or {})}
+    for method in ctx["methods"]:
         few = "few-shot" in method
-        if method.startswith("copy/gen"):
+        if method in row:
+            continue
+        if method == "copy/gen fine-tuned":  # the adapter was trained on the zero-shot prompt
+            tuned, tuned_backend = ctx["tuned"]
+            ops, complete, stats, _ = decode_program(tuned_backend, tuned.tokenizer, ctx["ll"], req, "", budget)
+            text = resolve(ops, req.document, req.first, req.last) if complete else None
+            tokens = stats.sampled_tokens
+        elif method.startswith("copy/gen"):
             shots = ctx["examples"][(family, "copy/gen")] if few else ctx["built_in"] if "built-in" in method else ""
             ops, complete, stats, _ = decode_program(backend, loaded.tokenizer, ctx["ll"], req, shots, budget)
             text = resolve(ops, req.document, req.first, req.last) if complete else None
@@ -239,9 +101,9 @@ def evaluate(ctx: dict, case: dict, family: str) -> dict:
     return row
 
 
-def summarize(rows: list[dict]) -> dict:
+def summarize(rows: list[dict], methods: list[str]) -> dict:
     out = {}
-    for method in METHODS:
+    for method in methods:
         entries = [r[method] for r in rows]
         n = len(entries)
         out[method] = {"n": n, "exact": sum(e["exact"] for e in entries), "parses": sum(e["parses"] for e in entries),
@@ -264,19 +126,45 @@ def run(args) -> dict:
     name = args.model or ("random:tiny" if quick else "smollm2:base")
     dtype = args.dtype or "fp32"
     limit = args.limit if args.limit is not None else (1 if quick else 8)
+    adapter = os.environ.get("CAD_LSP_ADAPTER")
+    adapter_sha = adapter_digest(adapter) if adapter else None
     loaded = load_model(name, args.device, dtype)
+    methods = METHODS + (["copy/gen fine-tuned"] if adapter else [])
+    tuned = load_model(name, args.device, dtype, adapter=adapter) if adapter else None
+    earlier = reusable(args.out / "families.json", name, dtype, quick, adapter_sha)
     ctx = {"quick": quick, "loaded": loaded, "backend": LocalModel(loaded), "ll": ll_tokenizer(loaded.tokenizer),
+           "methods": methods, "tuned": (tuned, LocalModel(tuned)) if tuned else None,
            "built_in": built_in_examples(),
            "examples": {(f, fmt): examples(f, fmt) for f in FAMILIES for fmt in ("copy/gen", "rewrite")}}
     families = {}
     for family in FAMILIES:
         chosen = cases(family, TEST_MODULES, limit)
-        rows = [evaluate(ctx, case, family) for case in progress(chosen, f"families {family}")]
+        rows = [evaluate(ctx, case, family, earlier.get(case["id"])) for case in progress(chosen, f"families {family}")]
         families[family] = {"available": len(cases(family, TEST_MODULES, None)), "rows": rows,
-                            "summary": summarize(rows)}
-    return {"dtype": dtype, "model": name, "python": platform.python_version(), "threads": torch.get_num_threads(),
+                            "summary": summarize(rows, methods)}
+    return {"dtype": dtype, "model": name, "adapter": adapter, "adapter_sha256": adapter_sha, "python": platform.python_version(), "threads": torch.get_num_threads(),
             "few_shot": FEW_SHOT, "test_modules": TEST_MODULES, "example_modules": EXAMPLE_MODULES,
             "families": families}
+
+
+def adapter_digest(adapter: str) -> str:
+    import hashlib
+
+    return hashlib.sha256((Path(adapter) / "adapter_model.safetensors").read_bytes()).hexdigest()
+
+
+def reusable(path: Path, model: str, dtype: str, quick: bool, adapter_sha: str | None) -> dict:
+    """{case id: {method: result}} from an earlier run of the same model; fine-tuned results only
+    from a run with the very same adapter bytes."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if (data.get("model"), data.get("dtype"), data.get("quick")) != (model, dtype, quick):
+        return {}
+    same_adapter = adapter_sha is not None and data.get("adapter_sha256") == adapter_sha
+    return {row["id"]: {k: v for k, v in row.items() if isinstance(v, dict) and ("fine-tuned" not in k or same_adapter)}
+            for f in data.get("families", {}).values() for row in f["rows"]}
 
 
 def markdown(data: dict) -> str:
@@ -296,7 +184,8 @@ def markdown(data: dict) -> str:
         f"Cases built from Python {data['python']}'s standard library (`bench/families.py`): top-level functions of "
         f"{MIN_LINES}-{MAX_LINES} lines (at most {MAX_CHARS} characters) from {', '.join(data['test_modules'])}, the whole function selected; none "
         "is in the training data of `cad-lsp train`, so every row is held out. *built-in examples*: the three "
-        "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/prompt.py`). Few-shot: "
+        "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/prompt.py`). "
+        f"*fine-tuned*: adapter `{data.get('adapter') or 'none'}` merged into the same model, zero-shot prompt. Few-shot: "
         f"{data['few_shot']} examples of the same family from {', '.join(data['example_modules'])}. Greedy decoding, "
         f"{data['dtype']}. *exact match*: the edited selection equals the gold text byte for byte; *parses*: it is "
         "valid Python; *unchanged*: the answer left the selection as it was; *tokens decoded*: tokens the model chose "

@@ -130,6 +130,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     quick = dict(model="random:tiny", sequences=8, accumulate=2, warmup=1) if args.quick else {}
     cfg = TrainConfig(**{"model": args.model, "sequences": args.sequences, "lr": args.lr, "rank": args.rank,
                          "seed": args.seed, "device": args.device or "cpu", "bf16": args.bf16, "quick": args.quick,
+                         "families": args.families,
                          **quick})
     cfg.out = Path(args.out) if args.out else (Path("out") / "adapter-quick" if args.quick else cfg.out)
     record = train(cfg, log=lambda line: print(line, file=sys.stderr))
@@ -188,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--bf16", action="store_true", help="bf16 autocast (the faster on a GPU)")
     tr.add_argument("--threads", type=int, default=None, help="torch threads")
     tr.add_argument("--quick", action="store_true", help="a few steps on random:tiny and toy edits (for CI)")
+    tr.add_argument("--families", action="store_true",
+                    help="train on the edit families (delete prints, delete comments, rename, add a docstring) built "
+                         "from standard-library modules that bench families never tests")
     tr.set_defaults(run=cmd_train)
 
     sub.add_parser("bench", help="benchmarks: cad-lsp bench NAME --help", add_help=False)

@@ -219,10 +219,16 @@ def request_for_change(before: str, after: str, instruction: str) -> Request | N
     return Request(before, first, last, instruction, target, after)
 
 
-def build_dataset(tokenizer, seed: int = 0, max_tokens: int = 1024, quick: bool = False) -> list[Sequence]:
-    """Shuffled training sequences (no test row, no test task) of at most ``max_tokens``."""
+def build_dataset(tokenizer, seed: int = 0, max_tokens: int = 1024, quick: bool = False,
+                  families: bool = False) -> list[Sequence]:
+    """Shuffled training sequences (no test row, no test task) of at most ``max_tokens``.
+
+    ``families``: the edit families of ``cad_lsp.families`` on TRAIN_MODULES only.
+    """
     eos = end_of_program(tokenizer)
-    if quick or corpora.data_dir() is None:
+    if families:
+        items = family_requests()
+    elif quick or corpora.data_dir() is None:
         items = toy_requests()
     else:
         items = corpus_requests() + synthetic_requests(seed)
@@ -234,6 +240,13 @@ def build_dataset(tokenizer, seed: int = 0, max_tokens: int = 1024, quick: bool 
             sequences.append(seq)
     random.Random(seed).shuffle(sequences)
     return sequences
+
+
+def family_requests() -> list[tuple[Request, str]]:
+    """Every family case from the training modules (disjoint from the held-out and few-shot ones)."""
+    from .families import FAMILIES, TRAIN_MODULES, cases, request
+
+    return [(request(case), f"family:{family}") for family in FAMILIES for case in cases(family, TRAIN_MODULES, None)]
 
 
 def toy_requests() -> list[tuple[Request, str]]:
@@ -269,6 +282,7 @@ class TrainConfig:
     bf16: bool = False  # autocast; measured slower here (shapes vary per sequence: 1.6 s vs 0.9 s at 232 tokens)
     device: str = "cpu"
     quick: bool = False
+    families: bool = False  # train on the edit families (cad_lsp/families.py) instead of the corpora
 
 
 def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
@@ -308,7 +322,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
 
     torch.manual_seed(cfg.seed)
     loaded = load_model(cfg.model, cfg.device, "fp32")
-    data = build_dataset(loaded.tokenizer, cfg.seed, cfg.max_tokens, cfg.quick)
+    data = build_dataset(loaded.tokenizer, cfg.seed, cfg.max_tokens, cfg.quick, cfg.families)
     if not data:
         raise RuntimeError("no training sequences")
     order = [data[i % len(data)] for i in range(cfg.sequences)]
@@ -347,7 +361,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
         "sources": _count(s.source for s in data), "optimizer_steps": total_steps, "tokens": tokens,
         "seconds": round(seconds, 1), "threads": torch.get_num_threads(), "device": cfg.device,
         "autocast": "bf16" if cfg.bf16 else "fp32", "lr": cfg.lr, "rank": cfg.rank, "alpha": cfg.alpha,
-        "accumulate": cfg.accumulate, "seed": cfg.seed, "max_tokens": cfg.max_tokens,
+        "accumulate": cfg.accumulate, "seed": cfg.seed, "max_tokens": cfg.max_tokens, "families": cfg.families,
         "loss_first": losses[0], "loss_last": losses[-1], "losses": [round(x, 4) for x in losses],
     }
     save_adapter(model, cfg.out, record)

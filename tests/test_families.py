@@ -73,3 +73,16 @@ def test_add_docstring_adds_the_docstring_the_instruction_gives():
         assert ast.get_docstring(ast.parse(case["document"]).body[0]) is None
         removed = [line for line in split_lines(case["target"]) if line.strip() != f'"""{text}"""']
         assert "".join(removed) == case["document"]
+
+
+def test_training_cases_share_no_code_with_the_held_out_ones():
+    from cad_lsp import families as lib
+    from cad_lsp.train import family_requests
+
+    assert not set(lib.TRAIN_MODULES) & (set(lib.TEST_MODULES) | set(lib.EXAMPLE_MODULES))
+    training = family_requests()
+    assert len(training) >= 200 and {source for _, source in training} == {f"family:{f}" for f in lib.FAMILIES}
+    trained = {request.document for request, _ in training} | {request.target for request, _ in training}
+    for family in lib.FAMILIES:
+        for case in lib.cases(family, lib.TEST_MODULES, None):
+            assert case["document"] not in trained and case["target"] not in trained
