@@ -43,7 +43,14 @@ echo "vscode-e2e: tools ready in $((SECONDS - t0)) s"
 
 VSIX=$(ls -t clients/vscode/*.vsix | head -1)
 RUN=$(mktemp -d -t cad-lsp-vscode.XXXXXX)   # a fresh user-data-dir each run
-mkdir -p "$RUN/workspace" "$RUN/user/User" "$RUN/extensions" "$RUN/failures"
+CS_PID=""
+stop() {
+  if [[ -n $CS_PID ]]; then kill -TERM -- "-$CS_PID" 2>/dev/null || true; sleep 1; kill -KILL -- "-$CS_PID" 2>/dev/null || true; fi
+  rm -rf "$RUN"
+}
+trap stop EXIT
+trap 'exit 143' TERM INT HUP
+mkdir -p "$RUN/workspace" "$RUN/user/User" "$RUN/extensions"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$PORT" >"$RUN/config.yaml"
 cat >"$RUN/user/User/settings.json" <<'JSON'
@@ -62,25 +69,19 @@ cat >"$RUN/user/User/settings.json" <<'JSON'
   "files.insertFinalNewline": false,
   "files.trimTrailingWhitespace": false,
   "editor.minimap.enabled": false,
-  "diffEditor.useInlineViewWhenSpaceIsLimited": false,
-  "workbench.sideBar.location": "left"
+  "diffEditor.useInlineViewWhenSpaceIsLimited": false
 }
 JSON
-code_server() {
-  PATH="$NODE24:$PATH" "$CS_DIR/node_modules/.bin/code-server" --config "$RUN/config.yaml" \
-    --user-data-dir "$RUN/user" --extensions-dir "$RUN/extensions" "$@"
-}
-code_server --install-extension "$VSIX" >"$RUN/install.log" 2>&1 || { cat "$RUN/install.log"; exit 1; }
+CODE_SERVER=("$CS_DIR/node_modules/.bin/code-server" --config "$RUN/config.yaml" --user-data-dir "$RUN/user"
+             --extensions-dir "$RUN/extensions")
+PATH="$NODE24:$PATH" "${CODE_SERVER[@]}" --install-extension "$VSIX" >"$RUN/install.log" 2>&1 ||
+  { cat "$RUN/install.log"; exit 1; }
 
 # code-server, its extension host and the language server run in a session of their own: stopping the
-# process group on any exit leaves nothing behind.
-PYTHONPATH="$ROOT" PATH="$NODE24:$PATH" setsid "$CS_DIR/node_modules/.bin/code-server" --config "$RUN/config.yaml" \
-  --user-data-dir "$RUN/user" --extensions-dir "$RUN/extensions" >"$RUN/code-server.log" 2>&1 &
+# process group on any exit leaves nothing behind. PYTHONPATH: the workspace settings start bench.scripted.
+PYTHONPATH="$ROOT" PATH="$NODE24:$PATH" setsid "${CODE_SERVER[@]}" >"$RUN/code-server.log" 2>&1 &
 CS_PID=$!
-stop() { kill -TERM -- "-$CS_PID" 2>/dev/null; sleep 1; kill -KILL -- "-$CS_PID" 2>/dev/null; rm -rf "$RUN"; }
-trap stop EXIT
-for _ in $(seq 100); do
-  curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break
+until curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null; do
   kill -0 "$CS_PID" 2>/dev/null || { cat "$RUN/code-server.log"; exit 1; }
   sleep 0.2
 done
@@ -88,7 +89,7 @@ done
 SHOTS=""
 if [[ ${1:-} == --screenshots ]]; then SHOTS=$(realpath "$2"); mkdir -p "$SHOTS"; fi
 status=0
-CODE_SERVER_URL="http://127.0.0.1:$PORT" WORKSPACE="$RUN/workspace" PYTHON="$ROOT/.venv/bin/python" \
+CODE_SERVER_URL="http://127.0.0.1:$PORT" WORKSPACE="$RUN/workspace" USER_DATA="$RUN/user" PYTHON="$ROOT/.venv/bin/python" \
   PLAYWRIGHT="$PW_DIR/node_modules/playwright-core" SHOTS="$SHOTS" FAILURES="${VSCODE_E2E_FAILURES:-}" \
   "$NODE24/node" clients/vscode/e2e/run.mjs || status=$?
 echo "vscode-e2e: wall time $((SECONDS - t0)) s"

@@ -2,8 +2,10 @@
 // keyboard, menus, notifications. Started by .ci/vscode.sh, which owns the code-server process.
 // Assertions are on the files' bytes on disk and on what the UI shows.
 //
-// Environment: CODE_SERVER_URL, WORKSPACE (an empty folder the server has open), PYTHON (with
-// cad_lsp installed), PLAYWRIGHT (the playwright-core package folder), SHOTS (where screenshots go).
+// Environment: CODE_SERVER_URL, WORKSPACE (an empty folder the server has open), USER_DATA (its
+// --user-data-dir), PYTHON (with cad_lsp installed), PLAYWRIGHT (the playwright-core package folder),
+// SHOTS (where screenshots go, if set), FAILURES (where a failed step's screenshot goes, if set),
+// STEPS (a regular expression: run only the steps whose names match).
 import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -98,13 +100,19 @@ async function command(title) {
   await row.first().click();
 }
 
+/** Makes `name` the active editor: its tab if it has one, else Quick Open. */
 async function openFile(name) {
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor();
-  await input.fill(name);
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first().waitFor();
-  await page.keyboard.press("Enter");
+  const tab = page.locator(".tab").filter({ hasText: new RegExp(`^${name.replace(".", "\\.")}$`) });
+  if (await tab.count()) {
+    await tab.first().click();
+  } else {
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor();
+    await input.fill(name);
+    await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first().waitFor();
+    await page.keyboard.press("Enter");
+  }
   await page.locator(`.tab.active[data-resource-name="${name}"]`).waitFor();
   await focusEditor();
 }
@@ -304,7 +312,7 @@ step("typing during the review: Accept applies nothing and says so once", async 
   await selectLines(1, 3);
   await editViaCommand("Add a check");
   const review = await reviewShown();
-  await page.locator(".tab").filter({ hasText: /^calc\.py$/ }).first().click(); // the file's own tab
+  await openFile("calc.py"); // the file's own tab
   await focusEditor();
   await page.keyboard.press("Control+End");
   await page.keyboard.type("x");
@@ -357,6 +365,17 @@ step('"cadLsp.review": false applies the edit at once, as one undo step', async 
   await command("Undo");
   await save();
   await assertSaved("calc.py", CALC, "calc.py after one undo");
+});
+
+step("the output channel reads cleanly after all of the above", async () => {
+  // VS Code keeps each output channel in a log file under the user-data folder: all of it, not the lines on screen.
+  const logs = fs.readdirSync(path.join(process.env.USER_DATA, "logs"), { recursive: true })
+    .filter((name) => path.basename(name).endsWith("cad-lsp.log"));
+  assertEqual(logs.length, 1, "cad-lsp output channel logs");
+  const log = fs.readFileSync(path.join(process.env.USER_DATA, "logs", logs[0]), "utf8");
+  assert(/loaded in/.test(log) && /edited lines/.test(log), `the log lacks the model load or an edit:\n${log}`);
+  const noise = log.split("\n").filter((line) => /\[error\]|Traceback|unknown message id|crashed/i.test(line));
+  assert(noise.length === 0, `the output channel shows:\n${noise.join("\n")}`);
 });
 
 // ---------------------------------------------------------------------------------------------
