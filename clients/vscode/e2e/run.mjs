@@ -256,6 +256,22 @@ step("review, then Reject applies nothing and says so once", async () => {
   await assertSaved("calc.py", CALC, "calc.py after Reject");
 });
 
+step("closing the review's diff rejects the edit", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await selectLines(1, 3);
+  await refactorMenu();
+  await pickAction("Simplify");
+  await reviewShown();
+  await command("View: Close Editor");
+  await toast("rejected in review");
+  await sleep(1000);
+  assertEqual((await toasts()).filter((t) => t.includes("rejected")).length, 1, "notifications about the rejection");
+  assertEqual(await page.locator(".monaco-diff-editor").count(), 0, "review diffs after closing");
+  assertEqual(await page.locator(".tab.active.dirty").count(), 0, "dirty editors");
+  await assertSaved("calc.py", CALC, "calc.py after closing the review");
+});
+
 step("the command asks for an instruction; Accept from the diff's title bar", async () => {
   await clearNotifications();
   await openFile("calc.py");
