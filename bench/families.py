@@ -142,7 +142,8 @@ def run(args) -> dict:
         rows = [evaluate(ctx, case, family, earlier.get(case["id"])) for case in progress(chosen, f"families {family}")]
         families[family] = {"available": len(cases(family, TEST_MODULES, None)), "rows": rows,
                             "summary": summarize(rows, methods)}
-    return {"dtype": dtype, "model": name, "adapter": adapter, "adapter_sha256": adapter_sha, "python": platform.python_version(), "threads": torch.get_num_threads(),
+    reused = sum(len(earlier.get(row["id"], {})) for f in families.values() for row in f["rows"])
+    return {"dtype": dtype, "model": name, "adapter": adapter, "adapter_sha256": adapter_sha, "reused_results": reused, "python": platform.python_version(), "threads": torch.get_num_threads(),
             "few_shot": FEW_SHOT, "test_modules": TEST_MODULES, "example_modules": EXAMPLE_MODULES,
             "families": families}
 
@@ -189,7 +190,9 @@ def markdown(data: dict) -> str:
         f"{data['few_shot']} examples of the same family from {', '.join(data['example_modules'])}. Greedy decoding, "
         f"{data['dtype']}. *exact match*: the edited selection equals the gold text byte for byte; *parses*: it is "
         "valid Python; *unchanged*: the answer left the selection as it was; *tokens decoded*: tokens the model chose "
-        "one step at a time (grammar-forced tag tokens excluded; copied lines are spliced, not decoded).",
+        "one step at a time (grammar-forced tag tokens excluded; copied lines are spliced, not decoded). "
+        f"{data.get('reused_results', 0)} (case, method) results were kept from an earlier run in the same folder "
+        "with the same model (the held-out cases and prompts are deterministic).",
         "",
         table(headers, rows),
     ])

@@ -342,7 +342,8 @@ class Engine:
         from .prompt import default_examples
 
         self.loaded = loaded
-        self.examples = default_examples(loaded.name) if examples is None else examples  # few-shot, in the prefix
+        adapted = getattr(loaded, "adapter", None) is not None
+        self.examples = default_examples(loaded.name, adapted) if examples is None else examples  # in the prefix
         self.tokenizer = loaded.tokenizer
         self.backend = backend or LocalModel(loaded)
         self.ll_tokenizer = grammar_mod.ll_tokenizer(self.tokenizer)

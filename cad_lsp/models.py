@@ -53,6 +53,7 @@ class LoadedModel:
     tokenizer: object
     device: torch.device
     dtype: torch.dtype
+    adapter: str | None = None  # the LoRA adapter folder merged into the weights, if any
 
 
 def parse_dtype(dtype: str | torch.dtype | None, device: str) -> torch.dtype:
@@ -274,7 +275,8 @@ def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | 
     model.to(device).eval()
     if device == "cpu":
         grouped_query_attention_with_masks()
-    return LoadedModel(name, model, tokenizer, torch.device(device), torch_dtype)
+    return LoadedModel(name, model, tokenizer, torch.device(device), torch_dtype,
+                       None if adapter is None else str(adapter))
 
 
 def grouped_query_attention_with_masks() -> None:

@@ -122,6 +122,7 @@ def built_in_examples() -> str:
     return "".join(parts) + "Now the request.\n"
 
 
-def default_examples(model_name: str) -> str:
-    """Worked examples for the named model's prompt: the built-in ones for small models, else none."""
-    return built_in_examples() if model_name.split(":")[0] in SMALL_MODELS else ""
+def default_examples(model_name: str, adapted: bool = False) -> str:
+    """Worked examples for the named model's prompt: the built-in ones for small models without an
+    adapter, else none (an adapter was trained on the prompt without examples)."""
+    return built_in_examples() if model_name.split(":")[0] in SMALL_MODELS and not adapted else ""

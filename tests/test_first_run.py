@@ -247,6 +247,7 @@ def test_small_models_get_worked_examples_and_their_prefix_stays_warm():
 
     assert default_examples("smollm2") == default_examples("smollm2:base") == built_in_examples()
     assert default_examples("random:tiny") == "" and default_examples("Qwen/Qwen2.5-Coder-1.5B-Instruct") == ""
+    assert default_examples("smollm2", adapted=True) == ""  # the adapter learnt the prompt without examples
     text = built_in_examples()
     for document, instruction, after in BUILT_IN_EXAMPLES:  # each example's program gives its answer
         block = text.split(f"Instruction: {instruction}\nAnswer:\n")[1].split("Example.")[0].split("Now the")[0]
