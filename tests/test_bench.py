@@ -100,8 +100,13 @@ def test_corpus_benchmarks_shape(quick_out):
 
 def test_results_md_has_a_section_per_benchmark(quick_out):
     text = (quick_out / "RESULTS.md").read_text(encoding="utf-8")
+    from bench.report import TITLES
+
+    sections = {section.split("\n", 1)[0]: section for section in text.split("\n## ")[1:]}
     for name in runner.BENCHMARKS:
-        assert f"bench {name}" in text or "bench all" in text
+        lines = sections[TITLES[name]].split("\n")
+        # the run that measured it, named under its own heading: this session's `bench all --quick`
+        assert lines[2].startswith("_`cad-lsp bench all --quick --out "), lines[:3]
     assert text.count("\n## ") == len(runner.BENCHMARKS) + 1  # and the summary per corpus
     if HAS_CORPUS:
         glance = text.split("\n## ")[1]

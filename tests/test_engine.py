@@ -1,6 +1,5 @@
 """The engine on random weights: the mechanism is exact whatever the weights."""
 
-import os
 import random
 import threading
 
@@ -10,8 +9,10 @@ import torch
 from cad_lsp import corpora
 from cad_lsp.engine import Cancelled, Engine, EngineError, LocalModel, copy_tokens, sync_prefix
 from cad_lsp.models import ModelLoadError, load_model
-from cad_lsp.program import Copy, Document, Gen, format_program, oracle_for_selection, oracle_program, parse_program, split_lines
+from cad_lsp.program import Copy, Document, Gen, format_op, format_program, oracle_for_selection, oracle_program, parse_program, split_lines
 from cad_lsp.prompt import document_prefix_ids
+
+from .reference import plain_lines
 
 BLANK_RUNS = "import os\n\n\ndef f(x):\n    return x + 1\n\n\n\nclass A:\n    pass\n"
 
@@ -30,8 +31,23 @@ def cache_tensors(state):
     return [t for layer in state.cache.layers for t in (layer.keys, layer.values)]
 
 
-@pytest.mark.parametrize("n_copied", [1, 7, 33])
-def test_splice_equals_one_shot_and_single_steps(loaded, n_copied):
+def record_attention(monkeypatch) -> list[dict]:
+    """Every SDPA call from here on: query and key heads, query length, and whether it was masked GQA."""
+    calls = []
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def recording(query, key, value, *args, **kwargs):
+        calls.append({"query_heads": query.shape[1], "key_heads": key.shape[1], "queries": query.shape[2],
+                      "masked": kwargs.get("attn_mask") is not None, "gqa": kwargs.get("enable_gqa", False)})
+        return sdpa(query, key, value, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", recording)
+    return calls
+
+
+# A splice in the decode loop carries the copy tag's last token and at least one copied token.
+@pytest.mark.parametrize("n_copied", [2, 7, 33])
+def test_splice_equals_one_shot_and_single_steps(loaded, monkeypatch, n_copied):
     model = LocalModel(loaded)
     tok = loaded.tokenizer
     prefix = tok.encode("<|im_start|>user\nFix it<|im_end|>\n<copy lines=\"1-3\"/>\n")
@@ -39,7 +55,9 @@ def test_splice_equals_one_shot_and_single_steps(loaded, n_copied):
 
     spliced = model.new_state()
     model.extend(spliced, prefix)
+    attention = record_attention(monkeypatch)
     splice_logits = model.extend(spliced, copied)
+    monkeypatch.undo()
 
     one_shot = model.new_state()
     one_shot_logits = model.extend(one_shot, prefix + copied)
@@ -49,9 +67,14 @@ def test_splice_equals_one_shot_and_single_steps(loaded, n_copied):
     for token in copied:
         step_logits = model.extend(stepped, [token])
 
-    # random:tiny has 4 query heads sharing 2 key/value heads: the splice runs masked GQA
-    assert loaded.model.config.num_key_value_heads < loaded.model.config.num_attention_heads
-    assert os.environ.get("TRANSFORMERS_SDPA_FORCE_GQA") == "1"
+    # random:tiny has 4 query heads sharing 2 key/value heads: on CPU the splice ran masked
+    # attention on the shared heads (enable_gqa), without expanding the cached keys and values
+    config = loaded.model.config
+    assert len(attention) == config.num_hidden_layers
+    for call in attention:
+        assert call == {"query_heads": config.num_attention_heads, "key_heads": config.num_key_value_heads,
+                        "queries": n_copied, "masked": True, "gqa": True}
+    assert config.num_key_value_heads < config.num_attention_heads
     assert torch.allclose(splice_logits, one_shot_logits, atol=1e-5)
     assert torch.allclose(splice_logits, step_logits, atol=1e-5)
     for a, b, c in zip(cache_tensors(spliced), cache_tensors(one_shot), cache_tensors(stepped)):
@@ -85,15 +108,32 @@ def teacher_pairs():
 
 
 @pytest.mark.parametrize("before, after", teacher_pairs())
-def test_teacher_forced_oracle_reproduces_gold(engine, before, after):
+def test_teacher_forced_oracle_goes_through_grammar_splices_and_cache(engine, monkeypatch, before, after):
+    """The gold program, driven through the loop: every tag token accepted by the grammar, each copy's
+    lines spliced in one forward, and the cache holding exactly the prompt and the program's stream."""
     ops = oracle_program(before, after)
+    appended = []
+    extend = engine.backend.extend
+    monkeypatch.setattr(engine.backend, "extend", lambda state, ids: appended.append(list(ids)) or extend(state, ids))
     result = engine.edit(before, 1, None, "", program=ops, key="teacher")
-    assert result.complete
-    assert result.ops == ops
-    assert result.text == after
+    assert result.complete and result.ops == ops and result.text == after
+
+    # The stream the cache received, from plain slicing and the tokenizer: each op's text, then a copy's lines.
+    tok, lines = engine.tokenizer, plain_lines(before)
+    stream = []
+    for op in ops:
+        stream += tok.encode(format_op(op) + "\n", add_special_tokens=False)
+        if isinstance(op, Copy):
+            stream += tok.encode("".join(lines[op.start - 1 : op.end]), add_special_tokens=False)
+    program_forwards = appended[-result.stats.forwards:] if result.stats.forwards else []
+    assert sum(program_forwards, []) == stream  # the end-of-sequence token needs no forward
     copies = [op for op in ops if isinstance(op, Copy)]
-    assert (result.stats.spliced_tokens > 0) == bool(copies)
-    assert result.stats.splice_forwards <= len(copies)
+    stats = result.stats
+    assert stats.splice_forwards == len(copies)  # one forward per copy, whatever its length
+    assert stats.spliced_tokens == sum(len(tok.encode("".join(lines[c.start - 1 : c.end]), add_special_tokens=False))
+                                       for c in copies)
+    assert stats.forwards == stats.decode_steps + stats.splice_forwards
+    assert stats.sampled_tokens + stats.forced_tokens == len(stream) - stats.spliced_tokens + 1  # + end of sequence
 
 
 def test_teacher_forced_on_a_selection(engine):
@@ -219,30 +259,36 @@ def test_requests_stay_inside_the_models_context(loaded, monkeypatch):
 
 def test_cache_budget_evicts_least_recently_used(loaded):
     engine = Engine(loaded, max_documents=2)
-    for key in "abc":
-        engine.warm(key, f"{key} = 1\n")
-    assert engine.cached_documents() == ["b", "c"]
+    engine.warm("a", "a = 1\n")
+    engine.warm("b", "b = 1\n")
+    engine.edit("a = 1\n", 1, 1, "x", key="a", max_tokens=2)  # a is used again: b is now the least recent
+    engine.warm("c", "c = 1\n")
+    assert engine.cached_documents() == ["a", "c"]  # first in, first out would have dropped a
+    assert engine.warm("a", "a = 1\n") == 0  # and a's cache is still there
 
 
-def test_cancel_stops_within_one_step(engine):
+def test_cancel_in_mid_decode_stops_before_the_next_forward(engine):
+    """A cancel after three decode forwards: no fourth, and the cache is cut back to the document's prefix."""
     cancel = threading.Event()
     seen = []
 
     def progress(stats):
         seen.append(stats.forwards)
-        cancel.set()
+        if stats.forwards == 3:
+            cancel.set()
 
+    prefix = document_prefix_ids(engine.tokenizer, BLANK_RUNS)
     engine.warm("cancel", BLANK_RUNS)
     forwards_before = engine.backend.forwards
     with pytest.raises(Cancelled):
         engine.edit(BLANK_RUNS, 1, 10, "rewrite", key="cancel", cancel=cancel, progress=progress,
                     temperature=1.0, max_tokens=500)
-    # the flag was set after the first token; no forward ran after that
-    assert seen == [0]
-    assert engine.backend.forwards - forwards_before == 1  # the request prefill only
-    # the document's cache was cut back to its prefix: the next request still finds it warm
+    assert seen == [0, 1, 2, 3]  # a token chosen after each forward; the flag set after the third
+    assert engine.backend.forwards - forwards_before == 1 + 3  # the request prefill and three decode forwards
+    state = engine._states["cancel"]
+    assert state.ids == prefix and state.cache.get_seq_length() == len(prefix)  # nothing of the request kept
     result = engine.edit(BLANK_RUNS, 1, 2, "x", key="cancel", max_tokens=4)
-    assert result.stats.cached_tokens > 0
+    assert result.stats.cached_tokens == len(prefix)
 
 
 @pytest.mark.parametrize(

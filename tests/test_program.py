@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from cad_lsp.program import (
@@ -19,6 +19,7 @@ from cad_lsp.program import (
     unescape_gen,
 )
 
+from .reference import plain_lines, plain_text
 from .strategies import documents, edit_pairs, selection
 
 OPS = st.lists(
@@ -187,3 +188,25 @@ def test_resolve_raises_only_program_errors(document, ops):
         resolve(ops, document)
     except ProgramError:
         pass
+
+
+@settings(max_examples=500, deadline=None)
+@given(documents(), st.data())
+def test_resolve_writes_exactly_the_valid_programs(document, data):
+    """Copies drawn around the document's real lines: a valid program resolves to its plain-sliced text,
+    an invalid one (out of range, backwards, overlapping) raises ProgramError."""
+    n = len(plain_lines(document))
+    line = st.one_of(st.integers(1, max(n, 1)), st.integers(0, n + 1))
+    ops = data.draw(st.lists(st.one_of(st.builds(Copy, line, line), st.builds(Gen, st.text(max_size=4))),
+                             max_size=5))
+    previous, valid = 0, True
+    for op in ops:
+        if isinstance(op, Copy):
+            valid &= previous < op.start <= op.end <= n
+            previous = max(previous, op.end)
+    event("valid" if valid else "invalid")
+    if valid:
+        assert resolve(ops, document) == plain_text(ops, document, 1, n)
+    else:
+        with pytest.raises(ProgramError):
+            resolve(ops, document)

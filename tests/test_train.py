@@ -70,21 +70,26 @@ def test_sequence_is_the_engine_stream_with_copies_masked(loaded):
     assert pos == len(seq.ids) - 1
 
 
-def test_split_is_deterministic_disjoint_and_by_task():
+def test_split_is_pinned_disjoint_and_by_task():
+    """The split is the same on every machine: its test ids are written out here, not recomputed."""
     ids = [f"humanevalfix/Python/{n}" for n in range(164)] + [f"quixbugs/q{n}" for n in range(40)]
     test = [i for i in ids if split_mod.is_test(i)]
-    assert test == [i for i in ids if split_mod.is_test(i)]  # same answer every time
-    assert sum(i.startswith("humanevalfix/") for i in test) == 33
-    assert split_mod.is_test("humanevalfix/JavaScript/35") == split_mod.is_test("humanevalfix/Python/35")
-    assert split_mod.is_test("HumanEval/35") == split_mod.is_test("humanevalfix/Python/35")
+    # HumanEval task n is a test task when n % 5 == 0; any other row when SHA-256(id) % 5 == 0
+    assert test == [f"humanevalfix/Python/{n}" for n in range(0, 164, 5)] + [
+        "quixbugs/q0", "quixbugs/q2", "quixbugs/q12", "quixbugs/q14", "quixbugs/q24"]
+    assert [i for i in ["editeval/7", "editeval/12", "quixbugs/gcd", "commits/a1b2c3"] if split_mod.is_test(i)] == [
+        "editeval/12"]
+    assert split_mod.is_test("humanevalfix/JavaScript/35") and split_mod.is_test("HumanEval/35")
+    assert not split_mod.is_test("humanevalfix/JavaScript/36") and not split_mod.is_test("HumanEval/36")
 
     class Row:
         def __init__(self, id):
             self.id = id
 
-    rows = [Row(i) for i in ids]
+    rows = [Row(i) for i in reversed(ids)]
     tr, te = split_mod.split(rows)
-    assert {r.id for r in tr}.isdisjoint({r.id for r in te}) and len(tr) + len(te) == len(rows)
+    assert [r.id for r in te] == list(reversed(test))  # the test rows, in the input order
+    assert [r.id for r in tr] == [i for i in reversed(ids) if i not in set(test)]
 
 
 def test_synthetic_edits_round_trip():
