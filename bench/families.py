@@ -182,9 +182,9 @@ def markdown(data: dict) -> str:
                          "" if s["tokens_mean"] is None else f"{s['tokens_mean']:.0f}",
                          "" if gold is None else f"{gold:.0f}"])
     return "\n".join([
-        f"Cases built from Python {data['python']}'s standard library (`bench/families.py`): top-level functions of "
+        f"Cases built from Python {data['python']}'s standard library (`cad_lsp/families.py`): top-level functions of "
         f"{MIN_LINES}-{MAX_LINES} lines (at most {MAX_CHARS} characters) from {', '.join(data['test_modules'])}, the whole function selected; none "
-        "is in the training data of `cad-lsp train`, so every row is held out. *built-in examples*: the three "
+        "is in the training data of `cad-lsp train` (its corpora, or `--families` on other modules), so every row is held out. *built-in examples*: the three "
         "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/prompt.py`). "
         f"*fine-tuned*: adapter `{data.get('adapter') or 'none'}` merged into the same model, zero-shot prompt. Few-shot: "
         f"{data['few_shot']} examples of the same family from {', '.join(data['example_modules'])}. Greedy decoding, "
