@@ -202,15 +202,17 @@ async def client(request, lsp_client: LanguageClient):
 
 
 @contextlib.asynccontextmanager
-async def server(preset: str, *args: str, options: dict | None = None):
+async def server(preset: str, *args: str, options: dict | None = None, client_factory=make_client):
     """A server of its own, for tests that need other settings or a fresh start."""
-    client = await ClientServerConfig(server_command=[*SERVER, *args], client_factory=make_client).start()
+    client = await ClientServerConfig(server_command=[*SERVER, *args], client_factory=client_factory).start()
     try:
         await initialize(client, preset, options)
         yield client
-        await client.shutdown_session()
-    finally:
-        await client.stop()
+    finally:  # shut down even when the test failed: a server never told to shut down keeps running
+        try:
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        finally:
+            await client.stop()
 
 
 _count = 0
@@ -319,6 +321,7 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
     command = await resolve(client, action)
     assert command["command"] == EDIT_COMMAND and command["arguments"] == [action["data"]]
 
+    runs_before = len(edit_progress(client, instruction))
     result = await execute(client, command["arguments"])
 
     expected = tiny_engine.edit(EMOJI, *lines, instruction, name=NAME, max_tokens=MAX_TOKENS)
@@ -348,9 +351,12 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
         assert ("not finished" if kind == "incomplete" else "no change") in result["message"]
         assert any(result["message"] in m.message for m in client.messages)
 
-    await wait_until(lambda: any(v[-1].kind == "end" for v in edit_progress(client, instruction)))
+    # this case's own progress (earlier cases with the same instruction have ended already)
+    await wait_until(lambda: len(edit_progress(client, instruction)) == runs_before + 1
+                     and edit_progress(client, instruction)[-1][-1].kind == "end", timeout=10)
     values = edit_progress(client, instruction)[-1]
     assert values[0].kind == "begin" and values[0].cancellable and values[-1].kind == "end"
+    assert [v.kind for v in values].count("end") == 1
 
 
 @on_module_loop
@@ -445,6 +451,109 @@ async def test_early_request_waits_for_the_model_and_cancels_stop_the_edit(tiny_
     with pytest.raises(Exception, match="cancel"):
         await running
     assert client._server.returncode == 0 and len(applied_to(client, uri)) == 1
+
+
+def make_scripted_client() -> LanguageClient:
+    """An editor whose user may turn an edit down (``decline``: workspace/applyEdit answers applied: false
+    with that reason) or type while it runs (``type_next``: the server's request for a progress bar, sent
+    after it read the document and before it decodes, is answered after that didChange)."""
+    from pygls.protocol import default_converter
+    from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+    def create(ls: LanguageClient, params: lsp.WorkDoneProgressCreateParams):
+        ls.progress_reports.setdefault(params.token, [])
+        if ls.type_next is not None:
+            uri, version, text = ls.type_next
+            ls.type_next = None
+            ls.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[lsp.TextDocumentContentChangePartial(range=rng(0, 0, 0, 0), text=text)]))
+
+    def apply_edit(ls: LanguageClient, params: lsp.ApplyWorkspaceEditParams):
+        ls.applied.append(params)
+        if ls.decline is not None:
+            return lsp.ApplyWorkspaceEditResult(applied=False, failure_reason=ls.decline)
+        return lsp.ApplyWorkspaceEditResult(applied=True)
+
+    client = LanguageClient(converter_factory=default_converter)
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, lsp.WINDOW_WORK_DONE_PROGRESS_CREATE: create,
+                                   lsp.WORKSPACE_APPLY_EDIT: apply_edit})
+    client.applied, client.decline, client.type_next = [], None, None
+    return client
+
+
+async def test_edits_that_must_not_apply(tiny_engine):
+    """Declined by the editor, made on a document that moved during the edit, or sent while another edit
+    runs: nothing is applied, and the user is told why.  (One server for the three: CI time.)"""
+    async with server("visual-studio-code", "--no-confirm", options={"maxTokens": 4000},
+                      client_factory=make_scripted_client) as client:
+        encoding = client.encoding
+        await wait_until(lambda: any(v[-1].kind == "end" for v in client.progress_reports.values()
+                                     if v and "loading" in getattr(v[0], "title", "")), timeout=120)
+        # the greedy program for lines 3-5 is finished and changes them: an edit is sent
+        expected = tiny_engine.edit(EMOJI, 3, 5, "Simplify", name=NAME, max_tokens=4000)
+        after = apply_program(expected.ops, EMOJI, 3, 5)
+        assert expected.complete and after != EMOJI, expected.program
+
+        # 1. The editor answers applied: false.
+        uri = open_document(client, EMOJI)
+        client.decline = "the user declined"
+        result = await execute(client, [edit_args(uri, 1, line_range(EMOJI, 3, 5, encoding), "Simplify")])
+        client.decline = None
+        (edit,) = applied_to(client, uri)  # it was sent, with the program's edits
+        assert apply_text_edits(EMOJI, edit.document_changes[0].edits, encoding) == after
+        assert result["applied"] is False, result
+        assert "did not apply" in result["message"] and "the user declined" in result["message"]
+        assert any("did not apply" in m.message and m.type == lsp.MessageType.Info for m in client.messages)
+
+        # 2. The user types while the edit runs.
+        uri = open_document(client, EMOJI)
+        client.type_next = (uri, 2, "# typed meanwhile\n")
+        result = await execute(client, [edit_args(uri, 1, line_range(EMOJI, 3, 5, encoding), "Simplify")])
+        assert client.type_next is None  # the change went out during the edit
+        assert result["applied"] is False and "changed during the edit" in result["message"], result
+        assert result["stats"]["prompt_tokens"] == expected.stats.prompt_tokens  # the model ran on the old text
+        assert applied_to(client, uri) == []
+
+        # 3. A second edit while one runs.  Lines 2-5 open a <gen> that never closes: that edit runs until
+        # cancelled.
+        uri = open_document(client, EMOJI)
+        running = asyncio.ensure_future(execute(client, [edit_args(uri, 1, line_range(EMOJI, 2, 5, encoding),
+                                                                   "Fix the bug")]))
+        await wait_until(lambda: any("tokens generated" in (v.message or "")
+                                     for values in edit_progress(client, "Fix the bug") for v in values), timeout=60)
+        second = await execute(client, [edit_args(uri, 1, line_range(EMOJI, 3, 5, encoding), "Simplify")])
+        assert second == {"applied": False, "message": "another edit is running; try again when it has finished"}
+        assert not running.done()
+        (token,) = [t for t, v in client.progress_reports.items() if v and v[0].title.endswith("Fix the bug")]
+        client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+        assert (await running)["applied"] is False
+        third = await execute(client, [edit_args(uri, 1, line_range(EMOJI, 3, 5, encoding), "Simplify")])
+        assert third["applied"] is True, third  # once it has stopped, the next edit runs
+        assert third["stats"]["sampled_tokens"] == expected.stats.sampled_tokens
+
+
+async def test_an_edit_waits_for_a_loading_model_only_so_long(monkeypatch):
+    """The wait for a model still loading ends with a clear error after MODEL_WAIT_S; a model that
+    arrives within it is used."""
+    import threading
+    from types import SimpleNamespace
+
+    from cad_lsp import server as server_mod
+
+    monkeypatch.setattr(server_mod, "MODEL_WAIT_S", 0.3)
+    reports = []
+    progress = SimpleNamespace(report=reports.append)
+    ls = SimpleNamespace(model_ready=asyncio.Event(), options=Options(model="slow-model"), engine=None, load_error=None)
+    started = time.monotonic()
+    with pytest.raises(RequestError, match="still loading after"):
+        await asyncio.wait_for(server_mod.wait_for_engine(ls, threading.Event(), progress), 5)
+    assert 0.3 <= time.monotonic() - started < 3
+    assert reports == ["waiting for the model slow-model to load"]
+
+    ls.model_ready.clear()
+    asyncio.get_running_loop().call_later(0.1, lambda: (setattr(ls, "engine", "the engine"), ls.model_ready.set()))
+    assert await asyncio.wait_for(server_mod.wait_for_engine(ls, threading.Event(), progress), 5) == "the engine"
 
 
 async def test_missing_model_is_reported_and_the_server_answers():
