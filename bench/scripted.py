@@ -38,15 +38,10 @@ def comment_after_first_line(document: str, first: int, last: int, instruction: 
     return ops + [Copy(first + 1, last)] if first < last else ops
 
 
-def serve(plan: Plan, serve_args: list[str], threads: int = 0) -> int:
-    """Run ``cad-lsp serve serve_args`` with Engine.edit teacher-forced through ``plan``."""
-    import torch
-
+def scripted_edit(plan: Plan) -> Callable:
+    """An ``Engine.edit`` teacher-forced through ``plan`` (set it on the class, or monkeypatch it)."""
     from cad_lsp import engine
-    from cad_lsp.cli import main
 
-    if threads:
-        torch.set_num_threads(threads)
     edit = engine.Engine.edit
 
     def scripted(self, document, first_line, last_line, instruction, **kwargs):
@@ -61,7 +56,19 @@ def serve(plan: Plan, serve_args: list[str], threads: int = 0) -> int:
             kwargs["progress"] = slow
         return edit(self, document, first_line, last_line, instruction, **kwargs)
 
-    engine.Engine.edit = scripted
+    return scripted
+
+
+def serve(plan: Plan, serve_args: list[str], threads: int = 0) -> int:
+    """Run ``cad-lsp serve serve_args`` with Engine.edit teacher-forced through ``plan``."""
+    import torch
+
+    from cad_lsp import engine
+    from cad_lsp.cli import main
+
+    if threads:
+        torch.set_num_threads(threads)
+    engine.Engine.edit = scripted_edit(plan)
     return main(["serve", *serve_args])
 
 

@@ -114,9 +114,17 @@ def cmd_edit(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server import serve
 
+    for flag in ("node_ipc", "pipe", "socket"):
+        if getattr(args, flag):
+            print(f"cad-lsp: --{flag.replace('_', '-')} is not supported: start the server on stdio "
+                  "(the default, --stdio) or with --tcp", file=sys.stderr)
+            return 2
+    if args.stdio and args.tcp:
+        print("cad-lsp: --stdio and --tcp exclude each other", file=sys.stderr)
+        return 2
     serve(model=args.model, device=args.device, dtype=args.dtype, backend=args.backend, vllm_url=args.vllm_url,
-          max_tokens=args.max_tokens,
-          needs_confirmation=not args.no_confirm, tcp=args.tcp, host=args.host, port=args.port)
+          max_tokens=args.max_tokens, needs_confirmation=not args.no_confirm, tcp=args.tcp, host=args.host,
+          port=args.port, log_level=args.log_level)
     return 0
 
 
@@ -175,6 +183,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tcp", action="store_true", help="listen on TCP (loopback only) instead of stdio")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on with --tcp (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=2087, help="port to listen on with --tcp (default 2087)")
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="warning",
+                       help="what the server writes to stderr (default: warning); the editor's log gets "
+                            "every detail through window/logMessage either way")
+    # What editors' LSP clients append to the command line (vscode-languageclient: --stdio and
+    # --clientProcessId=PID).  stdio is the default; the other transports are refused clearly.
+    serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    serve.add_argument("--clientProcessId", type=int, default=None, metavar="PID",
+                       help="the editor's process id, as LSP clients pass it; accepted and not needed: the "
+                            "server exits when the editor closes its stdin")
+    serve.add_argument("--node-ipc", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--pipe", default=None, help=argparse.SUPPRESS)
+    serve.add_argument("--socket", default=None, help=argparse.SUPPRESS)
     serve.set_defaults(run=cmd_serve)
 
     tr = sub.add_parser("train", help="fine-tune a LoRA adapter that writes edit programs (SFT)")

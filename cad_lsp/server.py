@@ -27,12 +27,12 @@ from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
 
 from .edits import offset_at, text_edits, units
-from .program import Document, split_lines
+from .program import Document, oracle_for_selection, resolve, split_lines
+from .protocol import CadProtocol, read_frames
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,7 @@ MODEL_WAIT_S = 600.0  # how long an edit that arrives during the model load wait
 REPORT_INTERVAL_S = 0.25  # at most this often, a progress report during decoding
 EXIT_WAIT_S = 2.0  # at exit, how long model threads get to stop
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+MAX_UINTEGER = 2**31 - 1  # LSP's uinteger: positions beyond it are not positions
 
 
 class RequestError(ValueError):
@@ -71,6 +72,7 @@ class Options:
     max_tokens: int | None = None
     needs_confirmation: bool = True
     max_documents: int = 4
+    keep_ai_comments: bool = False  # leave the AI: comment that gave the instruction in the result
 
 
 # initializationOptions key -> (Options field, type)
@@ -83,6 +85,7 @@ _INIT_KEYS = {
     "maxTokens": ("max_tokens", int),
     "needsConfirmation": ("needs_confirmation", bool),
     "maxDocuments": ("max_documents", int),
+    "keepAiComments": ("keep_ai_comments", bool),
 }
 
 
@@ -124,16 +127,22 @@ def merge_options(options: Options, init: Any) -> tuple[Options, list[str]]:
 
 @dataclass(frozen=True)
 class EditRequest:
-    """The one argument of ``cad.editSelection`` (and the data of a code action)."""
+    """The one argument of ``cad.editSelection`` (and the data of a code action).
+
+    ``ai_comment``: the instruction came from an ``AI:`` comment in the
+    selection, which the edit then removes.
+    """
 
     uri: str
     version: int
     range: lsp.Range
     instruction: str
+    ai_comment: bool = False
 
     def as_json(self) -> dict:
-        return {"uri": self.uri, "version": self.version, "range": range_json(self.range),
-                "instruction": self.instruction}
+        answer = {"uri": self.uri, "version": self.version, "range": range_json(self.range),
+                  "instruction": self.instruction}
+        return {**answer, "aiComment": True} if self.ai_comment else answer
 
 
 def range_json(r: lsp.Range) -> dict:
@@ -148,6 +157,8 @@ def _position(value: Any, where: str) -> lsp.Position:
     for name, number in (("line", line), ("character", character)):
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
             raise RequestError(f"{where}.{name} must be a non-negative integer")
+        if number > MAX_UINTEGER:
+            raise RequestError(f"{where}.{name} must be at most {MAX_UINTEGER}")
     return lsp.Position(line=line, character=character)
 
 
@@ -168,7 +179,21 @@ def parse_edit_request(value: Any) -> EditRequest:
     start, end = _position(raw_range.get("start"), "range.start"), _position(raw_range.get("end"), "range.end")
     if (end.line, end.character) < (start.line, start.character):
         raise RequestError("range ends before it starts")
-    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip())
+    ai_comment = value.get("aiComment", False)
+    if not isinstance(ai_comment, bool):
+        raise RequestError("aiComment must be true or false")
+    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(), ai_comment)
+
+
+def edit_arguments_problem(arguments: list) -> str | None:
+    """What is wrong with ``cad.editSelection``'s arguments, or None (answered as invalid params)."""
+    if len(arguments) != 1:
+        return f"takes one argument {{uri, version, range, instruction}}, got {len(arguments)}"
+    try:
+        parse_edit_request(arguments[0])
+    except RequestError as exc:
+        return str(exc)
+    return None
 
 
 def selected_lines(r: lsp.Range) -> tuple[int, int]:
@@ -215,9 +240,26 @@ def ai_instructions(text: str) -> list[str]:
     return found
 
 
-def action_instructions(text: str) -> list[tuple[str, str]]:
-    """(title, instruction) of every action offered on the selected text."""
-    return [(f"AI: {i}", i) for i in ai_instructions(text)] + [(p, p) for p in PRESETS]
+def remove_ai_comment(text: str, instruction: str) -> str:
+    """``text`` without the ``AI:`` comments that say ``instruction``.
+
+    A line that holds only the comment goes with its line break; a comment
+    after code leaves the code, and the line break, as they were.
+    """
+    kept = []
+    for line in split_lines(text):
+        body = line.rstrip("\r\n")
+        match = _AI_COMMENT.search(body)
+        if match is None or match.group(1) != instruction:
+            kept.append(line)
+        elif body[: match.start()].strip():
+            kept.append(body[: match.start()].rstrip() + line[len(body):])
+    return "".join(kept)
+
+
+def action_instructions(text: str) -> list[tuple[str, str, bool]]:
+    """(title, instruction, from an AI: comment) of every action offered on the selected text."""
+    return [(f"AI: {i}", i, True) for i in ai_instructions(text)] + [(p, p, False) for p in PRESETS]
 
 
 def kind_wanted(only: list[str] | None) -> bool:
@@ -449,34 +491,6 @@ class CacheJobs:
 # The server
 
 
-class CadProtocol(LanguageServerProtocol):
-    """pygls's protocol with two fixes for requests still running.
-
-    pygls answers ``$/cancelRequest`` for ``workspace/executeCommand`` but
-    leaves the command's task running: the cancel hook also sets the edit's
-    cancel flag.  And pygls 2.1.1's ``shutdown`` cancels in-flight requests
-    while iterating the dict their callbacks remove them from, so a shutdown
-    during an edit failed with "dictionary changed size during iteration".
-    """
-
-    def _handle_cancel_notification(self, msg_id):
-        super()._handle_cancel_notification(msg_id)
-        cancel = self._server.request_cancels.get(msg_id)
-        if cancel is not None:
-            cancel.set()
-
-    @lsp_method(lsp.SHUTDOWN)
-    def lsp_shutdown(self, *args):
-        if (user_handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
-            yield user_handler, args, None
-        current_id = self.msg_id
-        for msg_id, future in list(self._request_futures.items()):  # a copy: cancelling removes entries
-            if msg_id != current_id and not future.done():
-                future.cancel()
-        self._shutdown = True
-        return None
-
-
 class CadServer(LanguageServer):
     """The pygls server plus the state its handlers share."""
 
@@ -508,6 +522,47 @@ class CadServer(LanguageServer):
         """Something the user must see."""
         self.log(message, kind)
         self.window_show_message(lsp.ShowMessageParams(type=kind, message=f"{NAME}: {message}"))
+
+    def start_io(self, stdin=None, stdout=None) -> None:
+        """Serve on stdio with the checking frame reader (see protocol.py); returns the exit code."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        return self._serve(read_frames(reader, self.protocol, self._stop_event))
+
+    def start_tcp(self, host: str, port: int) -> int:
+        """Serve one editor at a time on TCP, with the same reader as stdio."""
+        self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await read_frames(reader, self.protocol, self._stop_event)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        return self._serve(listen())
+
+    def _serve(self, main) -> int:
+        """Run the loop; the exit code is LSP's: 0 after shutdown then exit, 1 for exit alone or a lost editor."""
+        try:
+            asyncio.run(main)
+        except SystemExit as exc:  # the exit notification
+            return exc.code if isinstance(exc.code, int) else 1
+        except asyncio.CancelledError:  # the TCP listener closed after its editor left
+            pass
+        except (BrokenPipeError, ConnectionResetError, KeyboardInterrupt):
+            log.warning("the connection to the editor was lost")
+        finally:
+            self.shutdown()
+        return 0 if self.protocol._shutdown else 1  # the editor closed the stream: fine after shutdown
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """pygls's hook for a failed notification handler: one line in the log, not a popup."""
+        self.log(f"{type(error).__name__}: {error}", lsp.MessageType.Error)
 
     def cancel_edits(self) -> None:
         for cancel in [*self.request_cancels.values(), *self.progress_cancels.values()]:
@@ -695,7 +750,7 @@ async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event)
             result = await decode(ls, snapshot, first, last, request.instruction, cancel, progress)
         finally:
             ls.editing = False  # the model is free; the editor may hold the edit in a preview for long
-        outcome = await apply(ls, snapshot, first, last, request.instruction, result, cancel, progress)
+        outcome = await apply(ls, snapshot, first, last, request, result, cancel, progress)
         outcome.stats = result.stats.as_dict()
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
@@ -726,9 +781,23 @@ async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instr
     return result
 
 
-async def apply(ls: CadServer, snapshot: Snapshot, first: int, last: int, instruction: str, result,
+def result_ops(ops, document: str, first: int, last: int, request: EditRequest, keep_ai_comments: bool):
+    """The program's ops, less the ``AI:`` comment that gave the instruction (unless kept).
+
+    The comment is removed from the resolved text and the ops rebuilt by the
+    oracle, so the editor still receives edits only where text changes.
+    """
+    if not request.ai_comment or keep_ai_comments:
+        return ops
+    text = resolve(ops, document, first, last)
+    without = remove_ai_comment(text, request.instruction)
+    return ops if without == text else oracle_for_selection(document, first, last, without)
+
+
+async def apply(ls: CadServer, snapshot: Snapshot, first: int, last: int, request: EditRequest, result,
                 cancel: threading.Event, progress: Progress) -> Outcome:
     """Send the edit unless it was cancelled, is incomplete, changes nothing or the document moved on."""
+    instruction = request.instruction
     if cancel.is_set():
         return Outcome(False, "cancelled; nothing applied", lsp.MessageType.Info)
     if not result.complete:
@@ -737,21 +806,22 @@ async def apply(ls: CadServer, snapshot: Snapshot, first: int, last: int, instru
     current = ls.documents.get(snapshot.uri)
     if current is None or current.version != snapshot.version:
         return Outcome(False, "the document changed during the edit; nothing applied", lsp.MessageType.Warning)
-    edits = text_edits(result.ops, snapshot.text, first, last, ls.encoding)
+    ops = result_ops(result.ops, snapshot.text, first, last, request, ls.options.keep_ai_comments)
+    edits = text_edits(ops, snapshot.text, first, last, ls.encoding)
     if not edits:
         return Outcome(False, "no change: the program reproduces the selected lines", lsp.MessageType.Info)
     annotate = ls.options.needs_confirmation and supports_change_annotations(ls.client_capabilities)
     label = f"{NAME}: {instruction}"
     description = f"{document_name(snapshot.uri)} lines {first}-{last}"
     edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, description, annotate)
-    progress.report("applying the edit")
+    progress.end("the edit is ready")  # the editor may now hold it in a review for long: nothing left to cancel
     try:
         response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
     except Exception as exc:  # noqa: BLE001 -- an error answer from the editor
         return Outcome(False, f"the editor refused the edit: {exc}", lsp.MessageType.Warning)
     if not response.applied:
         reason = f": {response.failure_reason}" if response.failure_reason else ""
-        return Outcome(False, f"the editor did not apply the edit{reason}", lsp.MessageType.Warning)
+        return Outcome(False, f"the editor did not apply the edit{reason}", lsp.MessageType.Info)
     return Outcome(True, f"edited lines {first}-{last}: {progress_message(result.stats)}", lsp.MessageType.Log)
 
 
@@ -809,8 +879,8 @@ def code_action(ls: CadServer, params: lsp.CodeActionParams) -> list[lsp.CodeAct
         return None
     with_command = not resolves_commands(ls.client_capabilities)
     actions = []
-    for title, instruction in action_instructions("".join(lines[first - 1 : last])):
-        data = EditRequest(snapshot.uri, snapshot.version, r, instruction).as_json()
+    for title, instruction, ai_comment in action_instructions("".join(lines[first - 1 : last])):
+        data = EditRequest(snapshot.uri, snapshot.version, r, instruction, ai_comment).as_json()
         command = lsp.Command(title=title, command=EDIT_COMMAND, arguments=[data]) if with_command else None
         actions.append(lsp.CodeAction(title=title, kind=ACTION_KIND, data=data, command=command))
     return actions
@@ -880,12 +950,13 @@ def create_server(options: Options) -> CadServer:
     ls.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)(progress_cancel)
     ls.feature(lsp.SHUTDOWN)(shutdown)
     ls.command(EDIT_COMMAND)(edit_selection)
+    ls.protocol.command_checks = {EDIT_COMMAND: edit_arguments_problem}
     return ls
 
 
 def serve(model: str = "smollm2", device: str | None = None, dtype: str | None = "auto", backend: str = "local",
           vllm_url: str | None = None, max_tokens: int | None = None, needs_confirmation: bool = True,
-          tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
+          tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, log_level: str = "warning") -> None:
     """Run the server on stdio, or on TCP on the loopback interface only.
 
     The server edits files and runs a model for anyone who can connect, so it
@@ -894,23 +965,23 @@ def serve(model: str = "smollm2", device: str | None = None, dtype: str | None =
     if tcp and host not in LOOPBACK_HOSTS:
         raise SystemExit(f"cad-lsp: refusing to listen on {host!r}: the server accepts only local "
                          f"connections ({', '.join(LOOPBACK_HOSTS)})")
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="cad-lsp %(levelname)s: %(message)s")
-    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
+    # stderr is for problems: editors show it as errors (VS Code's output channel marks every stderr
+    # line [error]).  Details go to the editor's log through window/logMessage.
+    logging.basicConfig(stream=sys.stderr, level=log_level.upper(), format="cad-lsp %(levelname)s: %(message)s")
+    logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLogger().level))  # it logs every message at INFO
     options = Options(model=model, device=device, dtype=dtype, backend=backend, vllm_url=vllm_url,
                       max_tokens=max_tokens, needs_confirmation=needs_confirmation)
     server = create_server(options)
+    code = 1
     try:
-        if tcp:
-            server.start_tcp(host, port)
-        else:
-            server.start_io()
+        code = server.start_tcp(host, port) if tcp else server.start_io()
     finally:
         if not stop_model_work(server):
-            # A thread is still inside torch (a model load); finalizing the interpreter
-            # under it aborts the process, so leave without finalizing.
             log.info("exiting while the model is still loading")
-            logging.shutdown()
-            os._exit(0)
+        # Leave without finalizing the interpreter: a model load still inside torch would abort
+        # it, and the thread reading stdin may be blocked in a read the editor never ends.
+        logging.shutdown()
+        os._exit(code)
 
 
 __all__ = [

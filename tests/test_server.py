@@ -16,6 +16,7 @@ import time
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
 
 from cad_lsp.edits import apply_text_edits, units
@@ -365,7 +366,7 @@ async def test_ai_comment_offers_its_instruction(client: LanguageClient):
     actions = await code_actions(client, uri, rng(1, 0, 3, 0))
     assert [a["title"] for a in actions] == ["AI: use a constant", "AI: name it better", *PRESETS]
     action = actions[1]
-    assert action["data"] == edit_args(uri, 1, rng(1, 0, 3, 0), "name it better")
+    assert action["data"] == {**edit_args(uri, 1, rng(1, 0, 3, 0), "name it better"), "aiComment": True}
     resolved = await client.code_action_resolve_async(lsp.CodeAction(title=action["title"], data=action["data"]))
     assert resolved.command.command == EDIT_COMMAND and list(resolved.command.arguments) == [action["data"]]
 
@@ -390,17 +391,26 @@ async def test_stale_version_applies_nothing(client: LanguageClient):
 async def test_bad_requests_are_answered_and_the_server_lives_on(client: LanguageClient):
     uri = open_document(client, EMOJI)
     good = edit_args(uri, 1, rng(0, 0, 1, 0), "Simplify")
-    for args, error in [
+    for args, error in [  # well-formed, but not for this document: the user is told
         ([{**good, "uri": "file:///nowhere.py"}], "not open"),
         ([edit_args(uri, 1, rng(0, 0, 9, 0), "Simplify")], "not in the document"),
         ([edit_args(uri, 1, rng(0, 0, 0, 99), "Simplify")], "not in the document"),
-        ([{**good, "instruction": ""}], "empty"),
-        ([good, good], "one argument"),
-        ([], "one argument"),
     ]:
         result = await execute(client, args)
         assert result["applied"] is False and error in result["message"], (args, result)
         assert client.messages[-1].type == lsp.MessageType.Error
+    shown = len(client.messages)
+    for args, error in [  # malformed: a JSON-RPC error names the problem, and nothing pops up
+        ([{**good, "instruction": ""}], "the instruction is empty"),
+        ([good, good], "one argument"),
+        ([], "one argument"),
+        ([{**good, "range": {"start": {"line": -1, "character": 0}, "end": good["range"]["end"]}}],
+         "range.start.line must be a non-negative integer"),
+    ]:
+        with pytest.raises(JsonRpcException) as raised:
+            await execute(client, args)
+        assert raised.value.code == -32602 and error in raised.value.message, (args, raised.value)
+    assert len(client.messages) == shown
     assert applied_to(client, uri) == []
     assert len(await code_actions(client, uri, rng(0, 0, 1, 0))) == len(PRESETS)
 
