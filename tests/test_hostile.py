@@ -23,6 +23,7 @@ import time
 from collections import Counter
 
 from cad_lsp.server import EDIT_COMMAND, Options, create_server
+from tests.conftest import SUMMARY
 
 SEED = 20261130
 MESSAGES = 3000
@@ -417,7 +418,7 @@ def test_every_request_is_answered(monkeypatch):
     wire.close()
     assert not wire.thread.is_alive() and wire.exit_code == 0
     sent = sum(counts.values())
-    print(f"\nhostile client: {sent} messages sent ({dict(sorted(counts.items()))}); {requests + 1} requests, "
-          f"all answered; {len(client.null_errors)} broken frames answered with id null; "
-          f"{compared} document comparisons equal; {len(client.edits_received)} edits received, each for the "
-          f"version its command named")
+    SUMMARY.append(f"hostile client: {sent} messages sent ({dict(sorted(counts.items()))}); {requests + 1} "
+                   f"requests, all answered; {len(client.null_errors)} broken frames answered with id null; "
+                   f"{compared} document comparisons equal; {len(client.edits_received)} edits received, each "
+                   f"for the version its command named")
