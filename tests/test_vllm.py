@@ -7,6 +7,7 @@ With it, a server that does not answer fails them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -352,7 +353,7 @@ async def test_lsp_edit_through_vllm(engine):
 
     from .test_server import EMOJI, NAME, applied_to, edit_args, execute, line_range, make_client, open_document
 
-    command = [sys.executable, "-m", "cad_lsp", "serve", "--no-confirm", "--max-tokens", "40"]
+    command = [sys.executable, "-m", "cad_lsp", "serve", "--no-confirm", "--max-tokens", "80"]
     client = await ClientServerConfig(server_command=command, client_factory=make_client).start()
     try:
         await client.initialize_session(lsp.InitializeParams(
@@ -361,12 +362,14 @@ async def test_lsp_edit_through_vllm(engine):
         uri = open_document(client, EMOJI)
         # SmolLM2's greedy program here: copy lines 1-2, then a gen (so an edit is applied)
         result = await execute(client, [edit_args(uri, 1, line_range(EMOJI, 1, 2, "utf-16"), "Add docstrings")])
-        expected = engine.edit(EMOJI, 1, 2, "Add docstrings", name=NAME, max_tokens=40)
+        expected = engine.edit(EMOJI, 1, 2, "Add docstrings", name=NAME, max_tokens=80)
         after = plain_apply(expected.ops, EMOJI, 1, 2)
         assert expected.complete and after != EMOJI, expected.program  # the case is chosen so: an edit is sent
         assert result["applied"] is True, result
         (edit,) = applied_to(client, uri)
         assert apply_text_edits(EMOJI, edit.document_changes[0].edits, "utf-16") == after
-        await client.shutdown_session()
-    finally:
-        await client.stop()
+    finally:  # shut down even when the test failed: a server never told to shut down keeps running
+        try:
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        finally:
+            await client.stop()
