@@ -185,12 +185,17 @@ def parse_edit_request(value: Any) -> EditRequest:
     return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(), ai_comment)
 
 
+def parse_edit_arguments(arguments: list) -> EditRequest:
+    """``cad.editSelection``'s argument list, which holds one request; raises RequestError."""
+    if len(arguments) != 1:
+        raise RequestError(f"takes one argument {{uri, version, range, instruction}}, got {len(arguments)}")
+    return parse_edit_request(arguments[0])
+
+
 def edit_arguments_problem(arguments: list) -> str | None:
     """What is wrong with ``cad.editSelection``'s arguments, or None (answered as invalid params)."""
-    if len(arguments) != 1:
-        return f"takes one argument {{uri, version, range, instruction}}, got {len(arguments)}"
     try:
-        parse_edit_request(arguments[0])
+        parse_edit_arguments(arguments)
     except RequestError as exc:
         return str(exc)
     return None
@@ -523,7 +528,7 @@ class CadServer(LanguageServer):
         self.log(message, kind)
         self.window_show_message(lsp.ShowMessageParams(type=kind, message=f"{NAME}: {message}"))
 
-    def start_io(self, stdin=None, stdout=None) -> None:
+    def start_io(self, stdin=None, stdout=None) -> int:
         """Serve on stdio with the checking frame reader (see protocol.py); returns the exit code."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
@@ -908,10 +913,7 @@ async def edit_selection(ls: CadServer, *arguments) -> dict:
     if msg_id is not None:
         ls.request_cancels[msg_id] = cancel
     try:
-        if len(arguments) != 1:
-            raise RequestError(f"{EDIT_COMMAND} takes one argument {{uri, version, range, instruction}}, "
-                               f"got {len(arguments)}")
-        outcome = await run_edit(ls, parse_edit_request(arguments[0]), cancel)
+        outcome = await run_edit(ls, parse_edit_arguments(list(arguments)), cancel)
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
     except Exception as exc:  # noqa: BLE001 -- a bug must not take the server down

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 import sys
 import time
 
@@ -100,6 +101,24 @@ def test_ai_instructions_from_any_comment_syntax():
             "say('AI: not a comment')\n")
     assert ai_instructions(text) == ["use a constant", "name it better", "add an index", "explain this",
                                      "fix the markup"]
+
+
+def test_the_ai_comment_that_gave_the_instruction_is_removed():
+    from cad_lsp.program import Copy, Gen, resolve as resolve_ops
+    from cad_lsp.server import EditRequest, remove_ai_comment, result_ops
+
+    text = ("def f(x):\r\n"
+            "    # AI: add hints\r\n"
+            "    return x  # AI: add hints\r\n"
+            "y = 1  // AI: other\n"
+            "/* AI: add hints */")
+    assert remove_ai_comment(text, "add hints") == "def f(x):\r\n    return x\r\ny = 1  // AI: other\n"
+    document = "a = 1\n# AI: name it\nb = 2\n"
+    request = EditRequest("file:///x.py", 1, rng(0, 0, 3, 0), "name it", ai_comment=True)
+    ops = [Copy(1, 2), Gen("c = 3\n"), Copy(3, 3)]  # the model kept the comment
+    assert resolve_ops(result_ops(ops, document, 1, 3, request, False), document, 1, 3) == "a = 1\nc = 3\nb = 2\n"
+    assert result_ops(ops, document, 1, 3, request, True) == ops  # keepAiComments
+    assert result_ops(ops, document, 1, 3, replace(request, ai_comment=False), False) == ops  # a preset's edit
 
 
 def test_merge_options_prefers_initialization_options_and_reports_bad_ones():
