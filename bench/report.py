@@ -18,6 +18,7 @@ TITLES = {
     "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
     "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
     "serve": "Editor latency: executeCommand to applyEdit, warm vs cold cache",
+    "cancel": "Cancellation: from the editor's cancel to the answer, during decoding and a cold prefill",
     "lossless": "Losslessness: oracle round trip on every pair",
     "perturb": "Perturbation: off-by-one copy boundaries",
     "formats": "Output formats: tokens and fidelity",

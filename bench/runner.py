@@ -24,7 +24,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "families", "vllm"]
+BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "cancel", "lossless", "perturb", "formats", "quality", "families", "vllm"]
 NAMES = BENCHMARKS + ["report", "all"]
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 DEFAULT_RESULTS_MD = Path(__file__).resolve().parent / "RESULTS.md"

@@ -102,8 +102,8 @@ class Editor:
             return None
 
         @client.feature(lsp.PROGRESS)
-        def on_progress(params):
-            pass
+        def on_progress(params: lsp.ProgressParams):
+            self.progress(params)
 
         @client.feature(lsp.WINDOW_LOG_MESSAGE)
         def log_message(params: lsp.LogMessageParams):
@@ -117,10 +117,13 @@ class Editor:
             if "cannot load" in params.message:
                 self.loaded.set()
 
-    async def start(self, model: str, dtype: str, threads: int) -> float:
-        """Start the server and wait for its model; returns the load time in seconds."""
+    def progress(self, params: lsp.ProgressParams) -> None:
+        """A ``$/progress`` notification: ignored here (subclasses keep what they need)."""
+
+    async def start(self, model: str, dtype: str, threads: int, child: str = "bench.serve") -> float:
+        """Start the server (``python -m child``) and wait for its model; returns the load time in seconds."""
         root = Path(__file__).resolve().parent.parent
-        await self.client.start_io(sys.executable, "-m", "bench.serve", model, dtype, str(threads), cwd=str(root))
+        await self.client.start_io(sys.executable, "-m", child, model, dtype, str(threads), cwd=str(root))
         caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=True),
                                       workspace=lsp.WorkspaceClientCapabilities(apply_edit=True))
         t0 = time.perf_counter()

@@ -507,7 +507,7 @@ class CadServer(LanguageServer):
         self.engine = None
         self.load_error: str | None = None
         self.model_ready = asyncio.Event()
-        self.editing = False
+        self.editing: tuple[threading.Event, asyncio.Future] | None = None  # the running edit: its cancel, its end
         self.request_cancels: dict[Any, threading.Event] = {}  # JSON-RPC id -> running edit's flag
         self.progress_cancels: dict[str, threading.Event] = {}  # progress token -> running edit's flag
         self.warm_timers: dict[str, asyncio.TimerHandle] = {}
@@ -743,18 +743,21 @@ async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event)
         return Outcome(False, f"the request is stale: it was made on version {request.version}, the document "
                               f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
     first, last = check_selection(snapshot.text, request.range, ls.encoding)
-    if ls.editing:
+    while ls.editing is not None and ls.editing[0].is_set():  # a cancelled edit stops within one forward
+        await asyncio.shield(ls.editing[1])
+    if ls.editing is not None:
         return Outcome(False, "another edit is running; try again when it has finished", lsp.MessageType.Warning)
 
     progress = Progress(ls, f"{NAME}: {request.instruction}", cancel)
     outcome = Outcome(False, "failed", lsp.MessageType.Error)
-    ls.editing = True  # set before the first await: two requests cannot both pass the check above
+    ls.editing = (cancel, asyncio.get_running_loop().create_future())  # before the first await: one passes
     try:
         try:
             await progress.begin(f"{document_name(request.uri)} lines {first}-{last}")
             result = await decode(ls, snapshot, first, last, request.instruction, cancel, progress)
         finally:
-            ls.editing = False  # the model is free; the editor may hold the edit in a preview for long
+            ls.editing[1].set_result(None)  # the model is free; the editor may hold the edit in a preview for long
+            ls.editing = None
         outcome = await apply(ls, snapshot, first, last, request, result, cancel, progress)
         outcome.stats = result.stats.as_dict()
     except RequestError as exc:
