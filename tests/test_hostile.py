@@ -22,7 +22,8 @@ import threading
 import time
 from collections import Counter
 
-from cad_lsp.server import EDIT_COMMAND, Options, create_server
+from cad_lsp.edit_request import EDIT_COMMAND, Options
+from cad_lsp.server import create_server
 from tests.conftest import SUMMARY
 
 SEED = 20261130

@@ -22,10 +22,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, 
 
 from cad_lsp.edits import apply_text_edits, units
 from cad_lsp.program import apply_program, split_lines
-from cad_lsp.server import (
+from cad_lsp.documents import Documents
+from cad_lsp.edit_flow import workspace_edit
+from cad_lsp.edit_request import (
     EDIT_COMMAND,
     PRESETS,
-    Documents,
     Options,
     RequestError,
     ai_instructions,
@@ -33,11 +34,10 @@ from cad_lsp.server import (
     kind_wanted,
     merge_options,
     parse_edit_request,
-    progress_message,
     selected_lines,
-    serve,
-    workspace_edit,
 )
+from cad_lsp.progress import progress_message
+from cad_lsp.server import serve
 
 MAX_TOKENS = 24
 SERVER = [sys.executable, "-m", "cad_lsp", "serve", "--model", "random:tiny"]
@@ -105,7 +105,8 @@ def test_ai_instructions_from_any_comment_syntax():
 
 def test_the_ai_comment_that_gave_the_instruction_is_removed():
     from cad_lsp.program import Copy, Gen, resolve as resolve_ops
-    from cad_lsp.server import EditRequest, remove_ai_comment, result_ops
+    from cad_lsp.edit_flow import result_ops
+    from cad_lsp.edit_request import EditRequest, remove_ai_comment
 
     text = ("def f(x):\r\n"
             "    # AI: add hints\r\n"
@@ -568,21 +569,21 @@ async def test_an_edit_waits_for_a_loading_model_only_so_long(monkeypatch):
     import threading
     from types import SimpleNamespace
 
-    from cad_lsp import server as server_mod
+    from cad_lsp import model_work
 
-    monkeypatch.setattr(server_mod, "MODEL_WAIT_S", 0.3)
+    monkeypatch.setattr(model_work, "MODEL_WAIT_S", 0.3)
     reports = []
     progress = SimpleNamespace(report=reports.append)
     ls = SimpleNamespace(model_ready=asyncio.Event(), options=Options(model="slow-model"), engine=None, load_error=None)
     started = time.monotonic()
     with pytest.raises(RequestError, match="still loading after"):
-        await asyncio.wait_for(server_mod.wait_for_engine(ls, threading.Event(), progress), 5)
+        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
     assert 0.3 <= time.monotonic() - started < 3
     assert reports == ["waiting for the model slow-model to load"]
 
     ls.model_ready.clear()
     asyncio.get_running_loop().call_later(0.1, lambda: (setattr(ls, "engine", "the engine"), ls.model_ready.set()))
-    assert await asyncio.wait_for(server_mod.wait_for_engine(ls, threading.Event(), progress), 5) == "the engine"
+    assert await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5) == "the engine"
 
 
 async def test_missing_model_is_reported_and_the_server_answers():
