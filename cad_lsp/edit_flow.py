@@ -46,7 +46,8 @@ def workspace_edit(uri: str, version: int, edits: list[lsp.TextEdit], label: str
 class Outcome:
     applied: bool
     message: str
-    kind: lsp.MessageType = lsp.MessageType.Info  # how the user is told; Log: not shown
+    kind: lsp.MessageType = lsp.MessageType.Info  # how the user is told; Log: not shown (a success, or
+    # a failure the user has been told about already)
     stats: dict | None = None  # the engine's counts and timings, once the model has run
 
     def as_json(self) -> dict:
@@ -54,21 +55,29 @@ class Outcome:
         return answer if self.stats is None else {**answer, "stats": self.stats}
 
 
-async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event) -> Outcome:
-    """Check the request, decode, and send one WorkspaceEdit if nothing moved meanwhile."""
+def claim(ls: CadServer, request: EditRequest) -> tuple[Snapshot, int, int]:
+    """The checks that refuse a request at once (RequestError); when they pass, the model is the request's.
+
+    No await between the check of ``ls.editing`` and setting it: two requests cannot both pass.
+    """
     snapshot = ls.documents.get(request.uri)
     if snapshot is None:
         raise RequestError(f"{request.uri} is not open in the editor (or went out of sync: reopen it)")
     if snapshot.version != request.version:
-        return Outcome(False, f"the request is stale: it was made on version {request.version}, the document "
-                              f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
+        raise RequestError(f"the request is stale: it was made on version {request.version}, the document "
+                           f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
     first, last = check_selection(snapshot.text, request.range, ls.encoding)
     if ls.editing:
-        return Outcome(False, "another edit is running; try again when it has finished", lsp.MessageType.Warning)
+        raise RequestError("another edit is running; try again when it has finished", lsp.MessageType.Warning)
+    ls.editing = True
+    return snapshot, first, last
 
+
+async def run_claimed(ls: CadServer, request: EditRequest, snapshot: Snapshot, first: int, last: int,
+                      cancel: threading.Event) -> Outcome:
+    """Decode a claimed request and send one WorkspaceEdit if nothing moved meanwhile."""
     progress = Progress(ls, f"{NAME}: {request.instruction}", cancel)
     outcome = Outcome(False, "failed", lsp.MessageType.Error)
-    ls.editing = True  # set before the first await: two requests cannot both pass the check above
     try:
         try:
             await progress.begin(f"{document_name(request.uri)} lines {first}-{last}")
@@ -82,6 +91,15 @@ async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event)
     finally:
         progress.end(outcome.message)
     return outcome
+
+
+async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event) -> Outcome:
+    """Check the request, decode, and send one WorkspaceEdit if nothing moved meanwhile."""
+    try:
+        snapshot, first, last = claim(ls, request)
+    except RequestError as exc:
+        return Outcome(False, str(exc), exc.kind)
+    return await run_claimed(ls, request, snapshot, first, last, cancel)
 
 
 async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instruction: str,

@@ -71,25 +71,26 @@ def _valid(value: Any, kind: type) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
-def merge_options(options: Options, init: Any) -> tuple[Options, list[str]]:
-    """Apply initializationOptions; returns the options and one problem per ignored key.
+def merge_options(options: Options, init: Any, source: str = "initialization option") -> tuple[Options, list[str]]:
+    """Apply initializationOptions (or the client's settings for us, ``source="setting"``); returns the
+    options and one problem per ignored key.
 
     Null keys keep the command-line value, so an editor may send every setting.
     """
     if init is None:
         return options, []
     if not isinstance(init, dict):
-        return options, [f"initializationOptions must be an object, not {type(init).__name__}"]
+        return options, [f"{source}s must be an object, not {type(init).__name__}"]
     changes, problems = {}, []
     for key, value in init.items():
         if value is None:
             continue
         if key not in _INIT_KEYS:
-            problems.append(f"unknown initialization option {key!r} ignored")
+            problems.append(f"unknown {source} {key!r} ignored")
             continue
         name, kind = _INIT_KEYS[key]
         if not _valid(value, kind):
-            problems.append(f"initialization option {key}={value!r} is not valid; ignored")
+            problems.append(f"{source} {key}={value!r} is not valid; ignored")
             continue
         changes[name] = value.strip() if isinstance(value, str) else value
     return replace(options, **changes), problems
@@ -104,7 +105,10 @@ class EditRequest:
     """The one argument of ``cad.editSelection`` (and the data of a code action).
 
     ``ai_comment``: the instruction came from an ``AI:`` comment in the
-    selection, which the edit then removes.
+    selection, which the edit then removes.  ``background``: answer the
+    command at once and deliver the outcome as the edit and one message (the
+    code actions' requests: generic clients give up on a request after a few
+    seconds, and an edit may take longer).
     """
 
     uri: str
@@ -112,11 +116,13 @@ class EditRequest:
     range: lsp.Range
     instruction: str
     ai_comment: bool = False
+    background: bool = False
 
     def as_json(self) -> dict:
         answer = {"uri": self.uri, "version": self.version, "range": range_json(self.range),
                   "instruction": self.instruction}
-        return {**answer, "aiComment": True} if self.ai_comment else answer
+        flags = {"aiComment": self.ai_comment, "background": self.background}
+        return {**answer, **{name: True for name, value in flags.items() if value}}
 
 
 def range_json(r: lsp.Range) -> dict:
@@ -153,10 +159,11 @@ def parse_edit_request(value: Any) -> EditRequest:
     start, end = _position(raw_range.get("start"), "range.start"), _position(raw_range.get("end"), "range.end")
     if (end.line, end.character) < (start.line, start.character):
         raise RequestError("range ends before it starts")
-    ai_comment = value.get("aiComment", False)
-    if not isinstance(ai_comment, bool):
-        raise RequestError("aiComment must be true or false")
-    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(), ai_comment)
+    ai_comment, background = value.get("aiComment", False), value.get("background", False)
+    for name, flag in (("aiComment", ai_comment), ("background", background)):
+        if not isinstance(flag, bool):
+            raise RequestError(f"{name} must be true or false")
+    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(), ai_comment, background)
 
 
 def parse_edit_arguments(arguments: list) -> EditRequest:

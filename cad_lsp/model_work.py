@@ -169,7 +169,8 @@ def forget_document(ls: CadServer, uri: str) -> None:
 
 async def wait_for_engine(ls: CadServer, cancel: threading.Event, progress: Progress):
     """The engine, waiting up to MODEL_WAIT_S for a model that is still loading."""
-    if not ls.model_ready.is_set():
+    waited = not ls.model_ready.is_set()
+    if waited:
         progress.report(f"waiting for the model {ls.options.model} to load")
         deadline = time.monotonic() + MODEL_WAIT_S
         while not ls.model_ready.is_set():
@@ -181,6 +182,7 @@ async def wait_for_engine(ls: CadServer, cancel: threading.Event, progress: Prog
                 await asyncio.wait_for(ls.model_ready.wait(), 0.1)
             except asyncio.TimeoutError:
                 pass
-    if ls.engine is None:
-        raise RequestError(f"the model {ls.options.model!r} could not be loaded: {ls.load_error}")
+    if ls.engine is None:  # an edit that waited for the load: the load's own message has told the user
+        raise RequestError(f"the model {ls.options.model!r} could not be loaded: {ls.load_error}",
+                           lsp.MessageType.Log if waited else lsp.MessageType.Error)
     return ls.engine

@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import traceback
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -28,7 +28,7 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .documents import Documents, document_name
-from .edit_flow import Outcome, run_edit
+from .edit_flow import Outcome, claim, run_claimed, run_edit
 from .edit_request import (ACTION_KIND, EDIT_COMMAND, NAME, EditRequest, Options, RequestError, action_instructions,
                            edit_arguments_problem, encoding_name, kind_wanted, merge_options, parse_edit_arguments,
                            parse_edit_request, resolves_commands, selected_lines)
@@ -59,6 +59,7 @@ class CadServer(LanguageServer):
         self.editing = False
         self.request_cancels: dict[Any, threading.Event] = {}  # JSON-RPC id -> running edit's flag
         self.progress_cancels: dict[str, threading.Event] = {}  # progress token -> running edit's flag
+        self.background_cancels: set[threading.Event] = set()  # edits whose command was answered at once
         self.warm_timers: dict[str, asyncio.TimerHandle] = {}
         self.cache_jobs = CacheJobs(lambda message: self.log(message, lsp.MessageType.Warning))
         self.tasks: set[asyncio.Task] = set()
@@ -119,7 +120,7 @@ class CadServer(LanguageServer):
         self.log(f"{type(error).__name__}: {error}", lsp.MessageType.Error)
 
     def cancel_edits(self) -> None:
-        for cancel in [*self.request_cancels.values(), *self.progress_cancels.values()]:
+        for cancel in [*self.request_cancels.values(), *self.progress_cancels.values(), *self.background_cancels]:
             cancel.set()
 
     def spawn(self, coroutine) -> None:
@@ -168,6 +169,35 @@ def did_close(ls: CadServer, params: lsp.DidCloseTextDocumentParams) -> None:
     forget_document(ls, params.text_document.uri)
 
 
+def did_save(ls: CadServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    """Nothing to do: the server edits the editor's text, not the file (editors send it after every save)."""
+
+
+# Settings that change the loaded model: they take effect when the server starts again.
+MODEL_SETTINGS = {"model": "model", "device": "device", "dtype": "dtype", "backend": "backend", "vllmUrl": "vllm_url",
+                  "maxDocuments": "max_documents"}  # setting -> Options field
+SETTINGS_SECTIONS = ("cad-lsp", "cadLsp")  # our part of workspace/didChangeConfiguration's settings
+
+
+def did_change_configuration(ls: CadServer, params: lsp.DidChangeConfigurationParams) -> None:
+    """Honour the settings under ``cad-lsp`` (or ``cadLsp``); anything else is another server's, or empty.
+
+    Editors send this routinely (eglot when it connects, with no settings).
+    """
+    settings = params.settings if isinstance(params.settings, dict) else {}
+    section = next((settings[name] for name in SETTINGS_SECTIONS if name in settings), None)
+    if section is None:
+        return
+    options, problems = merge_options(ls.options, section, source="setting")
+    later = [key for key, name in MODEL_SETTINGS.items() if getattr(options, name) != getattr(ls.options, name)]
+    ls.options = replace(options, **{MODEL_SETTINGS[key]: getattr(ls.options, MODEL_SETTINGS[key]) for key in later})
+    if later:
+        problems.append(f"a change of {', '.join(later)} takes effect when the server restarts")
+    for problem in problems:
+        ls.show(problem, lsp.MessageType.Warning)
+    ls.log(f"settings: {', '.join(f'{f.name}={getattr(ls.options, f.name)!r}' for f in fields(Options))}")
+
+
 def code_action(ls: CadServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
     """Offer the actions at once: each carries only its request; nothing runs until executed."""
     snapshot = ls.documents.get(params.text_document.uri)
@@ -183,7 +213,7 @@ def code_action(ls: CadServer, params: lsp.CodeActionParams) -> list[lsp.CodeAct
     with_command = not resolves_commands(ls.client_capabilities)
     actions = []
     for title, instruction, ai_comment in action_instructions("".join(lines[first - 1 : last])):
-        data = EditRequest(snapshot.uri, snapshot.version, r, instruction, ai_comment).as_json()
+        data = EditRequest(snapshot.uri, snapshot.version, r, instruction, ai_comment, background=True).as_json()
         command = lsp.Command(title=title, command=EDIT_COMMAND, arguments=[data]) if with_command else None
         actions.append(lsp.CodeAction(title=title, kind=ACTION_KIND, data=data, command=command))
     return actions
@@ -203,27 +233,77 @@ def code_action_resolve(ls: CadServer, action: lsp.CodeAction) -> lsp.CodeAction
 async def edit_selection(ls: CadServer, *arguments) -> dict:
     """``cad.editSelection {uri, version, range, instruction}`` -> ``{applied, message[, stats]}``.
 
-    Failures are answered, shown with window/showMessage and detailed in the
-    log; the server survives any request.
+    A request marked ``background`` (the code actions' requests) is answered
+    at once with ``{started, message}`` once its checks pass; the edit then
+    arrives as workspace/applyEdit and its outcome as one message.  Failures
+    are answered, shown with window/showMessage and detailed in the log; the
+    server survives any request.
     """
     cancel = threading.Event()
     msg_id = ls.protocol.msg_id
     if msg_id is not None:
         ls.request_cancels[msg_id] = cancel
     try:
-        outcome = await run_edit(ls, parse_edit_arguments(list(arguments)), cancel)
+        request = parse_edit_arguments(list(arguments))
+        if request.background:
+            return start_in_background(ls, request)
+        outcome = await outcome_of(ls, run_edit(ls, request, cancel))
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
-    except Exception as exc:  # noqa: BLE001 -- a bug must not take the server down
-        ls.log(traceback.format_exc(), lsp.MessageType.Error)
-        outcome = Outcome(False, f"internal error: {exc}", lsp.MessageType.Error)
     finally:
         ls.request_cancels.pop(msg_id, None)
-    if outcome.kind == lsp.MessageType.Log:
+    tell(ls, outcome)
+    return outcome.as_json()
+
+
+def start_in_background(ls: CadServer, request: EditRequest) -> dict:
+    """Claim the model for ``request`` and run it after answering; a refusal is answered (and shown) at once.
+
+    Generic clients give up on a request after a few seconds (Emacs eglot:
+    10 s) while an edit may take longer, so they get the edit itself, its
+    progress and one message, whether or not they still wait.
+    """
+    try:
+        snapshot, first, last = claim(ls, request)
+    except RequestError as exc:
+        outcome = Outcome(False, str(exc), exc.kind)
+        tell(ls, outcome)
+        return outcome.as_json()
+
+    async def run() -> None:
+        cancel = threading.Event()
+        ls.background_cancels.add(cancel)
+        try:
+            outcome = await outcome_of(ls, run_claimed(ls, request, snapshot, first, last, cancel))
+        finally:
+            ls.background_cancels.discard(cancel)
+        tell(ls, outcome, success_shown=True)  # no client is waiting for the answer: the message is the answer
+
+    ls.spawn(run())
+    return {"started": True, "message": f"editing {document_name(request.uri)} lines {first}-{last}: the edit "
+                                        f"arrives as workspace/applyEdit"}
+
+
+async def outcome_of(ls: CadServer, edit) -> Outcome:
+    """Await an edit's Outcome; a bug becomes one (logged with its traceback) instead of taking the server down."""
+    try:
+        return await edit
+    except RequestError as exc:
+        return Outcome(False, str(exc), exc.kind)
+    except Exception as exc:  # noqa: BLE001 -- a bug must not take the server down
+        ls.log(traceback.format_exc(), lsp.MessageType.Error)
+        return Outcome(False, f"internal error: {exc}", lsp.MessageType.Error)
+
+
+def tell(ls: CadServer, outcome: Outcome, success_shown: bool = False) -> None:
+    """One message for the user, or a line in the log for what the user has seen already or will see from
+    the client (a success answered to a client that waits for it)."""
+    if outcome.applied and success_shown:
+        ls.show(outcome.message, lsp.MessageType.Info)
+    elif outcome.kind == lsp.MessageType.Log:
         ls.log(outcome.message)
     else:
         ls.show(outcome.message, outcome.kind)
-    return outcome.as_json()
 
 
 def progress_cancel(ls: CadServer, params: lsp.WorkDoneProgressCancelParams) -> None:
@@ -244,6 +324,8 @@ def create_server(options: Options) -> CadServer:
     ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)(did_open)
     ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)(did_change)
     ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    ls.feature(lsp.TEXT_DOCUMENT_DID_SAVE)(did_save)
+    ls.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
     ls.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                lsp.CodeActionOptions(code_action_kinds=[ACTION_KIND], resolve_provider=True))(code_action)
     ls.feature(lsp.CODE_ACTION_RESOLVE)(code_action_resolve)
