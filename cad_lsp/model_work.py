@@ -107,6 +107,10 @@ class CacheJobs:
 
 def build_engine(options: Options):
     """Load the model and wrap it in an Engine; runs in a thread (torch is imported here, not on the loop)."""
+    from transformers.utils import logging as transformers_logging
+
+    # No progress bars on stderr: editors show each stderr line as an error, and the load has its own progress.
+    transformers_logging.disable_progress_bar()
     from .engine import Engine
     from .models import load_model
 
