@@ -28,7 +28,9 @@ CMD=$("$PYTHON" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "${SERVER
 
 RUN=$(mktemp -d -t cad-lsp-emacs.XXXXXX)
 trap 'rm -rf "$RUN"' EXIT
-# HOME: eglot and Emacs write nothing into the real one.  PYTHONPATH: the server imports bench.scripted.
+# HOME: eglot and Emacs write nothing into the real one (the model's converted weights stay where they
+# are).  PYTHONPATH: the server imports bench.scripted.
+export CAD_LSP_CACHE=${CAD_LSP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cad-lsp}
 status=0
 HOME=$RUN PYTHONPATH=$ROOT CAD_LSP_CMD=$CMD CAD_WORKDIR=$RUN CAD_EXPECT=$EXPECT \
   timeout --kill-after=10 "$TIMEOUT" emacs --batch -Q -l clients/emacs/e2e.el || status=$?
