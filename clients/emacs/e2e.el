@@ -11,7 +11,8 @@
 ;;   CAD_WORKDIR   an empty folder for the files
 ;;   CAD_EXPECT    "planned" (default): the server is bench.scripted's, so each edit is known and the
 ;;                 saved file must equal it byte for byte; "any": any edit will do (a real model)
-;;   CAD_CASES     a regular expression: run only the cases whose names match (default: all)
+;;   CAD_CASES     an Emacs regular expression (alternatives with \|): run only the cases whose names
+;;                 match (default: all)
 
 (require 'cl-lib)
 (require 'json)
@@ -38,9 +39,10 @@
   (push message cad-logged))
 
 ;; eglot asks "[eglot] Server wants to edit: FILE Proceed?" with `y-or-n-p' before it applies a
-;; server's edit; in batch mode nobody is there to answer, so the answer is "y" and the prompt kept.
+;; server's edit; in batch mode nobody is there to answer, so the answer is `cad-answer' and the prompt kept.
+(defvar cad-answer t)
 (advice-add 'y-or-n-p :override
-            (lambda (prompt) (push (cons (float-time) prompt) cad-confirmations) t))
+            (lambda (prompt) (push (cons (float-time) prompt) cad-confirmations) cad-answer))
 
 (setq eglot-server-programs
       `((python-mode . ,(append (json-parse-string (getenv "CAD_LSP_CMD") :array-type 'list) nil)))
@@ -48,6 +50,9 @@
       eglot-autoshutdown nil
       make-backup-files nil
       create-lockfiles nil)
+
+;; Sent as workspace/didChangeConfiguration when eglot connects: ours, and another server's.
+(setq-default eglot-workspace-configuration '(:cad-lsp (:maxTokens 4000) :pylsp (:maxTokens 1)))
 
 (defun cad-fail (fmt &rest args)
   (signal 'error (list (apply #'format fmt args))))
@@ -164,6 +169,23 @@ AT-LEAST: the edit must take that many seconds.  WHILE-LOADING: the model must s
         (when detail (message "emacs-e2e:      the server's log: %s" (car (split-string detail "; program")))))
       (- edited picked))))
 
+(defun cad-decline-case (name text first last instruction)
+  "Pick the AI: action and answer eglot's Proceed? with n: nothing changes, one warning says so."
+  (let* ((file (cad-open name text))
+         (shown-before (length cad-shown))
+         (asked-before (length cad-confirmations))
+         (cad-answer nil))
+    (cad-pick-ai-action first last (concat "AI: " instruction))
+    (cad-wait "the edit" (lambda () (> (length cad-confirmations) asked-before)))
+    (cad-wait "the server's message" (lambda () (> (length cad-shown) shown-before)) 10)
+    (accept-process-output nil 0.5)
+    (let ((shown (reverse (cl-subseq cad-shown 0 (- (length cad-shown) shown-before)))))
+      (when (buffer-modified-p) (cad-fail "the buffer changed"))
+      (unless (string= (cad-bytes file) (encode-coding-string text 'utf-8)) (cad-fail "the file changed"))
+      (unless (and (= (length shown) 1) (= (car (car shown)) 2) (string-match-p "refused" (cdr (car shown))))
+        (cad-fail "not one warning that the edit was refused: %S" shown))
+      (message "emacs-e2e: ok   %s: answered n; the file unchanged; one message: %s" name (cdr (car shown))))))
+
 (defun cad-shutdown ()
   (let ((server (eglot-current-server)))
     (when server (eglot-shutdown server))))
@@ -199,7 +221,11 @@ AT-LEAST: the edit must take that many seconds.  WHILE-LOADING: the model must s
      . ,(lambda ()
           (cad-open "start.py" "x = 1\n")  ; starts the server
           (cad-wait "the model to load" #'cad-model-loaded-p)
+          (unless (cl-some (lambda (m) (string-match-p "^settings: .*max_tokens=4000" m)) cad-logged)
+            (cad-fail "eglot-workspace-configuration's cad-lsp settings were not taken"))
           (cad-case "loaded.py")))
+    ("declined at eglot's Proceed?"
+     . ,(lambda () (cad-decline-case "declined.py" cad-calc 1 4 "make the bound inclusive 🎉")))
     ("slow edit, longer than eglot's 10 s request timeout"
      . ,(lambda () (cad-case "slow.py" t (when (equal cad-expect "planned") 10.5))))
     ("picked while the model loads (a new server)"
