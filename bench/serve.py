@@ -30,7 +30,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
-from cad_lsp.server import EDIT_COMMAND
+from cad_lsp.edit_request import EDIT_COMMAND
 
 from .runner import median, model_name, progress, table
 

@@ -244,7 +244,7 @@ class CadProtocol(LanguageServerProtocol):
         if cancel is not None:
             cancel.set()
 
-    # The server keeps its own copy of open documents (server.Documents, by LSP's line rules).
+    # The server keeps its own copy of open documents (documents.Documents, by LSP's line rules).
     # pygls's copy splits lines with str.splitlines, so a change after a U+2028 or a form feed
     # raised there and the server's handler never ran: these hand the notifications straight on.
 

@@ -22,7 +22,8 @@ import threading
 import time
 from collections import Counter
 
-from cad_lsp.server import EDIT_COMMAND, Options, create_server
+from cad_lsp.edit_request import EDIT_COMMAND, Options
+from cad_lsp.server import create_server
 from tests.conftest import SUMMARY
 
 SEED = 20261130
@@ -294,6 +295,7 @@ def hostile_round(client: HostileClient, rnd: random.Random, counts: Counter) ->
                        rnd.choice([None, {}, 5, ...]), -32601)
         counts["unknown method"] += 1
     elif roll < 0.79:
+        client.edit_versions.add((uri, 1))  # a mutation may leave the command valid: then it edits version 1
         client.request("workspace/executeCommand", {"command": EDIT_COMMAND, "arguments": mutate(
             rnd, [{"uri": uri, "version": 1, "range": client.selection(rnd, uri), "instruction": "x"}])}, "any")
         counts["mutated command"] += 1

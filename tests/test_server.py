@@ -22,10 +22,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, 
 
 from cad_lsp.edits import apply_text_edits, units
 from cad_lsp.program import apply_program, split_lines
-from cad_lsp.server import (
+from cad_lsp.documents import Documents
+from cad_lsp.edit_flow import workspace_edit
+from cad_lsp.edit_request import (
     EDIT_COMMAND,
     PRESETS,
-    Documents,
     Options,
     RequestError,
     ai_instructions,
@@ -33,11 +34,10 @@ from cad_lsp.server import (
     kind_wanted,
     merge_options,
     parse_edit_request,
-    progress_message,
     selected_lines,
-    serve,
-    workspace_edit,
 )
+from cad_lsp.progress import progress_message
+from cad_lsp.server import serve
 
 MAX_TOKENS = 24
 SERVER = [sys.executable, "-m", "cad_lsp", "serve", "--model", "random:tiny"]
@@ -105,7 +105,8 @@ def test_ai_instructions_from_any_comment_syntax():
 
 def test_the_ai_comment_that_gave_the_instruction_is_removed():
     from cad_lsp.program import Copy, Gen, resolve as resolve_ops
-    from cad_lsp.server import EditRequest, remove_ai_comment, result_ops
+    from cad_lsp.edit_flow import result_ops
+    from cad_lsp.edit_request import EditRequest, remove_ai_comment
 
     text = ("def f(x):\r\n"
             "    # AI: add hints\r\n"
@@ -256,10 +257,13 @@ def line_range(text: str, first: int, last: int, encoding: str) -> lsp.Range:
     return rng(first - 1, 0, last - 1, units(lines[-1].rstrip("\r\n"), encoding))
 
 
+def range_json_of(r: lsp.Range) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
 def edit_args(uri: str, version: int, r: lsp.Range, instruction: str) -> dict:
-    return {"uri": uri, "version": version, "instruction": instruction,
-            "range": {"start": {"line": r.start.line, "character": r.start.character},
-                      "end": {"line": r.end.line, "character": r.end.character}}}
+    return {"uri": uri, "version": version, "instruction": instruction, "range": range_json_of(r)}
 
 
 async def code_actions(client: LanguageClient, uri: str, r: lsp.Range, only: list[str] | None = None) -> list[dict]:
@@ -334,7 +338,8 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
     actions = await code_actions(client, uri, r)
     assert [a["title"] for a in actions] == list(PRESETS)
     action = next(a for a in actions if a["title"] == instruction)
-    assert action["kind"] == "refactor.rewrite" and action["data"] == edit_args(uri, 2, r, instruction)
+    assert action["kind"] == "refactor.rewrite" and action["data"] == {**edit_args(uri, 2, r, instruction),
+                                                                      "background": True}
     # Neovim resolves commands, so the listing carries only data; VS Code resolves
     # only edits, so the command comes with the listing.
     assert ("command" in action) == (client.preset == "visual-studio-code")
@@ -342,7 +347,17 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
     assert command["command"] == EDIT_COMMAND and command["arguments"] == [action["data"]]
 
     runs_before = len(edit_progress(client, instruction))
-    result = await execute(client, command["arguments"])
+    # The action's command is answered at once; the edit and one message follow (a generic client such as
+    # eglot gives up on a request after 10 s).
+    shown = len(client.messages)
+    started = await execute(client, command["arguments"])
+    assert started["started"] is True and f"lines {lines[0]}-{lines[1]}" in started["message"], started
+    await wait_until(lambda: len(client.messages) > shown)
+    await asyncio.sleep(0.2)  # a second message would have come by now
+    (outcome,) = client.messages[shown:]
+    from_action = applied_to(client, uri)
+    # A client that waits (the project's own, bench serve) gets the whole outcome as the answer.
+    result = await execute(client, [edit_args(uri, 2, r, instruction)])
 
     expected = tiny_engine.edit(EMOJI, *lines, instruction, name=NAME, max_tokens=MAX_TOKENS)
     after = apply_program(expected.ops, EMOJI, *lines)
@@ -354,7 +369,9 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
     assert stats["sampled_tokens"] + stats["forced_tokens"] == expected.stats.sampled_tokens + expected.stats.forced_tokens
     if kind == "applied":
         assert result["applied"] is True, result
-        (edit,) = received
+        assert outcome.type == lsp.MessageType.Info and outcome.message == f"cad-lsp: {result['message']}"
+        assert len(from_action) == 1 and received == from_action * 2  # the same edit from both paths
+        (edit, _) = received
         (change,) = edit.document_changes
         assert change.text_document.version == 2
         assert apply_text_edits(EMOJI, change.edits, encoding) == after
@@ -369,14 +386,15 @@ async def test_edit_matches_the_resolver(client: LanguageClient, tiny_engine, li
     else:
         assert result["applied"] is False and received == []
         assert ("not finished" if kind == "incomplete" else "no change") in result["message"]
-        assert any(result["message"] in m.message for m in client.messages)
+        assert outcome.message == f"cad-lsp: {result['message']}"
+        assert client.messages[-1].message == outcome.message
 
-    # this case's own progress (earlier cases with the same instruction have ended already)
-    await wait_until(lambda: len(edit_progress(client, instruction)) == runs_before + 1
+    # this case's own progress, once for each path (earlier cases with the same instruction have ended already)
+    await wait_until(lambda: len(edit_progress(client, instruction)) == runs_before + 2
                      and edit_progress(client, instruction)[-1][-1].kind == "end", timeout=10)
-    values = edit_progress(client, instruction)[-1]
-    assert values[0].kind == "begin" and values[0].cancellable and values[-1].kind == "end"
-    assert [v.kind for v in values].count("end") == 1
+    for values in edit_progress(client, instruction)[-2:]:
+        assert values[0].kind == "begin" and values[0].cancellable and values[-1].kind == "end"
+        assert [v.kind for v in values].count("end") == 1
 
 
 @on_module_loop
@@ -385,7 +403,8 @@ async def test_ai_comment_offers_its_instruction(client: LanguageClient):
     actions = await code_actions(client, uri, rng(1, 0, 3, 0))
     assert [a["title"] for a in actions] == ["AI: use a constant", "AI: name it better", *PRESETS]
     action = actions[1]
-    assert action["data"] == {**edit_args(uri, 1, rng(1, 0, 3, 0), "name it better"), "aiComment": True}
+    assert action["data"] == {**edit_args(uri, 1, rng(1, 0, 3, 0), "name it better"), "aiComment": True,
+                              "background": True}
     resolved = await client.code_action_resolve_async(lsp.CodeAction(title=action["title"], data=action["data"]))
     assert resolved.command.command == EDIT_COMMAND and list(resolved.command.arguments) == [action["data"]]
 
@@ -563,6 +582,33 @@ async def test_edits_that_must_not_apply(tiny_engine):
         assert third["applied"] is True, third  # once it has stopped, the next edit runs
         assert third["stats"]["sampled_tokens"] == expected.stats.sampled_tokens
 
+        # 4. The same in the background (a code action's command, answered at once): a second request is
+        # refused at once, a cancel from the progress bar stops the edit, one message says so, nothing applied.
+        uri = open_document(client, EMOJI)
+        shown = len(client.messages)
+        endless = {**edit_args(uri, 1, line_range(EMOJI, 2, 5, encoding), "Fix the bug"), "background": True}
+        started = await asyncio.wait_for(execute(client, [endless]), 5)
+        assert started["started"] is True, started
+        await wait_until(lambda: len(edit_progress(client, "Fix the bug")) == 2 and any(
+            "tokens generated" in (v.message or "") for v in edit_progress(client, "Fix the bug")[-1]), timeout=60)
+        second = await execute(client, [{**endless, "instruction": "Simplify"}])
+        assert second == {"applied": False, "message": "another edit is running; try again when it has finished"}
+        (token,) = [t for t, v in client.progress_reports.items() if v and v[0].title.endswith("Fix the bug")
+                    and v[-1].kind != "end"]
+        client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+        await wait_until(lambda: any("cancelled" in m.message for m in client.messages[shown:]), timeout=10)
+        await asyncio.sleep(0.3)
+        assert [m.message for m in client.messages[shown:]] == [
+            "cad-lsp: another edit is running; try again when it has finished", "cad-lsp: cancelled; nothing applied"]
+        assert applied_to(client, uri) == []
+        done = await execute(client, [{**endless, "range": range_json_of(line_range(EMOJI, 3, 5, encoding)),
+                                       "instruction": "Simplify"}])
+        assert done["started"] is True
+        await wait_until(lambda: len(applied_to(client, uri)) == 1)
+        await asyncio.sleep(0.3)
+        assert len(applied_to(client, uri)) == 1  # applied once
+        assert client.messages[-1].message.startswith("cad-lsp: edited lines 3-5")
+
 
 async def test_an_edit_waits_for_a_loading_model_only_so_long(monkeypatch):
     """The wait for a model still loading ends with a clear error after MODEL_WAIT_S; a model that
@@ -570,21 +616,56 @@ async def test_an_edit_waits_for_a_loading_model_only_so_long(monkeypatch):
     import threading
     from types import SimpleNamespace
 
-    from cad_lsp import server as server_mod
+    from cad_lsp import model_work
 
-    monkeypatch.setattr(server_mod, "MODEL_WAIT_S", 0.3)
+    monkeypatch.setattr(model_work, "MODEL_WAIT_S", 0.3)
     reports = []
     progress = SimpleNamespace(report=reports.append)
     ls = SimpleNamespace(model_ready=asyncio.Event(), options=Options(model="slow-model"), engine=None, load_error=None)
     started = time.monotonic()
     with pytest.raises(RequestError, match="still loading after"):
-        await asyncio.wait_for(server_mod.wait_for_engine(ls, threading.Event(), progress), 5)
+        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
     assert 0.3 <= time.monotonic() - started < 3
     assert reports == ["waiting for the model slow-model to load"]
 
     ls.model_ready.clear()
     asyncio.get_running_loop().call_later(0.1, lambda: (setattr(ls, "engine", "the engine"), ls.model_ready.set()))
-    assert await asyncio.wait_for(server_mod.wait_for_engine(ls, threading.Event(), progress), 5) == "the engine"
+    assert await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5) == "the engine"
+
+    # A load that fails while an edit waits has shown its reason already: the edit's failure is not shown
+    # again (kind Log).  An edit asked for after the failure is the user's next try: it is told.
+    ls.model_ready.clear()
+    ls.engine = None
+    asyncio.get_running_loop().call_later(0.1, lambda: (setattr(ls, "load_error", "no such file"),
+                                                        ls.model_ready.set()))
+    with pytest.raises(RequestError, match="could not be loaded: no such file") as waited:
+        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
+    assert waited.value.kind == lsp.MessageType.Log
+    with pytest.raises(RequestError, match="could not be loaded: no such file") as later:
+        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
+    assert later.value.kind == lsp.MessageType.Error
+
+
+def test_settings_under_our_name_are_honoured():
+    """workspace/didChangeConfiguration: our section changes what can change at once; model settings are
+    reported as taking effect on restart; anything else (eglot sends {} on connecting) is ignored quietly."""
+    from types import SimpleNamespace
+
+    from cad_lsp.server import did_change_configuration
+
+    shown = []
+    ls = SimpleNamespace(options=Options(model="random:tiny", max_tokens=100), log=lambda *a: None,
+                         show=lambda message, kind: shown.append((message, kind)))
+    for settings in [{}, None, {"pylsp": {"maxTokens": 5}}, "x"]:
+        did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings=settings))
+    assert ls.options == Options(model="random:tiny", max_tokens=100) and shown == []
+    did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cad-lsp": {
+        "maxTokens": 7, "needsConfirmation": False, "keepAiComments": True, "model": "smollm2", "colour": 1}}))
+    assert ls.options == Options(model="random:tiny", max_tokens=7, needs_confirmation=False, keep_ai_comments=True)
+    assert [m for m, _ in shown] == ["unknown setting 'colour' ignored",
+                                     "a change of model takes effect when the server restarts"]
+    did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cadLsp": {"maxTokens": 9}}))
+    assert ls.options.max_tokens == 9
 
 
 async def test_missing_model_is_reported_and_the_server_answers():

@@ -26,7 +26,7 @@ from cad_lsp.grammar import ll_tokenizer
 from cad_lsp.models import QWEN_TOKENIZER, load_tokenizer
 from cad_lsp.program import Copy, Gen, format_program, oracle_program, parse_program
 from cad_lsp.prompt import document_prefix_ids, numbered
-from cad_lsp.server import Options, merge_options
+from cad_lsp.edit_request import Options, merge_options
 from cad_lsp.vllm_backend import VLLMEngine, check_ops, literal_grammar, rest_grammar, split_program, tag_needs_newline
 
 from .reference import plain_apply, plain_text

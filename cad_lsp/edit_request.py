@@ -1,0 +1,288 @@
+"""What an edit request is, checked before anything runs: settings, the command's argument, the selection,
+the instructions a selection offers (presets and ``AI:`` comments), and what the client supports.
+
+Plain functions over lsprotocol types; nothing here knows a running server.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from .edits import offset_at
+from .program import Document, split_lines
+
+NAME = "cad-lsp"
+EDIT_COMMAND = "cad.editSelection"
+ACTION_KIND = lsp.CodeActionKind.RefactorRewrite
+PRESETS = ("Add docstrings", "Add type hints", "Fix the bug", "Simplify")
+MAX_UINTEGER = 2**31 - 1  # LSP's uinteger: positions beyond it are not positions
+
+
+class RequestError(ValueError):
+    """A request the server refuses or gives up; the message is shown to the user as it is."""
+
+    def __init__(self, message: str, kind: lsp.MessageType = lsp.MessageType.Error):
+        super().__init__(message)
+        self.kind = kind
+
+
+# ---------------------------------------------------------------------------
+# Options
+
+
+@dataclass(frozen=True)
+class Options:
+    """Server settings: command-line values, overridden by initializationOptions."""
+
+    model: str = "smollm2"
+    device: str | None = None
+    dtype: str | None = "auto"
+    backend: str = "local"  # or "vllm": a vLLM server at vllm_url runs the model
+    vllm_url: str | None = None
+    max_tokens: int | None = None
+    needs_confirmation: bool = True
+    max_documents: int = 4
+    keep_ai_comments: bool = False  # leave the AI: comment that gave the instruction in the result
+
+
+# initializationOptions key -> (Options field, type)
+_INIT_KEYS = {
+    "model": ("model", str),
+    "device": ("device", str),
+    "dtype": ("dtype", str),
+    "backend": ("backend", str),
+    "vllmUrl": ("vllm_url", str),
+    "maxTokens": ("max_tokens", int),
+    "needsConfirmation": ("needs_confirmation", bool),
+    "maxDocuments": ("max_documents", int),
+    "keepAiComments": ("keep_ai_comments", bool),
+}
+
+
+def _valid(value: Any, kind: type) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:  # a count: positive, and JSON's true is not 1
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return isinstance(value, str) and bool(value.strip())
+
+
+def merge_options(options: Options, init: Any, source: str = "initialization option") -> tuple[Options, list[str]]:
+    """Apply initializationOptions (or the client's settings for us, ``source="setting"``); returns the
+    options and one problem per ignored key.
+
+    Null keys keep the command-line value, so an editor may send every setting.
+    """
+    if init is None:
+        return options, []
+    if not isinstance(init, dict):
+        return options, [f"{source}s must be an object, not {type(init).__name__}"]
+    changes, problems = {}, []
+    for key, value in init.items():
+        if value is None:
+            continue
+        if key not in _INIT_KEYS:
+            problems.append(f"unknown {source} {key!r} ignored")
+            continue
+        name, kind = _INIT_KEYS[key]
+        if not _valid(value, kind):
+            problems.append(f"{source} {key}={value!r} is not valid; ignored")
+            continue
+        changes[name] = value.strip() if isinstance(value, str) else value
+    return replace(options, **changes), problems
+
+
+# ---------------------------------------------------------------------------
+# Pure request logic
+
+
+@dataclass(frozen=True)
+class EditRequest:
+    """The one argument of ``cad.editSelection`` (and the data of a code action).
+
+    ``ai_comment``: the instruction came from an ``AI:`` comment in the
+    selection, which the edit then removes.  ``background``: answer the
+    command at once and deliver the outcome as the edit and one message (the
+    code actions' requests: generic clients give up on a request after a few
+    seconds, and an edit may take longer).
+    """
+
+    uri: str
+    version: int
+    range: lsp.Range
+    instruction: str
+    ai_comment: bool = False
+    background: bool = False
+
+    def as_json(self) -> dict:
+        answer = {"uri": self.uri, "version": self.version, "range": range_json(self.range),
+                  "instruction": self.instruction}
+        flags = {"aiComment": self.ai_comment, "background": self.background}
+        return {**answer, **{name: True for name, value in flags.items() if value}}
+
+
+def range_json(r: lsp.Range) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+def _position(value: Any, where: str) -> lsp.Position:
+    if not isinstance(value, dict):
+        raise RequestError(f"{where} must be a position object")
+    line, character = value.get("line"), value.get("character")
+    for name, number in (("line", line), ("character", character)):
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise RequestError(f"{where}.{name} must be a non-negative integer")
+        if number > MAX_UINTEGER:
+            raise RequestError(f"{where}.{name} must be at most {MAX_UINTEGER}")
+    return lsp.Position(line=line, character=character)
+
+
+def parse_edit_request(value: Any) -> EditRequest:
+    """Validate ``{uri, version, range, instruction}`` as JSON; raises RequestError."""
+    if not isinstance(value, dict):
+        raise RequestError(f"{EDIT_COMMAND} takes one object {{uri, version, range, instruction}}")
+    uri, version, instruction = value.get("uri"), value.get("version"), value.get("instruction")
+    if not isinstance(uri, str) or not uri:
+        raise RequestError("uri must be a string")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise RequestError("version must be the document's integer version")
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise RequestError("the instruction is empty")
+    raw_range = value.get("range")
+    if not isinstance(raw_range, dict):
+        raise RequestError("range must be an object {start, end}")
+    start, end = _position(raw_range.get("start"), "range.start"), _position(raw_range.get("end"), "range.end")
+    if (end.line, end.character) < (start.line, start.character):
+        raise RequestError("range ends before it starts")
+    ai_comment, background = value.get("aiComment", False), value.get("background", False)
+    for name, flag in (("aiComment", ai_comment), ("background", background)):
+        if not isinstance(flag, bool):
+            raise RequestError(f"{name} must be true or false")
+    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(), ai_comment, background)
+
+
+def parse_edit_arguments(arguments: list) -> EditRequest:
+    """``cad.editSelection``'s argument list, which holds one request; raises RequestError."""
+    if len(arguments) != 1:
+        raise RequestError(f"takes one argument {{uri, version, range, instruction}}, got {len(arguments)}")
+    return parse_edit_request(arguments[0])
+
+
+def edit_arguments_problem(arguments: list) -> str | None:
+    """What is wrong with ``cad.editSelection``'s arguments, or None (answered as invalid params)."""
+    try:
+        parse_edit_arguments(arguments)
+    except RequestError as exc:
+        return str(exc)
+    return None
+
+
+def selected_lines(r: lsp.Range) -> tuple[int, int]:
+    """The whole lines (1-based, inclusive) a range selects.
+
+    A range ending at the start of a later line does not select that line:
+    that is how editors report a selection of whole lines.
+    """
+    first = r.start.line + 1
+    if r.end.character == 0 and r.end.line > r.start.line:
+        return first, r.end.line
+    return first, r.end.line + 1
+
+
+def check_selection(text: str, r: lsp.Range, encoding: str) -> tuple[int, int]:
+    """Lines selected by a range after checking both ends lie in the document."""
+    doc = Document(text)
+    for name, position in (("start", r.start), ("end", r.end)):
+        try:
+            offset_at(doc, position, encoding)
+        except ValueError as exc:
+            raise RequestError(f"the range's {name} is not in the document: {exc}") from None
+    first, last = selected_lines(r)
+    if last > doc.line_count:
+        raise RequestError(f"the selection ends at line {last}, past the document's {doc.line_count} lines")
+    return first, last
+
+
+# A comment marker, then "AI:" and the instruction; a closing */ or --> is dropped.
+_AI_COMMENT = re.compile(r"(?:#|//|--|/\*)\s*AI:\s*(.*?)\s*(?:\*/|-->)?\s*$")
+
+
+def ai_instructions(text: str) -> list[str]:
+    """Instructions written as ``AI: ...`` comments, in order, each once.
+
+    The comment may use ``#``, ``//``, ``--`` or ``/* */``, so the action works
+    in any language and any editor without a plugin.
+    """
+    found: list[str] = []
+    for line in split_lines(text):
+        match = _AI_COMMENT.search(line.rstrip("\r\n"))
+        if match and match.group(1) and match.group(1) not in found:
+            found.append(match.group(1))
+    return found
+
+
+def remove_ai_comment(text: str, instruction: str) -> str:
+    """``text`` without the ``AI:`` comments that say ``instruction``.
+
+    A line that holds only the comment goes with its line break; a comment
+    after code leaves the code, and the line break, as they were.
+    """
+    kept = []
+    for line in split_lines(text):
+        body = line.rstrip("\r\n")
+        match = _AI_COMMENT.search(body)
+        if match is None or match.group(1) != instruction:
+            kept.append(line)
+        elif body[: match.start()].strip():
+            kept.append(body[: match.start()].rstrip() + line[len(body):])
+    return "".join(kept)
+
+
+def action_instructions(text: str) -> list[tuple[str, str, bool]]:
+    """(title, instruction, from an AI: comment) of every action offered on the selected text."""
+    return [(f"AI: {i}", i, True) for i in ai_instructions(text)] + [(p, p, False) for p in PRESETS]
+
+
+def kind_wanted(only: list[str] | None) -> bool:
+    """Whether a request restricted to kinds ``only`` wants refactor.rewrite actions."""
+    if not only:
+        return True
+    kinds = [getattr(k, "value", k) for k in only]  # enum members or plain strings
+    return any(ACTION_KIND.value == k or ACTION_KIND.value.startswith(f"{k}.") for k in kinds)
+
+
+def _capability(caps: Any, path: str) -> Any:
+    for name in path.split("."):
+        caps = getattr(caps, name, None)
+        if caps is None:
+            return None
+    return caps
+
+
+def resolves_commands(caps: lsp.ClientCapabilities) -> bool:
+    """Whether the client fills a code action's ``command`` from codeAction/resolve.
+
+    VS Code resolves only ``edit``; such clients get the command in the listing
+    (it is just the arguments, so listing stays instant).
+    """
+    properties = _capability(caps, "text_document.code_action.resolve_support.properties") or []
+    return "command" in properties
+
+
+def supports_change_annotations(caps: lsp.ClientCapabilities) -> bool:
+    return _capability(caps, "workspace.workspace_edit.change_annotation_support") is not None
+
+
+def supports_progress(caps: lsp.ClientCapabilities) -> bool:
+    return bool(_capability(caps, "window.work_done_progress"))
+
+
+def encoding_name(kind: Any) -> str:
+    """The negotiated position encoding as edits.py names it (LSP's default is UTF-16)."""
+    value = getattr(kind, "value", kind)
+    return value if value in ("utf-8", "utf-16", "utf-32") else "utf-16"
