@@ -125,6 +125,8 @@ async def cancel_once(editor: CancellingEditor, mechanism: str, phase: str, size
     answered = time.perf_counter()
     while token not in editor.ended:  # the progress ends when the model has stopped: the server is free again
         await asyncio.sleep(0.005)
+    editor.client.text_document_did_close(lsp.DidCloseTextDocumentParams(  # no background warm of it afterwards
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))
     return {"mechanism": mechanism, "phase": phase, "lines": size, "latency_s": answered - t0,
             "stopped_s": editor.ended[token] - t0, "chunk_s": chunk_s, "answer": answer}
 

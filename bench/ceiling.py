@@ -110,27 +110,9 @@ class CountingBackend:
         return 0
 
 
-class TeacherScript:
-    """Feeds a program's tokens to the decode loop; forced tokens are taken only when they match."""
-
-    def __init__(self, script: list[int]):
-        self.script, self.pos = script, 0
-
-    def choose(self, logits, constraint) -> int:
-        token = self.script[self.pos]
-        self.pos += 1
-        return token
-
-    def expect_forced(self, forced: list[int]) -> bool:
-        if self.script[self.pos : self.pos + len(forced)] != forced:
-            return False
-        self.pos += len(forced)
-        return True
-
-
 def loop_forwards(ops, document: str, tokenizer, ll) -> list[int]:
     """Sizes of the forwards the engine's decode loop runs for a line program (prompt excluded)."""
-    from cad_lsp.engine import Stats, decode_loop, program_script
+    from cad_lsp.engine import Stats, TeacherScript, decode_loop, program_script
     from cad_lsp.grammar import ProgramConstraint
     from cad_lsp.program import Document
 

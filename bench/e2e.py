@@ -38,27 +38,43 @@ def sample(pairs: list, k: int, max_out: int, count, seed: int) -> list:
     return random.Random(seed).sample(fitting, k)
 
 
-def time_pair(engine, pair, ops, repeats: int, first: str) -> dict:
-    """Median seconds of the teacher-forced program and of the rewrite, alternating which runs first."""
+SIDES = ["cad", "spec", "ar"]  # CaD, CaD with speculation, the rewrite
+
+
+def time_pair(engine, pair, ops, repeats: int, first: int) -> dict:
+    """Median seconds of the teacher-forced program without and with speculation and of the rewrite,
+    rotating which runs first.
+
+    Teacher forcing makes speculation's acceptance honest: a drafted token is
+    kept exactly when it is the program's next token, as a model writing this
+    program would choose it.
+    """
     key = f"{pair.corpus}/{pair.id}"
     engine.warm(key, pair.before)
-    cad, ar, result = [], [], None
-    order = ["cad", "ar"] if first == "cad" else ["ar", "cad"]
+    seconds = {side: [] for side in SIDES}
+    stats = {}
     for r in range(repeats):
-        for which in order if r % 2 == 0 else order[::-1]:
-            if which == "cad":
-                result = engine.edit(pair.before, 1, None, pair.instruction, key=key, program=ops)
-                if not result.complete or result.text != pair.after:
-                    raise RuntimeError(f"{key}: the teacher-forced program did not reproduce the gold text")
-                cad.append(result.stats.total_s - result.stats.prefill_s)
-            else:
-                ar.append(engine.rewrite_baseline(pair.before, 1, None, pair.after, key=key,
-                                                  instruction=pair.instruction)[1])
+        for which in SIDES[(first + r) % 3:] + SIDES[:(first + r) % 3]:
+            if which == "ar":
+                seconds["ar"].append(engine.rewrite_baseline(pair.before, 1, None, pair.after, key=key,
+                                                             instruction=pair.instruction)[1])
+                continue
+            result = engine.edit(pair.before, 1, None, pair.instruction, key=key, program=ops,
+                                 speculate=which == "spec")
+            if not result.complete or result.text != pair.after:
+                raise RuntimeError(f"{key}: the teacher-forced program did not reproduce the gold text")
+            seconds[which].append(result.stats.total_s - result.stats.prefill_s)
+            stats[which] = result.stats
     engine.forget(key)
-    s = result.stats
-    return {"t_cad_s": median(cad), "t_ar_s": median(ar), "forwards": s.forwards, "decode_steps": s.decode_steps,
-            "splice_forwards": s.splice_forwards, "sampled": s.sampled_tokens, "forced": s.forced_tokens,
-            "spliced": s.spliced_tokens, "mask_s": s.mask_s, "prompt_tokens": s.prompt_tokens}
+    s, f = stats["cad"], stats["spec"]
+    return {"t_cad_s": median(seconds["cad"]), "t_spec_s": median(seconds["spec"]), "t_ar_s": median(seconds["ar"]),
+            "forwards": s.forwards, "decode_steps": s.decode_steps, "splice_forwards": s.splice_forwards,
+            "sampled": s.sampled_tokens, "forced": s.forced_tokens, "spliced": s.spliced_tokens, "mask_s": s.mask_s,
+            "prompt_tokens": s.prompt_tokens,
+            "spec": {"forwards": f.forwards, "mask_s": f.mask_s, "drafted": f.drafted_tokens,
+                     "accepted": f.accepted_tokens, "drafted_tag": f.drafted_tag_tokens,
+                     "accepted_tag": f.accepted_tag_tokens, "drafted_gen": f.drafted_gen_tokens,
+                     "accepted_gen": f.accepted_gen_tokens}}
 
 
 class _Clock:
@@ -186,7 +202,7 @@ def run(args) -> dict:
                         continue
                     ops = oracle_program(pair.before, pair.after)
                     row = {"id": pair.id, "n_out": count(pair.after), "ops": len(ops),
-                           **time_pair(engine, pair, ops, repeats, "cad" if i % 2 == 0 else "ar")}
+                           **time_pair(engine, pair, ops, repeats, i % 3)}
                     sizes = ceiling.loop_forwards(ops, pair.before, loaded.tokenizer, engine.ll_tokenizer)
                     row["bound_t_cad_s"] = sum(ceiling.forward_time(curve, n) for n in sizes)
                     row["bound_t_ar_s"] = row["n_out"] * curve["t_step"]
@@ -218,6 +234,19 @@ def summarize(rows: list[dict]) -> dict:
         "bound_pooled": sum(r["bound_t_ar_s"] for r in rows) / sum(r["bound_t_cad_s"] for r in rows),
         "forwards_cad_median": median([r["forwards"] for r in rows]),
     }
+    specs = [r for r in rows if "t_spec_s" in r]
+    if specs:
+        total = lambda key: sum(r["spec"][key] for r in specs)  # noqa: E731
+        out["spec"] = {
+            "t_median_s": median([r["t_spec_s"] for r in specs]),
+            "speedup_median": median([r["t_ar_s"] / r["t_spec_s"] for r in specs]),
+            "speedup_pooled": sum(r["t_ar_s"] for r in specs) / sum(r["t_spec_s"] for r in specs),
+            "over_cad_median": median([r["t_cad_s"] / r["t_spec_s"] for r in specs]),
+            "forwards_median": median([r["spec"]["forwards"] for r in specs]),
+            "acceptance_tag": total("accepted_tag") / max(1, total("drafted_tag")),
+            "acceptance_gen": total("accepted_gen") / max(1, total("drafted_gen")),
+            "drafted_per_program": median([r["spec"]["drafted"] for r in specs]),
+        }
     lookups = [r["lookup"] for r in rows if "lookup" in r]
     lookups = [x for x in lookups if x["greedy_tokens_per_s"] and x["lookup_tokens_per_s"]]
     if lookups:
@@ -236,18 +265,27 @@ def markdown(data: dict) -> str:
            f"{s['max_out_tokens']} tokens (the shortest if fewer fit); whole-document programs; median of "
            f"{data['repeats']} repeat(s) per pair, alternating which side runs first; prefill excluded. "
            "The bound is ceiling's closed form for the same pairs, with a kernel curve measured in this run on "
-           "the same model (t(1) from 32 steps)."]
+           "the same model (t(1) from 32 steps). CaD+spec: the same programs with speculation (the engine drafts "
+           "the program from the document and checks the draft in the same forwards); teacher forcing accepts a "
+           "drafted token exactly when it is the program's next token. The acceptance rates are drafted choices "
+           "kept, per kind (tags and line numbers / `<gen>` bodies), over all pairs."]
     for label, run in data["runs"].items():
         curve = run["curve"]
         rows = [[name, c["n"], c["output_tokens_median"], f"{c['t_ar_median_s']:.2f}", f"{c['t_cad_median_s']:.2f}",
                  c["forwards_cad_median"], times(c["speedup_median"]), times(c["speedup_pooled"]),
                  times(c["bound_median"]), times(PAPER_BOUND.get(name))]
+                + ([f"{c['spec']['t_median_s']:.2f}", c["spec"]["forwards_median"], times(c["spec"]["speedup_median"]),
+                    times(c["spec"]["speedup_pooled"]), times(c["spec"]["over_cad_median"]),
+                    f"{100 * c['spec']['acceptance_tag']:.0f}% / {100 * c['spec']['acceptance_gen']:.0f}%"]
+                   if "spec" in c else [""] * 6)
                 for name, c in run["corpora"].items()]
         out += ["", f"**`{run['model']}`, {run['dtype']}** (t(1) = {1e3 * curve['t_step']:.1f} ms, "
                 + ", ".join(f"t({n}) = {1e3 * t:.1f} ms" for n, t in curve["points"]) + ")", "",
                 table(["corpus", "pairs", "output tokens (median)", "rewrite (s, median)", "CaD (s, median)",
                        "CaD forwards (median)", "speedup (median pair)", "speedup (pooled)", "bound (median pair)",
-                       "paper bound"], rows)]
+                       "paper bound", "CaD+spec (s, median)", "CaD+spec forwards (median)",
+                       "CaD+spec speedup (median pair)", "CaD+spec speedup (pooled)", "CaD+spec over CaD (median)",
+                       "drafts accepted: tags / gen"], rows)]
         lookups = [(name, c["lookup"]) for name, c in run["corpora"].items() if "lookup" in c]
         if lookups:
             out += ["", f"Prompt-lookup decoding (`prompt_lookup_num_tokens={LOOKUP_TOKENS}`) vs greedy `generate` "

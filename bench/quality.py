@@ -81,7 +81,7 @@ def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max
     constraint = ProgramConstraint(ll_tokenizer, request.first, request.last)
     stats = Stats(prompt_tokens=len(prompt.ids))
     complete = decode_loop(backend, state, constraint, tokenizer, Document(request.document), logits,
-                           lambda lg, c: sample(lg, c.allowed()), stats, max_tokens=max_tokens)
+                           lambda lg, c, draft: sample(lg, c.allowed()), stats, max_tokens=max_tokens)
     return list(constraint.ops), complete, stats, prompt
 
 

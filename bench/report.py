@@ -75,9 +75,13 @@ def summary(out: Path) -> str:
     runs = list((e2e or {}).get("runs", {}).values())
     headers = ["corpus", "lossless", "coverage line / token", "bound (engine loop)"]
     headers += [f"e2e vs AR, `{r['model']}`" for r in runs]
+    spec_runs = [r for r in runs if any("spec" in c for c in r["corpora"].values())]
+    headers += [f"e2e with speculation vs AR, `{r['model']}`" for r in spec_runs]
     lookup_runs = [r for r in runs if any("lookup" in c for c in r["corpora"].values())]
     headers += [f"prompt lookup vs greedy, `{r['model']}`" for r in lookup_runs]
     headers += [f"CaD vs prompt lookup, `{r['model']}`" for r in lookup_runs]
+    spec_lookup_runs = [r for r in lookup_runs if r in spec_runs]
+    headers += [f"CaD+spec vs prompt lookup, `{r['model']}`" for r in spec_lookup_runs]
     headers += ["off-by-one EM (all ±1)", "tokens: copy/gen · rewrite · S/R · udiff n=3"]
     rows = []
     for name in names:
@@ -89,10 +93,15 @@ def summary(out: Path) -> str:
                    if ce else "")
         row.append(times(ce["line"]["engine_bound_pooled"]) if ce else "")
         row += [times(r["corpora"][name]["speedup_median"]) if name in r["corpora"] else "" for r in runs]
+        row += [times(r["corpora"][name]["spec"]["speedup_median"]) if "spec" in r["corpora"].get(name, {}) else ""
+                for r in spec_runs]
         lookups = [r["corpora"].get(name, {}).get("lookup") for r in lookup_runs]
         row += [times(x["ratio_median"]) if x else "" for x in lookups]
         row += [times(r["corpora"][name]["speedup_median"] / x["ratio_median"]) if x else ""
                 for r, x in zip(lookup_runs, lookups)]
+        row += [times(r["corpora"][name]["spec"]["speedup_median"] / x["ratio_median"])
+                if x and "spec" in r["corpora"].get(name, {}) else ""
+                for r, x in zip(lookup_runs, lookups) if r in spec_lookup_runs]
         pe = (perturb or {}).get("corpora", {}).get(name, {}).get("all_1")
         row.append(pct(pe["exact_rate"]) if pe else "")
         fo = (formats or {}).get("corpora", {}).get(name)
@@ -105,7 +114,7 @@ def summary(out: Path) -> str:
              "the autoregressive rewrite on the same engine. *prompt lookup vs greedy*: Hugging Face "
              "`prompt_lookup_num_tokens` against plain greedy `generate` on a rewrite prompt (only meaningful "
              "with real weights). *CaD vs prompt lookup*: the two ratios divided, both against plain decoding "
-             "of the same model in the same run. *tokens*: mean output tokens of each format's natural minimal "
+             "of the same model in the same run; *CaD+spec* the same with speculation. *tokens*: mean output tokens of each format's natural minimal "
              "answer (Qwen2.5 tokenizer). Paper: coverage 74–98% line / 91–99% token, bounds 3.4× (HEF-Py), "
              "4.2× (HEF-JS), 13.0× pooled, 482/482 lossless, 15.48% EM under off-by-one noise.")
     return "\n".join([table(headers, rows), "", notes])

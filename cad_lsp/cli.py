@@ -79,7 +79,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         else:
             engine = Engine(load_model(args.model, args.device, args.dtype))
         result = engine.edit(document, first, last, args.instruction, name=path.name, max_tokens=args.max_tokens,
-                             temperature=args.temperature, seed=args.seed)
+                             temperature=args.temperature, seed=args.seed, speculate=not args.no_speculation)
     except (ModelLoadError, EngineError) as exc:
         print(f"cad-lsp: {exc}", file=sys.stderr)
         return 2
@@ -100,8 +100,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if not args.json:
         s = result.stats
         print(f"stats: {s.sampled_tokens} sampled, {s.forced_tokens} forced, {s.spliced_tokens} spliced tokens; "
-              f"{s.forwards} forwards ({s.splice_forwards} with copies); prompt {s.prompt_tokens} tokens "
-              f"({s.cached_tokens} cached); {s.total_s:.2f} s")
+              f"{s.forwards} forwards ({s.splice_forwards} with copies, {s.accepted_tokens} of {s.drafted_tokens} "
+              f"drafted tokens accepted); prompt {s.prompt_tokens} tokens ({s.cached_tokens} cached); "
+              f"{s.total_s:.2f} s")
     if not result.complete:
         print("cad-lsp: the program hit --max-tokens before it ended; nothing applied", file=sys.stderr)
         return 1
@@ -171,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--temperature", type=float, default=0.0,
                       help="sampling temperature (default 0: greedy, the same program every run)")
     edit.add_argument("--seed", type=int, default=0, help="random seed for sampling (--temperature > 0)")
+    edit.add_argument("--no-speculation", action="store_true",
+                      help="do not draft the program from the document (the same program, in more forwards)")
     edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
     edit.add_argument("--write", action="store_true", help="write the result back to the file")
     edit.set_defaults(run=cmd_edit)

@@ -115,7 +115,7 @@ async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instr
     name = document_name(snapshot.uri)
     try:
         result = await in_thread(engine.edit, snapshot.text, first, last, instruction, key=snapshot.uri, name=name,
-                                 max_tokens=ls.options.max_tokens, cancel=cancel,
+                                 max_tokens=ls.options.max_tokens, cancel=cancel, speculate=ls.options.speculation,
                                  progress=progress.reporter(asyncio.get_running_loop()))
     except Cancelled:
         raise RequestError("cancelled; nothing applied", lsp.MessageType.Info) from None

@@ -47,6 +47,7 @@ class Options:
     needs_confirmation: bool = True
     max_documents: int = 4
     keep_ai_comments: bool = False  # leave the AI: comment that gave the instruction in the result
+    speculation: bool = True  # draft the program from the document, check the draft in the same forwards
 
 
 # initializationOptions key -> (Options field, type)
@@ -60,6 +61,7 @@ _INIT_KEYS = {
     "needsConfirmation": ("needs_confirmation", bool),
     "maxDocuments": ("max_documents", int),
     "keepAiComments": ("keep_ai_comments", bool),
+    "speculation": ("speculation", bool),
 }
 
 

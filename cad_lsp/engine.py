@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from . import grammar as grammar_mod
+from .drafter import Drafter, DraftBudget
 from .grammar import ProgramConstraint
 from .models import LoadedModel
 from .program import Copy, Document, Op, format_op, format_program, resolve, selection_problem, split_lines
@@ -61,10 +62,28 @@ class ModelBackend(Protocol):
     def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
         """Append ids in ONE forward; return float32 logits after the last one."""
 
+    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
+        """Append ids in one forward; float32 logits after each of ``positions`` (indices into ids), one row each."""
+
     def crop(self, state: KVState, length: int) -> None:
         """Forget everything after the first ``length`` tokens."""
 
     def nbytes(self, state: KVState) -> int: ...
+
+
+def output_layer_share(model) -> float:
+    """The output layer's compute per position, in tokens' worth of the rest of the model.
+
+    Checking a draft needs logits at every drafted position; with a 151k
+    vocabulary on a small model that row costs more than the token itself.
+    """
+    head = model.get_output_embeddings()
+    embed = model.get_input_embeddings()
+    if head is None:
+        return 0.3
+    skip = {id(head.weight), id(embed.weight) if embed is not None else None}
+    body = sum(p.numel() for p in model.parameters() if id(p) not in skip)
+    return head.weight.numel() / max(1, body)
 
 
 class LocalModel:
@@ -76,6 +95,7 @@ class LocalModel:
         self.device = loaded.device
         self.vocab_size = self.model.config.vocab_size
         self.forwards = 0
+        self.head_ratio = output_layer_share(self.model)
 
     def new_state(self) -> KVState:
         from transformers import DynamicCache
@@ -100,6 +120,21 @@ class LocalModel:
             state.ids.extend(chunk)
             self.forwards += 1
         return out.logits[0, -1].float().cpu()
+
+    @torch.inference_mode()
+    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
+        """Append ``ids``; the logits after each of ``positions`` (to check a draft at every drafted token)."""
+        ids, rows = list(ids), []
+        for start in range(0, len(ids), PREFILL_CHUNK):
+            chunk = ids[start:start + PREFILL_CHUNK]
+            keep = [p - start for p in positions if start <= p < start + len(chunk)]
+            out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
+                             logits_to_keep=torch.tensor(keep, device=self.device) if keep else 1)
+            state.ids.extend(chunk)
+            self.forwards += 1
+            if keep:
+                rows.append(out.logits[0].float().cpu())
+        return torch.cat(rows) if rows else torch.empty(0, self.vocab_size)
 
     def crop(self, state: KVState, length: int) -> None:
         extra = len(state.ids) - length
@@ -132,6 +167,12 @@ class Stats:
     sampled_tokens: int = 0  # tokens chosen by the model (grammar-masked)
     forced_tokens: int = 0  # tag tokens the grammar forced, appended without a decode step
     spliced_tokens: int = 0  # copied lines' tokens appended in splices
+    drafted_tokens: int = 0  # drafted choices checked in a forward (speculation)
+    accepted_tokens: int = 0  # drafted choices the model chose too: each saved a forward
+    drafted_tag_tokens: int = 0  # ... of which tags, line numbers and the end
+    accepted_tag_tokens: int = 0
+    drafted_gen_tokens: int = 0  # ... of which <gen> bodies
+    accepted_gen_tokens: int = 0
     prefill_s: float = 0.0
     decode_s: float = 0.0
     splice_s: float = 0.0
@@ -172,8 +213,14 @@ def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=
 
 
 def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float = 0.0, top_p: float = 1.0,
-           generator: torch.Generator | None = None) -> int:
-    """Greedy by default; temperature/top-p sampling over the allowed tokens only."""
+           generator: torch.Generator | None = None, draft: int | None = None) -> int:
+    """Greedy by default; temperature/top-p sampling over the allowed tokens only.
+
+    With a ``draft`` token (speculation) sampling stays exact: the draft is
+    kept with its probability p(draft), and otherwise a token is drawn from
+    the distribution without it, renormalised -- together exactly p.  Greedy
+    ignores the draft: it is kept iff it is the argmax.
+    """
     logits = logits.clone()
     if allowed is not None:
         n = len(allowed)
@@ -186,6 +233,14 @@ def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float 
     if top_p < 1.0:
         probs, order = torch.sort(probs, descending=True)
         probs[1:][torch.cumsum(probs, 0)[:-1] >= top_p] = 0.0
+    if draft is not None:
+        at = draft if order is None else int(torch.nonzero(order == draft)[0, 0])
+        kept = float(probs[at]) / float(probs.sum())
+        if kept > 0 and float(torch.rand(1, generator=generator)) < kept:
+            return draft
+        probs[at] = 0.0
+        if float(probs.sum()) <= 0:
+            return draft  # the draft had all the mass (kept above unless round-off)
     # inverse-CDF draw: torch.multinomial takes ~30 ms over a 151k vocabulary on a CPU
     cdf = torch.cumsum(probs, 0)
     u = torch.rand(1, generator=generator) * cdf[-1]
@@ -213,42 +268,146 @@ def check_cancel(cancel) -> None:
         raise Cancelled("cancelled")
 
 
-Chooser = Callable[[torch.Tensor, ProgramConstraint], int]
+Chooser = Callable[[torch.Tensor, ProgramConstraint, "int | None"], int]  # (logits, grammar, drafted token) -> token
+ExpectForced = Callable[[list[int], ProgramConstraint], bool]
+
+
+@dataclass
+class _Expansion:
+    """What one chosen token brings: itself, the tags the grammar forces after it, copied lines."""
+
+    appended: list[int]  # for the cache: the token, forced tokens and copy contents (not the end token)
+    forced: list[int]  # forced grammar tokens, in order
+    spliced: int  # copied lines' tokens among ``appended``
+
+
+def expand(constraint: ProgramConstraint, token: int, tokenizer, document: Document, fast_forward: bool,
+           expect_forced: ExpectForced | None) -> _Expansion:
+    """Advance ``constraint`` through ``token`` and whatever the grammar then forces."""
+    result = _Expansion([], [], 0)
+
+    def take(t: int) -> None:
+        op = constraint.advance(t)
+        if constraint.done:
+            return  # the end-of-sequence token never needs a forward
+        result.appended.append(t)
+        if isinstance(op, Copy):
+            content = copy_tokens(tokenizer, document, op)
+            result.appended.extend(content)
+            result.spliced += len(content)
+
+    take(token)
+    while fast_forward and not constraint.done:
+        forced = constraint.forced()
+        if not forced or (expect_forced is not None and not expect_forced(forced, constraint)):
+            break
+        for t in forced:
+            result.forced.append(t)
+            take(t)
+            if constraint.done:
+                break
+    return result
+
+
+@dataclass
+class _Draft:
+    """A draft laid out for one forward: the tokens to append and where each drafted choice sits."""
+
+    tokens: list[int] = field(default_factory=list)
+    choices: list[tuple[int, int, str]] = field(default_factory=list)  # (index in tokens, token, kind)
+    spliced: int = 0  # copied lines' tokens among ``tokens``
+
+
+def lay_out_draft(constraint: ProgramConstraint, drafter: Drafter, budget: DraftBudget, tokenizer,
+                  document: Document, fast_forward: bool, expect_forced: ExpectForced | None) -> _Draft:
+    """The drafter's proposal as the plain loop would append it (forced tags, copied lines), on a copy of
+    the grammar; cut where the grammar refuses it and where the budget says more is not worth its cost."""
+    proposal = drafter.propose(constraint.ops, constraint.next_line, constraint.copy_start, constraint.op_text,
+                               constraint.op_tokens)
+    laid, twin, i, sizes, spliced = _Draft(), None, 0, [], []
+    while i < len(proposal.tokens) and len(laid.choices) < MAX_DRAFT_CHOICES:
+        twin = twin or constraint.clone()
+        if twin.done:
+            break
+        token = proposal.tokens[i]
+        if not twin.accepts(token):
+            break
+        step = expand(twin, token, tokenizer, document, fast_forward, expect_forced)
+        laid.choices.append((len(laid.tokens), token, proposal.kinds[i]))
+        laid.tokens += step.appended
+        laid.spliced += step.spliced
+        sizes.append(len(step.appended))
+        spliced.append(step.spliced)
+        i += 1
+        if proposal.tokens[i:i + len(step.forced)] != step.forced:
+            break  # the proposal and the grammar part: what follows would be misplaced
+        i += len(step.forced)
+    keep = budget.keep([kind for _, _, kind in laid.choices], sizes)
+    if keep < len(laid.choices):
+        laid.tokens, laid.choices = laid.tokens[:laid.choices[keep][0]], laid.choices[:keep]
+        laid.spliced = sum(spliced[:keep])
+    return laid
+
+
+MAX_DRAFT_CHOICES = 64  # drafted choices per forward at most
 
 
 def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstraint, tokenizer, document: Document,
                 logits: torch.Tensor, choose: Chooser, stats: Stats, *, max_tokens: int = 2048,
-                fast_forward: bool = True, cancel=None, progress=None,
-                expect_forced: Callable[[list[int]], bool] | None = None) -> bool:
+                fast_forward: bool = True, cancel=None, progress=None, expect_forced: ExpectForced | None = None,
+                drafter: Drafter | None = None, budget: DraftBudget | None = None) -> bool:
     """Run the program to its end; returns False if max_tokens was hit first.
 
     ``choose`` picks the next token from the logits (sampling, or a script
     for teacher forcing).  Forced tag tokens join the next forward when
     ``fast_forward``; a closed copy tag adds the copied lines' tokens to it.
+
+    With a ``drafter`` each forward also carries a draft of the next choices
+    (speculation): the forward scores every drafted position, the loop chooses
+    at each as it would have anyway, keeps the draft up to the first choice
+    that differs, and crops the rest from the cache.  The program is the one
+    the plain loop writes, token for token.
     """
     pending: list[int] = []
     carries_copy = False
+    budget = budget or DraftBudget()
 
-    def take(token: int) -> None:
-        nonlocal carries_copy
-        op = constraint.advance(token)
-        if constraint.done:
-            return  # the end-of-sequence token never needs a forward
-        pending.append(token)
-        if isinstance(op, Copy):
-            content = copy_tokens(tokenizer, document, op)
-            pending.extend(content)
-            stats.spliced_tokens += len(content)
-            carries_copy = True
+    def count(step: _Expansion) -> None:
+        stats.sampled_tokens += 1
+        stats.forced_tokens += len(step.forced)
+        stats.spliced_tokens += step.spliced
+
+    def record(kind: str, accepted: bool) -> None:
+        budget.record(kind, accepted)
+        stats.drafted_tokens += 1
+        stats.accepted_tokens += accepted
+        setattr(stats, f"drafted_{kind}_tokens", getattr(stats, f"drafted_{kind}_tokens") + 1)
+        if accepted:
+            setattr(stats, f"accepted_{kind}_tokens", getattr(stats, f"accepted_{kind}_tokens") + 1)
 
     while True:
         check_cancel(cancel)
-        if pending:
+        draft = _Draft()
+        if (drafter is not None and pending and stats.sampled_tokens + stats.forced_tokens < max_tokens
+                and budget.worth_drafting()):  # a draft rides on a forward that runs anyway: never one more
             t0 = time.perf_counter()
-            logits = model.extend(state, pending)
+            draft = lay_out_draft(constraint, drafter, budget, tokenizer, document, fast_forward, expect_forced)
+            budget.observe_draft(time.perf_counter() - t0)
+            stats.mask_s += time.perf_counter() - t0
+        if pending or draft.tokens:
+            sent = pending + draft.tokens
+            base = len(state.ids)
+            rows = [len(pending) + at - 1 for at, _, _ in draft.choices]
+            t0 = time.perf_counter()
+            if draft.choices:
+                scored = model.extend_scored(state, sent, [r for r in rows if r >= 0] + [len(sent) - 1])
+                after = scored[-1]
+            else:
+                scored, after = (), model.extend(state, sent)
             elapsed = time.perf_counter() - t0
+            budget.observe_forward(len(sent), elapsed)
             stats.forwards += 1
-            if carries_copy:
+            if carries_copy or draft.spliced:
                 stats.splice_forwards += 1
                 stats.splice_s += elapsed
             else:
@@ -256,22 +415,40 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
                 stats.decode_s += elapsed
             pending.clear()
             carries_copy = False
+            row_logits = iter(scored)
+            rejected = False
+            for (at, drafted, kind), row in zip(draft.choices, rows):
+                here = logits if row < 0 else next(row_logits)
+                if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
+                    model.crop(state, base + len(sent) - len(draft.tokens) + at)
+                    return False
+                t0 = time.perf_counter()
+                token = choose(here, constraint, drafted)
+                stats.mask_s += time.perf_counter() - t0
+                step = expand(constraint, token, tokenizer, document, fast_forward, expect_forced)
+                count(step)
+                record(kind, token == drafted)
+                if token != drafted:
+                    model.crop(state, base + len(sent) - len(draft.tokens) + at)
+                    pending, carries_copy, rejected = step.appended, step.spliced > 0, True
+                    break
+                if constraint.done:
+                    return True
+            if rejected:
+                if constraint.done:
+                    return True
+                if progress is not None:
+                    progress(stats)
+                continue
+            logits = after
         if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
             return False
         t0 = time.perf_counter()
-        token = choose(logits, constraint)
+        token = choose(logits, constraint, None)
         stats.mask_s += time.perf_counter() - t0
-        stats.sampled_tokens += 1
-        take(token)
-        while fast_forward and not constraint.done:
-            forced = constraint.forced()
-            if not forced or (expect_forced is not None and not expect_forced(forced)):
-                break
-            for token in forced:
-                stats.forced_tokens += 1
-                take(token)
-                if constraint.done:
-                    break
+        step = expand(constraint, token, tokenizer, document, fast_forward, expect_forced)
+        count(step)
+        pending, carries_copy = step.appended, step.spliced > 0
         if progress is not None:
             progress(stats)
         if constraint.done:
@@ -286,24 +463,24 @@ def program_script(tokenizer, ops: Sequence[Op], eos: int) -> list[int]:
     return script + [eos]
 
 
-class _Script:
-    """Teacher forcing: the next token comes from a script, and forced tokens must match it."""
+class TeacherScript:
+    """Teacher forcing: the next token comes from a script, and forced tokens must match it.
+
+    The script's position is the number of tokens the grammar has consumed,
+    so a draft tried on a copy of the grammar reads the same script.
+    """
 
     def __init__(self, script: list[int]):
-        self.script, self.pos = script, 0
+        self.script = script
 
-    def choose(self, logits, constraint) -> int:
-        if self.pos >= len(self.script):
+    def choose(self, logits, constraint: ProgramConstraint, draft: int | None = None) -> int:
+        if constraint.consumed >= len(self.script):
             raise EngineError("the teacher program ended before the grammar did")
-        token = self.script[self.pos]
-        self.pos += 1
-        return token
+        return self.script[constraint.consumed]
 
-    def expect_forced(self, forced: list[int]) -> bool:
-        if self.script[self.pos : self.pos + len(forced)] != forced:
-            return False  # tokenized differently: let the script drive these too
-        self.pos += len(forced)
-        return True
+    def expect_forced(self, forced: list[int], constraint: ProgramConstraint) -> bool:
+        at = constraint.consumed
+        return self.script[at:at + len(forced)] == forced  # else tokenized differently: the script drives these
 
 
 def autoregressive(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=None) -> tuple[int, float]:
@@ -352,6 +529,8 @@ class Engine:
         self.fast_forward = fast_forward
         self.lock = threading.RLock()
         self._states: OrderedDict[str, KVState] = OrderedDict()
+        self.draft_budget = DraftBudget(  # acceptance rates and a token's cost, learned across requests
+            head_ratio=getattr(self.backend, "head_ratio", 0.3))
 
     # -- caches
     def _state(self, key: str) -> KVState:
@@ -429,11 +608,14 @@ class Engine:
     def edit(self, document: str, first_line: int, last_line: int | None, instruction: str, *, key: str | None = None,
              name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
              seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
-             fast_forward: bool | None = None) -> EditResult:
+             fast_forward: bool | None = None, speculate: bool = True) -> EditResult:
         """Decode an edit program for lines first..last and resolve it.
 
         With ``program`` the model is teacher-forced through that program by
         the same loop (for benchmarks and tests) instead of choosing tokens.
+        ``speculate`` drafts the program from the document and checks the
+        draft in the same forwards (``decode_loop``): the same program, in
+        fewer forwards.
         """
         doc, last_line, max_tokens, selection_tokens = self._prepare(document, first_line, last_line, instruction,
                                                                      program, max_tokens)
@@ -462,15 +644,18 @@ class Engine:
                 constraint = ProgramConstraint(self.ll_tokenizer, first_line, last_line)
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
-                    choose = lambda lg, c: sample(lg, c.allowed(), temperature, top_p, generator)  # noqa: E731
+                    choose = lambda lg, c, d: sample(lg, c.allowed(), temperature, top_p, generator, d)  # noqa: E731
                     expect = None
                 else:
-                    script = _Script(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))
+                    script = TeacherScript(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))
                     choose, expect = script.choose, script.expect_forced
+                drafter = Drafter(self.tokenizer, doc, first_line, last_line,
+                                  self.ll_tokenizer.eos_token) if speculate else None
                 complete = decode_loop(
                     self.backend, state, constraint, self.tokenizer, doc, logits, choose, stats,
                     max_tokens=max_tokens, cancel=cancel, progress=progress, expect_forced=expect,
                     fast_forward=self.fast_forward if fast_forward is None else fast_forward,
+                    drafter=drafter, budget=self.draft_budget,
                 )
             finally:
                 self.backend.crop(state, len(prompt.prefix_ids))  # keep the document warm, drop the request
@@ -498,6 +683,6 @@ class Engine:
 
 
 __all__ = [
-    "Engine", "EditResult", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend", "LocalModel",
-    "sync_prefix", "sample", "copy_tokens", "decode_loop", "program_script", "autoregressive",
+    "Engine", "EditResult", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend", "LocalModel",
+    "sync_prefix", "sample", "copy_tokens", "expand", "decode_loop", "program_script", "autoregressive",
 ]

@@ -13,6 +13,7 @@ then the end-of-sequence token.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 
@@ -95,6 +96,10 @@ def copy_end_grammar(lo: int, hi: int) -> str:
     return f"start: END {_lark_string(_COPY_TAIL)}\nEND: /{number_range_regex(lo, hi)}/\n"
 
 
+_MATCHERS: dict[tuple[int, str], llguidance.LLMatcher] = {}  # phase grammars in their initial state
+_MATCHERS_KEPT = 512
+
+
 class GrammarError(RuntimeError):
     """The constraint reached a state with no valid continuation (a bug, never user input)."""
 
@@ -119,14 +124,45 @@ class ProgramConstraint:
             raise ValueError(f"bad line range {self.first}..{self.last}")
         self._copy_start: int | None = None
         self._next_line = self.first
+        self.consumed = 0  # tokens advanced through, sampled or forced
+        self.op_tokens: list[int] = []  # the tokens of the op being written
         self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True))
+
+    def clone(self) -> "ProgramConstraint":
+        """An independent copy, to try tokens on (a draft) without moving this one."""
+        twin = copy.copy(self)
+        twin._matcher = self._matcher.deep_copy()
+        twin.ops, twin.op_tokens = list(self.ops), list(self.op_tokens)
+        return twin
+
+    # -- where the program is (what a drafter reads)
+    @property
+    def next_line(self) -> int:
+        """The first line a copy may name next."""
+        return self._next_line
+
+    @property
+    def copy_start(self) -> int | None:
+        """The start line of the copy being written, once its ``-`` is written."""
+        return self._copy_start
+
+    @property
+    def op_text(self) -> str:
+        """The text of the op being written so far (a character split across tokens is left out)."""
+        return self._text.decode("utf-8", errors="ignore")
 
     # -- phases
     def _start_phase(self, lark: str) -> None:
-        grammar = llguidance.LLMatcher.grammar_from_lark(lark)
-        self._matcher = llguidance.LLMatcher(self.tokenizer, grammar)
-        if self._matcher.is_error():
-            raise GrammarError(self._matcher.get_error())
+        key = (id(self.tokenizer), lark)
+        fresh = _MATCHERS.get(key)
+        if fresh is None:  # building a matcher takes milliseconds; copying a fresh one, microseconds
+            fresh = llguidance.LLMatcher(self.tokenizer, llguidance.LLMatcher.grammar_from_lark(lark))
+            if fresh.is_error():
+                raise GrammarError(fresh.get_error())
+            if len(_MATCHERS) >= _MATCHERS_KEPT:
+                _MATCHERS.pop(next(iter(_MATCHERS)))
+            _MATCHERS[key] = fresh
+        self._matcher = fresh.deep_copy()
         self._text = b""
 
     def _finish_phase(self) -> Op | None:
@@ -162,16 +198,27 @@ class ProgramConstraint:
             return []
         return list(self._matcher.compute_ff_tokens())
 
+    def accepts(self, token: int) -> bool:
+        """Whether ``token`` may come next (checked without consuming it)."""
+        if self.done:
+            return False
+        if token == self.tokenizer.eos_token:
+            return self._matcher.is_accepting() and not self._text
+        return self._matcher.validate_tokens([token]) == 1
+
     def advance(self, token: int) -> Op | None:
         if self.done:
             raise GrammarError("the program already ended")
         if token == self.tokenizer.eos_token:
             if not self._matcher.is_accepting() or self._text:
                 raise GrammarError("end of program inside an op")
+            self.consumed += 1
             self.done = True
             return None
         if not self._matcher.consume_token(token):
             raise GrammarError(f"token {token} is not allowed here: {self._matcher.get_error()}")
+        self.consumed += 1
+        self.op_tokens.append(token)
         self._text += self.tokenizer.decode_bytes([token])
         try:
             op = self._finish_phase()
@@ -179,6 +226,7 @@ class ProgramConstraint:
             return None  # a multi-byte character split across tokens: wait for the rest
         if op is not None:
             self.ops.append(op)
+            self.op_tokens = []
         return op
 
     @property

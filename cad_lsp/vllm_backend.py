@@ -397,8 +397,12 @@ class VLLMEngine:
 
     def edit(self, document: str, first_line: int, last_line: int | None, instruction: str, *, key: str | None = None,
              name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
-             seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None) -> EditResult:
+             seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
+             speculate: bool = True) -> EditResult:
         """Decode an edit program for lines first..last on the server and resolve it.
+
+        ``speculate`` is the local engine's drafting; vLLM decodes on its own server (its own speculative
+        decoding is the server's setting), so it changes nothing here.
 
         With ``program`` the server is teacher-forced through that program's
         text (a literal grammar), so it decodes and splices what a real run would.

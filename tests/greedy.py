@@ -63,6 +63,11 @@ class _Recording(ProgramConstraint):
         self.trace.append((token, op))
         return op
 
+    def clone(self):  # a draft's trial copy records on its own
+        twin = super().clone()
+        twin.trace = list(self.trace)
+        return twin
+
 
 def _copy_ends(trace) -> list[int]:
     return [i for i, (_, op) in enumerate(trace) if isinstance(op, Copy)]

@@ -45,16 +45,16 @@ def test_splices_and_fast_forward_write_the_stepwise_greedy_program(one_thread):
     assert sum(run.forwards for run, _ in pairs) < sum(ref.forwards for _, ref in pairs) / 2
 
 
-def corpus_cases(candidates: int = 30, margin: int = 3) -> list[Case]:
-    """Per corpus, the request with the fewest selected lines among its first ``candidates`` (CI time),
-    on a window of the document around the selection."""
+def corpus_cases(candidates: int = 30, margin: int = 3, per_corpus: int = 1) -> list[Case]:
+    """Per corpus, the ``per_corpus`` requests with the fewest selected lines among its first ``candidates``
+    (CI time), on a window of the document around the selection."""
     from cad_lsp.split import request_for, window
 
     cases = []
     for name in corpora.CORPORA:
         requests = [window(request_for(pair), margin) for pair in corpora.load(name, candidates)]
-        request = min(requests, key=lambda r: (r.last - r.first, len(r.document)))
-        cases.append(Case(request.document, request.first, request.last, request.instruction))
+        for request in sorted(requests, key=lambda r: (r.last - r.first, len(r.document)))[:per_corpus]:
+            cases.append(Case(request.document, request.first, request.last, request.instruction))
     return cases
 
 

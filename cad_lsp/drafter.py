@@ -1,0 +1,277 @@
+"""Drafts of what an edit program says next, guessed from the document.
+
+Most of a program is predictable from the document it edits: a copy starts
+where the previous one ended (or after the lines a ``<gen>`` replaced), the
+last copy runs to the end of the selection, and a ``<gen>`` body mostly
+repeats the line it replaces.  The decode loop appends a draft to its next
+forward and keeps the longest prefix the model itself would have chosen
+(``engine.decode_loop``), so a good draft saves forwards and a bad one costs
+only the extra tokens in one forward; the output never changes.
+
+``Drafter`` proposes tokens; ``DraftBudget`` decides how many of them are
+worth a forward's extra cost, from the running acceptance rate of each kind of
+draft and the measured cost of a token in a forward.  No torch here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from .program import Copy, Document, Gen, escape_gen, format_op, split_lines
+
+TAG, GEN = "tag", "gen"  # draft kinds: program structure (tags, line numbers, the end) and <gen> bodies
+KINDS = (TAG, GEN)
+_COPY_HEAD = '<copy lines="'
+_GEN_HEAD, _GEN_TAIL = "<gen>", "</gen>\n"
+SIMILAR = 0.5  # difflib ratio above which a generated line is taken to replace the document line it resembles
+
+
+@dataclass
+class Draft:
+    """Proposed program tokens, each with its kind."""
+
+    tokens: list[int] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+
+    def add(self, tokens: list[int], kind: str) -> None:
+        self.tokens += tokens
+        self.kinds += [kind] * len(tokens)
+
+
+class Drafter:
+    """Proposes the program's next tokens for one request (lines ``first..last`` of ``document``)."""
+
+    def __init__(self, tokenizer, document: Document, first: int, last: int, eos: int):
+        self.tokenizer, self.document, self.first, self.last, self.eos = tokenizer, document, first, last, eos
+        self._encoded: dict[str, list[int]] = {}
+
+    def encode(self, text: str) -> list[int]:
+        if text not in self._encoded:
+            self._encoded[text] = self.tokenizer.encode(text, add_special_tokens=False)
+        return self._encoded[text]
+
+    def line(self, number: int) -> str:
+        lines = self.document.lines
+        return lines[number - 1] if 1 <= number <= len(lines) else ""
+
+    # -- what comes next
+    def propose(self, ops: list, next_line: int, copy_start: int | None, op_text: str,
+                op_tokens: list[int]) -> Draft:
+        """The draft after the program so far: ``ops`` complete, ``op_text`` (tokens ``op_tokens``) of the next.
+
+        ``next_line`` is the first line a copy may name; ``copy_start`` is set
+        once a copy's start line has been written.
+        """
+        if op_text.startswith(_GEN_HEAD):  # inside a <gen>: the rest of the line it rewrites, then close it
+            body = op_text[len(_GEN_HEAD):]
+            current = Gen(body + self.gen_rest(body, next_line))
+            pieces = [(len(body) + len(_GEN_HEAD), TAG), (len(current.text) - len(body), GEN), (len(_GEN_TAIL), TAG)]
+        elif copy_start is not None:  # the copy's end line is being written
+            written = op_text.rsplit("-", 1)[-1]
+            end = self.copy_end(ops, copy_start)
+            if not str(end).startswith(written):
+                end = self._complete_number(written, copy_start)
+                if end is None:
+                    return Draft()
+            current, pieces = Copy(copy_start, end), None
+        else:  # at an op's start, or in a copy's start line: the op the plan expects next
+            planned = self.plan(ops, next_line)
+            if not planned:
+                return self._render([], ops, next_line) if not op_text else Draft()
+            current, pieces = planned[0], None
+        text = self.op_text(current)
+        if not text.startswith(op_text):
+            return Draft()
+        draft = self._tokens(op_text, op_tokens, text, pieces or self.pieces(current))
+        following = self._render(self.plan(ops + [current], None if isinstance(current, Copy) else next_line),
+                                 ops + [current], next_line)
+        draft.add(following.tokens, "")
+        draft.kinds[len(draft.kinds) - len(following.kinds):] = following.kinds
+        return draft
+
+    def plan(self, ops: list, next_line: int | None) -> list:
+        """The ops that likely follow ``ops`` (at most a gen, the copy after it, and one more)."""
+        if next_line is None:
+            next_line = ops[-1].end + 1 if ops and isinstance(ops[-1], Copy) else self.first
+        planned: list = []
+        for _ in range(3):
+            previous = (ops + planned)[-1] if ops or planned else None
+            if isinstance(previous, Gen):
+                start = next_line + self.replaced_lines(previous.text, next_line)
+                if start > self.last:
+                    break
+                op = Copy(start, self.copy_end(ops + planned, start))
+            elif next_line > self.last:
+                break
+            elif previous is None:
+                op = Copy(next_line, self.copy_end(ops, next_line))
+            else:  # after a copy that stopped early: the next line, rewritten
+                op = Gen(self.line(next_line))
+            planned.append(op)
+            if isinstance(op, Copy):
+                next_line = op.end + 1
+        return planned
+
+    def _ends(self, ops: list, next_line: int) -> bool:
+        """Whether the program is likely complete after ``ops``."""
+        if not ops:
+            return False
+        if isinstance(ops[-1], Copy):
+            return ops[-1].end >= self.last
+        return next_line + self.replaced_lines(ops[-1].text, next_line) > self.last
+
+    def _render(self, planned: list, before: list, next_line: int) -> Draft:
+        """Whole ops as the tokens a model writes them (each op tokenized alone), then the end if it is due."""
+        draft = Draft()
+        for op in planned:
+            part = self._tokens("", [], self.op_text(op), self.pieces(op))
+            draft.add(part.tokens, "")
+            draft.kinds[len(draft.kinds) - len(part.kinds):] = part.kinds
+            if isinstance(op, Copy):
+                next_line = op.end + 1
+        if self._ends(before + planned, next_line):
+            draft.add([self.eos], TAG)
+        return draft
+
+    @classmethod
+    def pieces(cls, op) -> list[tuple[int, str]]:
+        """An op's text as (length, kind) pieces: a gen's body is GEN, everything else TAG."""
+        text = cls.op_text(op)
+        if isinstance(op, Copy):
+            return [(len(text), TAG)]
+        return [(len(_GEN_HEAD), TAG), (len(text) - len(_GEN_HEAD) - len(_GEN_TAIL), GEN), (len(_GEN_TAIL), TAG)]
+
+    @staticmethod
+    def op_text(op) -> str:
+        return format_op(op) + "\n" if isinstance(op, Copy) else _GEN_HEAD + escape_gen(op.text) + _GEN_TAIL
+
+    def _tokens(self, written: str, written_tokens: list[int], text: str, pieces: list[tuple[int, str]]) -> Draft:
+        """The tokens of ``text`` after its first ``written`` characters (already written as ``written_tokens``).
+
+        The op's whole text is tokenized as one piece, as a model writing it
+        would, when that agrees with the tokens written; the rest alone
+        otherwise.  Each token's kind is that of the piece its first character is in.
+        """
+        whole = self.encode(text)
+        if whole[:len(written_tokens)] == written_tokens:
+            tokens, at = whole[len(written_tokens):], len(written)
+        else:
+            tokens, at = self.encode(text[len(written):]), len(written)
+        bounds, total = [], 0
+        for size, kind in pieces:
+            total += size
+            bounds.append((total, kind))
+        draft = Draft()
+        for token in tokens:
+            draft.add([token], next((kind for bound, kind in bounds if at < bound), bounds[-1][1]))
+            at += len(self.tokenizer.decode([token]))
+        return draft
+
+    # -- the guesses
+    def copy_end(self, ops: list, start: int) -> int:
+        """Where a copy starting at ``start`` likely ends: the selection's end (the last copy, or a first
+        copy before an edit we cannot place)."""
+        return self.last
+
+    def _complete_number(self, written: str, low: int) -> int | None:
+        """The smallest line number >= low, <= last, that starts with the digits written."""
+        for number in range(low, self.last + 1):
+            if str(number).startswith(written):
+                return number
+        return None
+
+    def replaced_lines(self, text: str, next_line: int) -> int:
+        """How many document lines from ``next_line`` a generated ``text`` replaced: as many as it has
+        lines when its first line resembles the document's, none when it reads as an insertion."""
+        lines = split_lines(text)
+        if not lines:
+            return 0
+        ratio = difflib.SequenceMatcher(None, lines[0].strip(), self.line(next_line).strip()).ratio()
+        return min(len(lines), self.last - next_line + 1) if ratio >= SIMILAR else 0
+
+    def gen_rest(self, body: str, next_line: int) -> str:
+        """The rest of a <gen> body's current line: how the document line it rewrites goes on."""
+        done = body.count("\n")
+        partial = body.rsplit("\n", 1)[-1]
+        if done and not partial:
+            return ""  # a line just ended: the draft closes the gen
+        source = self.line(next_line + done)
+        if source.startswith(partial):
+            return source[len(partial):]
+        common = _common_prefix(partial, source)
+        for size in range(min(len(partial) - common, 24), 0, -1):  # resume after what was written since they parted
+            at = source.find(partial[-size:], common)
+            if at >= 0:
+                return source[at + size:]
+        return source[len(partial):]  # a substitution of the same length
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+class DraftBudget:
+    """How much of a draft is worth its forward, learned as the engine runs.
+
+    A drafted choice saves one forward if it and every choice before it are
+    accepted.  Its price: the tokens it adds to the forward (``token_cost`` of
+    a decode step each: about 0.05 on a 2-core CPU, a few thousandths on a
+    GPU, measured from the forwards themselves) and the logits row that checks
+    it (``head_ratio`` tokens' worth: the output layer's share of the model).
+    The draft keeps choice ``j`` while P(first j accepted) / P(not) exceeds
+    what choice ``j`` adds; and drafting itself is skipped (bar a probe now and
+    then) while the best acceptance rate cannot pay for the time it takes.
+    """
+
+    PROBE_EVERY = 16  # rounds: a skipped drafter still tries now and then, so the rates follow the model
+
+    def __init__(self, prior_accept: float = 0.6, prior_weight: float = 4.0, token_cost: float = 0.05,
+                 head_ratio: float = 0.3, decay: float = 0.98):
+        self.accepted = {kind: prior_accept * prior_weight for kind in KINDS}
+        self.drafted = {kind: prior_weight for kind in KINDS}
+        self.token_cost, self.head_ratio, self.decay = token_cost, head_ratio, decay
+        self.step_s: float | None = None  # a forward of one token
+        self.draft_s = 0.0  # laying out one draft (Python: the grammar, the tokenizer)
+        self._per_token_s: float | None = None
+        self._rounds = 0
+
+    def rate(self, kind: str) -> float:
+        return self.accepted[kind] / self.drafted[kind]
+
+    def record(self, kind: str, accepted: bool) -> None:
+        self.accepted[kind] = self.accepted[kind] * self.decay + accepted
+        self.drafted[kind] = self.drafted[kind] * self.decay + 1
+
+    def observe_forward(self, tokens: int, seconds: float) -> None:
+        """A forward's size and time: small ones give the step, large ones the cost per token."""
+        if tokens <= 2:
+            self.step_s = seconds if self.step_s is None else 0.9 * self.step_s + 0.1 * seconds
+        elif self.step_s is not None and tokens >= 8:
+            per_token = max(0.0, seconds - self.step_s) / (tokens - 1)
+            self._per_token_s = per_token if self._per_token_s is None else 0.9 * self._per_token_s + 0.1 * per_token
+        if self.step_s and self._per_token_s is not None:
+            self.token_cost = min(1.0, max(1e-4, self._per_token_s / self.step_s))
+
+    def observe_draft(self, seconds: float) -> None:
+        self.draft_s = 0.9 * self.draft_s + 0.1 * seconds
+
+    def worth_drafting(self) -> bool:
+        """Whether a draft's likely saving exceeds the time it takes to lay out and check."""
+        self._rounds += 1
+        if self.step_s is None or self._rounds % self.PROBE_EVERY == 0:
+            return True
+        best = max(self.rate(kind) for kind in KINDS)
+        return best * self.step_s > self.draft_s + self.step_s * self.token_cost * (1 + self.head_ratio)
+
+    def keep(self, choice_kinds: list[str], added_tokens: list[int]) -> int:
+        """How many of the drafted choices to send (kinds and the tokens each adds to the forward)."""
+        p = 1.0
+        for j, (kind, tokens) in enumerate(zip(choice_kinds, added_tokens)):
+            p *= self.rate(kind)
+            if p <= self.token_cost * (tokens + self.head_ratio) * (1.0 - p):
+                return j
+        return len(choice_kinds)

@@ -1,0 +1,190 @@
+"""Speculation is lossless: drafting the program from the document and checking the draft in the same forwards
+writes the program the plain loop writes, token for token; sampling keeps its distribution exactly."""
+
+import collections
+
+import numpy as np
+import pytest
+import torch
+
+from cad_lsp import corpora
+from cad_lsp.drafter import GEN, TAG, Drafter, DraftBudget
+from cad_lsp.engine import Engine, sample
+from cad_lsp.models import load_model
+from cad_lsp.program import Copy, Document, Gen
+
+from .greedy import Case, assert_same_greedy, engine_runner, random_cases
+from .test_greedy import corpus_cases, one_thread  # noqa: F401 -- a fixture
+
+CASES = 300  # random requests on random:tiny (CRLF, emoji, blank lines, no final newline)
+MAX_TOKENS = 24
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return load_model("random:tiny", "cpu", "fp32")
+
+
+def always_draft(engine: Engine) -> Engine:
+    """An engine that drafts at every forward: random weights accept few drafts (and random:tiny's output layer
+    makes checking one dear), and the claim is about what the loop does with the drafts it checks."""
+    engine.draft_budget = DraftBudget(head_ratio=0.0)
+    engine.draft_budget.worth_drafting = lambda: True
+    return engine
+
+
+def test_speculation_writes_the_plain_greedy_program(tiny, one_thread):  # noqa: F811
+    cases = random_cases(seed=29, count=CASES)
+    speculating = always_draft(Engine(tiny))
+    stats = []
+    edit = speculating.edit
+
+    def recording(*args, **kwargs):
+        result = edit(*args, **kwargs)
+        stats.append(result.stats)
+        return result
+
+    speculating.edit = recording
+    pairs = assert_same_greedy(engine_runner(speculating, MAX_TOKENS, speculate=True),
+                               engine_runner(Engine(tiny), MAX_TOKENS, speculate=False), cases, MAX_TOKENS)
+    # the cases reach accepted and rejected drafts, and finished programs with copies
+    assert sum(run.complete and any(isinstance(op, Copy) for op in run.ops) for run, _ in pairs) >= CASES // 10
+    accepted, drafted = sum(s.accepted_tokens for s in stats), sum(s.drafted_tokens for s in stats)
+    assert 0 < accepted < drafted
+    # a draft rides on a forward the plain loop runs anyway: never more forwards (fewer: the teacher test below)
+    assert all(run.forwards <= plain.forwards for run, plain in pairs)
+
+
+def teacher_cases() -> list[tuple[Case, list]]:
+    """Requests with the programs an editing model writes: keep most lines, rewrite or add a few."""
+    lines = ["def total(xs: list[int]) -> int:\n", "    \"\"\"Sum 😀 of xs.\"\"\"\r\n", "    s = 0\n",
+             "    for x in xs[1:]:\n", "        s += x\n", "\n", "    return s\n", "print(total([1, 2]))"]
+    doc = "".join(lines)
+    return [
+        (Case(doc, 1, 7, "fix the off-by-one"),
+         [Copy(1, 3), Gen("    for x in xs:\n"), Copy(5, 7)]),
+        (Case(doc, 1, 8, "add a comment"),
+         [Copy(1, 2), Gen("    # start at zero\n"), Copy(3, 8)]),
+        (Case(doc, 3, 5, "rename s"),
+         [Gen("    total_ = 0\n    for x in xs[1:]:\n        total_ += x\n")]),
+        (Case(doc, 2, 7, "delete the docstring"), [Copy(3, 7)]),
+        (Case(doc, 1, 8, "no change"), [Copy(1, 8)]),
+    ]
+
+
+def test_teacher_forced_programs_take_fewer_forwards_and_fill_the_same_cache(tiny):
+    """Teacher forcing: the drafter guesses the program, every accepted guess saves a forward, and the cache
+    ends with exactly the tokens the plain loop put there."""
+    for case, program in teacher_cases():
+        runs = {}
+        for speculate in (False, True):
+            engine = always_draft(Engine(tiny))
+            kept = []
+            crop = engine.backend.crop
+            engine.backend.crop = lambda state, length, crop=crop: (kept.append(list(state.ids)), crop(state, length))
+            result = engine.edit(case.document, case.first, case.last, case.instruction, program=program,
+                                 speculate=speculate)
+            assert result.ops == program and result.complete
+            runs[speculate] = (result.stats, kept[-1])
+        (plain, plain_cache), (fast, fast_cache) = runs[False], runs[True]
+        assert fast_cache == plain_cache, case.instruction
+        assert fast.accepted_tokens > 0 and fast.forwards < plain.forwards, (case.instruction, fast, plain)
+        assert fast.drafted_tokens == fast.drafted_tag_tokens + fast.drafted_gen_tokens
+        assert fast.accepted_tokens == fast.accepted_tag_tokens + fast.accepted_gen_tokens
+        assert plain.drafted_tokens == 0
+
+
+@pytest.mark.skipif(corpora.data_dir() is None, reason="no corpus folder (shared/data)")
+def test_smollm2_writes_the_same_program_with_speculation_on_corpus_requests(one_thread):  # noqa: F811
+    loaded = load_model("smollm2", "cpu", "fp32")
+    max_tokens = 32
+    cases = corpus_cases(candidates=40, per_corpus=8)
+    assert len(cases) >= 40
+    engine = Engine(loaded)
+    pairs = assert_same_greedy(engine_runner(always_draft(Engine(loaded)), max_tokens, speculate=True),
+                               engine_runner(engine, max_tokens, speculate=False), cases, max_tokens)
+    assert sum(run.forwards for run, _ in pairs) < sum(plain.forwards for _, plain in pairs)
+
+
+# ---------------------------------------------------------------------------
+# Sampling: the acceptance rule against the exact distribution
+
+
+def exact_distribution(logits: torch.Tensor, allowed: np.ndarray, temperature: float, top_p: float) -> np.ndarray:
+    """The masked, tempered, top-p distribution, written out independently of ``sample``."""
+    scores = np.where(allowed, logits.numpy() / temperature, -np.inf)
+    p = np.exp(scores - scores.max())
+    p /= p.sum()
+    order = np.argsort(-p, kind="stable")
+    kept, mass = np.zeros_like(p), 0.0
+    for i in order:
+        if mass >= top_p:
+            break
+        kept[i], mass = p[i], mass + p[i]
+    return kept / kept.sum()
+
+
+@pytest.mark.parametrize("draft", [0, 2, 4, 5])  # likely, unlikely, masked out, cut by top-p
+def test_sampling_with_a_draft_keeps_the_exact_distribution(draft):
+    logits = torch.tensor([2.0, 1.0, 0.5, -0.5, 1.5, -3.0])
+    allowed = np.array([True, True, True, True, False, True])
+    temperature, top_p, n = 0.8, 0.95, 20000
+    expected = exact_distribution(logits, allowed, temperature, top_p)
+    generator = torch.Generator().manual_seed(7)
+    counts = collections.Counter(sample(logits, allowed, temperature, top_p, generator, draft) for _ in range(n))
+    observed = np.array([counts[i] / n for i in range(len(logits))])
+    assert observed[~allowed].sum() == 0 and observed[expected == 0].sum() == 0
+    assert np.abs(observed - expected).max() < 0.015, (observed, expected)
+    # and without a draft, the same distribution
+    counts = collections.Counter(sample(logits, allowed, temperature, top_p, generator) for _ in range(n))
+    assert np.abs(np.array([counts[i] / n for i in range(len(logits))]) - expected).max() < 0.015
+
+
+def test_greedy_ignores_the_draft():
+    logits = torch.tensor([0.1, 3.0, 2.0])
+    assert sample(logits, None, 0.0, 1.0, None, 2) == 1
+
+
+# ---------------------------------------------------------------------------
+# The drafter and the budget
+
+
+def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
+    tokenizer = tiny.tokenizer
+    doc = Document("".join(f"v{i} = f({i}) < n\n" for i in range(1, 21)))
+    drafter = Drafter(tokenizer, doc, 3, 15, eos=-1)
+    text = lambda draft: tokenizer.decode([t for t in draft.tokens if t != -1])  # noqa: E731
+
+    start = drafter.propose([], 3, None, "", [])
+    assert text(start) == '<copy lines="3-15"/>\n' and start.tokens[-1] == -1 and set(start.kinds) == {TAG}
+    after_copy = drafter.propose([Copy(3, 7)], 8, None, "", [])
+    assert text(after_copy) == '<gen>v8 = f(8) < n\n</gen>\n<copy lines="9-15"/>\n'
+    assert GEN in after_copy.kinds and after_copy.tokens[-1] == -1
+    written = "<gen>v8 = f(8) <="
+    mid_gen = drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))
+    assert text(mid_gen).endswith('n\n</gen>\n<copy lines="9-15"/>\n')
+    after_gen = drafter.propose([Copy(3, 7), Gen("v8 = f(8) <= n\n")], 8, None, "", [])
+    assert text(after_gen) == '<copy lines="9-15"/>\n'  # the gen replaced line 8
+    after_insert = drafter.propose([Copy(3, 7), Gen("# a comment about nothing here\n")], 8, None, "", [])
+    assert text(after_insert) == '<copy lines="8-15"/>\n'  # unlike line 8: an insertion
+    written = '<copy lines="3-1'
+    assert text(drafter.propose([], 3, 3, written, tokenizer.encode(written))).startswith('5"/>')  # to the end, 15
+    longer = Drafter(tokenizer, doc, 3, 20, eos=-1)
+    assert text(longer.propose([], 3, 3, written, tokenizer.encode(written))).startswith('0"/>')  # 20 is not 1...
+
+
+def test_the_budget_cuts_unlikely_and_costly_drafts():
+    budget = DraftBudget(prior_accept=0.9, token_cost=0.05, head_ratio=0.3)
+    assert budget.keep([TAG] * 5, [1] * 5) == 5
+    assert budget.keep([TAG, TAG], [1, 400]) == 1  # a drafted copy's lines cost more than the odds pay
+    for _ in range(200):
+        budget.record(GEN, False)
+    assert budget.keep([GEN, GEN], [1, 1]) == 0
+    budget.step_s, budget.draft_s = 0.01, 0.02  # laying out a draft costs more than a good guess saves
+    for _ in range(200):
+        budget.record(TAG, False)
+    assert sum(budget.worth_drafting() for _ in range(64)) == 64 // DraftBudget.PROBE_EVERY
+    measured = DraftBudget()
+    measured.observe_forward(1, 0.1)  # a decode step: 100 ms; 20 more tokens: 100 ms more
+    measured.observe_forward(21, 0.2)
+    assert measured.token_cost == pytest.approx(0.05)
