@@ -1,0 +1,20 @@
+"""The benchmarks ``cad-lsp bench`` knows, in the order RESULTS.md shows them, and their headings.
+
+Both the runner (which runs them) and the report (which writes their
+sections) read this list; neither imports the other for it.
+"""
+
+BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "families", "vllm"]
+
+TITLES = {
+    "kernel": "Kernel: one N-token splice vs N decode steps",
+    "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
+    "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
+    "serve": "Editor latency: executeCommand to applyEdit, warm vs cold cache",
+    "lossless": "Losslessness: oracle round trip on every pair",
+    "perturb": "Perturbation: off-by-one copy boundaries",
+    "formats": "Output formats: tokens and fidelity",
+    "quality": "Quality: a real model writing programs (zero-shot, few-shot, fine-tuned) vs its baselines",
+    "families": "Edit families: what the embedded model edits correctly, on held-out code",
+    "vllm": "vLLM: copies as prefix-cached continuations",
+}
