@@ -24,6 +24,7 @@ import torch
 
 from . import grammar as grammar_mod
 from .grammar import ProgramConstraint
+from .kvcache import cache_nbytes, growing_cache
 from .models import LoadedModel
 from .program import Copy, Document, Op, format_op, format_program, resolve, selection_problem, split_lines
 from .prompt import Prompt, build_prompt
@@ -68,7 +69,8 @@ class ModelBackend(Protocol):
 
 
 class LocalModel:
-    """An in-process Hugging Face model with a DynamicCache per state."""
+    """An in-process Hugging Face model with a growing cache per state (``kvcache``: written in place, no
+    concatenation per forward)."""
 
     def __init__(self, loaded: LoadedModel):
         self.loaded = loaded
@@ -78,9 +80,7 @@ class LocalModel:
         self.forwards = 0
 
     def new_state(self) -> KVState:
-        from transformers import DynamicCache
-
-        return KVState([], DynamicCache(config=self.model.config))
+        return KVState([], growing_cache(self.model.config))
 
     @torch.inference_mode()
     def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
@@ -108,13 +108,7 @@ class LocalModel:
             del state.ids[length:]
 
     def nbytes(self, state: KVState) -> int:
-        total = 0
-        for layer in getattr(state.cache, "layers", []):
-            for name in ("keys", "values"):
-                tensor = getattr(layer, name, None)
-                if isinstance(tensor, torch.Tensor):
-                    total += tensor.numel() * tensor.element_size()
-        return total
+        return cache_nbytes(state.cache)  # allocated capacity, so the cache budget counts what is held
 
 
 # ---------------------------------------------------------------------------
