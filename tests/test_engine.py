@@ -246,9 +246,10 @@ def test_requests_stay_inside_the_models_context(loaded, monkeypatch):
     selection_tokens = len(engine.tokenizer.encode(document.splitlines(keepends=True)[0]))
 
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens // 2)
+    assert engine.edit(document, 1, 1, "Add comments", max_tokens=1).window is not None  # shown through a window
     with pytest.raises(EngineError, match="context"):
-        engine.edit(document, 1, 1, "Add comments")
-    assert engine.warm("too long", document) == 0  # nothing computed for a document no request can use
+        engine.edit(document, 1, 60, "Add comments")  # the selection alone does not fit
+    assert engine.warm("too long", document) == 0  # not shown whole, and no line says which window to warm
 
     room = 20
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens + selection_tokens + room)
