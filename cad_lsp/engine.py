@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from . import grammar as grammar_mod
+from .attention import use_grouped_attention
 from .grammar import ProgramConstraint
 from .kvcache import cache_nbytes, growing_cache
 from .models import LoadedModel
@@ -79,6 +80,7 @@ class LocalModel:
         self.device = loaded.device
         self.vocab_size = self.model.config.vocab_size
         self.forwards = 0
+        use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
 
     def new_state(self) -> KVState:
         return KVState([], growing_cache(self.model.config))
