@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol, Sequence
 
@@ -352,6 +353,8 @@ class Engine:
         self.context_lines = context_lines  # show at most this many lines of a document (a window), if set
         self.block_lines = block_lines  # window bounds fall on multiples of this many lines
         self.lock = threading.RLock()
+        self._turn = threading.Condition()  # edits waiting for the lock, so that warming lets them go first
+        self._edits_waiting = 0
         self._states: OrderedDict[str, KVState] = OrderedDict()
 
     # -- caches
@@ -373,26 +376,65 @@ class Engine:
     def cached_documents(self) -> list[str]:
         return list(self._states)
 
-    def warm(self, key: str, document: str, name: str = "document", line: int | None = None) -> int:
+    def warm(self, key: str, document: str, name: str = "document", line: int | None = None, cancel=None) -> int:
         """Bring the document's prompt prefix into the cache; returns tokens computed.
 
-        A document too long to show whole is warmed as the window an edit at ``line`` would show;
-        without a line it is not warmed (where the user will edit is unknown).
+        Only what differs from the cached prefix is computed, one PREFILL_CHUNK per turn of the engine:
+        between turns a waiting ``edit`` (on any document) goes first, and what the warm computed stays
+        cached.  ``cancel`` (an Event or a callable) stops it between chunks.  A document too long to
+        show whole is warmed as the window an edit at ``line`` would show; without a line it is not
+        warmed (where the user will edit is unknown).
         """
-        with self.lock:
-            count = len(split_lines(document))
-            try:
-                window = self._window(document, line or 1, line or 1, 0, name) if count else None
-            except EngineError:
-                return 0  # no request on it can run: edit() says why
-            if window is not None and line is None:
-                return 0
-            ids = document_prefix_ids(self.tokenizer, document, name, self.examples, window)
-            if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
-                return 0
-            _, computed = sync_prefix(self.backend, self._state(key), ids)
-            self._evict()
-            return computed
+        count = len(split_lines(document))
+        try:
+            window = self._window(document, line or 1, line or 1, 0, name) if count else None
+        except EngineError:
+            return 0  # no request on it can run: edit() says why
+        if window is not None and line is None:
+            return 0
+        ids = document_prefix_ids(self.tokenizer, document, name, self.examples, window)
+        if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
+            return 0
+        computed = 0
+        while True:
+            self._after_waiting_edits()
+            with self.lock:
+                state = self._state(key)
+                common = 0
+                limit = min(len(state.ids), len(ids))
+                while common < limit and state.ids[common] == ids[common]:
+                    common += 1
+                if common == len(ids) == len(state.ids):
+                    self._evict()
+                    return computed
+                try:
+                    _, done = sync_prefix(self.backend, state, ids[: common + PREFILL_CHUNK], cancel)
+                except Cancelled:
+                    return computed
+                computed += done
+                self._evict()
+
+    def _after_waiting_edits(self) -> None:
+        """Block while an edit waits for the engine: warming gives way to edits between its chunks."""
+        with self._turn:
+            while self._edits_waiting:
+                self._turn.wait()
+
+    @contextmanager
+    def _edit_turn(self):
+        """The engine for an edit: ahead of any warm that has not started its next chunk."""
+        with self._turn:
+            self._edits_waiting += 1
+        try:
+            self.lock.acquire()
+        finally:
+            with self._turn:
+                self._edits_waiting -= 1
+                self._turn.notify_all()
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     # -- requests
     def _check_request(self, document: str, first: int, last: int | None) -> int:
@@ -495,7 +537,7 @@ class Engine:
                                                                      program, max_tokens)
         stats = Stats()
         t_start = time.perf_counter()
-        with self.lock:
+        with self._edit_turn():
             prompt, window = self._prompt(document, first_line, last_line, instruction, name, selection_tokens)
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
