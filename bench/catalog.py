@@ -4,7 +4,7 @@ Both the runner (which runs them) and the report (which writes their
 sections) read this list; neither imports the other for it.
 """
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "families", "vllm"]
+BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout"]
 
 TITLES = {
     "kernel": "Kernel: one N-token splice vs N decode steps",
@@ -17,4 +17,6 @@ TITLES = {
     "quality": "Quality: a real model writing programs (zero-shot, few-shot, fine-tuned) vs its baselines",
     "families": "Edit families: what the embedded model edits correctly, on held-out code",
     "vllm": "vLLM: copies as prefix-cached continuations",
+    "kvcache": "KV cache: one forward over a long cached document, growing vs dynamic vs static",
+    "layout": "Prompt layout: line numbers on every line, only on the selection, or sparse",
 }
