@@ -54,3 +54,21 @@ def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):
     assert engine.warm("doc", document, cancel=stop) == 32
     prefix = document_prefix_ids(engine.tokenizer, document)
     assert engine.warm("doc", document) == len(prefix) - 32
+
+
+def test_warming_waits_while_an_edit_waits_for_the_engine():
+    """The rule itself, without racing threads: no chunk is computed while an edit is waiting."""
+    engine = Engine(load_model("random:tiny", "cpu", "fp32"))
+    document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
+    with engine._turn:
+        engine._edits_waiting = 1  # an edit is waiting for the lock
+    forwards = engine.backend.forwards
+    warming = threading.Thread(target=engine.warm, args=("doc", document))
+    warming.start()
+    warming.join(timeout=3.0)
+    assert warming.is_alive() and engine.backend.forwards == forwards  # not one chunk while it waits
+    with engine._turn:
+        engine._edits_waiting = 0
+        engine._turn.notify_all()
+    warming.join()
+    assert engine._states["doc"].ids == document_prefix_ids(engine.tokenizer, document)
