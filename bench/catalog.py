@@ -4,7 +4,7 @@ Both the runner (which runs them) and the report (which writes their
 sections) read this list; neither imports the other for it.
 """
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout"]
+BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "lossless", "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit"]
 
 TITLES = {
     "kernel": "Kernel: one N-token splice vs N decode steps",
@@ -19,4 +19,5 @@ TITLES = {
     "vllm": "vLLM: copies as prefix-cached continuations",
     "kvcache": "KV cache: one forward over a long cached document, growing vs dynamic vs static",
     "layout": "Prompt layout: line numbers on every line, only on the selection, or sparse",
+    "warmedit": "Warm edit of a long document vs a short one, in the engine: concatenating vs growing cache",
 }
