@@ -28,6 +28,8 @@ LAYOUTS = ["numbered", "plain + numbered selection", "sparse"]
 SPARSE_EVERY = 10
 SIZES = [50, 2000, 5000]
 INSERT_AT = 10  # a line inserted after this one: "a change near the top"
+PREFILL_LINES = 200
+QUALITY_LAYOUTS = LAYOUTS[:2]  # the sparse layout is measured in tokens only
 
 
 def _plain(document: str) -> str:
@@ -162,13 +164,13 @@ def run(args) -> dict:
     loaded = load_model("smollm2:base" if adapter else name, args.device, args.dtype or "fp32", adapter=adapter)
     data.update(model=name, adapter=str(adapter) if adapter else None, dtype=args.dtype or "fp32")
     data["model_tokens"] = token_rows(loaded.tokenizer, sizes)
-    data["prefill"] = prefill_rows(loaded, 40 if quick else 500, args.repeats or (1 if quick else 2))
+    data["prefill"] = prefill_rows(loaded, 40 if quick else PREFILL_LINES, args.repeats or (1 if quick else 2))
     if corpora.data_dir() is None:
         data["quality"] = None
         data["quality_skipped"] = NO_CORPUS
     else:
         data["quality"] = quality_rows(loaded, args.limit if args.limit is not None else (1 if quick else 10),
-                                       LAYOUTS)
+                                       QUALITY_LAYOUTS)
     return data
 
 
