@@ -41,12 +41,15 @@ def grouped_sdpa_forward(module: torch.nn.Module, query: torch.Tensor, key: torc
 
 
 def use_grouped_attention(model: torch.nn.Module) -> bool:
-    """Switch a model on SDPA to the grouped path; False (unchanged) for any other attention."""
+    """Switch a model on SDPA on a CPU to the grouped path; False (unchanged) for any other attention or
+    device (measured on CPUs only; GPU kernels handle grouped heads themselves)."""
     from transformers import AttentionInterface
     from transformers.masking_utils import ALL_MASK_ATTENTION_FUNCTIONS, sdpa_mask
 
     config = getattr(model, "config", None)
     if getattr(config, "_attn_implementation", None) != "sdpa":
+        return False
+    if any(p.device.type != "cpu" for p in model.parameters()):
         return False
     AttentionInterface.register(NAME, grouped_sdpa_forward)
     ALL_MASK_ATTENTION_FUNCTIONS.register(NAME, sdpa_mask)

@@ -55,3 +55,11 @@ def test_other_attention_implementations_are_left_alone():
     model = qwen2_shaped()
     model.set_attn_implementation("eager")
     assert not use_grouped_attention(model) and model.config._attn_implementation == "eager"
+
+
+def test_models_off_the_cpu_are_left_alone(monkeypatch):
+    model = qwen2_shaped()
+    monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda", 0)))
+    assert not use_grouped_attention(model)
+    monkeypatch.undo()
+    assert model.config._attn_implementation == "sdpa"
