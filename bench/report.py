@@ -11,21 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from .runner import BENCHMARKS
-
-TITLES = {
-    "kernel": "Kernel: one N-token splice vs N decode steps",
-    "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
-    "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
-    "serve": "Editor latency: executeCommand to applyEdit, warm vs cold cache",
-    "cancel": "Cancellation: from the editor's cancel to the answer, during decoding and a cold prefill",
-    "lossless": "Losslessness: oracle round trip on every pair",
-    "perturb": "Perturbation: off-by-one copy boundaries",
-    "formats": "Output formats: tokens and fidelity",
-    "quality": "Quality: a real model writing programs (zero-shot, few-shot, fine-tuned) vs its baselines",
-    "families": "Edit families: what the embedded model edits correctly, on held-out code",
-    "vllm": "vLLM: copies as prefix-cached continuations",
-}
+from .catalog import BENCHMARKS, TITLES
+from .tables import pct, table, times
 
 
 def machine_line(data: dict) -> str:
@@ -65,8 +52,6 @@ def _load(out: Path, name: str) -> dict | None:
 
 def summary(out: Path) -> str:
     """One row per corpus with the headline figure of each benchmark; the sections below give the details."""
-    from .runner import pct, table, times
-
     ceiling, e2e, lossless, perturb, formats = (_load(out, n) for n in ("ceiling", "e2e", "lossless", "perturb",
                                                                         "formats"))
     names = [n for n in (ceiling or lossless or formats or {}).get("corpora", {}) if n != "pooled"]

@@ -24,7 +24,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "cancel", "lossless", "perturb", "formats", "quality", "families", "vllm"]
+from . import report
+from .catalog import BENCHMARKS
+from .tables import pct, table, times  # noqa: F401  (the benchmarks import them from here)
+
 NAMES = BENCHMARKS + ["report", "all"]
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 DEFAULT_RESULTS_MD = Path(__file__).resolve().parent / "RESULTS.md"
@@ -208,34 +211,11 @@ def pair_limit(args, full: int | None = None) -> int | None:
     return 2 if args.quick else full
 
 
-def table(headers: list[str], rows: list[list]) -> str:
-    """A Markdown table; floats get 3 significant digits unless already strings."""
-
-    def cell(value) -> str:
-        if isinstance(value, float):
-            return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-        return "" if value is None else str(value)
-
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
-def times(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.2f}×"
-
-
 # ---------------------------------------------------------------------------
 # Running
 
 
 def write_outputs(name: str, data: dict, out: Path) -> None:
-    from . import report
-
     out.mkdir(parents=True, exist_ok=True)
     module = importlib.import_module(f"bench.{name}")
     if hasattr(module, "plot") and not data.get("skipped"):
@@ -285,8 +265,6 @@ def main(argv: list[str] | None = None) -> int:
     args.command = "cad-lsp bench " + " ".join(argv)
     set_threads(args)
     if args.name == "report":
-        from . import report
-
         path = report.write(args.out, results_md_path(args))
         print(f"bench report -> {path}", file=sys.stderr)
         return 0
@@ -294,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         run_benchmark(name, args)
     if args.name == "all":
-        from . import report
-
         report.write(args.out, results_md_path(args))
     return 0
 

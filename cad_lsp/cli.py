@@ -64,6 +64,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
         problem = "the instruction is empty"
     if problem is None and args.max_tokens is not None and args.max_tokens < 1:
         problem = f"--max-tokens must be at least 1, got {args.max_tokens}"
+    if problem is None and args.context_lines is not None and args.context_lines < 1:
+        problem = f"--context-lines must be at least 1, got {args.context_lines}"
     if problem is not None:
         print(f"cad-lsp: {path}: {problem}", file=sys.stderr)
         return 2
@@ -77,7 +79,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
             engine = VLLMEngine.connect(args.vllm_url, args.model)
         else:
-            engine = Engine(load_model(args.model, args.device, args.dtype))
+            engine = Engine(load_model(args.model, args.device, args.dtype), context_lines=args.context_lines)
         result = engine.edit(document, first, last, args.instruction, name=path.name, max_tokens=args.max_tokens,
                              temperature=args.temperature, seed=args.seed, speculate=not args.no_speculation)
     except (ModelLoadError, EngineError) as exc:
@@ -89,7 +91,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
                             "end": {"line": e.range.end.line, "character": e.range.end.character}},
                   "newText": e.new_text} for e in text_edits(result.ops, document, first, last)]
         print(json.dumps({"program": result.program, "text": result.text, "complete": result.complete,
-                          "edits": edits, "stats": result.stats.as_dict()}, ensure_ascii=False))
+                          "edits": edits, "stats": result.stats.as_dict(),
+                          "window": None if result.window is None else [result.window.start, result.window.end]},
+                         ensure_ascii=False))
     elif not result.complete:
         print("program (incomplete):\n" + result.program)
     else:
@@ -103,6 +107,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
               f"{s.forwards} forwards ({s.splice_forwards} with copies, {s.accepted_tokens} of {s.drafted_tokens} "
               f"drafted tokens accepted); prompt {s.prompt_tokens} tokens ({s.cached_tokens} cached); "
               f"{s.total_s:.2f} s")
+        if result.window is not None:
+            print(f"shown: lines {result.window.start}-{result.window.end} of {result.window.total}")
     if not result.complete:
         print("cad-lsp: the program hit --max-tokens before it ended; nothing applied", file=sys.stderr)
         return 1
@@ -174,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--seed", type=int, default=0, help="random seed for sampling (--temperature > 0)")
     edit.add_argument("--no-speculation", action="store_true",
                       help="do not draft the program from the document (the same program, in more forwards)")
+    edit.add_argument("--context-lines", type=int, default=None,
+                      help="show the model at most this many lines around the selection (default: the whole file "
+                           "when it fits the model's context, else the window that fits)")
     edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
     edit.add_argument("--write", action="store_true", help="write the result back to the file")
     edit.set_defaults(run=cmd_edit)

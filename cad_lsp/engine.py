@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol, Sequence
 
@@ -23,11 +24,14 @@ import numpy as np
 import torch
 
 from . import grammar as grammar_mod
+from .attention import use_grouped_attention
 from .drafter import Drafter, DraftBudget
 from .grammar import ProgramConstraint
+from .kvcache import cache_nbytes, growing_cache
 from .models import LoadedModel
 from .program import Copy, Document, Op, format_op, format_program, resolve, selection_problem, split_lines
-from .prompt import Prompt, build_prompt
+from .prompt import Prompt, build_prompt, document_prefix_ids, numbered_line_tokens
+from .window import BLOCK_LINES, SelectionTooLong, Window, choose_window
 
 
 PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
@@ -87,7 +91,8 @@ def output_layer_share(model) -> float:
 
 
 class LocalModel:
-    """An in-process Hugging Face model with a DynamicCache per state."""
+    """An in-process Hugging Face model with a growing cache per state (``kvcache``: written in place, no
+    concatenation per forward)."""
 
     def __init__(self, loaded: LoadedModel):
         self.loaded = loaded
@@ -96,11 +101,10 @@ class LocalModel:
         self.vocab_size = self.model.config.vocab_size
         self.forwards = 0
         self.head_ratio = output_layer_share(self.model)
+        use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
 
     def new_state(self) -> KVState:
-        from transformers import DynamicCache
-
-        return KVState([], DynamicCache(config=self.model.config))
+        return KVState([], growing_cache(self.model.config))
 
     @torch.inference_mode()
     def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
@@ -143,13 +147,7 @@ class LocalModel:
             del state.ids[length:]
 
     def nbytes(self, state: KVState) -> int:
-        total = 0
-        for layer in getattr(state.cache, "layers", []):
-            for name in ("keys", "values"):
-                tensor = getattr(layer, name, None)
-                if isinstance(tensor, torch.Tensor):
-                    total += tensor.numel() * tensor.element_size()
-        return total
+        return cache_nbytes(state.cache)  # allocated capacity, so the cache budget counts what is held
 
 
 # ---------------------------------------------------------------------------
@@ -505,6 +503,7 @@ class EditResult:
     first_line: int
     last_line: int
     stats: Stats
+    window: Window | None = None  # the lines the prompt showed, when not the whole document
 
 
 class Engine:
@@ -515,7 +514,8 @@ class Engine:
     """
 
     def __init__(self, loaded: LoadedModel, backend: ModelBackend | None = None, *, max_documents: int = 4,
-                 max_cache_bytes: int = 4 << 30, fast_forward: bool = True, examples: str | None = None):
+                 max_cache_bytes: int = 4 << 30, fast_forward: bool = True, examples: str | None = None,
+                 context_lines: int | None = None, block_lines: int = BLOCK_LINES):
         from .prompt import default_examples
 
         self.loaded = loaded
@@ -527,7 +527,11 @@ class Engine:
         self.max_documents = max_documents
         self.max_cache_bytes = max_cache_bytes
         self.fast_forward = fast_forward
+        self.context_lines = context_lines  # show at most this many lines of a document (a window), if set
+        self.block_lines = block_lines  # window bounds fall on multiples of this many lines
         self.lock = threading.RLock()
+        self._turn = threading.Condition()  # edits waiting for the lock, so that warming lets them go first
+        self._edits_waiting = 0
         self._states: OrderedDict[str, KVState] = OrderedDict()
         self.draft_budget = DraftBudget(  # acceptance rates and a token's cost, learned across requests
             head_ratio=getattr(self.backend, "head_ratio", 0.3))
@@ -551,17 +555,65 @@ class Engine:
     def cached_documents(self) -> list[str]:
         return list(self._states)
 
-    def warm(self, key: str, document: str, name: str = "document") -> int:
-        """Bring the document's prompt prefix into the cache; returns tokens computed."""
-        from .prompt import document_prefix_ids
+    def warm(self, key: str, document: str, name: str = "document", line: int | None = None, cancel=None) -> int:
+        """Bring the document's prompt prefix into the cache; returns tokens computed.
 
-        with self.lock:
-            ids = document_prefix_ids(self.tokenizer, document, name, self.examples)
-            if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
-                return 0  # no request on it can run: edit() says why
-            _, computed = sync_prefix(self.backend, self._state(key), ids)
-            self._evict()
-            return computed
+        Only what differs from the cached prefix is computed, one PREFILL_CHUNK per turn of the engine:
+        between turns a waiting ``edit`` (on any document) goes first, and what the warm computed stays
+        cached.  ``cancel`` (an Event or a callable) stops it between chunks.  A document too long to
+        show whole is warmed as the window an edit at ``line`` would show; without a line it is not
+        warmed (where the user will edit is unknown).
+        """
+        count = len(split_lines(document))
+        try:
+            window = self._window(document, line or 1, line or 1, 0, name) if count else None
+        except EngineError:
+            return 0  # no request on it can run: edit() says why
+        if window is not None and line is None:
+            return 0
+        ids = document_prefix_ids(self.tokenizer, document, name, self.examples, window)
+        if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
+            return 0
+        computed = 0
+        while True:
+            self._after_waiting_edits()
+            with self.lock:
+                state = self._state(key)
+                common = 0
+                limit = min(len(state.ids), len(ids))
+                while common < limit and state.ids[common] == ids[common]:
+                    common += 1
+                if common == len(ids) == len(state.ids):
+                    self._evict()
+                    return computed
+                try:
+                    _, done = sync_prefix(self.backend, state, ids[: common + PREFILL_CHUNK], cancel)
+                except Cancelled:
+                    return computed
+                computed += done
+                self._evict()
+
+    def _after_waiting_edits(self) -> None:
+        """Block while an edit waits for the engine: warming gives way to edits between its chunks."""
+        with self._turn:
+            while self._edits_waiting:
+                self._turn.wait()
+
+    @contextmanager
+    def _edit_turn(self):
+        """The engine for an edit: ahead of any warm that has not started its next chunk."""
+        with self._turn:
+            self._edits_waiting += 1
+        try:
+            self.lock.acquire()
+        finally:
+            with self._turn:
+                self._edits_waiting -= 1
+                self._turn.notify_all()
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     # -- requests
     def _check_request(self, document: str, first: int, last: int | None) -> int:
@@ -589,6 +641,52 @@ class Engine:
         """Positions the model was trained for; past them it writes nonsense without any error."""
         config = getattr(self.loaded.model, "config", None)
         return getattr(config, "max_position_embeddings", None)
+
+    def _window(self, document: str, first: int, last: int, request_tokens: int, name: str,
+                selection_tokens: int = 0) -> Window | None:
+        """The lines the prompt shows around lines first..last: None for the whole document.
+
+        A window when the whole document, ``request_tokens`` (the request, the room it keeps for copying
+        the ``selection_tokens`` and for the program) do not fit the model's context, or when
+        the document is longer than ``context_lines``.  The window leaves the request a quarter of the
+        context (more if it needs it), so that warming and most requests agree on it.
+        """
+        limit = self.context_length
+        total = len(split_lines(document))
+        if self.context_lines is None or total <= self.context_lines:
+            if limit is None:
+                return None
+            whole = document_prefix_ids(self.tokenizer, document, name, self.examples)
+            if len(whole) + max(request_tokens, MIN_PROGRAM_TOKENS) <= limit:
+                return None
+        reserve = max(request_tokens, (limit or 0) // 4)
+        line_tokens = numbered_line_tokens(self.tokenizer, document)
+        if limit is None:
+            budget = sum(line_tokens)
+        else:
+            fixed = len(document_prefix_ids(self.tokenizer, "", name, self.examples, Window(total, total, total)))
+            budget = limit - reserve - fixed
+        try:
+            return choose_window(line_tokens, first, last, budget, max_lines=self.context_lines, block=self.block_lines)
+        except SelectionTooLong:
+            # Each selected line is shown numbered and may be copied: count it about twice.
+            room = limit - fixed - (request_tokens - selection_tokens)
+            fits = 0
+            while first + fits <= last and 2 * line_tokens[first - 1 + fits] <= room:
+                room -= 2 * line_tokens[first - 1 + fits]
+                fits += 1
+            raise EngineError(f"the {last - first + 1} selected lines do not fit the model's {limit}-token context "
+                              f"with the request and room for the program; about {fits} would: select fewer "
+                              f"lines, or use a model with a longer context") from None
+
+    def _prompt(self, document: str, first: int, last: int, instruction: str, name: str,
+                selection_tokens: int) -> tuple[Prompt, Window | None]:
+        """The request's prompt: the whole document, or the window of it that fits."""
+        request = build_prompt(self.tokenizer, "", first, last, instruction, name, examples=self.examples)
+        needed = len(request.request_ids) + selection_tokens + MIN_PROGRAM_TOKENS
+        window = self._window(document, first, last, needed, name, selection_tokens)
+        return build_prompt(self.tokenizer, document, first, last, instruction, name, examples=self.examples,
+                            window=window), window
 
     def _fit_context(self, prompt_tokens: int, selection_tokens: int, max_tokens: int) -> int:
         """The program's token limit within the model's context; refuses a request that does not fit.
@@ -621,9 +719,8 @@ class Engine:
                                                                      program, max_tokens)
         stats = Stats()
         t_start = time.perf_counter()
-        with self.lock:
-            prompt: Prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name,
-                                          examples=self.examples)
+        with self._edit_turn():
+            prompt, window = self._prompt(document, first_line, last_line, instruction, name, selection_tokens)
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
             state = self._state(key or name)
@@ -663,7 +760,7 @@ class Engine:
         ops = list(constraint.ops)
         stats.total_s = time.perf_counter() - t_start
         text = resolve(ops, doc, first_line, last_line)
-        return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats)
+        return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats, window)
 
     def rewrite_baseline(self, document: str, first_line: int, last_line: int | None, new_text: str, *,
                          key: str | None = None, name: str = "document", instruction: str = "rewrite") -> tuple[int, float]:
@@ -671,8 +768,7 @@ class Engine:
         last_line = self._check_request(document, first_line, last_line)
         with self.lock:
             state = self._state(key or name)
-            prompt = build_prompt(self.tokenizer, document, first_line, last_line, instruction, name,
-                                  examples=self.examples)
+            prompt, _ = self._prompt(document, first_line, last_line, instruction, name, 0)
             try:
                 sync_prefix(self.backend, state, prompt.prefix_ids)
                 self.backend.extend(state, prompt.request_ids)

@@ -30,9 +30,30 @@ _PLAIN = (
 )
 
 
-def numbered(document: str) -> str:
-    """The document as the model reads it: `N| text` per line, terminators normalised."""
-    return "".join(f"{n}| {line.rstrip(chr(13) + chr(10))}\n" for n, line in enumerate(split_lines(document), 1))
+def numbered(document: str, start: int = 1, end: int | None = None) -> str:
+    """The document as the model reads it: `N| text` per line, terminators normalised.
+
+    ``start``/``end`` show only those lines (a window), still under their own numbers.
+    """
+    lines = split_lines(document)[start - 1 : end]
+    return "".join(_numbered_line(n, line) for n, line in enumerate(lines, start))
+
+
+def _numbered_line(n: int, line: str) -> str:
+    return f"{n}| {line.rstrip(chr(13) + chr(10))}\n"
+
+
+def numbered_line_tokens(tokenizer, document: str) -> list[int]:
+    """Tokens each numbered line costs in the prompt (tokenized one by one: a close estimate of the whole)."""
+    lines = [_numbered_line(n, line) for n, line in enumerate(split_lines(document), 1)]
+    return [len(ids) for ids in tokenizer(lines, add_special_tokens=False)["input_ids"]] if lines else []
+
+
+def file_header(name: str, window=None) -> str:
+    """``File NAME:``, or with a window ``File NAME, lines A-B of N:``."""
+    if window is None:
+        return f"File {name}:\n"
+    return f"File {name}, lines {window.start}-{window.end} of {window.total}:\n"
 
 
 def request_text(first: int, last: int, instruction: str) -> str:
@@ -58,8 +79,11 @@ class Prompt:
 
 
 def build_prompt(tokenizer, document: str, first: int, last: int, instruction: str,
-                 name: str = "document", system: str = SYSTEM, examples: str = "") -> Prompt:
-    user = f"{examples}File {name}:\n{numbered(document)}{_MARK}{request_text(first, last, instruction)}"
+                 name: str = "document", system: str = SYSTEM, examples: str = "", window=None) -> Prompt:
+    """The prompt for an edit of lines first..last; with a ``window`` (a ``window.Window``) the document
+    part shows only its lines, under their own numbers, and says which lines of how many they are."""
+    shown = numbered(document) if window is None else numbered(document, window.start, window.end)
+    user = f"{examples}{file_header(name, window)}{shown}{_MARK}{request_text(first, last, instruction)}"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     text = tokenizer.apply_chat_template(
         messages, tokenize=False, add_generation_prompt=True, chat_template=_template(tokenizer)
@@ -91,9 +115,10 @@ def example_text(document: str, first: int, last: int, instruction: str, ops, na
             f"Answer:\n{program_stream(ops, document)}\n")
 
 
-def document_prefix_ids(tokenizer, document: str, name: str = "document", examples: str = "") -> list[int]:
-    """The cacheable part of every prompt on this document version."""
-    return build_prompt(tokenizer, document, 1, 1, "", name, examples=examples).prefix_ids
+def document_prefix_ids(tokenizer, document: str, name: str = "document", examples: str = "",
+                        window=None) -> list[int]:
+    """The cacheable part of every prompt on this document version (and window)."""
+    return build_prompt(tokenizer, document, 1, 1, "", name, examples=examples, window=window).prefix_ids
 
 
 # Worked examples for models too small to follow the format from the system text alone (SmolLM2-135M

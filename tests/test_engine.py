@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from cad_lsp import corpora
+from cad_lsp.attention import GROUPED_MAX_QUERIES
 from cad_lsp.engine import Cancelled, Engine, EngineError, LocalModel, copy_tokens, sync_prefix
 from cad_lsp.models import ModelLoadError, load_model
 from cad_lsp.program import Copy, Document, Gen, format_op, format_program, oracle_for_selection, oracle_program, parse_program, split_lines
@@ -67,13 +68,18 @@ def test_splice_equals_one_shot_and_single_steps(loaded, monkeypatch, n_copied):
     for token in copied:
         step_logits = model.extend(stepped, [token])
 
-    # random:tiny has 4 query heads sharing 2 key/value heads: on CPU the splice ran masked
-    # attention on the shared heads (enable_gqa), without expanding the cached keys and values
+    # random:tiny has 4 query heads sharing 2 key/value heads: the splice ran masked attention on the
+    # shared heads without expanding the cached keys and values -- a short one with the query heads of a
+    # group as rows of one head (cad_lsp.attention), a long one through enable_gqa
     config = loaded.model.config
+    groups = config.num_attention_heads // config.num_key_value_heads
     assert len(attention) == config.num_hidden_layers
     for call in attention:
-        assert call == {"query_heads": config.num_attention_heads, "key_heads": config.num_key_value_heads,
-                        "queries": n_copied, "masked": True, "gqa": True}
+        if n_copied <= GROUPED_MAX_QUERIES:
+            expected = {"query_heads": config.num_key_value_heads, "queries": groups * n_copied, "gqa": False}
+        else:
+            expected = {"query_heads": config.num_attention_heads, "queries": n_copied, "gqa": True}
+        assert call == {**expected, "key_heads": config.num_key_value_heads, "masked": True}
     assert config.num_key_value_heads < config.num_attention_heads
     assert torch.allclose(splice_logits, one_shot_logits, atol=1e-5)
     assert torch.allclose(splice_logits, step_logits, atol=1e-5)
@@ -246,9 +252,10 @@ def test_requests_stay_inside_the_models_context(loaded, monkeypatch):
     selection_tokens = len(engine.tokenizer.encode(document.splitlines(keepends=True)[0]))
 
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens // 2)
+    assert engine.edit(document, 1, 1, "Add comments", max_tokens=1).window is not None  # shown through a window
     with pytest.raises(EngineError, match="context"):
-        engine.edit(document, 1, 1, "Add comments")
-    assert engine.warm("too long", document) == 0  # nothing computed for a document no request can use
+        engine.edit(document, 1, 60, "Add comments")  # the selection alone does not fit
+    assert engine.warm("too long", document) == 0  # not shown whole, and no line says which window to warm
 
     room = 20
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens + selection_tokens + room)

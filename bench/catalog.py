@@ -1,0 +1,25 @@
+"""The benchmarks ``cad-lsp bench`` knows, in the order RESULTS.md shows them, and their headings.
+
+Both the runner (which runs them) and the report (which writes their
+sections) read this list; neither imports the other for it.
+"""
+
+BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "cancel", "lossless", "perturb", "formats", "quality", "families",
+              "vllm", "kvcache", "layout", "warmedit"]
+
+TITLES = {
+    "kernel": "Kernel: one N-token splice vs N decode steps",
+    "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
+    "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
+    "serve": "Editor latency: executeCommand to applyEdit, warm vs cold cache",
+    "cancel": "Cancellation: from the editor's cancel to the answer, during decoding and a cold prefill",
+    "lossless": "Losslessness: oracle round trip on every pair",
+    "perturb": "Perturbation: off-by-one copy boundaries",
+    "formats": "Output formats: tokens and fidelity",
+    "quality": "Quality: a real model writing programs (zero-shot, few-shot, fine-tuned) vs its baselines",
+    "families": "Edit families: what the embedded model edits correctly, on held-out code",
+    "vllm": "vLLM: copies as prefix-cached continuations",
+    "kvcache": "KV cache: one forward over a long cached document, growing vs dynamic vs static",
+    "layout": "Prompt layout: line numbers on every line, only on the selection, or sparse",
+    "warmedit": "Warm edit of a long document vs a short one, in the engine: concatenating vs growing cache",
+}

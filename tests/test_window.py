@@ -1,0 +1,112 @@
+"""Long documents: the prompt shows a window of whole blocks around the selection; edits stay byte-exact."""
+
+import pytest
+
+from cad_lsp.engine import Engine, EngineError
+from cad_lsp.models import load_model
+from cad_lsp.program import Copy, Gen, apply_program, oracle_for_selection, split_lines
+from cad_lsp.prompt import document_prefix_ids
+from cad_lsp.window import SelectionTooLong, Window, choose_window
+
+
+def test_window_bounds_fall_on_blocks_and_hold_the_selection():
+    tokens = [10] * 1000
+    window = choose_window(tokens, 500, 505, budget=2000, block=64)
+    assert window.start % 64 == 1 and (window.end % 64 == 0 or window.end == 1000)
+    assert window.start <= 500 and 505 <= window.end
+    assert sum(tokens[window.start - 1 : window.end]) <= 2000
+    assert window.lines == 192  # three blocks of 64 lines fit 2,000 tokens, four do not
+
+
+def test_nearby_selections_share_one_window():
+    tokens = [10] * 1000
+    windows = {choose_window(tokens, line, line + 2, budget=5200, block=64) for line in range(513, 759)}
+    assert windows == {Window(513, 1000, 1000)}  # eight blocks fit; selections across four blocks share them
+    assert choose_window(tokens, 300, 302, budget=5200, block=64) == Window(257, 768, 1000)
+    shown = choose_window(tokens, 996, 1000, budget=2000, block=64)
+    assert shown.end == 1000 and shown.total == 1000
+
+
+def test_max_lines_caps_the_window():
+    window = choose_window([1] * 1000, 10, 12, budget=10**6, max_lines=100, block=64)
+    assert window == Window(1, 64, 1000)  # one block: two would pass 100 lines
+    small = choose_window([1] * 1000, 10, 12, budget=10**6, max_lines=40, block=64)
+    assert small.lines <= 40 and small.start <= 10 and 12 <= small.end
+
+
+def test_a_selection_that_does_not_fit_says_how_many_lines_would():
+    with pytest.raises(SelectionTooLong, match="the 50 selected lines do not fit.*; 20 would") as caught:
+        choose_window([10] * 200, 100, 149, budget=200, block=64)
+    assert caught.value.fits == 20
+
+
+# ---------------------------------------------------------------------------
+# Through the engine, on random weights
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return load_model("random:tiny", "cpu", "fp32")
+
+
+def long_document(lines: int) -> str:
+    return "".join(f"def f_{i}(x):\n" if i % 3 == 0 else f"    return x * {i}  # 😀\n" if i % 3 == 1 else "\n"
+                   for i in range(lines))
+
+
+def test_a_10000_line_document_resolves_byte_exact_through_a_window(loaded, monkeypatch):
+    document = long_document(10_000)
+    engine = Engine(loaded)
+    context = 4096
+    monkeypatch.setattr(loaded.model.config, "max_position_embeddings", context)
+    whole = document_prefix_ids(engine.tokenizer, document)
+    assert len(whole) > 20 * context  # the document is far longer than the context
+
+    first, last = 4999, 5006
+    lines = split_lines(document)
+    new_text = "".join(lines[first - 1 : first + 1]) + "    # checked\n" + "".join(lines[first + 1 : last])
+    ops = oracle_for_selection(document, first, last, new_text)
+    assert Copy(first, first + 1) in ops and Gen("    # checked\n") in ops  # copies name document lines
+    result = engine.edit(document, first, last, "", program=ops, key="long")
+    assert result.complete and result.text == new_text
+    assert apply_program(result.ops, document, first, last) == document.replace(
+        "".join(lines[first - 1 : last]), new_text, 1)
+    window = result.window
+    assert window is not None and window.start <= first and last <= window.end and window.total == 10_000
+    assert window.start % engine.block_lines == 1
+    assert result.stats.prompt_tokens + result.stats.spliced_tokens < context
+    prompt_text = engine.tokenizer.decode(engine._states["long"].ids)
+    assert f"lines {window.start}-{window.end} of 10000:\n{window.start}| " in prompt_text
+
+
+def test_warming_a_window_serves_the_edit_from_cache(loaded, monkeypatch):
+    document = long_document(3000)
+    engine = Engine(loaded)
+    monkeypatch.setattr(loaded.model.config, "max_position_embeddings", 2048)
+    assert engine.warm("doc", document) == 0  # too long to show whole, and no line to show: not warmed
+    computed = engine.warm("doc", document, line=1500)
+    assert 0 < computed < 2048
+    result = engine.edit(document, 1500, 1502, "x", key="doc", max_tokens=4)
+    assert result.stats.cached_tokens == computed  # warm and edit chose the same window
+    near = engine.edit(document, 1510, 1511, "x", key="doc", max_tokens=4)
+    assert near.window == result.window and near.stats.cached_tokens == computed
+
+
+def test_context_lines_sets_a_window_on_a_document_that_fits(loaded):
+    document = long_document(600)
+    engine = Engine(loaded, context_lines=200)
+    result = engine.edit(document, 300, 302, "x", max_tokens=4)
+    assert result.window is not None and result.window.lines <= 200 and result.window.start <= 300
+    assert Engine(loaded).edit(document, 300, 302, "x", max_tokens=4).window is None
+
+
+def test_a_selection_too_long_for_the_context_is_refused_with_the_lines_that_would_fit(loaded, monkeypatch):
+    document = long_document(3000)
+    engine = Engine(loaded)
+    monkeypatch.setattr(loaded.model.config, "max_position_embeddings", 2048)
+    with pytest.raises(EngineError, match=r"the 1001 selected lines do not fit the model's 2048-token context") as e:
+        engine.edit(document, 1000, 2000, "x")
+    fits = int(str(e.value).split("about ")[1].split(" ")[0])
+    assert 10 < fits < 1001
+    result = engine.edit(document, 1000, 1000 + fits - 1, "x", max_tokens=2)  # and that many do
+    assert result.window is not None
