@@ -48,6 +48,7 @@ class Options:
     max_documents: int = 4
     keep_ai_comments: bool = False  # leave the AI: comment that gave the instruction in the result
     speculation: bool = True  # draft the program from the document, check the draft in the same forwards
+    context_lines: int | None = None  # show the model at most this many lines around the selection (a window)
 
 
 # initializationOptions key -> (Options field, type)
@@ -62,6 +63,7 @@ _INIT_KEYS = {
     "maxDocuments": ("max_documents", int),
     "keepAiComments": ("keep_ai_comments", bool),
     "speculation": ("speculation", bool),
+    "contextLines": ("context_lines", int),
 }
 
 

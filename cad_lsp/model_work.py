@@ -120,7 +120,8 @@ def build_engine(options: Options):
         return VLLMEngine.connect(options.vllm_url, options.model)
     if options.backend != "local":
         raise ValueError(f"unknown backend {options.backend!r}: use local or vllm")
-    return Engine(load_model(options.model, options.device, options.dtype), max_documents=options.max_documents)
+    return Engine(load_model(options.model, options.device, options.dtype), max_documents=options.max_documents,
+                  context_lines=options.context_lines)
 
 
 async def load_engine(ls: CadServer) -> None:
@@ -158,7 +159,8 @@ def schedule_warm(ls: CadServer, uri: str, delay: float = WARM_DELAY_S) -> None:
         ls.warm_timers.pop(uri, None)
         snapshot = ls.documents.get(uri)
         if snapshot is not None and ls.engine is not None and snapshot.text:
-            ls.cache_jobs.put(uri, lambda: ls.engine.warm(uri, snapshot.text, document_name(uri)))
+            line = ls.viewed_lines.get(uri)  # a long document is warmed as the window around where the user is
+            ls.cache_jobs.put(uri, lambda: ls.engine.warm(uri, snapshot.text, document_name(uri), line=line))
 
     ls.warm_timers[uri] = asyncio.get_running_loop().call_later(delay, queue_warm)
 

@@ -33,6 +33,7 @@ from .edit_request import (ACTION_KIND, EDIT_COMMAND, NAME, EditRequest, Options
                            edit_arguments_problem, encoding_name, kind_wanted, merge_options, parse_edit_arguments,
                            parse_edit_request, resolves_commands, selected_lines)
 from .model_work import CacheJobs, forget_document, load_engine, schedule_warm, stop_model_work
+from .window import BLOCK_LINES
 from .program import split_lines
 from .protocol import CadProtocol, read_frames
 
@@ -61,6 +62,7 @@ class CadServer(LanguageServer):
         self.progress_cancels: dict[str, threading.Event] = {}  # progress token -> running edit's flag
         self.background_cancels: set[threading.Event] = set()  # edits whose command was answered at once
         self.warm_timers: dict[str, asyncio.TimerHandle] = {}
+        self.viewed_lines: dict[str, int] = {}  # uri -> the line of the user's last selection (from codeAction)
         self.cache_jobs = CacheJobs(lambda message: self.log(message, lsp.MessageType.Warning))
         self.tasks: set[asyncio.Task] = set()
 
@@ -167,6 +169,7 @@ def did_change(ls: CadServer, params: lsp.DidChangeTextDocumentParams) -> None:
 def did_close(ls: CadServer, params: lsp.DidCloseTextDocumentParams) -> None:
     ls.documents.close(params.text_document.uri)
     forget_document(ls, params.text_document.uri)
+    ls.viewed_lines.pop(params.text_document.uri, None)
 
 
 def did_save(ls: CadServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -175,7 +178,7 @@ def did_save(ls: CadServer, params: lsp.DidSaveTextDocumentParams) -> None:
 
 # Settings that change the loaded model: they take effect when the server starts again.
 MODEL_SETTINGS = {"model": "model", "device": "device", "dtype": "dtype", "backend": "backend", "vllmUrl": "vllm_url",
-                  "maxDocuments": "max_documents"}  # setting -> Options field
+                  "maxDocuments": "max_documents", "contextLines": "context_lines"}  # setting -> Options field
 SETTINGS_SECTIONS = ("cad-lsp", "cadLsp")  # our part of workspace/didChangeConfiguration's settings
 
 
@@ -198,10 +201,22 @@ def did_change_configuration(ls: CadServer, params: lsp.DidChangeConfigurationPa
     ls.log(f"settings: {', '.join(f'{f.name}={getattr(ls.options, f.name)!r}' for f in fields(Options))}")
 
 
+def note_viewed_line(ls: CadServer, uri: str, line: int) -> None:
+    """Remember where the user is (editors ask for code actions as the cursor moves); a long document shown
+    as a window is warmed again when the user moves to another block of lines."""
+    if ls.documents.get(uri) is None or not 0 < line < 1 << 31:
+        return
+    before = ls.viewed_lines.get(uri)
+    ls.viewed_lines[uri] = line
+    if before is not None and (before - 1) // BLOCK_LINES != (line - 1) // BLOCK_LINES:
+        schedule_warm(ls, uri)
+
+
 def code_action(ls: CadServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
     """Offer the actions at once: each carries only its request; nothing runs until executed."""
     snapshot = ls.documents.get(params.text_document.uri)
     r = params.range
+    note_viewed_line(ls, params.text_document.uri, r.start.line + 1)
     if snapshot is None or (r.start.line, r.start.character) >= (r.end.line, r.end.character):
         return None
     if not kind_wanted(params.context.only):

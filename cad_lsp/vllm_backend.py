@@ -381,8 +381,11 @@ class VLLMEngine:
         return ids
 
     # -- the Engine interface
-    def warm(self, key: str, document: str, name: str = "document") -> int:
-        """Prefill the document's prompt prefix into the server's prefix cache; returns tokens computed."""
+    def warm(self, key: str, document: str, name: str = "document", line: int | None = None, cancel=None) -> int:
+        """Prefill the document's prompt prefix into the server's prefix cache; returns tokens computed.
+
+        ``line`` and ``cancel`` are the local engine's (a window's place, a stop between chunks); one request
+        here prefills the whole prefix."""
         ids = document_prefix_ids(self.tokenizer, document, name)
         reply = self.client.complete({"model": self.served_model, "prompt": ids, "max_tokens": 1,
                                       "temperature": 0.0, "return_token_ids": True})

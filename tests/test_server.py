@@ -666,6 +666,10 @@ def test_settings_under_our_name_are_honoured():
                                      "a change of model takes effect when the server restarts"]
     did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cadLsp": {"maxTokens": 9}}))
     assert ls.options.max_tokens == 9
+    did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cadLsp": {"speculation": False}}))
+    assert ls.options.speculation is False  # read by each edit: at once
+    options, problems = merge_options(Options(), {"contextLines": 256, "speculation": "no"})
+    assert options.context_lines == 256 and options.speculation is True and len(problems) == 1
 
 
 async def test_missing_model_is_reported_and_the_server_answers():
