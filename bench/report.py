@@ -122,9 +122,37 @@ def write(out: Path, path: Path) -> Path:
         file = out / f"{name}.json"
         data = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else None
         parts += [section(name, data, out, path.parent), ""]
+    if (out / GPU).is_dir():
+        parts += [gpu_section(out / GPU, path.parent), ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
+
+
+GPU = "gpu"  # OUT/gpu: what bench/gpu.sh measured on a CUDA device
+
+
+def gpu_section(folder: Path, base: Path) -> str:
+    """The GPU run (``bench/gpu.sh``): the equivalence checks on CUDA, then its kernel and e2e tables."""
+    lines = ["# On a GPU", "", f"Measured by `bench/gpu.sh` into `{_shown(folder, base)}`.", ""]
+    check = folder / "gpu_check.json"
+    if check.is_file():
+        data = json.loads(check.read_text(encoding="utf-8"))
+        spec = data["speculation"]
+        lines += [f"Equivalence on {data['device']} (`{data['model']}`, {data['dtype']}): splice vs decoding the same "
+                  "tokens one by one, the logits after the last token: "
+                  + ", ".join(f"N={r['n']}: max |diff| {r['max_abs_diff']:.3g}, same argmax {r['same_argmax']}"
+                              for r in data["splice"]["rows"])
+                  + f". Speculation on vs off on {spec['random_cases']} random requests: "
+                  f"{'identical programs' if spec['identical'] else 'programs differ: ' + str(spec['failures'])} "
+                  f"({spec['forwards_on']} vs {spec['forwards_off']} forwards); a teacher-forced program: "
+                  f"{spec['teacher_forced']['True']['forwards']} vs {spec['teacher_forced']['False']['forwards']} "
+                  "forwards.", ""]
+    for name in ("kernel", "e2e"):
+        file = folder / f"{name}.json"
+        if file.is_file():
+            lines += [section(name, json.loads(file.read_text(encoding="utf-8")), folder, base), ""]
+    return "\n".join(lines)
 
 
 def _shown(out: Path, base: Path) -> str:
