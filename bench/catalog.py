@@ -4,13 +4,14 @@ Both the runner (which runs them) and the report (which writes their
 sections) read this list; neither imports the other for it.
 """
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "serve", "cancel", "lossless", "perturb", "formats", "quality", "families",
+BENCHMARKS = ["kernel", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless", "perturb", "formats", "quality", "families",
               "vllm", "kvcache", "layout", "warmedit"]
 
 TITLES = {
     "kernel": "Kernel: one N-token splice vs N decode steps",
     "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
     "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
+    "speculation": "Speculation: the embedded model's own programs, drafted from the document and checked",
     "serve": "Editor latency: executeCommand to applyEdit, warm vs cold cache",
     "cancel": "Cancellation: from the editor's cancel to the answer, during decoding and a cold prefill",
     "lossless": "Losslessness: oracle round trip on every pair",

@@ -1,0 +1,90 @@
+"""speculation: the embedded model writing its own programs, with and without speculation.
+
+``smollm2`` (as shipped: its adapter and prompt) decodes greedily on held-out
+requests of each corpus (the test split), each request twice on the same warm
+prompt: speculation off, then on, alternating which runs first.  The two
+programs must be identical, token for token (the run stops if not); the table
+gives the decode time (prefill excluded), the forwards and how many drafted
+choices the model kept, per kind.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .runner import NO_CORPUS, corpus_pairs, median, progress, table, times
+
+MAX_TOKENS = 96
+
+
+def run(args) -> dict:
+    from cad_lsp.engine import Engine
+    from cad_lsp.models import load_model
+    from cad_lsp.split import request_for, split, window
+
+    pairs = corpus_pairs()
+    if pairs is None:
+        return {"skipped": NO_CORPUS, "dtype": "n/a"}
+    name = args.model or "smollm2"
+    dtype = args.dtype or "fp32"
+    per_corpus = args.limit or (2 if args.quick else 6)
+    loaded = load_model(name, args.device, dtype)
+    engine = Engine(loaded)
+    corpora = {}
+    for corpus, items in pairs.items():
+        _, test = split(items)
+        requests = sorted((window(request_for(p), 8) for p in test), key=lambda r: len(r.document))[:per_corpus]
+        rows = []
+        for i, request in enumerate(progress(requests, f"speculation {corpus}")):
+            key = f"{corpus}/{i}"
+            engine.warm(key, request.document)
+            results = {}
+            for speculate in ((False, True) if i % 2 == 0 else (True, False)):
+                t0 = time.perf_counter()
+                result = engine.edit(request.document, request.first, request.last, request.instruction, key=key,
+                                     max_tokens=MAX_TOKENS, speculate=speculate)
+                results[speculate] = (result, time.perf_counter() - t0)
+            (plain, plain_s), (fast, fast_s) = results[False], results[True]
+            if (plain.ops, plain.complete) != (fast.ops, fast.complete):
+                raise RuntimeError(f"{key}: speculation changed the program: {plain.program!r} vs {fast.program!r}")
+            engine.forget(key)
+            s, f = plain.stats, fast.stats
+            rows.append({"plain_s": s.total_s - s.prefill_s, "spec_s": f.total_s - f.prefill_s,
+                         "forwards_plain": s.forwards, "forwards_spec": f.forwards,
+                         "tokens": s.sampled_tokens + s.forced_tokens, "complete": plain.complete,
+                         "drafted_tag": f.drafted_tag_tokens, "accepted_tag": f.accepted_tag_tokens,
+                         "drafted_gen": f.drafted_gen_tokens, "accepted_gen": f.accepted_gen_tokens})
+        corpora[corpus] = {"rows": rows, **summarize(rows)}
+    corpora["pooled"] = summarize([r for c in corpora.values() for r in c["rows"]])
+    return {"model": name, "dtype": dtype, "per_corpus": per_corpus, "max_tokens": MAX_TOKENS, "corpora": corpora}
+
+
+def summarize(rows: list[dict]) -> dict:
+    total = lambda key: sum(r[key] for r in rows)  # noqa: E731
+    return {"n": len(rows), "identical": len(rows),
+            "plain_s_median": median([r["plain_s"] for r in rows]), "spec_s_median": median([r["spec_s"] for r in rows]),
+            "speedup_median": median([r["plain_s"] / r["spec_s"] for r in rows]),
+            "speedup_pooled": total("plain_s") / total("spec_s"),
+            "forwards_plain_median": median([r["forwards_plain"] for r in rows]),
+            "forwards_spec_median": median([r["forwards_spec"] for r in rows]),
+            "acceptance_tag": total("accepted_tag") / max(1, total("drafted_tag")),
+            "acceptance_gen": total("accepted_gen") / max(1, total("drafted_gen")),
+            "drafted_tag": total("drafted_tag"), "drafted_gen": total("drafted_gen")}
+
+
+def markdown(data: dict) -> str:
+    rows = [[name, c["n"], f"{c['identical']}/{c['n']}", f"{c['plain_s_median']:.2f}", f"{c['spec_s_median']:.2f}",
+             times(c["speedup_median"]), times(c["speedup_pooled"]),
+             f"{c['forwards_plain_median']:.0f} → {c['forwards_spec_median']:.0f}",
+             f"{100 * c['acceptance_tag']:.0f}% of {c['drafted_tag']}",
+             f"{100 * c['acceptance_gen']:.0f}% of {c['drafted_gen']}"]
+            for name, c in data["corpora"].items()]
+    return "\n".join([
+        f"`{data['model']}` ({data['dtype']}, as shipped) writes its own programs, greedy, on the {data['per_corpus']} "
+        f"shortest held-out requests of each corpus (a window of 8 lines around the selection; at most "
+        f"{data['max_tokens']} program tokens), once without and once with speculation on the same warm prompt, "
+        "alternating which runs first. Decode time, prefill excluded; medians per request.",
+        "",
+        table(["corpus", "requests", "identical programs", "plain (s)", "speculation (s)", "speedup (median)",
+               "speedup (pooled)", "forwards (median)", "tag drafts kept", "gen drafts kept"], rows),
+    ])
