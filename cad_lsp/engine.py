@@ -370,10 +370,16 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
     carries_copy = False
     budget = budget or DraftBudget()
 
-    def count(step: _Expansion) -> None:
+    def choose_and_expand(scores: torch.Tensor, drafted: int | None) -> tuple[int, _Expansion]:
+        """The loop's choice at one position (the draft's token there, if any, as a hint), taken."""
+        t0 = time.perf_counter()
+        token = choose(scores, constraint, drafted)
+        stats.mask_s += time.perf_counter() - t0
+        step = expand(constraint, token, tokenizer, document, fast_forward, expect_forced)
         stats.sampled_tokens += 1
         stats.forced_tokens += len(step.forced)
         stats.spliced_tokens += step.spliced
+        return token, step
 
     def record(kind: str, accepted: bool) -> None:
         budget.record(kind, accepted)
@@ -420,11 +426,7 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
                 if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
                     model.crop(state, base + len(sent) - len(draft.tokens) + at)
                     return False
-                t0 = time.perf_counter()
-                token = choose(here, constraint, drafted)
-                stats.mask_s += time.perf_counter() - t0
-                step = expand(constraint, token, tokenizer, document, fast_forward, expect_forced)
-                count(step)
+                token, step = choose_and_expand(here, drafted)
                 record(kind, token == drafted)
                 if token != drafted:
                     model.crop(state, base + len(sent) - len(draft.tokens) + at)
@@ -441,11 +443,7 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
             logits = after
         if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
             return False
-        t0 = time.perf_counter()
-        token = choose(logits, constraint, None)
-        stats.mask_s += time.perf_counter() - t0
-        step = expand(constraint, token, tokenizer, document, fast_forward, expect_forced)
-        count(step)
+        _, step = choose_and_expand(logits, None)
         pending, carries_copy = step.appended, step.spliced > 0
         if progress is not None:
             progress(stats)
