@@ -139,7 +139,7 @@ def quality_rows(loaded, limit: int | None, layouts: list[str]) -> dict:
             logits = backend.extend(state, prefix + req)
             constraint = ProgramConstraint(ll, request.first, request.last)
             complete = decode_loop(backend, state, constraint, loaded.tokenizer, doc, logits,
-                                   lambda lg, c: sample(lg, c.allowed()), Stats(),
+                                   lambda lg, c, draft: sample(lg, c.allowed()), Stats(),
                                    max_tokens=count(selected) + EXTRA_TOKENS)
             ops = list(constraint.ops)
             entry = out[layout]
