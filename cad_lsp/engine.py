@@ -422,6 +422,7 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
             row_logits = iter(scored)
             rejected = False
             for (at, drafted, kind), row in zip(draft.choices, rows):
+                check_cancel(cancel)  # checking a long draft takes a while too (a mask per position)
                 here = logits if row < 0 else next(row_logits)
                 if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
                     model.crop(state, base + len(sent) - len(draft.tokens) + at)
