@@ -265,27 +265,30 @@ def markdown(data: dict) -> str:
            f"{s['max_out_tokens']} tokens (the shortest if fewer fit); whole-document programs; median of "
            f"{data['repeats']} repeat(s) per pair, alternating which side runs first; prefill excluded. "
            "The bound is ceiling's closed form for the same pairs, with a kernel curve measured in this run on "
-           "the same model (t(1) from 32 steps). CaD+spec: the same programs with speculation (the engine drafts "
-           "the program from the document and checks the draft in the same forwards); teacher forcing accepts a "
-           "drafted token exactly when it is the program's next token. The acceptance rates are drafted choices "
-           "kept, per kind (tags and line numbers / `<gen>` bodies), over all pairs."]
+           "the same model (t(1) from 32 steps)."]
+    if any("spec" in c for run in data["runs"].values() for c in run["corpora"].values()):
+        out[0] += (" CaD+spec: the same programs with speculation (the engine drafts the program from the document "
+                   "and checks the draft in the same forwards); teacher forcing accepts a drafted token exactly when "
+                   "it is the program's next token. The acceptance rates are drafted choices kept, per kind (tags and "
+                   "line numbers / `<gen>` bodies), over all pairs.")
     for label, run in data["runs"].items():
         curve = run["curve"]
+        spec = any("spec" in c for c in run["corpora"].values())  # runs before speculation have no such columns
         rows = [[name, c["n"], c["output_tokens_median"], f"{c['t_ar_median_s']:.2f}", f"{c['t_cad_median_s']:.2f}",
                  c["forwards_cad_median"], times(c["speedup_median"]), times(c["speedup_pooled"]),
                  times(c["bound_median"]), times(PAPER_BOUND.get(name))]
                 + ([f"{c['spec']['t_median_s']:.2f}", c["spec"]["forwards_median"], times(c["spec"]["speedup_median"]),
                     times(c["spec"]["speedup_pooled"]), times(c["spec"]["over_cad_median"]),
                     f"{100 * c['spec']['acceptance_tag']:.0f}% / {100 * c['spec']['acceptance_gen']:.0f}%"]
-                   if "spec" in c else [""] * 6)
+                   if "spec" in c and spec else [""] * 6 if spec else [])
                 for name, c in run["corpora"].items()]
+        spec_headers = ["CaD+spec (s, median)", "CaD+spec forwards (median)", "CaD+spec speedup (median pair)",
+                        "CaD+spec speedup (pooled)", "CaD+spec over CaD (median)", "drafts accepted: tags / gen"]
         out += ["", f"**`{run['model']}`, {run['dtype']}** (t(1) = {1e3 * curve['t_step']:.1f} ms, "
                 + ", ".join(f"t({n}) = {1e3 * t:.1f} ms" for n, t in curve["points"]) + ")", "",
                 table(["corpus", "pairs", "output tokens (median)", "rewrite (s, median)", "CaD (s, median)",
                        "CaD forwards (median)", "speedup (median pair)", "speedup (pooled)", "bound (median pair)",
-                       "paper bound", "CaD+spec (s, median)", "CaD+spec forwards (median)",
-                       "CaD+spec speedup (median pair)", "CaD+spec speedup (pooled)", "CaD+spec over CaD (median)",
-                       "drafts accepted: tags / gen"], rows)]
+                       "paper bound"] + (spec_headers if spec else []), rows)]
         lookups = [(name, c["lookup"]) for name, c in run["corpora"].items() if "lookup" in c]
         if lookups:
             out += ["", f"Prompt-lookup decoding (`prompt_lookup_num_tokens={LOOKUP_TOKENS}`) vs greedy `generate` "
