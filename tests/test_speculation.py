@@ -188,3 +188,32 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
     measured.observe_forward(1, 0.1)  # a decode step: 100 ms; 20 more tokens: 100 ms more
     measured.observe_forward(21, 0.2)
     assert measured.token_cost == pytest.approx(0.05)
+
+
+def test_a_cancel_is_seen_between_the_drafted_positions_of_one_forward(tiny):
+    """Checking a long draft takes a mask per position: a cancel must not wait for the whole draft."""
+    import threading
+
+    from cad_lsp.engine import Cancelled
+
+    doc = "def f(alpha, beta):\n    total = compute(alpha, beta, alpha * beta, beta - alpha)\n    return total\n"
+    case = Case(doc, 1, 3, "note that it was checked")  # the <gen> repeats line 2: its draft runs long
+    program = [Copy(1, 1), Gen("    total = compute(alpha, beta, alpha * beta, beta - alpha)  # checked\n"),
+               Copy(3, 3)]
+    engine = always_draft(Engine(tiny))
+    cancel, checked = threading.Event(), []
+    record = engine.draft_budget.record
+
+    def counting(kind, accepted):
+        checked.append(accepted)
+        record(kind, accepted)
+        if len(checked) == 4:  # inside the second drafted forward, whose 7 choices are all kept
+            cancel.set()
+
+    engine.draft_budget.record = counting
+    uncancelled = always_draft(Engine(tiny)).edit(case.document, case.first, case.last, case.instruction,
+                                                  program=program).stats
+    assert uncancelled.accepted_tokens >= 8  # the draft the cancel lands in is long enough to tell
+    with pytest.raises(Cancelled):
+        engine.edit(case.document, case.first, case.last, case.instruction, program=program, cancel=cancel)
+    assert checked == [True] * 4
