@@ -121,7 +121,9 @@ def test_teacher_forced_oracle_goes_through_grammar_splices_and_cache(engine, mo
     appended = []
     extend = engine.backend.extend
     monkeypatch.setattr(engine.backend, "extend", lambda state, ids: appended.append(list(ids)) or extend(state, ids))
-    result = engine.edit(before, 1, None, "", program=ops, key="teacher")
+    # The plain loop's forwards (speculation, which may carry a draft on any of them, is compared with this
+    # loop in test_speculation: the same program and the same cache).
+    result = engine.edit(before, 1, None, "", program=ops, key="teacher", speculate=False)
     assert result.complete and result.ops == ops and result.text == after
 
     # The stream the cache received, from plain slicing and the tokenizer: each op's text, then a copy's lines.
