@@ -38,6 +38,10 @@ class Draft:
         self.tokens += tokens
         self.kinds += [kind] * len(tokens)
 
+    def extend(self, other: "Draft") -> None:
+        self.tokens += other.tokens
+        self.kinds += other.kinds
+
 
 class Drafter:
     """Proposes the program's next tokens for one request (lines ``first..last`` of ``document``)."""
@@ -84,10 +88,8 @@ class Drafter:
         if not text.startswith(op_text):
             return Draft()
         draft = self._tokens(op_text, op_tokens, text, pieces or self.pieces(current))
-        following = self._render(self.plan(ops + [current], None if isinstance(current, Copy) else next_line),
-                                 ops + [current], next_line)
-        draft.add(following.tokens, "")
-        draft.kinds[len(draft.kinds) - len(following.kinds):] = following.kinds
+        draft.extend(self._render(self.plan(ops + [current], None if isinstance(current, Copy) else next_line),
+                                  ops + [current], next_line))
         return draft
 
     def plan(self, ops: list, next_line: int | None) -> list:
@@ -125,9 +127,7 @@ class Drafter:
         """Whole ops as the tokens a model writes them (each op tokenized alone), then the end if it is due."""
         draft = Draft()
         for op in planned:
-            part = self._tokens("", [], self.op_text(op), self.pieces(op))
-            draft.add(part.tokens, "")
-            draft.kinds[len(draft.kinds) - len(part.kinds):] = part.kinds
+            draft.extend(self._tokens("", [], self.op_text(op), self.pieces(op)))
             if isinstance(op, Copy):
                 next_line = op.end + 1
         if self._ends(before + planned, next_line):
