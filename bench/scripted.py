@@ -54,6 +54,7 @@ def scripted_edit(plan: Plan) -> Callable:
                     progress(stats)
 
             kwargs["progress"] = slow
+            kwargs["speculate"] = False  # one forward per token, so a slow edit takes as long as it promises
         return edit(self, document, first_line, last_line, instruction, **kwargs)
 
     return scripted
