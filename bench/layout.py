@@ -114,7 +114,7 @@ def prefill_rows(loaded, lines: int, repeats: int) -> list[dict]:
 def quality_rows(loaded, limit: int | None, layouts: list[str]) -> dict:
     """Parse rate, exact match and copy-boundary accuracy per layout on held-out rows, greedy."""
     from cad_lsp import corpora
-    from cad_lsp.engine import LocalModel, Stats, decode_loop, sample
+    from cad_lsp.engine import LocalModel, Stats, choose_token, decode_loop
     from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
     from cad_lsp.program import Document, resolve
     from cad_lsp.split import oracle_for, request_for, split
@@ -139,7 +139,7 @@ def quality_rows(loaded, limit: int | None, layouts: list[str]) -> dict:
             logits = backend.extend(state, prefix + req)
             constraint = ProgramConstraint(ll, request.first, request.last)
             complete = decode_loop(backend, state, constraint, loaded.tokenizer, doc, logits,
-                                   lambda lg, c, draft: sample(lg, c.allowed()), Stats(),
+                                   lambda lg, c, draft: choose_token(lg, c), Stats(),
                                    max_tokens=count(selected) + EXTRA_TOKENS)
             ops = list(constraint.ops)
             entry = out[layout]

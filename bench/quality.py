@@ -69,7 +69,7 @@ def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max
     The engine's own loop (``decode_loop``) with a prompt that may carry
     few-shot examples, which ``Engine.edit`` does not take.
     """
-    from cad_lsp.engine import Stats, decode_loop, sample
+    from cad_lsp.engine import Stats, choose_token, decode_loop
     from cad_lsp.grammar import ProgramConstraint
     from cad_lsp.program import Document
     from cad_lsp.prompt import build_prompt
@@ -81,7 +81,7 @@ def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max
     constraint = ProgramConstraint(ll_tokenizer, request.first, request.last)
     stats = Stats(prompt_tokens=len(prompt.ids))
     complete = decode_loop(backend, state, constraint, tokenizer, Document(request.document), logits,
-                           lambda lg, c, draft: sample(lg, c.allowed()), stats, max_tokens=max_tokens)
+                           lambda lg, c, draft: choose_token(lg, c), stats, max_tokens=max_tokens)
     return list(constraint.ops), complete, stats, prompt
 
 

@@ -248,6 +248,22 @@ def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float 
     return int(order[index]) if order is not None else index
 
 
+def choose_token(logits: torch.Tensor, constraint: ProgramConstraint, temperature: float = 0.0, top_p: float = 1.0,
+                 generator: torch.Generator | None = None, draft: int | None = None) -> int:
+    """``sample`` over the tokens the grammar allows, computing the mask only when it can matter.
+
+    Greedy: when the unmasked argmax is a token the grammar accepts, it is also
+    the argmax of the masked logits (masking only removes tokens), so the
+    vocabulary-wide mask (~20 ms over 151k tokens) is skipped; that is most
+    steps of a model that writes programs, and every accepted drafted position.
+    """
+    if temperature <= 0:
+        top = int(torch.argmax(logits[: constraint.vocab_size]))
+        if constraint.accepts(top):
+            return top
+    return sample(logits, constraint.allowed(), temperature, top_p, generator, draft)
+
+
 def copy_tokens(tokenizer, document: Document, op: Copy) -> list[int]:
     """The copied lines' tokens, as the model would write that text on its own.
 
@@ -740,7 +756,7 @@ class Engine:
                 constraint = ProgramConstraint(self.ll_tokenizer, first_line, last_line)
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
-                    choose = lambda lg, c, d: sample(lg, c.allowed(), temperature, top_p, generator, d)  # noqa: E731
+                    choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731
                     expect = None
                 else:
                     script = TeacherScript(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))

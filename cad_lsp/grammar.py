@@ -187,6 +187,10 @@ class ProgramConstraint:
         return None
 
     # -- the interface the decode loop uses
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.vocab_size
+
     def allowed(self) -> np.ndarray:
         """Boolean mask over the tokenizer's vocabulary."""
         bits = np.frombuffer(self._matcher.compute_bitmask(), dtype=np.uint8)

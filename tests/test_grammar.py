@@ -94,3 +94,30 @@ def test_no_copy_left_after_the_last_line(tok, llt):
     feed(constraint, tok, "<")
     assert not constraint.allowed()[copy_token]
     assert mask[llt.eos_token]
+
+
+def test_greedy_choice_skips_the_mask_and_picks_what_the_mask_would(tok, llt):
+    """choose_token's greedy shortcut (the unmasked argmax, when the grammar accepts it) against the argmax
+    of the fully masked logits, at every state of programs with gens, copies, emoji and the end; the logits
+    favour sometimes an allowed token, sometimes a refused one."""
+    import numpy as np
+    import torch
+
+    from cad_lsp.engine import choose_token, sample
+
+    generator = torch.Generator().manual_seed(5)
+    rng = np.random.default_rng(5)
+    text = format_program([Copy(3, 5), Gen("x = '😀' </gen> y\n"), Copy(9, 12)])
+    constraint, shortcuts, checked = ProgramConstraint(llt, 3, 12), 0, 0
+    for token in tok.encode(text, add_special_tokens=False) + [llt.eos_token]:
+        allowed = constraint.allowed()
+        for favoured in (token, int(rng.choice(np.flatnonzero(~allowed))), None):
+            logits = torch.randn(llt.vocab_size + 7, generator=generator)  # models pad their vocabulary
+            if favoured is not None:
+                logits[favoured] = 50.0
+            chosen = choose_token(logits, constraint)
+            assert chosen == sample(logits, allowed) and allowed[chosen]
+            shortcuts += constraint.accepts(int(torch.argmax(logits[:llt.vocab_size])))
+            checked += 1
+        constraint.advance(token)
+    assert constraint.done and 0 < shortcuts < checked
