@@ -35,6 +35,7 @@ from .window import BLOCK_LINES, SelectionTooLong, Window, choose_window
 
 
 PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
+WARM_CHUNK = 256  # tokens per turn of a background warm: an edit arriving meanwhile waits for one such forward
 MIN_PROGRAM_TOKENS = 16  # room a request must leave in the model's context for its program
 
 
@@ -573,7 +574,7 @@ class Engine:
     def warm(self, key: str, document: str, name: str = "document", line: int | None = None, cancel=None) -> int:
         """Bring the document's prompt prefix into the cache; returns tokens computed.
 
-        Only what differs from the cached prefix is computed, one PREFILL_CHUNK per turn of the engine:
+        Only what differs from the cached prefix is computed, WARM_CHUNK tokens per turn of the engine:
         between turns a waiting ``edit`` (on any document) goes first, and what the warm computed stays
         cached.  ``cancel`` (an Event or a callable) stops it between chunks.  A document too long to
         show whole is warmed as the window an edit at ``line`` would show; without a line it is not
@@ -602,7 +603,7 @@ class Engine:
                     self._evict()
                     return computed
                 try:
-                    _, done = sync_prefix(self.backend, state, ids[: common + PREFILL_CHUNK], cancel)
+                    _, done = sync_prefix(self.backend, state, ids[: common + WARM_CHUNK], cancel)
                 except Cancelled:
                     return computed
                 computed += done

@@ -80,25 +80,30 @@ class CacheJobs:
     """Warm and forget document caches one at a time, off the event loop.
 
     Jobs are keyed by URI and the latest job for a URI replaces a pending one,
-    so a burst of changes costs one warm.  The engine lock orders them with
-    edits.
+    so a burst of changes costs one warm.  Forgetting goes first (it frees
+    memory at once); then the document the user touched last (``recency``), so
+    the one on screen is warm before those opened long ago.  The engine lock
+    orders them with edits.
     """
 
-    def __init__(self, on_error: Callable[[str], None]):
-        self.jobs: dict[str, Callable[[], object]] = {}
-        self.on_error = on_error
+    def __init__(self, on_error: Callable[[str], None], recency: Callable[[str], float] = lambda uri: 0.0):
+        self.jobs: dict[str, tuple[bool, Callable[[], object]]] = {}
+        self.on_error, self.recency = on_error, recency
         self.task: asyncio.Task | None = None
 
-    def put(self, uri: str, job: Callable[[], object]) -> None:
+    def put(self, uri: str, job: Callable[[], object], first: bool = False) -> None:
         self.jobs.pop(uri, None)
-        self.jobs[uri] = job
+        self.jobs[uri] = (first, job)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
 
+    def next_uri(self) -> str:
+        return max(self.jobs, key=lambda uri: (self.jobs[uri][0], self.recency(uri)))
+
     async def _run(self) -> None:
         while self.jobs:
-            uri = next(iter(self.jobs))
-            job = self.jobs.pop(uri)
+            uri = self.next_uri()
+            _, job = self.jobs.pop(uri)
             try:
                 await in_thread(job)
             except Exception as exc:  # noqa: BLE001 -- a failed warm only costs speed
@@ -160,7 +165,10 @@ def schedule_warm(ls: CadServer, uri: str, delay: float = WARM_DELAY_S) -> None:
         snapshot = ls.documents.get(uri)
         if snapshot is not None and ls.engine is not None and snapshot.text:
             line = ls.viewed_lines.get(uri)  # a long document is warmed as the window around where the user is
-            ls.cache_jobs.put(uri, lambda: ls.engine.warm(uri, snapshot.text, document_name(uri), line=line))
+            stale = lambda: getattr(ls.documents.get(uri), "version", None) != snapshot.version  # noqa: E731
+            # a warm of text the user has changed since stops at its next chunk: the next pause warms the new text
+            ls.cache_jobs.put(uri, lambda: ls.engine.warm(uri, snapshot.text, document_name(uri), line=line,
+                                                          cancel=stale))
 
     ls.warm_timers[uri] = asyncio.get_running_loop().call_later(delay, queue_warm)
 
@@ -170,7 +178,7 @@ def forget_document(ls: CadServer, uri: str) -> None:
     if timer is not None:
         timer.cancel()
     if ls.engine is not None:
-        ls.cache_jobs.put(uri, lambda: ls.engine.forget(uri))  # forget takes the engine lock: not on the loop
+        ls.cache_jobs.put(uri, lambda: ls.engine.forget(uri), first=True)  # forget takes the engine lock: not on the loop
 
 
 async def wait_for_engine(ls: CadServer, cancel: threading.Event, progress: Progress):

@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import traceback
 from dataclasses import fields, replace
 from typing import Any
@@ -63,7 +64,9 @@ class CadServer(LanguageServer):
         self.background_cancels: set[threading.Event] = set()  # edits whose command was answered at once
         self.warm_timers: dict[str, asyncio.TimerHandle] = {}
         self.viewed_lines: dict[str, int] = {}  # uri -> the line of the user's last selection (from codeAction)
-        self.cache_jobs = CacheJobs(lambda message: self.log(message, lsp.MessageType.Warning))
+        self.last_seen: dict[str, float] = {}  # uri -> when the user last opened, changed or selected in it
+        self.cache_jobs = CacheJobs(lambda message: self.log(message, lsp.MessageType.Warning),
+                                    recency=lambda uri: self.last_seen.get(uri, 0.0))
         self.tasks: set[asyncio.Task] = set()
 
     @property
@@ -150,6 +153,7 @@ def initialized(ls: CadServer, params: lsp.InitializedParams) -> None:
 def did_open(ls: CadServer, params: lsp.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     ls.documents.open(item.uri, item.version, item.text)
+    ls.last_seen[item.uri] = time.monotonic()
     schedule_warm(ls, item.uri)
 
 
@@ -163,6 +167,7 @@ def did_change(ls: CadServer, params: lsp.DidChangeTextDocumentParams) -> None:
         ls.show(f"lost track of {document_name(uri)} ({exc}); close and reopen it to edit it", lsp.MessageType.Error)
         forget_document(ls, uri)
         return
+    ls.last_seen[uri] = time.monotonic()
     schedule_warm(ls, uri)
 
 
@@ -170,6 +175,7 @@ def did_close(ls: CadServer, params: lsp.DidCloseTextDocumentParams) -> None:
     ls.documents.close(params.text_document.uri)
     forget_document(ls, params.text_document.uri)
     ls.viewed_lines.pop(params.text_document.uri, None)
+    ls.last_seen.pop(params.text_document.uri, None)
 
 
 def did_save(ls: CadServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -208,6 +214,7 @@ def note_viewed_line(ls: CadServer, uri: str, line: int) -> None:
         return
     before = ls.viewed_lines.get(uri)
     ls.viewed_lines[uri] = line
+    ls.last_seen[uri] = time.monotonic()
     if before is not None and (before - 1) // BLOCK_LINES != (line - 1) // BLOCK_LINES:
         schedule_warm(ls, uri)
 

@@ -9,8 +9,8 @@ from cad_lsp.models import load_model
 from cad_lsp.prompt import document_prefix_ids
 
 
-def test_an_edit_during_a_long_warm_starts_within_one_prefill_chunk(monkeypatch):
-    monkeypatch.setattr(engine_mod, "PREFILL_CHUNK", 16)
+def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
+    monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
     engine = Engine(load_model("random:tiny", "cpu", "fp32"))
     long_document = "".join(f"value_{i} = {i} * 2\n" for i in range(200))
     prefix = document_prefix_ids(engine.tokenizer, long_document)
@@ -46,7 +46,7 @@ def test_an_edit_during_a_long_warm_starts_within_one_prefill_chunk(monkeypatch)
 
 
 def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):
-    monkeypatch.setattr(engine_mod, "PREFILL_CHUNK", 16)
+    monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
     engine = Engine(load_model("random:tiny", "cpu", "fp32"))
     document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
     forwards = engine.backend.forwards
@@ -72,3 +72,78 @@ def test_warming_waits_while_an_edit_waits_for_the_engine():
         engine._turn.notify_all()
     warming.join()
     assert engine._states["doc"].ids == document_prefix_ids(engine.tokenizer, document)
+
+
+# ---------------------------------------------------------------------------
+# The server's side: which warm runs, and when one stops
+
+
+class RecordingEngine:
+    """Stands in for the engine: a warm is ``chunks`` steps, checking ``cancel`` before each, as Engine.warm does."""
+
+    def __init__(self, chunks: int = 40):
+        self.chunks, self.runs, self.started = chunks, [], threading.Event()
+
+    def warm(self, key, text, name="document", line=None, cancel=None):
+        done = 0
+        self.started.set()
+        for _ in range(self.chunks):
+            if cancel is not None and cancel():
+                break
+            time.sleep(0.01)
+            done += 1
+        self.runs.append((key, text, done))
+        return done
+
+    def forget(self, key):
+        self.runs.append((key, None, 0))
+
+
+def server_state(engine):
+    from types import SimpleNamespace
+
+    from cad_lsp.documents import Documents
+    from cad_lsp.model_work import CacheJobs
+
+    seen: dict[str, float] = {}
+    return SimpleNamespace(engine=engine, documents=Documents(), warm_timers={}, viewed_lines={}, last_seen=seen,
+                           cache_jobs=CacheJobs(print, recency=lambda uri: seen.get(uri, 0.0)))
+
+
+async def test_a_warm_of_text_the_user_has_since_changed_stops_and_the_new_text_is_warmed():
+    import asyncio
+
+    from lsprotocol import types as lsp
+
+    from cad_lsp.model_work import schedule_warm
+
+    engine = RecordingEngine()
+    ls = server_state(engine)
+    ls.documents.open("file:///a.py", 1, "x = 1\n")
+    schedule_warm(ls, "file:///a.py", delay=0.0)
+    while not engine.started.is_set():
+        await asyncio.sleep(0.005)
+    ls.documents.change("file:///a.py", 2, [lsp.TextDocumentContentChangeWholeDocument(text="x = 2\n")], "utf-16")
+    schedule_warm(ls, "file:///a.py", delay=0.0)
+    while len(engine.runs) < 2:
+        await asyncio.sleep(0.01)
+    (_, first_text, first_done), (_, second_text, second_done) = engine.runs
+    assert first_text == "x = 1\n" and first_done < engine.chunks  # stopped early: its text was out of date
+    assert second_text == "x = 2\n" and second_done == engine.chunks
+
+
+async def test_forgetting_goes_first_then_the_document_the_user_touched_last():
+    import asyncio
+
+    engine = RecordingEngine(chunks=5)
+    ls = server_state(engine)
+    gate = threading.Event()
+    ls.cache_jobs.put("busy", gate.wait)  # holds the queue while the others arrive
+    ls.last_seen.update({"old": 1.0, "viewed": 3.0, "opened": 2.0})
+    for uri in ("old", "viewed", "opened"):
+        ls.cache_jobs.put(uri, lambda uri=uri: engine.warm(uri, ""))
+    ls.cache_jobs.put("closed", lambda: engine.forget("closed"), first=True)
+    gate.set()
+    while len(engine.runs) < 4:
+        await asyncio.sleep(0.01)
+    assert [key for key, _, _ in engine.runs] == ["closed", "viewed", "opened", "old"]
