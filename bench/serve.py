@@ -18,11 +18,23 @@ generated comment line, copy) by the same decode loop it uses for its own
 choices: every request does the same work after the prompt, and the
 difference between rows is the prompt and its cache.  The client does not
 apply the edit, so each request sees the same text.
+
+Then two things an editor does all the time, on the longest document:
+
+- **a line inserted near the top**, and the edit right after it (the
+  prompt changes from that line on);
+- **typing**: 100 one-character changes over 20 s in the selection's middle
+  (pauses drawn at random, seeded), with the server's CPU-seconds counted
+  during the session and until it is idle again, for today's warming and for
+  the previous one (2,048-token turns, a warm of changed text runs to its end)
+  in a second server, side by side.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -37,6 +49,11 @@ from .runner import median, model_name, progress, table
 FULL_SIZES = [50, 2000]
 QUICK_SIZES = [20, 200]
 SELECTION = 8  # lines selected, in the middle of the document
+INSERTED_AT = 3  # the line inserted near the top goes before this line
+TYPED = "  # noted while typing: each character is one change"
+TYPING_CHANGES, TYPING_S = 100, 20.0
+QUICK_TYPING = (20, 4.0)
+IDLE_CAP_S = 900.0  # the longest wait for the server to go idle after typing
 GEN_LINE = "    # checked: the bound includes the last element\n"
 INSTRUCTION = "Add a comment that the bound was checked"
 
@@ -70,10 +87,21 @@ def planned_program(first: int, last: int):
 # The server side: ``python -m bench.serve MODEL DTYPE THREADS`` is ``cad-lsp serve`` with a scripted model.
 
 
+def previous_warming() -> None:
+    """Warming as it was before warms stopped for changed text: 2,048-token turns, each run to its end."""
+    from cad_lsp import engine
+
+    engine.WARM_CHUNK = engine.PREFILL_CHUNK
+    warm = engine.Engine.warm
+    engine.Engine.warm = lambda self, *args, cancel=None, **kwargs: warm(self, *args, **kwargs)
+
+
 def child_main(argv: list[str]) -> int:
     from .scripted import serve
 
-    model, dtype, threads = argv
+    model, dtype, threads, *policy = argv
+    if policy == ["previous-warming"]:
+        previous_warming()
     plan = lambda document, first, last, instruction: planned_program(first, last)  # noqa: E731
     return serve(plan, ["--model", model, "--dtype", dtype, "--no-confirm"], int(threads))
 
@@ -90,6 +118,8 @@ class Editor:
         self.applied: asyncio.Future | None = None
         self.loaded = asyncio.Event()
         self.messages: list[str] = []
+        self.versions: dict[str, int] = {}
+        self.texts: dict[str, str] = {}  # the documents as the server has them
 
         @client.feature(lsp.WORKSPACE_APPLY_EDIT)
         def apply_edit(params: lsp.ApplyWorkspaceEditParams):
@@ -120,10 +150,10 @@ class Editor:
     def progress(self, params: lsp.ProgressParams) -> None:
         """A ``$/progress`` notification: ignored here (subclasses keep what they need)."""
 
-    async def start(self, model: str, dtype: str, threads: int, child: str = "bench.serve") -> float:
+    async def start(self, model: str, dtype: str, threads: int, child: str = "bench.serve", *extra: str) -> float:
         """Start the server (``python -m child``) and wait for its model; returns the load time in seconds."""
         root = Path(__file__).resolve().parent.parent
-        await self.client.start_io(sys.executable, "-m", child, model, dtype, str(threads), cwd=str(root))
+        await self.client.start_io(sys.executable, "-m", child, model, dtype, str(threads), *extra, cwd=str(root))
         caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=True),
                                       workspace=lsp.WorkspaceClientCapabilities(apply_edit=True))
         t0 = time.perf_counter()
@@ -135,14 +165,32 @@ class Editor:
         return time.perf_counter() - t0
 
     def open(self, uri: str, text: str) -> None:
+        self.versions[uri], self.texts[uri] = 1, text
         self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+
+    def insert(self, uri: str, line: int, character: int, text: str) -> None:
+        """Insert ``text`` at a 0-based position (ASCII lines: characters are UTF-16 units), as a typing editor
+        reports it."""
+        lines = self.texts[uri].splitlines(keepends=True)
+        lines[line] = lines[line][:character] + text + lines[line][character:]
+        self.texts[uri] = "".join(lines)
+        self.versions[uri] += 1
+        at = lsp.Position(line=line, character=character)
+        self.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=at, end=at), text=text)]))
+
+    def server_cpu_s(self) -> float:
+        """The server process's CPU-seconds so far (user + system), from /proc."""
+        fields = Path(f"/proc/{self.client._server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     async def edit(self, uri: str, first: int, last: int) -> dict:
         """One ``cad.editSelection``; seconds to the applyEdit and to the command's answer."""
         self.applied = asyncio.get_running_loop().create_future()
         whole_lines = {"start": {"line": first - 1, "character": 0}, "end": {"line": last, "character": 0}}
-        argument = {"uri": uri, "version": 1, "range": whole_lines, "instruction": INSTRUCTION}
+        argument = {"uri": uri, "version": self.versions[uri], "range": whole_lines, "instruction": INSTRUCTION}
         t0 = time.perf_counter()
         answer = await self.client.workspace_execute_command_async(
             lsp.ExecuteCommandParams(command=EDIT_COMMAND, arguments=[argument]))
@@ -163,10 +211,35 @@ class Editor:
             await self.client.stop()
 
 
-async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeats: int) -> dict:
+async def typing_session(editor: Editor, uri: str, line: int, seed: int, changes: int, seconds: float) -> dict:
+    """Type TYPED at the end of ``line`` (1-based), one change per character, with random pauses that add up
+    to ``seconds``; the server's CPU-seconds during the session and until it has been idle for 2 s."""
+    rng = random.Random(seed)
+    gaps = [rng.expovariate(1.0) for _ in range(changes)]
+    gaps = [seconds * g / sum(gaps) for g in gaps]
+    text = (TYPED * (1 + changes // len(TYPED)))[:changes]
+    column = len(editor.texts[uri].splitlines()[line - 1])
+    cpu0, t0 = editor.server_cpu_s(), time.perf_counter()
+    for i, (char, gap) in enumerate(zip(text, gaps)):
+        editor.insert(uri, line - 1, column + i, char)
+        await asyncio.sleep(gap)
+    cpu_session, session_s = editor.server_cpu_s() - cpu0, time.perf_counter() - t0
+    idle_for, last = 0.0, editor.server_cpu_s()
+    while idle_for < 2.0 and time.perf_counter() - t0 < IDLE_CAP_S:
+        await asyncio.sleep(0.5)
+        now = editor.server_cpu_s()
+        idle_for = idle_for + 0.5 if now - last < 0.05 else 0.0
+        last = now
+    return {"changes": changes, "session_s": session_s, "cpu_session_s": cpu_session, "cpu_until_idle_s": last - cpu0,
+            "idle_after_s": time.perf_counter() - t0 - session_s, "pauses_over_warm_delay": sum(g > 0.5 for g in gaps),
+            "capped": idle_for < 2.0}
+
+
+async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeats: int, seed: int,
+                  typing_changes: int, typing_s: float) -> dict:
     editor = Editor()
     load_s = await editor.start(model, dtype, threads)
-    results = {}
+    results, typing = {}, {}
     try:
         steps = [(size, r) for size in sizes for r in range(repeats)]
         for size, r in progress(steps, "serve"):
@@ -177,12 +250,32 @@ async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeat
             cold = await editor.edit(uri, first, last)
             warm = [await editor.edit(uri, first, last) for _ in range(2)]
             row = results.setdefault(size, {"lines": size, "chars": len(text), "selection": [first, last],
-                                            "cold": [], "warm": []})
+                                            "cold": [], "warm": [], "inserted": []})
             row["cold"].append(cold)
             row["warm"].extend(warm)
+            if size == sizes[-1]:
+                editor.insert(uri, INSERTED_AT - 1, 0, "# a line inserted near the top\n")
+                row["inserted"].append(await editor.edit(uri, first + 1, last + 1))
+                if r == repeats - 1:
+                    typing["today"] = await typing_session(editor, uri, (first + last) // 2 + 1, seed, typing_changes,
+                                                           typing_s)
     finally:
         await editor.stop()
-    return {"load_s": load_s, "sizes": list(results.values())}
+    if sizes:  # the previous warming, in a second server: the same document, warmed, the same session
+        previous = Editor()
+        await previous.start(model, dtype, threads, "bench.serve", "previous-warming")
+        try:
+            size = sizes[-1]
+            text, (first, last) = document(size), selection(size)
+            uri = f"file:///bench/typing{size}.py"
+            previous.open(uri, text)
+            await previous.edit(uri, first, last)  # warm
+            typing["previous"] = await typing_session(previous, uri, (first + last) // 2, seed, typing_changes,
+                                                        typing_s)
+        finally:
+            await previous.stop()
+    return {"load_s": load_s, "sizes": list(results.values()), "typing": typing,
+            "typing_lines": sizes[-1] if sizes else None}
 
 
 def run(args) -> dict:
@@ -190,10 +283,11 @@ def run(args) -> dict:
     dtype = args.dtype or "auto"
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     repeats = args.repeats or (1 if args.quick else 3)
-    data = asyncio.run(measure(name, dtype, args.threads or 0, sizes, repeats))
+    typing = (QUICK_TYPING if args.quick else (TYPING_CHANGES, TYPING_S))
+    data = asyncio.run(measure(name, dtype, args.threads or 0, sizes, repeats, args.seed, *typing))
     for row in data["sizes"]:
         row["prompt_tokens"] = row["cold"][0]["prompt_tokens"]
-        for state in ("cold", "warm"):
+        for state in ("cold", "warm", "inserted"):
             for key in ("apply_s", "answer_s", "engine_s", "cached_tokens"):
                 values = [m[key] for m in row[state] if m[key] is not None]
                 row[f"{state}_{key}"] = median(values) if values else None
@@ -230,6 +324,26 @@ def markdown(data: dict) -> str:
         short, long = data["sizes"][0]["lines"], data["sizes"][-1]["lines"]
         out += ["", f"{long} lines vs {short} lines: **warm {data['warm_long_over_short']:.2f}×**, "
                     f"cold {data['cold_long_over_short']:.1f}×."]
+    long = data["sizes"][-1] if data["sizes"] else {}
+    if long.get("inserted_apply_s") is not None:
+        out += ["", f"A line inserted before line {INSERTED_AT} of the {long['lines']}-line document, then the same "
+                    f"edit at once: **{ms(long['inserted_apply_s'])} ms** ({ms(long['inserted_engine_s'])} ms in the "
+                    f"engine; {long['inserted_cached_tokens']:,.0f} of {long['prompt_tokens']:,} prompt tokens still cached), "
+                    f"against {ms(long['warm_apply_s'])} ms warm and {ms(long['cold_apply_s'])} ms cold; "
+                    f"{len(long['inserted'])} run(s)."]
+    typing = data.get("typing") or {}
+    if typing:
+        names = {"today": "warms stop when the text changes; 256-token turns",
+                 "previous": "before: a warm runs to its end; 2,048-token turns"}
+        rows = [[names[k], f"{t['session_s']:.1f}", t["pauses_over_warm_delay"], f"{t['cpu_session_s']:.1f}",
+                 f"{t['cpu_until_idle_s']:.1f}" + (" (capped)" if t["capped"] else ""), f"{t['idle_after_s']:.1f}"]
+                for k, t in typing.items()]
+        first = next(iter(typing.values()))
+        out += ["", f"Typing in the warm {data['typing_lines']}-line document: {first['changes']} one-character changes "
+                    f"over {first['session_s']:.0f} s in the selection's middle (random pauses, seeded; the server warms after "
+                    f"0.5 s without a change). The server's CPU-seconds from /proc, each warming in its own server:",
+                "", table(["warming", "session (s)", "pauses > 0.5 s", "server CPU during the session (s)",
+                           "server CPU until idle (s)", "busy after the last change (s)"], rows)]
     return "\n".join(out)
 
 

@@ -68,6 +68,15 @@ def test_serve_latency_shape(quick_out):
         assert row["warm_cached_tokens"] > row["cold_cached_tokens"]
         assert row["warm_cached_tokens"] < row["prompt_tokens"]
     assert data["sizes"][1]["prompt_tokens"] > data["sizes"][0]["prompt_tokens"]
+    # a line inserted near the top keeps only the prompt above it cached
+    long = data["sizes"][1]
+    assert len(long["inserted"]) == 1 and long["inserted"][0]["text_edits"] >= 1
+    assert 0 < long["inserted_cached_tokens"] < long["warm_cached_tokens"]
+    # typing, with today's warming and the previous one, in two servers
+    assert set(data["typing"]) == {"today", "previous"}
+    for session in data["typing"].values():
+        assert session["changes"] == 20 and session["session_s"] >= 4.0
+        assert 0 <= session["cpu_session_s"] <= session["cpu_until_idle_s"]
 
 
 @pytest.mark.skipif(not HAS_CORPUS, reason="corpus folder not present in this checkout")
