@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from .window import BLOCK_LINES, DEFAULT_CONTEXT_LINES
+
 DEFAULT_MODEL = "smollm2"
 
 DESCRIPTION = ("Code edits by Copy-as-Decode: the model writes a program that copies the lines that stay "
@@ -180,9 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--seed", type=int, default=0, help="random seed for sampling (--temperature > 0)")
     edit.add_argument("--no-speculation", action="store_true",
                       help="do not draft the program from the document (the same program, in more forwards)")
-    edit.add_argument("--context-lines", type=int, default=None,
-                      help="show the model at most this many lines around the selection (default: the whole file "
-                           "when it fits the model's context, else the window that fits)")
+    edit.add_argument("--context-lines", type=int, default=DEFAULT_CONTEXT_LINES,
+                      help="show the model at most this many lines around the selection, a window of whole "
+                           f"{BLOCK_LINES}-line blocks (default {DEFAULT_CONTEXT_LINES}; fewer when the model's "
+                           "context is shorter)")
     edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
     edit.add_argument("--write", action="store_true", help="write the result back to the file")
     edit.set_defaults(run=cmd_edit)

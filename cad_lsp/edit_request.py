@@ -14,6 +14,7 @@ from lsprotocol import types as lsp
 
 from .edits import offset_at
 from .program import Document, split_lines
+from .window import DEFAULT_CONTEXT_LINES
 
 NAME = "cad-lsp"
 EDIT_COMMAND = "cad.editSelection"
@@ -48,7 +49,7 @@ class Options:
     max_documents: int = 4
     keep_ai_comments: bool = False  # leave the AI: comment that gave the instruction in the result
     speculation: bool = True  # draft the program from the document, check the draft in the same forwards
-    context_lines: int | None = None  # show the model at most this many lines around the selection (a window)
+    context_lines: int | None = DEFAULT_CONTEXT_LINES  # show the model at most this many lines around the selection
 
 
 # initializationOptions key -> (Options field, type)

@@ -577,16 +577,14 @@ class Engine:
         Only what differs from the cached prefix is computed, WARM_CHUNK tokens per turn of the engine:
         between turns a waiting ``edit`` (on any document) goes first, and what the warm computed stays
         cached.  ``cancel`` (an Event or a callable) stops it between chunks.  A document too long to
-        show whole is warmed as the window an edit at ``line`` would show; without a line it is not
-        warmed (where the user will edit is unknown).
+        show whole is warmed as the window an edit at ``line`` would show; without a line, at the top,
+        where editors open a file.
         """
         count = len(split_lines(document))
         try:
             window = self._window(document, line or 1, line or 1, 0, name) if count else None
         except EngineError:
             return 0  # no request on it can run: edit() says why
-        if window is not None and line is None:
-            return 0
         ids = document_prefix_ids(self.tokenizer, document, name, self.examples, window)
         if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
             return 0

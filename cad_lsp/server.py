@@ -212,10 +212,10 @@ def note_viewed_line(ls: CadServer, uri: str, line: int) -> None:
     as a window is warmed again when the user moves to another block of lines."""
     if ls.documents.get(uri) is None or not 0 < line < 1 << 31:
         return
-    before = ls.viewed_lines.get(uri)
+    before = ls.viewed_lines.get(uri, 1)  # a document nobody has looked into is warmed at its top
     ls.viewed_lines[uri] = line
     ls.last_seen[uri] = time.monotonic()
-    if before is not None and (before - 1) // BLOCK_LINES != (line - 1) // BLOCK_LINES:
+    if (before - 1) // BLOCK_LINES != (line - 1) // BLOCK_LINES:
         schedule_warm(ls, uri)
 
 

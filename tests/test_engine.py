@@ -257,7 +257,9 @@ def test_requests_stay_inside_the_models_context(loaded, monkeypatch):
     assert engine.edit(document, 1, 1, "Add comments", max_tokens=1).window is not None  # shown through a window
     with pytest.raises(EngineError, match="context"):
         engine.edit(document, 1, 60, "Add comments")  # the selection alone does not fit
-    assert engine.warm("too long", document) == 0  # not shown whole, and no line says which window to warm
+    # not shown whole: with no line to say where the user is, the window at the top is warmed, where editors open
+    assert engine.warm("too long", document) > 0
+    assert engine.edit(document, 1, 1, "Add comments", key="too long", max_tokens=1).stats.prefill_tokens < 40
 
     room = 20
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", prompt_tokens + selection_tokens + room)

@@ -147,3 +147,23 @@ async def test_forgetting_goes_first_then_the_document_the_user_touched_last():
     while len(engine.runs) < 4:
         await asyncio.sleep(0.01)
     assert [key for key, _, _ in engine.runs] == ["closed", "viewed", "opened", "old"]
+
+
+async def test_the_first_look_into_another_block_of_a_long_document_warms_the_window_there():
+    """A long document is warmed at its top when opened; the user's first selection elsewhere warms there."""
+    import asyncio
+
+    from cad_lsp.server import note_viewed_line
+
+    engine = RecordingEngine(chunks=1)
+    calls = []
+    engine.warm = lambda key, text, name="document", line=None, cancel=None: calls.append(line)
+    ls = server_state(engine)
+    ls.documents.open("file:///long.py", 1, "x = 1\n" * 300)
+    note_viewed_line(ls, "file:///long.py", 10)  # the block at the top: nothing new to warm
+    await asyncio.sleep(0.8)
+    assert calls == [] and not ls.warm_timers
+    note_viewed_line(ls, "file:///long.py", 200)
+    while not calls:
+        await asyncio.sleep(0.05)
+    assert calls == [200]

@@ -38,6 +38,8 @@ export interface Settings {
   vllmUrl?: string;
   maxTokens?: number | null;
   maxDocuments?: number | null;
+  contextLines?: number | null;
+  speculation?: boolean;
   review?: boolean;
 }
 
@@ -49,6 +51,8 @@ export interface InitializationOptions {
   vllmUrl?: string;
   maxTokens?: number;
   maxDocuments?: number;
+  contextLines?: number;
+  speculation?: boolean;
   needsConfirmation?: boolean;
 }
 
@@ -69,10 +73,11 @@ export function buildInitializationOptions(settings: Settings): InitializationOp
     const value = nonEmpty(settings[key]);
     if (value !== undefined) options[key] = value;
   }
-  for (const key of ["maxTokens", "maxDocuments"] as const) {
+  for (const key of ["maxTokens", "maxDocuments", "contextLines"] as const) {
     const value = settings[key];
     if (typeof value === "number" && Number.isInteger(value) && value > 0) options[key] = value;
   }
+  if (typeof settings.speculation === "boolean") options.speculation = settings.speculation;
   options.needsConfirmation = false;
   return options;
 }

@@ -34,6 +34,8 @@ function readSettings(): Settings {
     vllmUrl: config.get<string>("vllmUrl"),
     maxTokens: config.get<number | null>("maxTokens"),
     maxDocuments: config.get<number | null>("maxDocuments"),
+    contextLines: config.get<number | null>("contextLines"),
+    speculation: config.get<boolean>("speculation"),
     review: config.get<boolean>("review"),
   };
 }

@@ -22,6 +22,8 @@ test("initializationOptions keep set values in camelCase", () => {
       vllmUrl: " http://gpu-host:8000 ",
       maxTokens: 256,
       maxDocuments: 2,
+      contextLines: 1024,
+      speculation: false,
       review: true,
     }),
     {
@@ -32,6 +34,8 @@ test("initializationOptions keep set values in camelCase", () => {
       vllmUrl: "http://gpu-host:8000",
       maxTokens: 256,
       maxDocuments: 2,
+      contextLines: 1024,
+      speculation: false,
       needsConfirmation: false,
     },
   );
@@ -47,6 +51,7 @@ test("initializationOptions leave out unset and empty values", () => {
   assert.deepEqual(buildInitializationOptions({ maxTokens: 0 }), none);
   assert.deepEqual(buildInitializationOptions({ maxTokens: 1.5 }), none);
   assert.deepEqual(buildInitializationOptions({ backend: "", vllmUrl: " ", maxDocuments: -1 }), none);
+  assert.deepEqual(buildInitializationOptions({ contextLines: null, speculation: undefined }), none);
 });
 
 test("server command defaults to `cad-lsp serve`", () => {

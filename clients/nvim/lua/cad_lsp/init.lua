@@ -27,6 +27,8 @@ function M.init_options(opts)
     vllmUrl = opts.vllm_url,
     maxTokens = opts.max_tokens,
     maxDocuments = opts.max_documents,
+    contextLines = opts.context_lines,
+    speculation = opts.speculation,
     needsConfirmation = opts.needs_confirmation,
   }
   for key, value in pairs(init) do
