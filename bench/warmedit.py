@@ -16,7 +16,7 @@ from __future__ import annotations
 from .runner import median, model_name, progress, table
 from .serve import FULL_SIZES, INSTRUCTION, QUICK_SIZES, document, planned_program, selection
 
-VARIANTS = ["concatenating", "growing"]
+VARIANTS = ["concatenating", "growing", "growing, window"]
 
 
 def _engines(loaded):
@@ -28,9 +28,12 @@ def _engines(loaded):
         def new_state(self) -> KVState:
             return KVState([], DynamicCache(config=self.model.config))
 
+    from cad_lsp.window import DEFAULT_CONTEXT_LINES
+
     growing = Engine(loaded)  # switches the model to grouped attention
     concatenating = Engine(loaded, backend=Concatenating(loaded))
-    return {"concatenating": concatenating, "growing": growing}
+    window = Engine(loaded, context_lines=DEFAULT_CONTEXT_LINES)  # the editors' default
+    return {"concatenating": concatenating, "growing": growing, "growing, window": window}
 
 
 def _fill(engine, key: str, ids: list[int]) -> None:
@@ -54,7 +57,6 @@ def run(args) -> dict:
     import torch
 
     from cad_lsp.models import load_model
-    from cad_lsp.prompt import document_prefix_ids
 
     name = model_name(args)
     loaded = load_model(name, args.device, args.dtype or "fp32")
@@ -66,23 +68,24 @@ def run(args) -> dict:
     for size in sizes:
         text = document(size)
         first, last = selection(size)
-        for variant, engine in engines.items():
-            _fill(engine, f"doc{size}", document_prefix_ids(engine.tokenizer, text, f"doc{size}.py", engine.examples))
+        for variant, engine in engines.items():  # the prompt prefix the edit will look for (a window's, if shown)
+            prompt, _ = engine._prompt(text, first, last, INSTRUCTION, f"doc{size}.py", 0)
+            _fill(engine, f"doc{size}", prompt.prefix_ids)
         for _ in progress(range(repeats), f"warmedit {size}"):
             for variant, engine in engines.items():
                 attention = "sdpa" if variant == "concatenating" else "cad_grouped_sdpa"
                 loaded.model.set_attn_implementation(attention)
                 result = engine.edit(text, first, last, INSTRUCTION, key=f"doc{size}", name=f"doc{size}.py",
-                                     program=planned_program(first, last))
+                                     program=planned_program(first, last), speculate=False)  # same forwards
                 seconds[(variant, size)].append(result.stats.total_s)
-                info[size] = {"prompt_tokens": result.stats.prompt_tokens, "cached": result.stats.cached_tokens,
+                info[(variant, size)] = {"prompt_tokens": result.stats.prompt_tokens, "cached": result.stats.cached_tokens,
                               "forwards": result.stats.forwards}
         for engine in engines.values():
             engine.forget(f"doc{size}")
     rows = []
     for variant in VARIANTS:
         for size in sizes:
-            rows.append({"variant": variant, "lines": size, **info[size], "edit_s": median(seconds[(variant, size)]),
+            rows.append({"variant": variant, "lines": size, **info[(variant, size)], "edit_s": median(seconds[(variant, size)]),
                          "runs": seconds[(variant, size)]})
     ratios = {v: next(r["edit_s"] for r in rows if r["variant"] == v and r["lines"] == sizes[-1])
               / next(r["edit_s"] for r in rows if r["variant"] == v and r["lines"] == sizes[0]) for v in VARIANTS}
@@ -97,8 +100,10 @@ def markdown(data: dict) -> str:
     ratio = ", ".join(f"{v} **{x:.2f}×**" for v, x in data["long_over_short"].items())
     return "\n".join([
         f"`{data['model']}`, {data['dtype']}: `Engine.edit` with the document's prompt prefix already cached "
-        "(random keys and values of its real length), teacher-forced through serve's program; *concatenating* is "
-        "DynamicCache + SDPA, *growing* is cad_lsp.kvcache + grouped attention; interleaved, median of "
+        "(random keys and values of its real length), teacher-forced through serve's program without speculation (the same forwards in every row); *concatenating* is "
+        "DynamicCache + SDPA, *growing* is cad_lsp.kvcache + grouped attention, showing the whole document; *growing, "
+        "window* is the same with the editors' default `contextLines` (a window around the selection); interleaved, "
+        "median of "
         f"{data['repeats']}.", "",
         table(["engine", "document lines", "prompt tokens", "cached", "forwards", "warm edit (ms)"], rows), "",
         f"{sizes[-1]} vs {sizes[0]} lines, warm: {ratio}."])
