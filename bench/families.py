@@ -30,6 +30,7 @@ from .runner import pct, progress, table
 
 METHODS = ["copy/gen zero-shot", "copy/gen built-in examples", "copy/gen few-shot", "whole rewrite zero-shot",
            "whole rewrite few-shot"]
+MUST_CHANGE = "copy/gen fine-tuned, must change"  # the grammar refuses a program that leaves the selection as it is
 EXTRA_TOKENS = 48  # an answer may exceed the gold selection's tokens by this much
 FEW_SHOT = 2
 
@@ -80,9 +81,10 @@ def evaluate(ctx: dict, case: dict, family: str, earlier: dict | None = None) ->
         few = "few-shot" in method
         if method in row:
             continue
-        if method == "copy/gen fine-tuned":  # the adapter was trained on the zero-shot prompt
+        if method.startswith("copy/gen fine-tuned"):  # the adapter was trained on the zero-shot prompt
             tuned, tuned_backend = ctx["tuned"]
-            ops, complete, stats, _ = decode_program(tuned_backend, tuned.tokenizer, ctx["ll"], req, "", budget)
+            ops, complete, stats, _ = decode_program(tuned_backend, tuned.tokenizer, ctx["ll"], req, "", budget,
+                                                     must_change=method == MUST_CHANGE)
             text = resolve(ops, req.document, req.first, req.last) if complete else None
             tokens = stats.sampled_tokens
         elif method.startswith("copy/gen"):
@@ -129,7 +131,7 @@ def run(args) -> dict:
     adapter = os.environ.get("CAD_LSP_ADAPTER")
     adapter_sha = adapter_digest(adapter) if adapter else None
     loaded = load_model(name, args.device, dtype)
-    methods = METHODS + (["copy/gen fine-tuned"] if adapter else [])
+    methods = METHODS + (["copy/gen fine-tuned", MUST_CHANGE] if adapter else [])
     tuned = load_model(name, args.device, dtype, adapter=adapter) if adapter else None
     earlier = reusable(args.out / "families.json", name, dtype, quick, adapter_sha)
     ctx = {"quick": quick, "loaded": loaded, "backend": LocalModel(loaded), "ll": ll_tokenizer(loaded.tokenizer),
@@ -186,7 +188,9 @@ def markdown(data: dict) -> str:
         f"{MIN_LINES}-{MAX_LINES} lines (at most {MAX_CHARS} characters) from {', '.join(data['test_modules'])}, the whole function selected; none "
         "is in the training data of `cad-lsp train` (its corpora, or `--families` on other modules), so every row is held out. *built-in examples*: the three "
         "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/prompt.py`). "
-        f"*fine-tuned*: adapter `{data.get('adapter') or 'none'}` merged into the same model, zero-shot prompt. Few-shot: "
+        f"*fine-tuned*: adapter `{data.get('adapter') or 'none'}` merged into the same model, zero-shot prompt; *must change*: the same, with "
+        "the grammar option that refuses a program leaving the selection as it is (after copying every line in "
+        "order, a `<gen>` must follow). Few-shot: "
         f"{data['few_shot']} examples of the same family from {', '.join(data['example_modules'])}. Greedy decoding, "
         f"{data['dtype']}. *exact match*: the edited selection equals the gold text byte for byte; *parses*: it is "
         "valid Python; *unchanged*: the answer left the selection as it was; *tokens decoded*: tokens the model chose "

@@ -63,7 +63,8 @@ FEW_SHOT = 2
 # Decoding
 
 
-def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max_tokens: int):
+def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max_tokens: int,
+                   must_change: bool = False):
     """Greedy, grammar-constrained program for a request: (ops, complete, stats, prompt).
 
     The engine's own loop (``decode_loop``) with a prompt that may carry
@@ -78,7 +79,7 @@ def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max
                           examples=examples)
     state = backend.new_state()
     logits = backend.extend(state, prompt.ids)
-    constraint = ProgramConstraint(ll_tokenizer, request.first, request.last)
+    constraint = ProgramConstraint(ll_tokenizer, request.first, request.last, must_change=must_change)
     stats = Stats(prompt_tokens=len(prompt.ids))
     complete = decode_loop(backend, state, constraint, tokenizer, Document(request.document), logits,
                            lambda lg, c, draft: choose_token(lg, c), stats, max_tokens=max_tokens)

@@ -70,8 +70,8 @@ def _lark_string(text: str) -> str:
     return json.dumps(text)
 
 
-def next_op_grammar(lo: int, hi: int, allow_gen: bool) -> str:
-    """Lark grammar for one op (or the end of the program).
+def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True) -> str:
+    """Lark grammar for one op (or the end of the program, if ``allow_end``).
 
     A copy may start at lines lo..hi; the grammar stops right after the
     ``-`` so that the end line can be constrained to start..hi.
@@ -81,7 +81,8 @@ def next_op_grammar(lo: int, hi: int, allow_gen: bool) -> str:
         alternatives.append("gen")
     if lo <= hi:
         alternatives.append("copy")
-    rules = [f"start: ({' | '.join(alternatives)})?" if alternatives else 'start: ""']
+    optional = "?" if allow_end else ""
+    rules = [f"start: ({' | '.join(alternatives)}){optional}" if alternatives else 'start: ""']
     if allow_gen:
         rules.append(f"gen: {_lark_string(_GEN_HEAD)} body {_lark_string(chr(10))}")
         rules.append(r"body[lazy]: /(?s:.*)<\/gen>/")
@@ -111,6 +112,10 @@ class ProgramConstraint:
     ``advance(token)`` consumes a sampled or forced token and returns the op
     it completed, if any; ``allowed()`` is the mask for the next token;
     ``forced()`` the tokens the grammar now forces (tag text, mostly).
+
+    ``must_change`` refuses the programs that leave the selection as it is:
+    once copies in order have covered every selected line and nothing was
+    generated or skipped, the program may not end there (a ``<gen>`` must follow).
     """
 
     tokenizer: llguidance.LLTokenizer
@@ -118,15 +123,17 @@ class ProgramConstraint:
     last: int
     ops: list = field(default_factory=list)
     done: bool = False
+    must_change: bool = False
 
     def __post_init__(self):
         if self.first < 1 or self.last < self.first - 1:
             raise ValueError(f"bad line range {self.first}..{self.last}")
         self._copy_start: int | None = None
         self._next_line = self.first
+        self._unchanged = True  # so far, copies of lines first..next_line-1 in order, nothing generated
         self.consumed = 0  # tokens advanced through, sampled or forced
         self.op_tokens: list[int] = []  # the tokens of the op being written
-        self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True))
+        self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True, allow_end=self._may_end()))
 
     def clone(self) -> "ProgramConstraint":
         """An independent copy, to try tokens on (a draft) without moving this one."""
@@ -152,6 +159,11 @@ class ProgramConstraint:
         return self._text.decode("utf-8", errors="ignore")
 
     # -- phases
+    def _may_end(self) -> bool:
+        """Whether the program may end after the ops so far: not, under must_change, when they are the
+        selection's lines copied in order and nothing else."""
+        return not (self.must_change and self._unchanged and self._next_line > self.last)
+
     def _start_phase(self, lark: str) -> None:
         key = (id(self.tokenizer), lark)
         fresh = _MATCHERS.get(key)
@@ -171,9 +183,11 @@ class ProgramConstraint:
             if text.endswith(_COPY_TAIL):
                 end = int(text[: -len(_COPY_TAIL)])
                 op = Copy(self._copy_start, end)
+                self._unchanged = self._unchanged and self._copy_start == self._next_line
                 self._copy_start = None
                 self._next_line = end + 1
-                self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=True))
+                self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=True,
+                                                  allow_end=self._may_end()))
                 return op
             return None
         if text.startswith(_COPY_HEAD) and text.endswith("-"):
@@ -182,6 +196,7 @@ class ProgramConstraint:
             return None
         if text.startswith(_GEN_HEAD) and text.endswith(_GEN_TAIL) and self._matcher.is_accepting():
             op = Gen(unescape_gen(text[len(_GEN_HEAD) : -len(_GEN_TAIL)]))
+            self._unchanged = False
             self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=False))
             return op
         return None

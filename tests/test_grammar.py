@@ -121,3 +121,47 @@ def test_greedy_choice_skips_the_mask_and_picks_what_the_mask_would(tok, llt):
             checked += 1
         constraint.advance(token)
     assert constraint.done and 0 < shortcuts < checked
+
+
+def test_must_change_refuses_exactly_the_programs_that_leave_the_selection_as_it_is(tok, llt):
+    import numpy as np
+    import torch
+
+    from cad_lsp.engine import choose_token
+    from cad_lsp.program import apply_program
+
+    lines = [f"line_{i} = {i}\n" for i in range(1, 16)]
+    document = "".join(lines)
+    # programs that change nothing: one copy, or copies that follow one another, over the whole selection
+    for ops in ([Copy(3, 12)], [Copy(3, 7), Copy(8, 12)], [Copy(3, 3), Copy(4, 11), Copy(12, 12)]):
+        plain, changing = ProgramConstraint(llt, 3, 12), ProgramConstraint(llt, 3, 12, must_change=True)
+        feed(plain, tok, format_program(ops))
+        feed(changing, tok, format_program(ops))
+        assert plain.accepts(llt.eos_token) and not changing.accepts(llt.eos_token)  # it may not end there
+    # programs that change something stay allowed: a skipped line, a gen, a shorter end
+    for ops in ([Copy(3, 6), Copy(8, 12)], [Copy(3, 12), Gen("tail\n")], [Gen("head\n"), Copy(3, 12)], [Copy(3, 11)]):
+        constraint = ProgramConstraint(llt, 3, 12, must_change=True)
+        assert feed(constraint, tok, format_program(ops)) == ops and constraint.accepts(llt.eos_token)
+    # after copying everything in order, only a <gen> may follow
+    covered = ProgramConstraint(llt, 3, 12, must_change=True)
+    feed(covered, tok, format_program([Copy(3, 12)]))
+    assert not covered.accepts(llt.eos_token) and not covered.allowed()[llt.eos_token]
+    assert covered.accepts(tok.encode("<gen>", add_special_tokens=False)[0])
+    # whatever a model writes under must_change changes the selection (random logits, greedy)
+    generator, rng = torch.Generator().manual_seed(3), np.random.default_rng(3)
+    favoured = sorted({t for text in ('<copy lines="1', '3-', '"/>\n', "</gen>\n") for t in tok.encode(text)})
+    finished = 0
+    for _ in range(40):
+        first, last = sorted(int(x) for x in rng.integers(1, 16, size=2))
+        constraint = ProgramConstraint(llt, first, last, must_change=True)
+        for _ in range(200):
+            logits = torch.randn(llt.vocab_size, generator=generator)
+            logits[favoured] += 6.0  # copies are likely
+            logits[llt.eos_token] += 6.0
+            constraint.advance(choose_token(logits, constraint))
+            if constraint.done:
+                break
+        if constraint.done:
+            finished += 1
+            assert apply_program(constraint.ops, document, first, last) != document
+    assert finished >= 20
