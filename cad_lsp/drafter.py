@@ -69,7 +69,10 @@ class Drafter:
         """
         if op_text.startswith(_GEN_HEAD):  # inside a <gen>: the rest of the line it rewrites, then close it
             body = op_text[len(_GEN_HEAD):]
-            current = Gen(body + self.gen_rest(body, next_line))
+            rest = self.gen_rest(body, next_line)
+            if rest is None:
+                return Draft()
+            current = Gen(body + rest)
             pieces = [(len(body) + len(_GEN_HEAD), TAG), (len(current.text) - len(body), GEN), (len(_GEN_TAIL), TAG)]
         elif copy_start is not None:  # the copy's end line is being written
             written = op_text.rsplit("-", 1)[-1]
@@ -190,8 +193,9 @@ class Drafter:
         ratio = difflib.SequenceMatcher(None, lines[0].strip(), self.line(next_line).strip()).ratio()
         return min(len(lines), self.last - next_line + 1) if ratio >= SIMILAR else 0
 
-    def gen_rest(self, body: str, next_line: int) -> str:
-        """The rest of a <gen> body's current line: how the document line it rewrites goes on."""
+    def gen_rest(self, body: str, next_line: int) -> str | None:
+        """The rest of a <gen> body's current line: how the document line it rewrites goes on (None: no guess,
+        when the line has grown past the document's and has not met it again: an insertion under way)."""
         done = body.count("\n")
         partial = body.rsplit("\n", 1)[-1]
         if done and not partial:
@@ -204,6 +208,8 @@ class Drafter:
             at = source.find(partial[-size:], common)
             if at >= 0:
                 return source[at + size:]
+        if len(partial) >= len(source.rstrip("\r\n")):
+            return None
         return source[len(partial):]  # a substitution of the same length
 
 

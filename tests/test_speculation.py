@@ -167,6 +167,11 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     assert text(after_gen) == '<copy lines="9-15"/>\n'  # the gen replaced line 8
     after_insert = drafter.propose([Copy(3, 7), Gen("# a comment about nothing here\n")], 8, None, "", [])
     assert text(after_insert) == '<copy lines="8-15"/>\n'  # unlike line 8: an insertion
+    # a line rewritten longer than the document's, not yet back in step with it: no guess (no early </gen>)
+    written = "<gen>v8 = f(8) < n and g(8"
+    assert drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written)).tokens == []
+    written = "<gen>v8 = f(8) < n and g(8) < n\n"
+    assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith("</gen>")
     written = '<copy lines="3-1'
     assert text(drafter.propose([], 3, 3, written, tokenizer.encode(written))).startswith('5"/>')  # to the end, 15
     longer = Drafter(tokenizer, doc, 3, 20, eos=-1)
