@@ -70,6 +70,7 @@ def claim(ls: CadServer, request: EditRequest, cancel: threading.Event) -> tuple
         raise RequestError(f"the request is stale: it was made on version {request.version}, the document "
                            f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
     first, last = check_selection(snapshot.text, request.range, ls.encoding)
+    ls.viewed_lines[request.uri] = first  # the user is here: a later warm keeps the window this edit shows
     if ls.editing is not None and not ls.editing.is_set():
         raise RequestError("another edit is running; try again when it has finished", lsp.MessageType.Warning)
     ls.editing = cancel

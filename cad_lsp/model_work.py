@@ -164,11 +164,12 @@ def schedule_warm(ls: CadServer, uri: str, delay: float = WARM_DELAY_S) -> None:
         ls.warm_timers.pop(uri, None)
         snapshot = ls.documents.get(uri)
         if snapshot is not None and ls.engine is not None and snapshot.text:
-            line = ls.viewed_lines.get(uri)  # a long document is warmed as the window around where the user is
             stale = lambda: getattr(ls.documents.get(uri), "version", None) != snapshot.version  # noqa: E731
-            # a warm of text the user has changed since stops at its next chunk: the next pause warms the new text
-            ls.cache_jobs.put(uri, lambda: ls.engine.warm(uri, snapshot.text, document_name(uri), line=line,
-                                                          cancel=stale))
+            # A long document is warmed as the window around where the user is when the warm starts (an edit
+            # may have moved it meanwhile).  A warm of text the user has changed since stops at its next chunk:
+            # the next pause warms the new text.
+            ls.cache_jobs.put(uri, lambda: ls.engine.warm(uri, snapshot.text, document_name(uri),
+                                                          line=ls.viewed_lines.get(uri), cancel=stale))
 
     ls.warm_timers[uri] = asyncio.get_running_loop().call_later(delay, queue_warm)
 

@@ -167,3 +167,33 @@ async def test_the_first_look_into_another_block_of_a_long_document_warms_the_wi
     while not calls:
         await asyncio.sleep(0.05)
     assert calls == [200]
+
+
+async def test_a_warm_queued_before_an_edit_keeps_the_window_of_that_edit():
+    """The edit at line 200 of a long document sets where the user is; a warm that was waiting behind it warms
+    that window, not the top one (it would replace the edit's cached window)."""
+    import asyncio
+
+    from lsprotocol import types as lsp
+
+    from cad_lsp.edit_flow import claim
+    from cad_lsp.edit_request import EditRequest
+    from cad_lsp.model_work import schedule_warm
+
+    engine = RecordingEngine(chunks=1)
+    calls = []
+    engine.warm = lambda key, text, name="document", line=None, cancel=None: calls.append(line)
+    ls = server_state(engine)
+    ls.encoding, ls.editing = "utf-16", None
+    uri = "file:///long.py"
+    ls.documents.open(uri, 1, "x = 1\n" * 300)
+    gate = threading.Event()
+    ls.cache_jobs.put("the edit", gate.wait)  # the engine is busy
+    schedule_warm(ls, uri, delay=0.0)
+    await asyncio.sleep(0.1)
+    selected = lsp.Range(start=lsp.Position(line=199, character=0), end=lsp.Position(line=201, character=0))
+    claim(ls, EditRequest(uri, 1, selected, "comment it"), threading.Event())
+    gate.set()
+    while not calls:
+        await asyncio.sleep(0.05)
+    assert calls == [200]
