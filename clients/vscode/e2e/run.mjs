@@ -91,13 +91,24 @@ async function until(what, check, timeout = 30000) {
 
 /** Runs a command from the palette by its exact title. */
 async function command(title) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor();
-  await input.fill(`>${title}`);
   const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
-  const row = page.locator(".quick-input-list .monaco-list-row", { has: page.locator(".label-name", { hasText: exact }) });
-  await row.first().click();
+  // The palette closes when something else takes the focus (the extension restarting its server after a
+  // settings change, a notification): open it again, at most three times.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const row = page.locator(".quick-input-list .monaco-list-row", { has: page.locator(".label-name", { hasText: exact }) });
+    try {
+      await row.first().click({ timeout: 10000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      if (await input.isVisible()) await page.keyboard.press("Escape"); // never in the editor: it drops the selection
+      await sleep(500);
+    }
+  }
 }
 
 /** Makes `name` the active editor: its tab if it has one, else Quick Open. */
