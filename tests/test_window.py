@@ -83,7 +83,9 @@ def test_warming_a_window_serves_the_edit_from_cache(loaded, monkeypatch):
     document = long_document(3000)
     engine = Engine(loaded)
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", 2048)
-    assert engine.warm("doc", document) == 0  # too long to show whole, and no line to show: not warmed
+    top = engine.warm("top", document)  # too long to show whole, and no line: the window at the top, where editors open
+    assert 0 < top < 2048
+    assert engine.edit(document, 1, 2, "x", key="top", max_tokens=4).stats.cached_tokens == top
     computed = engine.warm("doc", document, line=1500)
     assert 0 < computed < 2048
     result = engine.edit(document, 1500, 1502, "x", key="doc", max_tokens=4)
