@@ -3,8 +3,9 @@
 Most of a program is predictable from the document it edits: a copy starts
 where the previous one ended (or after the lines a ``<gen>`` replaced), the
 last copy runs to the end of the selection, and a ``<gen>`` body mostly
-repeats the line it replaces.  The decode loop appends a draft to its next
-forward and keeps the longest prefix the model itself would have chosen
+repeats the line it replaces, or text found elsewhere in the document.  The
+decode loop appends a draft to its next forward and keeps the longest prefix
+the model itself would have chosen
 (``engine.decode_loop``), so a good draft saves forwards and a bad one costs
 only the extra tokens in one forward; the output never changes.
 
@@ -25,6 +26,8 @@ KINDS = (TAG, GEN)
 _COPY_HEAD = '<copy lines="'
 _GEN_HEAD, _GEN_TAIL = "<gen>", "</gen>\n"
 SIMILAR = 0.5  # difflib ratio above which a generated line is taken to replace the document line it resembles
+LOOKUP_MIN, LOOKUP_MAX = 3, 32  # characters of the line being written that a lookup matches, at least and at most
+LOOKUP_ABOVE = 8  # lines above the one being rewritten where a lookup starts looking
 
 
 @dataclass
@@ -69,7 +72,7 @@ class Drafter:
         """
         if op_text.startswith(_GEN_HEAD):  # inside a <gen>: the rest of the line it rewrites, then close it
             body = op_text[len(_GEN_HEAD):]
-            rest = self.gen_rest(body, next_line)
+            rest = self.gen_rest(body, next_line, "".join(op.text for op in ops if isinstance(op, Gen)))
             if rest is None:
                 return Draft()
             current = Gen(body + rest)
@@ -193,9 +196,10 @@ class Drafter:
         ratio = difflib.SequenceMatcher(None, lines[0].strip(), self.line(next_line).strip()).ratio()
         return min(len(lines), self.last - next_line + 1) if ratio >= SIMILAR else 0
 
-    def gen_rest(self, body: str, next_line: int) -> str | None:
-        """The rest of a <gen> body's current line: how the document line it rewrites goes on (None: no guess,
-        when the line has grown past the document's and has not met it again: an insertion under way)."""
+    def gen_rest(self, body: str, next_line: int, generated: str = "") -> str | None:
+        """The rest of a <gen> body's current line: how the document line it rewrites goes on, else how the
+        line's last characters go on elsewhere (``lookup``), else None: no guess, when the line has grown
+        past the document's without meeting it or anything else again."""
         done = body.count("\n")
         partial = body.rsplit("\n", 1)[-1]
         if done and not partial:
@@ -208,9 +212,32 @@ class Drafter:
             at = source.find(partial[-size:], common)
             if at >= 0:
                 return source[at + size:]
+        found = self.lookup(partial, next_line + done, generated + body[:len(body) - len(partial)])
+        if found is not None:
+            return found
         if len(partial) >= len(source.rstrip("\r\n")):
             return None
         return source[len(partial):]  # a substitution of the same length
+
+    def lookup(self, partial: str, near: int, generated: str) -> str | None:
+        """Prompt lookup: how the longest tail of ``partial`` found elsewhere goes on to its line's end.
+
+        Looked for in the document from a few lines above ``near`` down, then
+        above that, then in what the program generated before; the tail is at
+        least ``LOOKUP_MIN`` characters, so a lone space does not count as a match.
+        """
+        text = self.document.text
+        if len(partial) < LOOKUP_MIN or (partial[-LOOKUP_MIN:] not in text and partial[-LOOKUP_MIN:] not in generated):
+            return None  # nothing longer matches either: new text, no need to search a long document 30 times
+        start = self.document.line_starts[max(0, min(near - 1 - LOOKUP_ABOVE, len(self.document.lines)))]
+        for size in range(min(len(partial), LOOKUP_MAX), LOOKUP_MIN - 1, -1):
+            tail = partial[-size:]
+            for haystack, at in ((text, text.find(tail, start)), (text, text.rfind(tail, 0, start + size - 1)),
+                                 (generated, generated.rfind(tail))):
+                if at >= 0:
+                    end = haystack.find("\n", at + size)
+                    return haystack[at + size:] if end < 0 else haystack[at + size:end + 1]
+        return None
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -172,6 +172,13 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     assert drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written)).tokens == []
     written = "<gen>v8 = f(8) < n and g(8) < n\n"
     assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith("</gen>")
+    # a new line that repeats text found elsewhere: prompt lookup, in the document, then in earlier gens
+    written = "<gen>total = f(12"
+    assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith(") < n\n</gen>")
+    earlier = Gen("helper_value = compute(x)\n")
+    written = "<gen>y = helper_val"
+    assert text(drafter.propose([Copy(3, 7), earlier, Copy(9, 9)], 10, None, written,
+                                tokenizer.encode(written))).startswith("ue = compute(x)\n</gen>")
     written = '<copy lines="3-1'
     assert text(drafter.propose([], 3, 3, written, tokenizer.encode(written))).startswith('5"/>')  # to the end, 15
     longer = Drafter(tokenizer, doc, 3, 20, eos=-1)
