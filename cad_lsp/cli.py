@@ -71,7 +71,6 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"cad-lsp: {path}: {problem}", file=sys.stderr)
         return 2
-    from .edits import text_edits
     from .engine import Engine, EngineError
     from .models import ModelLoadError, load_model
 
@@ -89,6 +88,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return 2
     new_document = apply_program(result.ops, document, first, last)
     if args.json:
+        from .edits import text_edits  # imports lsprotocol (0.6 s), which only --json needs
+
         edits = [{"range": {"start": {"line": e.range.start.line, "character": e.range.start.character},
                             "end": {"line": e.range.end.line, "character": e.range.end.character}},
                   "newText": e.new_text} for e in text_edits(result.ops, document, first, last)]

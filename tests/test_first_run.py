@@ -198,6 +198,20 @@ def test_smollm2_loads_from_the_cache_with_the_gguf_weights(monkeypatch):
     assert os.path.isfile(models.cache_dir() / models.smollm2_cache_name(models.smollm2_path()) / "config.json")
 
 
+def test_an_edit_imports_no_language_server_library(tmp_path):
+    """``cad-lsp edit`` prints a diff; lsprotocol (0.6 s to import) is for the server and --json."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "f.py"
+    path.write_text("def f(x):\n    return x\n")
+    script = ("import sys; from cad_lsp.cli import main; "
+              f"main(['edit', {str(path)!r}, '--lines', '1-2', '--instruction', 'x', '--model', 'random:tiny', "
+              "'--max-tokens', '4']); print(sorted(m for m in ('lsprotocol', 'pygls') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300).stdout
+    assert out.splitlines()[-1] == "[]", out
+
+
 # ---------------------------------------------------------------------------
 # What the command line says
 
