@@ -251,13 +251,16 @@ class DraftBudget:
     """How much of a draft is worth its forward, learned as the engine runs.
 
     A drafted choice saves one forward if it and every choice before it are
-    accepted.  Its price: the tokens it adds to the forward (``token_cost`` of
-    a decode step each: about 0.05 on a 2-core CPU, a few thousandths on a
-    GPU, measured from the forwards themselves) and the logits row that checks
-    it (``head_ratio`` tokens' worth: the output layer's share of the model).
-    The draft keeps choice ``j`` while P(first j accepted) / P(not) exceeds
-    what choice ``j`` adds; and drafting itself is skipped (bar a probe now and
-    then) while the best acceptance rate cannot pay for the time it takes.
+    accepted.  Its price is what its tokens add to the forward that runs
+    anyway, and that is not linear in the tokens: on a 2-core CPU a forward of
+    2 or 3 tokens of SmolLM2 cost 1.5-1.9 decode steps and one of 9 tokens
+    1.7 (the matrix kernels change at 4 rows), on a GPU nearly nothing.  So the
+    budget keeps the measured time of forwards by size (``cost``, a linear
+    guess from the token cost until a size has been seen) and sends the
+    number of choices whose expected saving exceeds their cost by most; plus
+    a logits row per choice (``head_ratio`` tokens' worth: the output
+    layer's share of the model).  Drafting itself is skipped (bar a probe now
+    and then) while the best acceptance rate cannot pay for laying a draft out.
     """
 
     PROBE_EVERY = 16  # rounds: a skipped drafter still tries now and then, so the rates follow the model
@@ -269,6 +272,7 @@ class DraftBudget:
         self.token_cost, self.head_ratio, self.decay = token_cost, head_ratio, decay
         self.step_s: float | None = None  # a forward of one token
         self.draft_s = 0.0  # laying out one draft (Python: the grammar, the tokenizer)
+        self.forward_s: dict[int, float] = {}  # seconds of a forward, by size (``size_class``)
         self._per_token_s: float | None = None
         self._rounds = 0
 
@@ -279,15 +283,42 @@ class DraftBudget:
         self.accepted[kind] = self.accepted[kind] * self.decay + accepted
         self.drafted[kind] = self.drafted[kind] * self.decay + 1
 
+    @staticmethod
+    def size_class(tokens: int) -> int:
+        """Forwards timed together: 1 to 4 tokens each alone, then up to each power of two."""
+        return tokens if tokens <= 4 else 1 << (tokens - 1).bit_length()
+
     def observe_forward(self, tokens: int, seconds: float) -> None:
-        """A forward's size and time: small ones give the step, large ones the cost per token."""
-        if tokens <= 2:
-            self.step_s = seconds if self.step_s is None else 0.9 * self.step_s + 0.1 * seconds
-        elif self.step_s is not None and tokens >= 8:
+        """A forward's size and time: the cost of that size, and of a token on average (the guess for sizes
+        not seen yet)."""
+        size = self.size_class(tokens)
+        before = self.forward_s.get(size)
+        if before is None:
+            self.forward_s[size] = seconds
+        else:  # a forward slowed by another process must not price its size out for long: such times count little
+            weight = 0.2 if seconds < 2 * before else 0.02
+            self.forward_s[size] = (1 - weight) * before + weight * seconds
+        self.step_s = self.forward_s.get(1)
+        if self.step_s is not None and tokens >= 8:
             per_token = max(0.0, seconds - self.step_s) / (tokens - 1)
             self._per_token_s = per_token if self._per_token_s is None else 0.9 * self._per_token_s + 0.1 * per_token
         if self.step_s and self._per_token_s is not None:
             self.token_cost = min(1.0, max(1e-4, self._per_token_s / self.step_s))
+
+    def cost(self, tokens: int) -> float:
+        """A forward of ``tokens`` tokens, in decode steps: as measured for its size; for a size not seen yet,
+        the dearer of the sizes around it (the curve need not rise: 5 tokens can cost less than 3), or the
+        linear guess beyond the largest."""
+        if not self.step_s:
+            return 1.0 + self.token_cost * (tokens - 1)
+        size = self.size_class(tokens)
+        if size in self.forward_s:
+            return self.forward_s[size] / self.step_s
+        below = max((s for s in self.forward_s if s < size), default=1)
+        above = [s for s in self.forward_s if s > size]
+        if above:
+            return max(self.forward_s.get(below, self.step_s), self.forward_s[min(above)]) / self.step_s
+        return self.forward_s.get(below, self.step_s) / self.step_s + self.token_cost * (tokens - below)
 
     def observe_draft(self, seconds: float) -> None:
         self.draft_s = 0.9 * self.draft_s + 0.1 * seconds
@@ -300,11 +331,17 @@ class DraftBudget:
         best = max(self.rate(kind) for kind in KINDS)
         return best * self.step_s > self.draft_s + self.step_s * self.token_cost * (1 + self.head_ratio)
 
-    def keep(self, choice_kinds: list[str], added_tokens: list[int]) -> int:
-        """How many of the drafted choices to send (kinds and the tokens each adds to the forward)."""
-        p = 1.0
-        for j, (kind, tokens) in enumerate(zip(choice_kinds, added_tokens)):
+    def keep(self, choice_kinds: list[str], added_tokens: list[int], pending: int = 1) -> int:
+        """How many drafted choices to send (their kinds, the tokens each adds) with ``pending`` tokens that
+        go anyway: the number whose expected saving, in forwards, exceeds its cost by most."""
+        base = self.cost(max(1, pending))
+        best, best_net = 0, 0.0
+        p, saved, tokens = 1.0, 0.0, pending
+        for j, (kind, added) in enumerate(zip(choice_kinds, added_tokens)):
             p *= self.rate(kind)
-            if p <= self.token_cost * (tokens + self.head_ratio) * (1.0 - p):
-                return j
-        return len(choice_kinds)
+            saved += p
+            tokens += added
+            net = saved - (self.cost(tokens) - base) - self.token_cost * self.head_ratio * (j + 1)
+            if net > best_net:
+                best, best_net = j + 1, net
+        return best

@@ -334,7 +334,8 @@ class _Draft:
 
 
 def lay_out_draft(constraint: ProgramConstraint, drafter: Drafter, budget: DraftBudget, tokenizer,
-                  document: Document, fast_forward: bool, expect_forced: ExpectForced | None) -> _Draft:
+                  document: Document, fast_forward: bool, expect_forced: ExpectForced | None,
+                  pending: int) -> _Draft:
     """The drafter's proposal as the plain loop would append it (forced tags, copied lines), on a copy of
     the grammar; cut where the grammar refuses it and where the budget says more is not worth its cost."""
     proposal = drafter.propose(constraint.ops, constraint.next_line, constraint.copy_start, constraint.op_text,
@@ -357,7 +358,7 @@ def lay_out_draft(constraint: ProgramConstraint, drafter: Drafter, budget: Draft
         if proposal.tokens[i:i + len(step.forced)] != step.forced:
             break  # the proposal and the grammar part: what follows would be misplaced
         i += len(step.forced)
-    keep = budget.keep([kind for _, _, kind in laid.choices], sizes)
+    keep = budget.keep([kind for _, _, kind in laid.choices], sizes, pending)
     if keep < len(laid.choices):
         laid.tokens, laid.choices = laid.tokens[:laid.choices[keep][0]], laid.choices[:keep]
         laid.spliced = sum(spliced[:keep])
@@ -412,7 +413,8 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
         if (drafter is not None and pending and stats.sampled_tokens + stats.forced_tokens < max_tokens
                 and budget.worth_drafting()):  # a draft rides on a forward that runs anyway: never one more
             t0 = time.perf_counter()
-            draft = lay_out_draft(constraint, drafter, budget, tokenizer, document, fast_forward, expect_forced)
+            draft = lay_out_draft(constraint, drafter, budget, tokenizer, document, fast_forward, expect_forced,
+                                  len(pending))
             budget.observe_draft(time.perf_counter() - t0)
             stats.mask_s += time.perf_counter() - t0
         if pending or draft.tokens:

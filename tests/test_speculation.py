@@ -202,6 +202,21 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
     assert measured.token_cost == pytest.approx(0.05)
 
 
+def test_the_budget_prices_a_draft_by_the_measured_time_of_forwards_of_that_size():
+    """On a CPU a forward of 2 tokens can cost 1.6 decode steps and one of 9 barely more: one drafted
+    token alone does not pay there, eight do, and on a forward that is large anyway one does."""
+    budget = DraftBudget(prior_accept=0.5, prior_weight=1e6, token_cost=0.01, head_ratio=0.0)
+    assert budget.keep([GEN], [1]) == 1  # the linear guess before any forward is timed: nearly free
+    for tokens, seconds in ((1, 0.100), (2, 0.160), (9, 0.175)):
+        budget.observe_forward(tokens, seconds)
+    assert budget.cost(2) == pytest.approx(1.6) and budget.cost(9) == pytest.approx(1.75)
+    assert budget.keep([GEN], [1]) == 0  # saves 0.5 forwards on average, costs 0.6
+    assert budget.keep([GEN] * 8, [1] * 8) == 8  # saves nearly 1, costs 0.7
+    assert budget.keep([GEN], [1], pending=10) == 1  # 10 or 11 tokens: the same forward
+    budget.observe_forward(2, 3.0)  # a forward slowed by another process
+    assert budget.cost(2) < 2.3
+
+
 def test_a_cancel_is_seen_between_the_drafted_positions_of_one_forward(tiny):
     """Checking a long draft takes a mask per position: a cancel must not wait for the whole draft."""
     import threading
