@@ -253,8 +253,8 @@ class DraftBudget:
     A drafted choice saves one forward if it and every choice before it are
     accepted.  Its price is what its tokens add to the forward that runs
     anyway, and that is not linear in the tokens: on a 2-core CPU a forward of
-    2 or 3 tokens of SmolLM2 cost 1.5-1.9 decode steps and one of 9 tokens
-    1.7 (the matrix kernels change at 4 rows), on a GPU nearly nothing.  So the
+    2 or 3 tokens of SmolLM2 costs 1.4-1.6 decode steps and one of 8 tokens
+    1.75 (the matrix kernels change at 4 rows), on a GPU nearly nothing.  So the
     budget keeps the measured time of forwards by size (``cost``, a linear
     guess from the token cost until a size has been seen) and sends the
     number of choices whose expected saving exceeds their cost by most; plus
