@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from . import warm
 from .window import BLOCK_LINES, DEFAULT_CONTEXT_LINES
 
 DEFAULT_MODEL = "smollm2"
@@ -54,8 +55,25 @@ def read_document(path: Path) -> tuple[str, str | None]:
         return "", f"is not UTF-8 text (byte {exc.start}): only UTF-8 files can be edited"
 
 
+def _edit_here(args: argparse.Namespace, request: dict) -> dict:
+    """The edit in this process: load the model, answer the request as the background process would."""
+    from .engine import Engine, EngineError
+    from .models import ModelLoadError, load_model
+
+    try:
+        if args.backend == "vllm":
+            from .vllm_backend import VLLMEngine
+
+            engine = VLLMEngine.connect(args.vllm_url, args.model)
+        else:
+            engine = Engine(load_model(args.model, args.device, args.dtype))
+    except (ModelLoadError, EngineError) as exc:
+        return {"error": str(exc)}
+    return warm.answer(engine, request)
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
-    from .program import apply_program, selection_problem
+    from .program import apply_program, parse_program, selection_problem
 
     path = Path(args.file)
     document, problem = read_document(path)
@@ -71,48 +89,49 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"cad-lsp: {path}: {problem}", file=sys.stderr)
         return 2
-    from .engine import Engine, EngineError
-    from .models import ModelLoadError, load_model
-
-    try:
-        if args.backend == "vllm":
-            from .vllm_backend import VLLMEngine
-
-            engine = VLLMEngine.connect(args.vllm_url, args.model)
-        else:
-            engine = Engine(load_model(args.model, args.device, args.dtype), context_lines=args.context_lines)
-        result = engine.edit(document, first, last, args.instruction, name=path.name, max_tokens=args.max_tokens,
-                             temperature=args.temperature, seed=args.seed, speculate=not args.no_speculation)
-    except (ModelLoadError, EngineError) as exc:
-        print(f"cad-lsp: {exc}", file=sys.stderr)
+    request = {"document": document, "first": first, "last": last, "instruction": args.instruction,
+               "name": path.name, "key": str(path.resolve()), "max_tokens": args.max_tokens,
+               "temperature": args.temperature, "seed": args.seed, "speculate": not args.no_speculation,
+               "context_lines": args.context_lines}
+    record = None
+    if args.backend == "local" and args.keep_warm > 0 and warm.supported():
+        try:
+            record = warm.edit_in_background(request, args.model, args.device, args.dtype, args.keep_warm,
+                                             log=lambda line: print(line, file=sys.stderr))
+        except warm.WorkerGone as exc:
+            print(f"cad-lsp: {exc}; loading the model in this process", file=sys.stderr)
+    if record is None:
+        record = _edit_here(args, request)
+    if "error" in record:
+        print(f"cad-lsp: {record['error']}", file=sys.stderr)
         return 2
-    new_document = apply_program(result.ops, document, first, last)
+    ops = parse_program(record["program"])
+    new_document = apply_program(ops, document, first, last)
+    s, window = record["stats"], record["window"]
     if args.json:
         from .edits import text_edits  # imports lsprotocol (0.6 s), which only --json needs
 
         edits = [{"range": {"start": {"line": e.range.start.line, "character": e.range.start.character},
                             "end": {"line": e.range.end.line, "character": e.range.end.character}},
-                  "newText": e.new_text} for e in text_edits(result.ops, document, first, last)]
-        print(json.dumps({"program": result.program, "text": result.text, "complete": result.complete,
-                          "edits": edits, "stats": result.stats.as_dict(),
-                          "window": None if result.window is None else [result.window.start, result.window.end]},
+                  "newText": e.new_text} for e in text_edits(ops, document, first, last)]
+        print(json.dumps({"program": record["program"], "text": record["text"], "complete": record["complete"],
+                          "edits": edits, "stats": s, "window": None if window is None else window[:2]},
                          ensure_ascii=False))
-    elif not result.complete:
-        print("program (incomplete):\n" + result.program)
+    elif not record["complete"]:
+        print("program (incomplete):\n" + record["program"])
     else:
-        print("program:\n" + result.program)
+        print("program:\n" + record["program"])
         diff = difflib.unified_diff(document.splitlines(True), new_document.splitlines(True),
                                     f"a/{path.name}", f"b/{path.name}")
         print("".join(diff) or "(no change)")
     if not args.json:
-        s = result.stats
-        print(f"stats: {s.sampled_tokens} sampled, {s.forced_tokens} forced, {s.spliced_tokens} spliced tokens; "
-              f"{s.forwards} forwards ({s.splice_forwards} with copies, {s.accepted_tokens} of {s.drafted_tokens} "
-              f"drafted tokens accepted); prompt {s.prompt_tokens} tokens ({s.cached_tokens} cached); "
-              f"{s.total_s:.2f} s")
-        if result.window is not None:
-            print(f"shown: lines {result.window.start}-{result.window.end} of {result.window.total}")
-    if not result.complete:
+        print(f"stats: {s['sampled_tokens']} sampled, {s['forced_tokens']} forced, {s['spliced_tokens']} spliced "
+              f"tokens; {s['forwards']} forwards ({s['splice_forwards']} with copies, {s['accepted_tokens']} of "
+              f"{s['drafted_tokens']} drafted tokens accepted); prompt {s['prompt_tokens']} tokens "
+              f"({s['cached_tokens']} cached); {s['total_s']:.2f} s")
+        if window is not None:
+            print(f"shown: lines {window[0]}-{window[1]} of {window[2]}")
+    if not record["complete"]:
         print("cad-lsp: the program hit --max-tokens before it ended; nothing applied", file=sys.stderr)
         return 1
     if args.write:
@@ -187,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="show the model at most this many lines around the selection, a window of whole "
                            f"{BLOCK_LINES}-line blocks (default {DEFAULT_CONTEXT_LINES}; fewer when the model's "
                            "context is shorter)")
+    edit.add_argument("--keep-warm", type=int, default=warm.keep_warm_default(), metavar="SECONDS",
+                      help="keep the model loaded in a background process for the next edits until this many "
+                           f"seconds pass without one (default ${warm.KEEP_WARM_ENV} or {warm.DEFAULT_KEEP_WARM_S}; "
+                           "0: load it in this process and keep nothing)")
     edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
     edit.add_argument("--write", action="store_true", help="write the result back to the file")
     edit.set_defaults(run=cmd_edit)

@@ -1,6 +1,12 @@
 """Fixtures shared by the end-to-end tests."""
 
+import os
+
 import pytest
+
+# `cad-lsp edit` keeps its model in a background process by default; the tests run it in their own
+# process unless they test that process (tests/test_warm.py), so that no test leaves one behind.
+os.environ["CAD_LSP_KEEP_WARM"] = "0"
 
 SUMMARY: list[str] = []  # lines a test wants in the run's output even when it passes (counts, not timings)
 
