@@ -6,7 +6,7 @@ last copy runs to the end of the selection, and a ``<gen>`` body mostly
 repeats the line it replaces, or text found elsewhere in the document.  The
 decode loop appends a draft to its next forward and keeps the longest prefix
 the model itself would have chosen
-(``engine.decode_loop``), so a good draft saves forwards and a bad one costs
+(``decode.decode_loop``), so a good draft saves forwards and a bad one costs
 only the extra tokens in one forward; the output never changes.
 
 ``Drafter`` proposes tokens; ``DraftBudget`` decides how many of them are

@@ -203,14 +203,14 @@ def test_warm_cache_is_reused_and_extended(loaded):
 
 def test_chunked_prefill_equals_one_forward(loaded, monkeypatch):
     """Long prefills go PREFILL_CHUNK tokens at a time, with the same cache and logits."""
-    from cad_lsp import engine as engine_mod
+    from cad_lsp import backend
 
     model = LocalModel(loaded)
     ids = loaded.tokenizer.encode(BLANK_RUNS * 4)
     whole = model.new_state()
     whole_logits = model.extend(whole, ids)
 
-    monkeypatch.setattr(engine_mod, "PREFILL_CHUNK", 7)
+    monkeypatch.setattr(backend, "PREFILL_CHUNK", 7)
     chunked = model.new_state()
     model.extend(chunked, ids[:5])
     forwards = model.forwards
@@ -225,9 +225,9 @@ def test_chunked_prefill_equals_one_forward(loaded, monkeypatch):
 
 
 def test_cancel_during_a_long_prefill_keeps_what_was_computed(loaded, monkeypatch):
-    from cad_lsp import engine as engine_mod
+    from cad_lsp import backend
 
-    monkeypatch.setattr(engine_mod, "PREFILL_CHUNK", 16)
+    monkeypatch.setattr(backend, "PREFILL_CHUNK", 16)
     engine = Engine(loaded)
     document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
     checks = []

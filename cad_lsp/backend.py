@@ -1,0 +1,125 @@
+"""The seam between the decode loop and a model: token ids in, logits out, over a KV cache it can
+extend and crop.  ``LocalModel`` is the in-process Hugging Face model; the vLLM backend is the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+import torch
+
+from .attention import use_grouped_attention
+from .kvcache import cache_nbytes, growing_cache
+from .models import LoadedModel
+
+PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
+
+
+# ---------------------------------------------------------------------------
+# The seam: anything that can extend a token sequence and return the next logits.
+
+
+@dataclass
+class KVState:
+    """Token ids whose keys and values the backend holds, and its handle on them."""
+
+    ids: list[int] = field(default_factory=list)
+    cache: object = None
+
+
+class ModelBackend(Protocol):
+    vocab_size: int
+
+    def new_state(self) -> KVState: ...
+
+    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+        """Append ids in ONE forward; return float32 logits after the last one."""
+
+    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
+        """Append ids in one forward; float32 logits after each of ``positions`` (indices into ids), one row each."""
+
+    def crop(self, state: KVState, length: int) -> None:
+        """Forget everything after the first ``length`` tokens."""
+
+    def nbytes(self, state: KVState) -> int: ...
+
+
+def output_layer_share(model) -> float:
+    """The output layer's compute per position, in tokens' worth of the rest of the model.
+
+    Checking a draft needs logits at every drafted position; with a 151k
+    vocabulary on a small model that row costs more than the token itself.
+    """
+    head = model.get_output_embeddings()
+    embed = model.get_input_embeddings()
+    if head is None:
+        return 0.3
+    skip = {id(head.weight), id(embed.weight) if embed is not None else None}
+    body = sum(p.numel() for p in model.parameters() if id(p) not in skip)
+    return head.weight.numel() / max(1, body)
+
+
+class LocalModel:
+    """An in-process Hugging Face model with a growing cache per state (``kvcache``: written in place, no
+    concatenation per forward)."""
+
+    def __init__(self, loaded: LoadedModel):
+        self.loaded = loaded
+        self.model = loaded.model
+        self.device = loaded.device
+        self.vocab_size = self.model.config.vocab_size
+        self.forwards = 0
+        self.head_ratio = output_layer_share(self.model)
+        use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
+
+    def new_state(self) -> KVState:
+        return KVState([], growing_cache(self.model.config))
+
+    @torch.inference_mode()
+    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+        """Append ``ids`` to the cache; the logits after the last one.
+
+        More than PREFILL_CHUNK tokens go in several forwards: attention over a
+        long document with a cached prefix needs a query x key mask, which for
+        30k tokens would take gigabytes in one piece.
+        """
+        if not ids:
+            raise ValueError("extend needs at least one token")
+        ids = list(ids)
+        for start in range(0, len(ids), PREFILL_CHUNK):
+            chunk = ids[start:start + PREFILL_CHUNK]
+            out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
+                             logits_to_keep=1)
+            state.ids.extend(chunk)
+            self.forwards += 1
+        return out.logits[0, -1].float().cpu()
+
+    @torch.inference_mode()
+    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
+        """Append ``ids``; the logits after each of ``positions`` (to check a draft at every drafted token)."""
+        ids, rows = list(ids), []
+        for start in range(0, len(ids), PREFILL_CHUNK):
+            chunk = ids[start:start + PREFILL_CHUNK]
+            keep = [p - start for p in positions if start <= p < start + len(chunk)]
+            out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
+                             logits_to_keep=torch.tensor(keep, device=self.device) if keep else 1)
+            state.ids.extend(chunk)
+            self.forwards += 1
+            if keep:
+                rows.append(out.logits[0].float().cpu())
+        return torch.cat(rows) if rows else torch.empty(0, self.vocab_size)
+
+    def crop(self, state: KVState, length: int) -> None:
+        extra = len(state.ids) - length
+        if extra > 0:
+            state.cache.crop(-extra)
+            del state.ids[length:]
+
+    def nbytes(self, state: KVState) -> int:
+        return cache_nbytes(state.cache)  # allocated capacity, so the cache budget counts what is held
+
+
+__all__ = [
+    "PREFILL_CHUNK", "KVState", "ModelBackend", "LocalModel", "output_layer_share",
+]
