@@ -10,7 +10,6 @@ choices the model kept, per kind.
 
 from __future__ import annotations
 
-
 from .runner import NO_CORPUS, corpus_pairs, median, progress, table, times
 
 MAX_TOKENS = 96
