@@ -188,6 +188,14 @@ def _spawn(key: str, model: str, device: str | None, dtype: str, keep_warm_s: in
 def edit_in_background(request: dict, model: str, device: str | None, dtype: str, keep_warm_s: int,
                        log=None) -> dict:
     """Send an edit to the warm process for this model, starting it if none runs; WorkerGone if that fails."""
+    try:
+        return _edit_in_background(request, model, device, dtype, keep_warm_s, log)
+    except OSError as exc:  # an unwritable runtime folder, no room for a process...
+        raise WorkerGone(f"no background process ({exc})") from None
+
+
+def _edit_in_background(request: dict, model: str, device: str | None, dtype: str, keep_warm_s: int,
+                        log=None) -> dict:
     key = worker_key(model, device, dtype)
     path = socket_path(key)
     try:

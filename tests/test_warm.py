@@ -169,3 +169,17 @@ def test_a_model_that_cannot_load_is_the_same_clear_error(tmp_path, runtime):
     message = "cad-lsp: unknown random shape 'nosuch'"
     assert message in here.stderr and message in there.stderr
     assert "Traceback" not in there.stderr
+
+
+def test_an_unusable_runtime_folder_costs_only_time(tmp_path, monkeypatch):
+    """A runtime folder that is not the user's alone (or cannot be made) is not used: the run loads here."""
+    path = tmp_path / "area.py"
+    path.write_text(SOURCE)
+    shared = tmp_path / "shared"
+    (shared / "cad-lsp").mkdir(parents=True)
+    (shared / "cad-lsp").chmod(0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
+    run = edit(path, "--keep-warm", "60")
+    assert "is not private to this user; loading the model in this process" in run.stderr, run.stderr
+    assert run.returncode in (0, 1) and "program" in run.stdout
+    assert not list((shared / "cad-lsp").iterdir())  # no socket left in a folder others can enter
