@@ -104,9 +104,14 @@ def _model_stamp(model: str) -> list | None:
     return [str(path.resolve()), path.stat().st_mtime_ns] if path.exists() else None
 
 
+def _digest(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
 def worker_key(model: str, device: str | None, dtype: str) -> str:
-    blob = json.dumps([__version__, sys.executable, _code_stamp(), model, _model_stamp(model), device, dtype])
-    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+    """MODEL-CODE: which model, device and dtype; then which installed code and model files."""
+    return (_digest(model, device, dtype)[:8] + "-" +
+            _digest(__version__, sys.executable, _code_stamp(), _model_stamp(model))[:12])
 
 
 def socket_path(key: str) -> Path:
@@ -169,6 +174,17 @@ def _send(path: Path, request: dict) -> dict:
     raise WorkerGone("the background process stopped before it answered")
 
 
+def _stop_outdated(key: str) -> None:
+    """Ask processes for the same model but older code (an upgrade, an edited checkout) to leave now."""
+    model_part = key.split("-")[0]
+    for other in runtime_dir().glob(f"{model_part}-*.sock"):
+        if other.stem != key:
+            try:
+                _send(other, {"stop": True})
+            except WorkerGone:
+                pass
+
+
 def _spawn(key: str, model: str, device: str | None, dtype: str, keep_warm_s: int) -> subprocess.Popen:
     log_path = runtime_dir() / f"{key}.log"
     log = open(log_path, "ab")
@@ -203,6 +219,7 @@ def _edit_in_background(request: dict, model: str, device: str | None, dtype: st
     except WorkerGone as exc:
         if path.exists() and not str(exc).startswith(NOT_LISTENING):
             raise  # it was there and stopped mid-request: do not start another for the same request
+    _stop_outdated(key)
     process = _spawn(key, model, device, dtype, keep_warm_s)
     deadline = time.monotonic() + CONNECT_WAIT_S
     while True:
@@ -287,6 +304,9 @@ def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int
             with conn:
                 try:
                     request = _read_request(conn)
+                    if request.get("stop"):
+                        conn.sendall(b'{"stopped": true}\n')
+                        return 0
                     if load_error is not None:
                         reply = {"error": load_error}
                     else:

@@ -183,3 +183,22 @@ def test_an_unusable_runtime_folder_costs_only_time(tmp_path, monkeypatch):
     assert "is not private to this user; loading the model in this process" in run.stderr, run.stderr
     assert run.returncode in (0, 1) and "program" in run.stdout
     assert not list((shared / "cad-lsp").iterdir())  # no socket left in a folder others can enter
+
+
+def test_a_process_for_older_code_leaves_when_a_new_one_starts(tmp_path, runtime, monkeypatch):
+    """After an upgrade (here: a key as older code would have), the old process does not linger."""
+    path = tmp_path / "area.py"
+    path.write_text(SOURCE)
+    assert edit(path, "--keep-warm", "60").returncode in (0, 1)
+    (old,) = workers(runtime)
+    key = warm.worker_key("random:tiny", None, "auto")
+    stale = runtime / "cad-lsp" / (key.split("-")[0] + "-" + "0" * 12)  # the same model, other code
+    for suffix in (".sock", ".lock"):
+        (runtime / "cad-lsp" / (key + suffix)).rename(stale.with_suffix(suffix))
+    run = edit(path, "--keep-warm", "60")
+    assert "stays loaded in a background process" in run.stderr, run.stderr
+    deadline = time.monotonic() + 30
+    while _alive(old) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(old)
+    assert len(workers(runtime)) == 1
