@@ -262,7 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["bench"]:
         return cmd_bench(argv[1:])
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback through torch or a socket
+        print("cad-lsp: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

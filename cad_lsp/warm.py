@@ -313,6 +313,7 @@ def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int
                         try:
                             reply = answer(engine, request, cancel=_client_left(conn))
                         except Cancelled:
+                            print("cad-lsp: an edit stopped: its caller left", file=sys.stderr, flush=True)
                             continue
                     conn.sendall(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
                 except (OSError, ValueError):

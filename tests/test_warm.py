@@ -202,3 +202,27 @@ def test_a_process_for_older_code_leaves_when_a_new_one_starts(tmp_path, runtime
         time.sleep(0.1)
     assert not _alive(old)
     assert len(workers(runtime)) == 1
+
+
+def test_a_caller_that_leaves_stops_its_edit(tmp_path, runtime):
+    """Ctrl-C on a run: the background process notices the closed socket and stops decoding for it."""
+    path = tmp_path / "area.py"
+    path.write_text(SOURCE)
+    assert edit(path, "--keep-warm", "60").returncode in (0, 1)  # warm
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("CAD_LSP_KEEP_WARM", None)
+    long_edit = subprocess.Popen(  # random weights never close the program: it would run to its token limit
+        [sys.executable, "-m", "cad_lsp", "edit", str(path), "--lines", "1-3", "--instruction", "Rewrite it",
+         "--model", "random:tiny", "--max-tokens", "100000", "--keep-warm", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    (log,) = (runtime / "cad-lsp").glob("*.log")
+    time.sleep(3)
+    long_edit.send_signal(signal.SIGINT)
+    _, err = long_edit.communicate(timeout=30)
+    assert long_edit.returncode == 130 and err.decode().strip().endswith("cad-lsp: interrupted"), err
+    assert "Traceback" not in err.decode()
+    deadline = time.monotonic() + 60
+    while "its caller left" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "cad-lsp: an edit stopped: its caller left" in log.read_text()
+    assert edit(path, "--keep-warm", "60").returncode in (0, 1)  # and it still answers
