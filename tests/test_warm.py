@@ -211,8 +211,11 @@ def test_a_caller_that_leaves_stops_its_edit(tmp_path, runtime):
     assert edit(path, "--keep-warm", "60").returncode in (0, 1)  # warm
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("CAD_LSP_KEEP_WARM", None)
+    # Ctrl-C's SIGINT, with Python's own handler even where the test runs in the background (which ignores SIGINT)
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from cad_lsp.cli import main; sys.exit(main(sys.argv[1:]))")
     long_edit = subprocess.Popen(  # random weights never close the program: it would run to its token limit
-        [sys.executable, "-m", "cad_lsp", "edit", str(path), "--lines", "1-3", "--instruction", "Rewrite it",
+        [sys.executable, "-c", code, "edit", str(path), "--lines", "1-3", "--instruction", "Rewrite it",
          "--model", "random:tiny", "--max-tokens", "100000", "--keep-warm", "60"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     (log,) = (runtime / "cad-lsp").glob("*.log")
