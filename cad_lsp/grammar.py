@@ -155,8 +155,10 @@ class ProgramConstraint:
 
     @property
     def op_text(self) -> str:
-        """The text of the op being written so far (a character split across tokens is left out)."""
-        return self._text.decode("utf-8", errors="ignore")
+        """The text of the op being written so far, from its first token (``op_tokens``), though a copy's
+        end line is a phase of its own; a character split across tokens is left out."""
+        text = self._text.decode("utf-8", errors="ignore")
+        return text if self._copy_start is None else f"{_COPY_HEAD}{self._copy_start}-{text}"
 
     # -- phases
     def _may_end(self) -> bool:

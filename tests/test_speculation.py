@@ -10,6 +10,7 @@ import torch
 from cad_lsp import corpora
 from cad_lsp.drafter import GEN, TAG, Drafter, DraftBudget
 from cad_lsp.engine import Engine, sample
+from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
 from cad_lsp.models import load_model
 from cad_lsp.program import Copy, Document, Gen
 
@@ -179,10 +180,15 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     written = "<gen>y = helper_val"
     assert text(drafter.propose([Copy(3, 7), earlier, Copy(9, 9)], 10, None, written,
                                 tokenizer.encode(written))).startswith("ue = compute(x)\n</gen>")
-    written = '<copy lines="3-1'
-    assert text(drafter.propose([], 3, 3, written, tokenizer.encode(written))).startswith('5"/>')  # to the end, 15
+    # a copy's end line, as the grammar reports it mid-number: the digits written so far are the op's too
+    constraint = ProgramConstraint(ll_tokenizer(tokenizer), 3, 15)
+    for token in tokenizer.encode('<copy lines="3-1', add_special_tokens=False):
+        constraint.advance(token)
+    assert constraint.copy_start == 3 and constraint.op_text == '<copy lines="3-1'
+    mid_end = drafter.propose([], 3, 3, constraint.op_text, constraint.op_tokens)
+    assert text(mid_end).startswith('5"/>')  # to the end, 15
     longer = Drafter(tokenizer, doc, 3, 20, eos=-1)
-    assert text(longer.propose([], 3, 3, written, tokenizer.encode(written))).startswith('0"/>')  # 20 is not 1...
+    assert text(longer.propose([], 3, 3, constraint.op_text, constraint.op_tokens)).startswith('0"/>')  # 20 is not 1...
 
 
 def test_the_budget_cuts_unlikely_and_costly_drafts():
