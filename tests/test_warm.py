@@ -209,6 +209,7 @@ def test_a_caller_that_leaves_stops_its_edit(tmp_path, runtime):
     path = tmp_path / "area.py"
     path.write_text(SOURCE)
     assert edit(path, "--keep-warm", "60").returncode in (0, 1)  # warm
+    (worker,) = workers(runtime)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("CAD_LSP_KEEP_WARM", None)
     # Ctrl-C's SIGINT, with Python's own handler even where the test runs in the background (which ignores SIGINT)
@@ -228,4 +229,6 @@ def test_a_caller_that_leaves_stops_its_edit(tmp_path, runtime):
     while "its caller left" not in log.read_text() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert "cad-lsp: an edit stopped: its caller left" in log.read_text()
-    assert edit(path, "--keep-warm", "60").returncode in (0, 1)  # and it still answers
+    after = edit(path, "--keep-warm", "60")  # and the same process answers the next run
+    assert after.returncode in (0, 1) and "in this process" not in after.stderr, after.stderr
+    assert "background process" not in after.stderr and workers(runtime) == [worker]
