@@ -271,6 +271,7 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
     pending: list[int] = []
     carries_copy = False
     budget = budget or DraftBudget()
+    budget.new_request()
 
     def choose_and_expand(scores: torch.Tensor, drafted: int | None) -> tuple[int, _Expansion]:
         """The loop's choice at one position (the draft's token there, if any, as a hint), taken."""

@@ -260,21 +260,33 @@ class DraftBudget:
     number of choices whose expected saving exceeds their cost by most; plus
     a logits row per choice (``head_ratio`` tokens' worth: the output
     layer's share of the model).  Drafting itself is skipped (bar a probe now
-    and then) while the best acceptance rate cannot pay for laying a draft out.
+    and then) while the best acceptance rate cannot pay for laying a draft out;
+    a probe sends at least one choice, so a rate that fell is measured again.
     """
 
     PROBE_EVERY = 16  # rounds: a skipped drafter still tries now and then, so the rates follow the model
 
     def __init__(self, prior_accept: float = 0.6, prior_weight: float = 4.0, token_cost: float = 0.05,
                  head_ratio: float = 0.3, decay: float = 0.8):
-        self.accepted = {kind: prior_accept * prior_weight for kind in KINDS}
-        self.drafted = {kind: prior_weight for kind in KINDS}
+        self.prior_accept, self.prior_weight = prior_accept, prior_weight
+        self.new_request()
         self.token_cost, self.head_ratio, self.decay = token_cost, head_ratio, decay
         self.step_s: float | None = None  # a forward of one token
         self.draft_s = 0.0  # laying out one draft (Python: the grammar, the tokenizer)
         self.forward_s: dict[int, float] = {}  # seconds of a forward, by size (``size_class``)
         self._per_token_s: float | None = None
         self._rounds = 0
+        self.probing = False  # this round is a probe: something is drafted whatever the rates say
+
+    def new_request(self) -> None:
+        """Acceptance starts again from the prior; forward costs stay (they belong to the machine).
+
+        A request's drafts say little about the next one's, and a rate left low
+        by one request would never be tried again: a kind that is not drafted
+        is not measured (a hunk of new text stopped every later <gen> draft).
+        """
+        self.accepted = {kind: self.prior_accept * self.prior_weight for kind in KINDS}
+        self.drafted = {kind: self.prior_weight for kind in KINDS}
 
     def rate(self, kind: str) -> float:
         return self.accepted[kind] / self.drafted[kind]
@@ -329,7 +341,8 @@ class DraftBudget:
     def worth_drafting(self) -> bool:
         """Whether a draft's likely saving exceeds the time it takes to lay out and check."""
         self._rounds += 1
-        if self.step_s is None or self._rounds % self.PROBE_EVERY == 0:
+        self.probing = self._rounds % self.PROBE_EVERY == 0
+        if self.step_s is None or self.probing:
             return True
         best = max(self.rate(kind) for kind in KINDS)
         return best * self.step_s > self.draft_s + self.step_s * self.token_cost * (1 + self.head_ratio)
@@ -347,4 +360,6 @@ class DraftBudget:
             net = saved - (self.cost(tokens) - base) - self.token_cost * self.head_ratio * (j + 1)
             if net > best_net:
                 best, best_net = j + 1, net
+        if not best and choice_kinds and self.probing:
+            return 1  # a probe, so a kind whose rate fell is measured again within the request
         return best

@@ -202,6 +202,14 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
     for _ in range(200):
         budget.record(TAG, False)
     assert sum(budget.worth_drafting() for _ in range(64)) == 64 // DraftBudget.PROBE_EVERY
+    probes = 0
+    for _ in range(64):  # a probe round sends one choice even of a kind priced out, so its rate is measured again
+        probing = budget.worth_drafting()
+        probes += budget.keep([GEN, GEN], [1, 1]) == 1
+        assert budget.keep([GEN, GEN], [1, 1]) == (1 if probing else 0)
+    assert probes == 64 // DraftBudget.PROBE_EVERY
+    budget.new_request()  # the next request starts from the prior: one edit's new text says little of the next
+    assert budget.keep([GEN, GEN], [1, 1]) == 2 and budget.step_s == 0.01  # what forwards cost is kept
     measured = DraftBudget()
     measured.observe_forward(1, 0.1)  # a decode step: 100 ms; 20 more tokens: 100 ms more
     measured.observe_forward(21, 0.2)
