@@ -85,11 +85,14 @@ class Drafter:
                 if end is None:
                     return Draft()
             current, pieces = Copy(copy_start, end), None
-        else:  # at an op's start, or in a copy's start line: the op the plan expects next
+        else:  # at an op's start, or in a copy's start line: the op the plan expects next, else the one begun
             planned = self.plan(ops, next_line)
             if not planned:
                 return self._render([], ops, next_line) if not op_text else Draft()
-            current, pieces = planned[0], None
+            begun = [op for op in planned[:1] + self.alternatives(ops, next_line) if self.op_text(op).startswith(op_text)]
+            if not begun:
+                return Draft()
+            current, pieces = begun[0], None
         text = self.op_text(current)
         if not text.startswith(op_text):
             return Draft()
@@ -114,12 +117,21 @@ class Drafter:
                 break
             elif previous is None:
                 op = Copy(next_line, self.copy_end(ops, next_line))
+            elif _splits_copies(ops + planned):  # a model that split a copy before likely does it again
+                op = Copy(next_line, self.copy_end(ops + planned, next_line))
             else:  # after a copy that stopped early: the next line, rewritten
                 op = Gen(self.line(next_line))
             planned.append(op)
             if isinstance(op, Copy):
                 next_line = op.end + 1
         return planned
+
+    def alternatives(self, ops: list, next_line: int) -> list:
+        """The ops other than the plan's that a model often writes at ``next_line``: a copy from there (models
+        split copies where nothing changes), or the line rewritten."""
+        if next_line > self.last:
+            return []
+        return [Copy(next_line, self.copy_end(ops, next_line)), Gen(self.line(next_line))]
 
     def _ends(self, ops: list, next_line: int) -> bool:
         """Whether the program is likely complete after ``ops``."""
@@ -238,6 +250,11 @@ class Drafter:
                     end = haystack.find("\n", at + size)
                     return haystack[at + size:] if end < 0 else haystack[at + size:end + 1]
         return None
+
+
+def _splits_copies(ops: list) -> bool:
+    """Whether a copy follows another right where it ended (one copy's lines written as two)."""
+    return any(isinstance(a, Copy) and isinstance(b, Copy) and b.start == a.end + 1 for a, b in zip(ops, ops[1:]))
 
 
 def _common_prefix(a: str, b: str) -> int:

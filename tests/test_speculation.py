@@ -180,6 +180,11 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     written = "<gen>y = helper_val"
     assert text(drafter.propose([Copy(3, 7), earlier, Copy(9, 9)], 10, None, written,
                                 tokenizer.encode(written))).startswith("ue = compute(x)\n</gen>")
+    # a model that wrote another op than the plan's: the draft follows the op begun
+    written = '<copy lines="'
+    assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith('8-15"/>')
+    # a model that split a copy where nothing changed is expected to do it again
+    assert text(drafter.propose([Copy(3, 4), Copy(5, 7)], 8, None, "", [])) == '<copy lines="8-15"/>\n'
     # a copy's end line, as the grammar reports it mid-number: the digits written so far are the op's too
     constraint = ProgramConstraint(ll_tokenizer(tokenizer), 3, 15)
     for token in tokenizer.encode('<copy lines="3-1', add_special_tokens=False):
