@@ -264,6 +264,9 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
+USUAL_WEIGHT = 0.02  # a draft's weight in the usual acceptance rate (about the last fifty drafts)
+
+
 class DraftBudget:
     """How much of a draft is worth its forward, learned as the engine runs.
 
@@ -285,7 +288,8 @@ class DraftBudget:
 
     def __init__(self, prior_accept: float = 0.6, prior_weight: float = 4.0, token_cost: float = 0.05,
                  head_ratio: float = 0.3, decay: float = 0.8):
-        self.prior_accept, self.prior_weight = prior_accept, prior_weight
+        self.prior_weight = prior_weight
+        self.usual = {kind: prior_accept for kind in KINDS}  # acceptance over many requests: each one's start
         self.new_request()
         self.token_cost, self.head_ratio, self.decay = token_cost, head_ratio, decay
         self.step_s: float | None = None  # a forward of one token
@@ -296,13 +300,13 @@ class DraftBudget:
         self.probing = False  # this round is a probe: something is drafted whatever the rates say
 
     def new_request(self) -> None:
-        """Acceptance starts again from the prior; forward costs stay (they belong to the machine).
+        """Acceptance starts again from the usual rate; forward costs stay (they belong to the machine).
 
-        A request's drafts say little about the next one's, and a rate left low
-        by one request would never be tried again: a kind that is not drafted
-        is not measured (a hunk of new text stopped every later <gen> draft).
+        A rate left low by one request's new text would otherwise hold back
+        the next request's drafts, and a kind that is not drafted is never
+        measured again (one such edit stopped every later <gen> draft).
         """
-        self.accepted = {kind: self.prior_accept * self.prior_weight for kind in KINDS}
+        self.accepted = {kind: self.usual[kind] * self.prior_weight for kind in KINDS}
         self.drafted = {kind: self.prior_weight for kind in KINDS}
 
     def rate(self, kind: str) -> float:
@@ -314,6 +318,7 @@ class DraftBudget:
         theirs sends drafts that lose time (0.86x on a commit with slow decay, 0.96x at worst with this)."""
         self.accepted[kind] = self.accepted[kind] * self.decay + accepted
         self.drafted[kind] = self.drafted[kind] * self.decay + 1
+        self.usual[kind] += USUAL_WEIGHT * (accepted - self.usual[kind])
 
     @staticmethod
     def size_class(tokens: int) -> int:

@@ -213,8 +213,14 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
         probes += budget.keep([GEN, GEN], [1, 1]) == 1
         assert budget.keep([GEN, GEN], [1, 1]) == (1 if probing else 0)
     assert probes == 64 // DraftBudget.PROBE_EVERY
-    budget.new_request()  # the next request starts from the prior: one edit's new text says little of the next
-    assert budget.keep([GEN, GEN], [1, 1]) == 2 and budget.step_s == 0.01  # what forwards cost is kept
+    fresh = DraftBudget(prior_accept=0.9, token_cost=0.05, head_ratio=0.3)
+    for _ in range(12):  # one edit of new text: its drafts fail, and the rest of that edit drafts no <gen>
+        fresh.record(GEN, False)
+    assert fresh.keep([GEN, GEN], [1, 1]) == 0
+    fresh.new_request()  # the next starts from the usual rate, which a few failures move only a little
+    assert fresh.keep([GEN, GEN], [1, 1]) == 2
+    budget.new_request()  # long runs of failures do move it; what forwards cost is kept
+    assert budget.rate(GEN) < 0.1 and budget.step_s == 0.01
     measured = DraftBudget()
     measured.observe_forward(1, 0.1)  # a decode step: 100 ms; 20 more tokens: 100 ms more
     measured.observe_forward(21, 0.2)
