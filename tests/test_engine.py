@@ -291,9 +291,9 @@ def test_cancel_in_mid_decode_stops_before_the_next_forward(engine):
     prefix = document_prefix_ids(engine.tokenizer, BLANK_RUNS)
     engine.warm("cancel", BLANK_RUNS)
     forwards_before = engine.backend.forwards
-    with pytest.raises(Cancelled):
+    with pytest.raises(Cancelled):  # the plain loop: with drafts, how far 3 forwards get depends on their timing
         engine.edit(BLANK_RUNS, 1, 10, "rewrite", key="cancel", cancel=cancel, progress=progress,
-                    temperature=1.0, max_tokens=500)
+                    temperature=1.0, max_tokens=500, speculate=False)
     assert seen == [0, 1, 2, 3]  # a token chosen after each forward; the flag set after the third
     assert engine.backend.forwards - forwards_before == 1 + 3  # the request prefill and three decode forwards
     state = engine._states["cancel"]
