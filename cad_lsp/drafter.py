@@ -89,10 +89,9 @@ class Drafter:
             planned = self.plan(ops, next_line)
             if not planned:
                 return self._render([], ops, next_line) if not op_text else Draft()
-            begun = [op for op in planned[:1] + self.alternatives(ops, next_line) if self.op_text(op).startswith(op_text)]
-            if not begun:
-                return Draft()
-            current, pieces = begun[0], None
+            current = next((op for op in planned[:1] + self.alternatives(ops, next_line)
+                            if self.op_text(op).startswith(op_text)), planned[0])  # none begun: refused below
+            pieces = None
         text = self.op_text(current)
         if not text.startswith(op_text):
             return Draft()
