@@ -19,7 +19,9 @@ import random
 import time
 from pathlib import Path
 
-from .runner import NO_CORPUS, corpus_pairs, dtypes, median, model_name, progress, pyplot, save_figure, table, times
+from cad_lsp.drafter import KINDS
+
+from .runner import NO_CORPUS, draft_counts, corpus_pairs, dtypes, median, model_name, progress, pyplot, save_figure, table, times
 
 REWRITE_SYSTEM = ("You edit code. Rewrite the whole file with the instruction applied. "
                   "Answer with the complete new file only.")
@@ -72,9 +74,7 @@ def time_pair(engine, pair, ops, repeats: int, first: int) -> dict:
             "sampled": s.sampled_tokens, "forced": s.forced_tokens, "spliced": s.spliced_tokens, "mask_s": s.mask_s,
             "prompt_tokens": s.prompt_tokens,
             "spec": {"forwards": f.forwards, "mask_s": f.mask_s, "drafted": f.drafted_tokens,
-                     "accepted": f.accepted_tokens, "drafted_tag": f.drafted_tag_tokens,
-                     "accepted_tag": f.accepted_tag_tokens, "drafted_gen": f.drafted_gen_tokens,
-                     "accepted_gen": f.accepted_gen_tokens}}
+                     "accepted": f.accepted_tokens, **draft_counts(f)}}
 
 
 class _Clock:
@@ -236,15 +236,14 @@ def summarize(rows: list[dict]) -> dict:
     }
     specs = [r for r in rows if "t_spec_s" in r]
     if specs:
-        total = lambda key: sum(r["spec"][key] for r in specs)  # noqa: E731
+        total = lambda key: sum(r["spec"].get(key, 0) for r in specs)  # noqa: E731  (older runs had no lookup kind)
         out["spec"] = {
             "t_median_s": median([r["t_spec_s"] for r in specs]),
             "speedup_median": median([r["t_ar_s"] / r["t_spec_s"] for r in specs]),
             "speedup_pooled": sum(r["t_ar_s"] for r in specs) / sum(r["t_spec_s"] for r in specs),
             "over_cad_median": median([r["t_cad_s"] / r["t_spec_s"] for r in specs]),
             "forwards_median": median([r["spec"]["forwards"] for r in specs]),
-            "acceptance_tag": total("accepted_tag") / max(1, total("drafted_tag")),
-            "acceptance_gen": total("accepted_gen") / max(1, total("drafted_gen")),
+            **{f"acceptance_{kind}": total(f"accepted_{kind}") / max(1, total(f"drafted_{kind}")) for kind in KINDS},
             "drafted_per_program": median([r["spec"]["drafted"] for r in specs]),
         }
     lookups = [r["lookup"] for r in rows if "lookup" in r]
@@ -270,7 +269,8 @@ def markdown(data: dict) -> str:
         out[0] += (" CaD+spec: the same programs with speculation (the engine drafts the program from the document "
                    "and checks the draft in the same forwards); teacher forcing accepts a drafted token exactly when "
                    "it is the program's next token. The acceptance rates are drafted choices kept, per kind (tags and "
-                   "line numbers / `<gen>` bodies), over all pairs.")
+                   "line numbers / `<gen>` text from the line it rewrites / `<gen>` text found elsewhere), over all "
+                   "pairs.")
     for label, run in data["runs"].items():
         curve = run["curve"]
         spec = any("spec" in c for c in run["corpora"].values())  # runs before speculation have no such columns
@@ -279,11 +279,12 @@ def markdown(data: dict) -> str:
                  times(c["bound_median"]), times(PAPER_BOUND.get(name))]
                 + ([f"{c['spec']['t_median_s']:.2f}", c["spec"]["forwards_median"], times(c["spec"]["speedup_median"]),
                     times(c["spec"]["speedup_pooled"]), times(c["spec"]["over_cad_median"]),
-                    f"{100 * c['spec']['acceptance_tag']:.0f}% / {100 * c['spec']['acceptance_gen']:.0f}%"]
+                    " / ".join(f"{100 * c['spec'].get(f'acceptance_{kind}', 0):.0f}%" for kind in KINDS)]
                    if "spec" in c and spec else [""] * 6 if spec else [])
                 for name, c in run["corpora"].items()]
         spec_headers = ["CaD+spec (s, median)", "CaD+spec forwards (median)", "CaD+spec speedup (median pair)",
-                        "CaD+spec speedup (pooled)", "CaD+spec over CaD (median)", "drafts accepted: tags / gen"]
+                        "CaD+spec speedup (pooled)", "CaD+spec over CaD (median)",
+                        "drafts accepted: tags / gen line / gen lookup"]
         out += ["", f"**`{run['model']}`, {run['dtype']}** (t(1) = {1e3 * curve['t_step']:.1f} ms, "
                 + ", ".join(f"t({n}) = {1e3 * t:.1f} ms" for n, t in curve["points"]) + ")", "",
                 table(["corpus", "pairs", "output tokens (median)", "rewrite (s, median)", "CaD (s, median)",

@@ -148,6 +148,13 @@ def load_average() -> list[float] | None:
         return None
 
 
+def draft_counts(stats) -> dict:
+    """Drafted and accepted choices per draft kind, from an edit's stats."""
+    from cad_lsp.drafter import KINDS
+
+    return {f"{what}_{kind}": getattr(stats, f"{what}_{kind}_tokens") for kind in KINDS for what in ("drafted", "accepted")}
+
+
 def median(values) -> float:
     return float(statistics.median(values))
 

@@ -10,7 +10,9 @@ choices the model kept, per kind.
 
 from __future__ import annotations
 
-from .runner import NO_CORPUS, corpus_pairs, median, progress, table, times
+from cad_lsp.drafter import KINDS
+
+from .runner import NO_CORPUS, corpus_pairs, draft_counts, median, progress, table, times
 
 MAX_TOKENS = 96
 
@@ -48,32 +50,29 @@ def run(args) -> dict:
             rows.append({"plain_s": s.total_s - s.prefill_s, "spec_s": f.total_s - f.prefill_s,
                          "forwards_plain": s.forwards, "forwards_spec": f.forwards,
                          "tokens": s.sampled_tokens + s.forced_tokens, "complete": plain.complete,
-                         "drafted_tag": f.drafted_tag_tokens, "accepted_tag": f.accepted_tag_tokens,
-                         "drafted_gen": f.drafted_gen_tokens, "accepted_gen": f.accepted_gen_tokens})
+                         **draft_counts(f)})
         corpora[corpus] = {"rows": rows, **summarize(rows)}
     corpora["pooled"] = summarize([r for c in corpora.values() for r in c["rows"]])
     return {"model": name, "dtype": dtype, "per_corpus": per_corpus, "max_tokens": MAX_TOKENS, "corpora": corpora}
 
 
 def summarize(rows: list[dict]) -> dict:
-    total = lambda key: sum(r[key] for r in rows)  # noqa: E731
+    total = lambda key: sum(r.get(key, 0) for r in rows)  # noqa: E731  (older runs had no lookup kind)
     return {"n": len(rows), "identical": len(rows),
             "plain_s_median": median([r["plain_s"] for r in rows]), "spec_s_median": median([r["spec_s"] for r in rows]),
             "speedup_median": median([r["plain_s"] / r["spec_s"] for r in rows]),
             "speedup_pooled": total("plain_s") / total("spec_s"),
             "forwards_plain_median": median([r["forwards_plain"] for r in rows]),
             "forwards_spec_median": median([r["forwards_spec"] for r in rows]),
-            "acceptance_tag": total("accepted_tag") / max(1, total("drafted_tag")),
-            "acceptance_gen": total("accepted_gen") / max(1, total("drafted_gen")),
-            "drafted_tag": total("drafted_tag"), "drafted_gen": total("drafted_gen")}
+            **{f"acceptance_{kind}": total(f"accepted_{kind}") / max(1, total(f"drafted_{kind}")) for kind in KINDS},
+            **{f"drafted_{kind}": total(f"drafted_{kind}") for kind in KINDS}}
 
 
 def markdown(data: dict) -> str:
     rows = [[name, c["n"], f"{c['identical']}/{c['n']}", f"{c['plain_s_median']:.2f}", f"{c['spec_s_median']:.2f}",
              times(c["speedup_median"]), times(c["speedup_pooled"]),
              f"{c['forwards_plain_median']:.0f} → {c['forwards_spec_median']:.0f}",
-             f"{100 * c['acceptance_tag']:.0f}% of {c['drafted_tag']}",
-             f"{100 * c['acceptance_gen']:.0f}% of {c['drafted_gen']}"]
+             *(f"{100 * c[f'acceptance_{kind}']:.0f}% of {c[f'drafted_{kind}']}" for kind in KINDS)]
             for name, c in data["corpora"].items()]
     return "\n".join([
         f"`{data['model']}` ({data['dtype']}, as shipped) writes its own programs, greedy, on the {data['per_corpus']} "
@@ -82,5 +81,6 @@ def markdown(data: dict) -> str:
         "alternating which runs first. Decode time, prefill excluded; medians per request.",
         "",
         table(["corpus", "requests", "identical programs", "plain (s)", "speculation (s)", "speedup (median)",
-               "speedup (pooled)", "forwards (median)", "tag drafts kept", "gen drafts kept"], rows),
+               "speedup (pooled)", "forwards (median)", "tag drafts kept", "gen drafts kept (line)",
+               "gen drafts kept (lookup)"], rows),
     ])

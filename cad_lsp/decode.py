@@ -54,8 +54,10 @@ class Stats:
     accepted_tokens: int = 0  # drafted choices the model chose too: each saved a forward
     drafted_tag_tokens: int = 0  # ... of which tags, line numbers and the end
     accepted_tag_tokens: int = 0
-    drafted_gen_tokens: int = 0  # ... of which <gen> bodies
+    drafted_gen_tokens: int = 0  # ... <gen> text from the line it rewrites
     accepted_gen_tokens: int = 0
+    drafted_lookup_tokens: int = 0  # ... <gen> text found elsewhere in the document or program
+    accepted_lookup_tokens: int = 0
     prefill_s: float = 0.0
     decode_s: float = 0.0
     splice_s: float = 0.0

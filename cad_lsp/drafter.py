@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 
 from .program import Copy, Document, Gen, escape_gen, format_op, split_lines
 
-TAG, GEN = "tag", "gen"  # draft kinds: program structure (tags, line numbers, the end) and <gen> bodies
-KINDS = (TAG, GEN)
+# draft kinds: program structure (tags, line numbers, the end); <gen> text from the line it rewrites; <gen>
+# text found elsewhere (prompt lookup).  Each has its own acceptance rate: lookups miss far more often.
+TAG, GEN, LOOKUP = "tag", "gen", "lookup"
+KINDS = (TAG, GEN, LOOKUP)
 _COPY_HEAD = '<copy lines="'
 _GEN_HEAD, _GEN_TAIL = "<gen>", "</gen>\n"
 SIMILAR = 0.5  # difflib ratio above which a generated line is taken to replace the document line it resembles
@@ -72,11 +74,12 @@ class Drafter:
         """
         if op_text.startswith(_GEN_HEAD):  # inside a <gen>: the rest of the line it rewrites, then close it
             body = op_text[len(_GEN_HEAD):]
-            rest = self.gen_rest(body, next_line, "".join(op.text for op in ops if isinstance(op, Gen)))
-            if rest is None:
+            guess = self.gen_rest(body, next_line, "".join(op.text for op in ops if isinstance(op, Gen)))
+            if guess is None:
                 return Draft()
+            rest, kind = guess
             current = Gen(body + rest)
-            pieces = [(len(body) + len(_GEN_HEAD), TAG), (len(current.text) - len(body), GEN), (len(_GEN_TAIL), TAG)]
+            pieces = [(len(body) + len(_GEN_HEAD), TAG), (len(current.text) - len(body), kind), (len(_GEN_TAIL), TAG)]
         elif copy_start is not None:  # the copy's end line is being written
             written = op_text.rsplit("-", 1)[-1]
             end = self.copy_end(ops, copy_start)
@@ -207,31 +210,34 @@ class Drafter:
         ratio = difflib.SequenceMatcher(None, lines[0].strip(), self.line(next_line).strip()).ratio()
         return min(len(lines), self.last - next_line + 1) if ratio >= SIMILAR else 0
 
-    def gen_rest(self, body: str, next_line: int, generated: str = "") -> str | None:
-        """The rest of a <gen> body's current line: how the document line it rewrites goes on, else how the
-        line's last characters go on elsewhere (``lookup``), else None: no guess, when the line has grown
-        past the document's without meeting it or anything else again."""
+    def gen_rest(self, body: str, next_line: int, generated: str = "") -> tuple[str, str] | None:
+        """The rest of a <gen> body's current line and its draft kind: how the document line it rewrites goes
+        on (GEN), else how the line's last characters go on elsewhere (LOOKUP), else None: no guess, when the
+        line has grown past the document's without meeting it or anything else again."""
         done = body.count("\n")
         partial = body.rsplit("\n", 1)[-1]
         if done and not partial:
-            return ""  # a line just ended: the draft closes the gen
+            return "", GEN  # a line just ended: the draft closes the gen
         source = self.line(next_line + done)
         if source.startswith(partial):
-            return source[len(partial):]
+            return source[len(partial):], GEN
         common = _common_prefix(partial, source)
-        for size in range(min(len(partial) - common, 24), 0, -1):  # resume after what was written since they parted
-            at = source.find(partial[-size:], common)
-            if at >= 0:
-                return source[at + size:]
+        resumed = _resume(partial, source, common, LOOKUP_MIN)
+        if resumed is not None:
+            return resumed, GEN
         found = self.lookup(partial, next_line + done, generated + body[:len(body) - len(partial)])
         if found is not None:
-            return found
+            return found, LOOKUP
+        resumed = _resume(partial, source, common, 1)
+        if resumed is not None:
+            return resumed, GEN
         if len(partial) >= len(source.rstrip("\r\n")):
             return None
-        return source[len(partial):]  # a substitution of the same length
+        return source[len(partial):], GEN  # a substitution of the same length
 
     def lookup(self, partial: str, near: int, generated: str) -> str | None:
-        """Prompt lookup: how the longest tail of ``partial`` found elsewhere goes on to its line's end.
+        """Prompt lookup: how the longest tail of ``partial`` found elsewhere goes on, to the end of the line
+        after it (a match in new text often runs on into the next line).
 
         Looked for in the document from a few lines above ``near`` down, then
         above that, then in what the program generated before; the tail is at
@@ -247,8 +253,20 @@ class Drafter:
                                  (generated, generated.rfind(tail))):
                 if at >= 0:
                     end = haystack.find("\n", at + size)
+                    if end >= 0:
+                        end = max(end, haystack.find("\n", end + 1))
                     return haystack[at + size:] if end < 0 else haystack[at + size:end + 1]
         return None
+
+
+def _resume(partial: str, source: str, common: int, least: int) -> str | None:
+    """How ``source`` goes on after the longest tail of ``partial`` (at least ``least`` characters) found in it
+    past their ``common`` first characters: a line rewritten in the middle, back in step with the document."""
+    for size in range(min(len(partial) - common, LOOKUP_MAX), least - 1, -1):
+        at = source.find(partial[-size:], common)
+        if at >= 0:
+            return source[at + size:]
+    return None
 
 
 def _splits_copies(ops: list) -> bool:

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from cad_lsp import corpora
-from cad_lsp.drafter import GEN, TAG, Drafter, DraftBudget
+from cad_lsp.drafter import GEN, KINDS, LOOKUP, TAG, Drafter, DraftBudget
 from cad_lsp.engine import Engine, sample
 from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
 from cad_lsp.models import load_model
@@ -90,8 +90,8 @@ def test_teacher_forced_programs_take_fewer_forwards_and_fill_the_same_cache(tin
         (plain, plain_cache), (fast, fast_cache) = runs[False], runs[True]
         assert fast_cache == plain_cache, case.instruction
         assert fast.accepted_tokens > 0 and fast.forwards < plain.forwards, (case.instruction, fast, plain)
-        assert fast.drafted_tokens == fast.drafted_tag_tokens + fast.drafted_gen_tokens
-        assert fast.accepted_tokens == fast.accepted_tag_tokens + fast.accepted_gen_tokens
+        for what in ("drafted", "accepted"):
+            assert getattr(fast, f"{what}_tokens") == sum(getattr(fast, f"{what}_{kind}_tokens") for kind in KINDS)
         assert plain.drafted_tokens == 0
 
 
@@ -173,13 +173,20 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     assert drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written)).tokens == []
     written = "<gen>v8 = f(8) < n and g(8) < n\n"
     assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith("</gen>")
-    # a new line that repeats text found elsewhere: prompt lookup, in the document, then in earlier gens
+    # a new line that repeats text found elsewhere: prompt lookup, in the document, then in earlier gens, on to
+    # the end of the line after it; drafts of its own kind (they miss more often than the line rewritten)
     written = "<gen>total = f(12"
-    assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith(") < n\n</gen>")
-    earlier = Gen("helper_value = compute(x)\n")
+    looked_up = drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))
+    assert text(looked_up).startswith(") < n\nv13 = f(13) < n\n</gen>") and LOOKUP in looked_up.kinds
+    assert GEN not in looked_up.kinds
+    earlier = Gen("helper_value = compute(x)\nprint(x)\n")
     written = "<gen>y = helper_val"
     assert text(drafter.propose([Copy(3, 7), earlier, Copy(9, 9)], 10, None, written,
-                                tokenizer.encode(written))).startswith("ue = compute(x)\n</gen>")
+                                tokenizer.encode(written))).startswith("ue = compute(x)\nprint(x)\n</gen>")
+    # a line rewritten in the middle and back in step with the document: the line's own rest, not a lookup
+    written = "<gen>v8 = g(8) < n"
+    resumed = drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))
+    assert text(resumed).startswith("\n</gen>") and LOOKUP not in resumed.kinds
     # a model that wrote another op than the plan's: the draft follows the op begun
     written = '<copy lines="'
     assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith('8-15"/>')
