@@ -217,6 +217,7 @@ class _Draft:
     tokens: list[int] = field(default_factory=list)
     choices: list[tuple[int, int, str]] = field(default_factory=list)  # (index in tokens, token, kind)
     spliced: int = 0  # copied lines' tokens among ``tokens``
+    unsent: tuple[int, str] | None = None  # the first choice the budget cut (token, kind): checked for free
 
 
 def lay_out_draft(constraint: ProgramConstraint, drafter: Drafter, budget: DraftBudget, tokenizer,
@@ -246,6 +247,7 @@ def lay_out_draft(constraint: ProgramConstraint, drafter: Drafter, budget: Draft
         i += len(step.forced)
     keep = budget.keep([kind for _, _, kind in laid.choices], sizes, pending)
     if keep < len(laid.choices):
+        laid.unsent = laid.choices[keep][1:]
         laid.tokens, laid.choices = laid.tokens[:laid.choices[keep][0]], laid.choices[:keep]
         laid.spliced = sum(spliced[:keep])
     return laid
@@ -286,8 +288,8 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
         stats.spliced_tokens += step.spliced
         return token, step
 
-    def record(kind: str, accepted: bool) -> None:
-        budget.record(kind, accepted)
+    def record(kind: str, accepted: bool, first: bool) -> None:
+        budget.record(kind, accepted, first)
         stats.drafted_tokens += 1
         stats.accepted_tokens += accepted
         setattr(stats, f"drafted_{kind}_tokens", getattr(stats, f"drafted_{kind}_tokens") + 1)
@@ -327,14 +329,14 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
             carries_copy = False
             row_logits = iter(scored)
             rejected = False
-            for (at, drafted, kind), row in zip(draft.choices, rows):
+            for index, ((at, drafted, kind), row) in enumerate(zip(draft.choices, rows)):
                 check_cancel(cancel)  # checking a long draft takes a while too (a mask per position)
                 here = logits if row < 0 else next(row_logits)
                 if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
                     model.crop(state, base + len(sent) - len(draft.tokens) + at)
                     return False
                 token, step = choose_and_expand(here, drafted)
-                record(kind, token == drafted)
+                record(kind, token == drafted, index == 0)
                 if token != drafted:
                     model.crop(state, base + len(sent) - len(draft.tokens) + at)
                     pending, carries_copy, rejected = step.appended, step.spliced > 0, True
@@ -350,7 +352,9 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
             logits = after
         if stats.sampled_tokens + stats.forced_tokens >= max_tokens:
             return False
-        _, step = choose_and_expand(logits, None)
+        token, step = choose_and_expand(logits, None)
+        if draft.unsent is not None:  # the choice after the draft sent is made anyway: was the budget right?
+            budget.record(draft.unsent[1], token == draft.unsent[0], not draft.choices)
         pending, carries_copy = step.appended, step.spliced > 0
         if progress is not None:
             progress(stats)

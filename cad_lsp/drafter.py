@@ -282,16 +282,22 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 USUAL_WEIGHT = 0.02  # a draft's weight in the usual acceptance rate (about the last fifty drafts)
+RUN_PRIOR = 0.9  # a drafted choice after kept ones, before any is measured: a draft in step tends to stay so
 
 
 class DraftBudget:
     """How much of a draft is worth its forward, learned as the engine runs.
 
     A drafted choice saves one forward if it and every choice before it are
-    accepted.  Its price is what its tokens add to the forward that runs
-    anyway, and that is not linear in the tokens: on a 2-core CPU a forward of
-    2 or 3 tokens of SmolLM2 costs 1.4-1.6 decode steps and one of 8 tokens
-    1.75 (the matrix kernels change at 4 rows), on a GPU nearly nothing.  So the
+    accepted.  The odds of that are kept per kind, apart for a draft's first
+    choice (is the draft in step with the model at all?) and for those after
+    kept ones (a draft in step tends to stay so: one pooled rate priced long
+    lookups far too low); and the first choice the budget cuts is checked
+    anyway by the loop's next step, so a rate that fell recovers without
+    spending anything.  A choice's price is what its tokens add to the forward
+    that runs anyway, and that is not linear in the tokens: on a 2-core CPU a
+    forward of 2 or 3 tokens of SmolLM2 costs 1.4-2.0 decode steps and one of 8
+    tokens 1.7-1.75 (the matrix kernels change at 4 rows), on a GPU nearly nothing.  So the
     budget keeps the measured time of forwards by size (``cost``, a linear
     guess from the token cost until a size has been seen) and sends the
     number of choices whose expected saving exceeds their cost by most; plus
@@ -304,9 +310,10 @@ class DraftBudget:
     PROBE_EVERY = 16  # rounds: a skipped drafter still tries now and then, so the rates follow the model
 
     def __init__(self, prior_accept: float = 0.6, prior_weight: float = 4.0, token_cost: float = 0.05,
-                 head_ratio: float = 0.3, decay: float = 0.8):
+                 head_ratio: float = 0.3, decay: float = 0.8, run_prior: float = RUN_PRIOR):
         self.prior_weight = prior_weight
-        self.usual = {kind: prior_accept for kind in KINDS}  # acceptance over many requests: each one's start
+        # acceptance over many requests (each request's start), by kind and whether a draft's first choice
+        self.usual = {(kind, first): prior_accept if first else run_prior for kind in KINDS for first in (True, False)}
         self.new_request()
         self.token_cost, self.head_ratio, self.decay = token_cost, head_ratio, decay
         self.step_s: float | None = None  # a forward of one token
@@ -323,19 +330,22 @@ class DraftBudget:
         the next request's drafts, and a kind that is not drafted is never
         measured again (one such edit stopped every later <gen> draft).
         """
-        self.accepted = {kind: self.usual[kind] * self.prior_weight for kind in KINDS}
-        self.drafted = {kind: self.prior_weight for kind in KINDS}
+        self.accepted = {key: self.usual[key] * self.prior_weight for key in self.usual}
+        self.drafted = {key: self.prior_weight for key in self.usual}
 
-    def rate(self, kind: str) -> float:
-        return self.accepted[kind] / self.drafted[kind]
+    def rate(self, kind: str, first: bool = False) -> float:
+        """How often a drafted choice of this kind is kept: the first of a draft (is the draft in step with
+        the model at all?), or one after kept choices (does it stay in step?)."""
+        return self.accepted[kind, first] / self.drafted[kind, first]
 
-    def record(self, kind: str, accepted: bool) -> None:
+    def record(self, kind: str, accepted: bool, first: bool = False) -> None:
         """Acceptance rates that follow the request at hand (about its last five drafts): an edit that writes
         new text accepts far fewer drafts than the copy-heavy ones before it, and a rate still carrying
         theirs sends drafts that lose time (0.86x on a commit with slow decay, 0.96x at worst with this)."""
-        self.accepted[kind] = self.accepted[kind] * self.decay + accepted
-        self.drafted[kind] = self.drafted[kind] * self.decay + 1
-        self.usual[kind] += USUAL_WEIGHT * (accepted - self.usual[kind])
+        key = kind, first
+        self.accepted[key] = self.accepted[key] * self.decay + accepted
+        self.drafted[key] = self.drafted[key] * self.decay + 1
+        self.usual[key] += USUAL_WEIGHT * (accepted - self.usual[key])
 
     @staticmethod
     def size_class(tokens: int) -> int:
@@ -383,7 +393,7 @@ class DraftBudget:
         self.probing = self._rounds % self.PROBE_EVERY == 0
         if self.step_s is None or self.probing:
             return True
-        best = max(self.rate(kind) for kind in KINDS)
+        best = max(self.rate(kind, first=True) for kind in KINDS)
         return best * self.step_s > self.draft_s + self.step_s * self.token_cost * (1 + self.head_ratio)
 
     def keep(self, choice_kinds: list[str], added_tokens: list[int], pending: int = 1) -> int:
@@ -393,7 +403,7 @@ class DraftBudget:
         best, best_net = 0, 0.0
         p, saved, tokens = 1.0, 0.0, pending
         for j, (kind, added) in enumerate(zip(choice_kinds, added_tokens)):
-            p *= self.rate(kind)
+            p *= self.rate(kind, first=j == 0)
             saved += p
             tokens += added
             net = saved - (self.cost(tokens) - base) - self.token_cost * self.head_ratio * (j + 1)

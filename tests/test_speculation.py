@@ -208,11 +208,11 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
     assert budget.keep([TAG] * 5, [1] * 5) == 5
     assert budget.keep([TAG, TAG], [1, 400]) == 1  # a drafted copy's lines cost more than the odds pay
     for _ in range(200):
-        budget.record(GEN, False)
+        budget.record(GEN, False, first=True)
     assert budget.keep([GEN, GEN], [1, 1]) == 0
     budget.step_s, budget.draft_s = 0.01, 0.02  # laying out a draft costs more than a good guess saves
     for _ in range(200):
-        budget.record(TAG, False)
+        budget.record(TAG, False, first=True)
     assert sum(budget.worth_drafting() for _ in range(64)) == 64 // DraftBudget.PROBE_EVERY
     probes = 0
     for _ in range(64):  # a probe round sends one choice even of a kind priced out, so its rate is measured again
@@ -222,12 +222,12 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
     assert probes == 64 // DraftBudget.PROBE_EVERY
     fresh = DraftBudget(prior_accept=0.9, token_cost=0.05, head_ratio=0.3)
     for _ in range(12):  # one edit of new text: its drafts fail, and the rest of that edit drafts no <gen>
-        fresh.record(GEN, False)
+        fresh.record(GEN, False, first=True)
     assert fresh.keep([GEN, GEN], [1, 1]) == 0
     fresh.new_request()  # the next starts from the usual rate, which a few failures move only a little
     assert fresh.keep([GEN, GEN], [1, 1]) == 2
     budget.new_request()  # long runs of failures do move it; what forwards cost is kept
-    assert budget.rate(GEN) < 0.1 and budget.step_s == 0.01
+    assert budget.rate(GEN, first=True) < 0.1 and budget.step_s == 0.01
     measured = DraftBudget()
     measured.observe_forward(1, 0.1)  # a decode step: 100 ms; 20 more tokens: 100 ms more
     measured.observe_forward(21, 0.2)
@@ -237,7 +237,7 @@ def test_the_budget_cuts_unlikely_and_costly_drafts():
 def test_the_budget_prices_a_draft_by_the_measured_time_of_forwards_of_that_size():
     """On a CPU a forward of 2 tokens can cost 1.6 decode steps and one of 9 barely more: one drafted
     token alone does not pay there, eight do, and on a forward that is large anyway one does."""
-    budget = DraftBudget(prior_accept=0.5, prior_weight=1e6, token_cost=0.01, head_ratio=0.0)
+    budget = DraftBudget(prior_accept=0.5, prior_weight=1e6, token_cost=0.01, head_ratio=0.0, run_prior=0.5)
     assert budget.keep([GEN], [1]) == 1  # the linear guess before any forward is timed: nearly free
     for tokens, seconds in ((1, 0.100), (2, 0.160), (9, 0.175)):
         budget.observe_forward(tokens, seconds)
@@ -247,6 +247,40 @@ def test_the_budget_prices_a_draft_by_the_measured_time_of_forwards_of_that_size
     assert budget.keep([GEN], [1], pending=10) == 1  # 10 or 11 tokens: the same forward
     budget.observe_forward(2, 3.0)  # a forward slowed by another process
     assert budget.cost(2) < 2.3
+
+
+def test_a_draft_in_step_is_priced_by_how_long_drafts_stay_in_step():
+    """Half the lookups start in step with the model, and those that do run on: with one pooled rate a long draft
+    looked no better than a short one and was cut where it pays (a CPU forward of 2-9 tokens costs 1.6-1.75)."""
+    budget = DraftBudget(prior_weight=1.0, token_cost=0.01, head_ratio=0.0)
+    for tokens, seconds in ((1, 0.100), (2, 0.160), (9, 0.175)):
+        budget.observe_forward(tokens, seconds)
+    for _ in range(40):
+        budget.record(LOOKUP, False, first=True)
+        budget.record(LOOKUP, True, first=True)
+        for _ in range(6):
+            budget.record(LOOKUP, True)
+        budget.record(LOOKUP, False)
+    assert budget.rate(LOOKUP, first=True) == pytest.approx(0.5, abs=0.1) and budget.rate(LOOKUP) > 0.7
+    assert budget.keep([LOOKUP], [1]) == 0  # one choice: saves 0.5 forwards, costs 0.6
+    assert budget.keep([LOOKUP] * 8, [1] * 8) == 8  # eight: save about 2, cost 0.75
+
+
+def test_the_first_choice_the_budget_cuts_is_measured_by_the_next_step(tiny):
+    """A kind priced out is measured for free: the loop's next choice is the one the cut draft would have made."""
+    doc = "def f(alpha, beta):\n    total = compute(alpha, beta, alpha * beta, beta - alpha)\n    return total\n"
+    program = [Copy(1, 1), Gen("    total = compute(alpha, beta, alpha * beta, beta - alpha)  # checked\n"),
+               Copy(3, 3)]
+    engine = always_draft(Engine(tiny))
+    engine.draft_budget.keep = lambda *args, **kwargs: 0
+    seen = []
+    record = engine.draft_budget.record
+    engine.draft_budget.record = lambda kind, accepted, first=False: (seen.append((kind, accepted, first)),
+                                                                       record(kind, accepted, first))
+    result = engine.edit(doc, 1, 3, "note that it was checked", program=program)
+    assert result.ops == program and result.stats.drafted_tokens == 0  # nothing was sent
+    assert seen and all(first for _, _, first in seen)
+    assert any(accepted for kind, accepted, _ in seen if kind == GEN)  # the <gen> repeats line 2: in step
 
 
 def test_a_cancel_is_seen_between_the_drafted_positions_of_one_forward(tiny):
@@ -259,20 +293,32 @@ def test_a_cancel_is_seen_between_the_drafted_positions_of_one_forward(tiny):
     case = Case(doc, 1, 3, "note that it was checked")  # the <gen> repeats line 2: its draft runs long
     program = [Copy(1, 1), Gen("    total = compute(alpha, beta, alpha * beta, beta - alpha)  # checked\n"),
                Copy(3, 3)]
-    engine = always_draft(Engine(tiny))
-    cancel, checked = threading.Event(), []
-    record = engine.draft_budget.record
+    cancel = threading.Event()
 
-    def counting(kind, accepted):
-        checked.append(accepted)
-        record(kind, accepted)
-        if len(checked) == 4:  # inside the second drafted forward, whose 7 choices are all kept
-            cancel.set()
+    def watched(stop: bool) -> tuple[Engine, list[int], list[bool]]:
+        """An engine that notes each drafted forward's positions and the choices checked in the latest; with
+        ``stop``, cancels two choices into the second drafted forward."""
+        engine, forwards, checked = always_draft(Engine(tiny)), [], []
+        scored, record = engine.backend.extend_scored, engine.draft_budget.record
 
-    engine.draft_budget.record = counting
-    uncancelled = always_draft(Engine(tiny)).edit(case.document, case.first, case.last, case.instruction,
-                                                  program=program).stats
-    assert uncancelled.accepted_tokens >= 8  # the draft the cancel lands in is long enough to tell
+        def scoring(state, ids, positions):
+            forwards.append(len(positions))
+            checked.clear()
+            return scored(state, ids, positions)
+
+        def counting(kind, accepted, first=False):
+            checked.append(accepted)
+            record(kind, accepted, first)
+            if stop and len(forwards) == 2 and len(checked) == 2:
+                cancel.set()
+
+        engine.backend.extend_scored, engine.draft_budget.record = scoring, counting
+        return engine, forwards, checked
+
+    plain, forwards, _ = watched(stop=False)
+    plain.edit(case.document, case.first, case.last, case.instruction, program=program)
+    assert len(forwards) >= 2 and forwards[1] >= 8  # the draft the cancel lands in is long enough to tell
+    engine, forwards, checked = watched(stop=True)
     with pytest.raises(Cancelled):
         engine.edit(case.document, case.first, case.last, case.instruction, program=program, cancel=cancel)
-    assert checked == [True] * 4
+    assert len(forwards) == 2 and checked == [True, True]  # stopped two choices into it
