@@ -21,7 +21,8 @@ from pathlib import Path
 
 from cad_lsp.drafter import KINDS
 
-from .runner import NO_CORPUS, draft_counts, corpus_pairs, dtypes, median, model_name, progress, pyplot, save_figure, table, times
+from .runner import (NO_CORPUS, corpus_pairs, draft_counts, dtypes, median, model_name, progress, pyplot, save_figure,
+                     table, times)
 
 REWRITE_SYSTEM = ("You edit code. Rewrite the whole file with the instruction applied. "
                   "Answer with the complete new file only.")

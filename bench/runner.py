@@ -152,7 +152,8 @@ def draft_counts(stats) -> dict:
     """Drafted and accepted choices per draft kind, from an edit's stats."""
     from cad_lsp.drafter import KINDS
 
-    return {f"{what}_{kind}": getattr(stats, f"{what}_{kind}_tokens") for kind in KINDS for what in ("drafted", "accepted")}
+    return {f"{what}_{kind}": getattr(stats, f"{what}_{kind}_tokens")
+            for kind in KINDS for what in ("drafted", "accepted")}
 
 
 def median(values) -> float:

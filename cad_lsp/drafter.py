@@ -222,13 +222,13 @@ class Drafter:
         if source.startswith(partial):
             return source[len(partial):], GEN
         common = _common_prefix(partial, source)
-        resumed = _resume(partial, source, common, LOOKUP_MIN)
+        resumed = _resume(partial, source, common, LOOKUP_MIN, LOOKUP_MAX)
         if resumed is not None:
             return resumed, GEN
         found = self.lookup(partial, next_line + done, generated + body[:len(body) - len(partial)])
         if found is not None:
             return found, LOOKUP
-        resumed = _resume(partial, source, common, 1)
+        resumed = _resume(partial, source, common, 1, LOOKUP_MIN - 1)  # a shorter match, where nothing else is
         if resumed is not None:
             return resumed, GEN
         if len(partial) >= len(source.rstrip("\r\n")):
@@ -259,10 +259,10 @@ class Drafter:
         return None
 
 
-def _resume(partial: str, source: str, common: int, least: int) -> str | None:
-    """How ``source`` goes on after the longest tail of ``partial`` (at least ``least`` characters) found in it
-    past their ``common`` first characters: a line rewritten in the middle, back in step with the document."""
-    for size in range(min(len(partial) - common, LOOKUP_MAX), least - 1, -1):
+def _resume(partial: str, source: str, common: int, least: int, most: int) -> str | None:
+    """How ``source`` goes on after the longest tail of ``partial`` (``least`` to ``most`` characters) found in
+    it past their ``common`` first characters: a line rewritten in the middle, back in step with the document."""
+    for size in range(min(len(partial) - common, most), least - 1, -1):
         at = source.find(partial[-size:], common)
         if at >= 0:
             return source[at + size:]
