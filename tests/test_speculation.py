@@ -249,6 +249,13 @@ def test_the_budget_prices_a_draft_by_the_measured_time_of_forwards_of_that_size
     assert budget.cost(2) < 2.3
 
 
+# a <gen> that repeats line 2 with a comment added: its draft runs long
+LONG_GEN = Case("def f(alpha, beta):\n    total = compute(alpha, beta, alpha * beta, beta - alpha)\n    return total\n",
+                1, 3, "note that it was checked")
+LONG_GEN_PROGRAM = [Copy(1, 1), Gen("    total = compute(alpha, beta, alpha * beta, beta - alpha)  # checked\n"),
+                    Copy(3, 3)]
+
+
 def test_a_draft_in_step_is_priced_by_how_long_drafts_stay_in_step():
     """Half the lookups start in step with the model, and those that do run on: with one pooled rate a long draft
     looked no better than a short one and was cut where it pays (a CPU forward of 2-9 tokens costs 1.6-1.75)."""
@@ -268,17 +275,15 @@ def test_a_draft_in_step_is_priced_by_how_long_drafts_stay_in_step():
 
 def test_the_first_choice_the_budget_cuts_is_measured_by_the_next_step(tiny):
     """A kind priced out is measured for free: the loop's next choice is the one the cut draft would have made."""
-    doc = "def f(alpha, beta):\n    total = compute(alpha, beta, alpha * beta, beta - alpha)\n    return total\n"
-    program = [Copy(1, 1), Gen("    total = compute(alpha, beta, alpha * beta, beta - alpha)  # checked\n"),
-               Copy(3, 3)]
     engine = always_draft(Engine(tiny))
     engine.draft_budget.keep = lambda *args, **kwargs: 0
     seen = []
     record = engine.draft_budget.record
     engine.draft_budget.record = lambda kind, accepted, first=False: (seen.append((kind, accepted, first)),
                                                                        record(kind, accepted, first))
-    result = engine.edit(doc, 1, 3, "note that it was checked", program=program)
-    assert result.ops == program and result.stats.drafted_tokens == 0  # nothing was sent
+    case = LONG_GEN
+    result = engine.edit(case.document, case.first, case.last, case.instruction, program=LONG_GEN_PROGRAM)
+    assert result.ops == LONG_GEN_PROGRAM and result.stats.drafted_tokens == 0  # nothing was sent
     assert seen and all(first for _, _, first in seen)
     assert any(accepted for kind, accepted, _ in seen if kind == GEN)  # the <gen> repeats line 2: in step
 
@@ -289,10 +294,7 @@ def test_a_cancel_is_seen_between_the_drafted_positions_of_one_forward(tiny):
 
     from cad_lsp.engine import Cancelled
 
-    doc = "def f(alpha, beta):\n    total = compute(alpha, beta, alpha * beta, beta - alpha)\n    return total\n"
-    case = Case(doc, 1, 3, "note that it was checked")  # the <gen> repeats line 2: its draft runs long
-    program = [Copy(1, 1), Gen("    total = compute(alpha, beta, alpha * beta, beta - alpha)  # checked\n"),
-               Copy(3, 3)]
+    case, program = LONG_GEN, LONG_GEN_PROGRAM
     cancel = threading.Event()
 
     def watched(stop: bool) -> tuple[Engine, list[int], list[bool]]:
