@@ -57,7 +57,7 @@ def run(args) -> dict:
 
 
 def summarize(rows: list[dict]) -> dict:
-    total = lambda key: sum(r.get(key, 0) for r in rows)  # noqa: E731  (older runs had no lookup kind)
+    total = lambda key: sum(r[key] for r in rows)  # noqa: E731
     return {"n": len(rows), "identical": len(rows),
             "plain_s_median": median([r["plain_s"] for r in rows]), "spec_s_median": median([r["spec_s"] for r in rows]),
             "speedup_median": median([r["plain_s"] / r["spec_s"] for r in rows]),
