@@ -11,6 +11,7 @@ import torch
 
 from .attention import use_grouped_attention
 from .kvcache import cache_nbytes, growing_cache
+from .linear import use_weight_left_linear
 from .models import LoadedModel
 
 PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
@@ -72,6 +73,7 @@ class LocalModel:
         self.forwards = 0
         self.head_ratio = output_layer_share(self.model)
         use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
+        use_weight_left_linear(self.model)  # splices and draft checks of a few tokens: see linear.py
 
     def new_state(self) -> KVState:
         return KVState([], growing_cache(self.model.config))

@@ -296,8 +296,9 @@ class DraftBudget:
     anyway by the loop's next step, so a rate that fell recovers without
     spending anything.  A choice's price is what its tokens add to the forward
     that runs anyway, and that is not linear in the tokens: on a 2-core CPU a
-    forward of 2 or 3 tokens of SmolLM2 costs 1.4-2.0 decode steps and one of 8
-    tokens 1.7-1.75 (the matrix kernels change at 4 rows), on a GPU nearly nothing.  So the
+    forward of 2-3 tokens of SmolLM2 costs 1.0-1.1 decode steps, one of 4
+    tokens 1.2-1.3 and one of 5-8 tokens 1.6-1.8 (``linear``: the matrix
+    kernels change at 4 columns), on a GPU nearly nothing.  So the
     budget keeps the measured time of forwards by size (``cost``, a linear
     guess from the token cost until a size has been seen) and sends the
     number of choices whose expected saving exceeds their cost by most; plus
