@@ -73,7 +73,7 @@ class LocalModel:
         self.forwards = 0
         self.head_ratio = output_layer_share(self.model)
         use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
-        use_weight_left_linear(self.model)  # splices and draft checks of a few tokens: see linear.py
+        self.weight_left_linears = use_weight_left_linear(self.model)  # forwards of a few tokens: see linear.py
 
     def new_state(self) -> KVState:
         return KVState([], growing_cache(self.model.config))

@@ -5,7 +5,9 @@ import copy
 import torch
 from transformers import DynamicCache
 
-from cad_lsp.linear import FEW_ROWS, ROW_MULTIPLE, use_weight_left_linear
+import time
+
+from cad_lsp.linear import FEW_ROWS, ROW_MULTIPLE, use_weight_left_linear, weight_left_pays
 
 from .test_kvcache import qwen2_shaped
 
@@ -14,7 +16,8 @@ def test_weight_left_linear_matches_pytorch_after_a_cached_prefix(monkeypatch):
     plain = qwen2_shaped()  # biased q/k/v projections, a tied-free output layer
     switched = copy.deepcopy(plain)
     linears = sum(isinstance(m, torch.nn.Linear) for m in plain.modules())
-    assert use_weight_left_linear(switched) == linears
+    assert use_weight_left_linear(switched, measure=False) == linears
+    assert use_weight_left_linear(switched) == linears  # switched once, not measured again
     products = []
     mm = torch.mm
 
@@ -51,3 +54,24 @@ def test_other_dtypes_and_devices_are_left_alone(monkeypatch):
     assert use_weight_left_linear(model) == 0
     monkeypatch.undo()
     assert all("forward" not in m.__dict__ for m in model.modules())
+
+
+def test_the_switch_follows_which_product_is_measured_faster(monkeypatch):
+    """Machines differ in which product their BLAS runs faster; the slower one, made slower still, must lose."""
+    mm, linear = torch.mm, torch.nn.functional.linear
+
+    def slowed(product):
+        def slow(*args, **kwargs):
+            time.sleep(0.002)
+            return product(*args, **kwargs)
+        return slow
+
+    model = qwen2_shaped()
+    monkeypatch.setattr(torch, "mm", slowed(mm))
+    assert use_weight_left_linear(model) == 0
+    assert all("forward" not in m.__dict__ for m in model.modules())
+    monkeypatch.undo()
+    monkeypatch.setattr(torch.nn.functional, "linear", slowed(linear))
+    layers = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert weight_left_pays(layers)
+    monkeypatch.undo()
