@@ -4,11 +4,12 @@ Both the runner (which runs them) and the report (which writes their
 sections) read this list; neither imports the other for it.
 """
 
-BENCHMARKS = ["kernel", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless", "perturb", "formats", "quality", "families",
-              "vllm", "kvcache", "layout", "warmedit"]
+BENCHMARKS = ["kernel", "smallforward", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless", "perturb",
+              "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit"]
 
 TITLES = {
     "kernel": "Kernel: one N-token splice vs N decode steps",
+    "smallforward": "Small forwards: a few tokens through PyTorch's linear layers vs the weight on the left",
     "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
     "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
     "speculation": "Speculation: the embedded model's own programs, drafted from the document and checked",
