@@ -559,9 +559,8 @@ def main(argv: list[str] | None = None) -> int:
     import time
     from datetime import datetime, timezone
 
-    from .runner import build_parser, load_average, machine, passive_openmp, set_threads
+    from .runner import build_parser, load_average, machine, set_threads
 
-    passive_openmp()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(["report"] + argv)
     args.name, args.command = "quality", "cad-lsp bench quality " + " ".join(argv)

@@ -20,6 +20,8 @@ def machine_line(data: dict) -> str:
     where = m.get("gpu") or f"{m['cpu']}, {m['cores']} cores ({m['torch_threads']} torch threads)"
     if not m.get("gpu") and "cpu_features" in m:
         where += f", {'AMX' if 'amx_bf16' in m['cpu_features'] else 'no AMX'}"
+    if m.get("omp_wait_policy", "default") != "default":  # threads that sleep between kernels make small forwards dear
+        where += f", OpenMP threads {m['omp_wait_policy']}"
     load = m.get("load_average") or {}
     load_text = ""
     if load.get("before") and load.get("after"):

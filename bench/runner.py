@@ -131,6 +131,9 @@ def machine(device: str) -> dict:
         "transformers": transformers.__version__,
         "python": platform.python_version(),
         "device": device,
+        # left as the engine runs (unset): with PASSIVE a forward of 2-8 tokens of SmolLM2 cost 2.1-2.7 decode
+        # steps against 1.1-1.8, so speculation measured under it is understated; on a busy machine it may be set
+        # by hand, and the report's header then says so
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
         # bf16 is fast on CPU only with AMX; the same VM image has run with and without it.
         "cpu_features": sorted(flags & {"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"}),
@@ -254,20 +257,7 @@ def run_benchmark(name: str, args) -> dict:
     return data
 
 
-def passive_openmp() -> None:
-    """Let idle OpenMP threads sleep instead of spin.
-
-    On a shared machine a spinning thread holds a core that its partner
-    needs: a SmolLM2 decode step measured 290-650 ms instead of 59 ms beside
-    one busy process.  libgomp reads the variable when torch is first
-    imported, so this only works before that; ``machine()`` records it.
-    """
-    if "torch" not in sys.modules:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
 def main(argv: list[str] | None = None) -> int:
-    passive_openmp()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.command = "cad-lsp bench " + " ".join(argv)
