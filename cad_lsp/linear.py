@@ -2,11 +2,11 @@
 
 A forward of 2-16 tokens is what a splice of a short copy and the check of a
 draft cost, so its price decides whether speculation pays.  PyTorch computes
-``x @ W.T``; on a 2-core AMD EPYC (AVX2, MKL 2024.2) that costs as much for
-2-4 rows as 1.6-2.9 one-token forwards, although the weights are read once
-either way.  ``(W @ x.T).T``, with the rows padded to a multiple of 4, costs
-1.0-1.3 (SmolLM2-135M and Qwen2.5-0.5B, fp32, measured side by side in one
-process).  CPUs differ in which kernels their BLAS picks, so the switch is
+``x @ W.T``; on a 2-core AMD EPYC (AVX2, MKL 2024.2) a forward of 2-4
+tokens then costs as much as 1.7-2.8 one-token forwards, although the
+weights are read once either way.  ``(W @ x.T).T``, with the rows padded to
+a multiple of 4, costs 1.1-1.4 (SmolLM2-135M and Qwen2.5-0.5B, fp32, after
+1,000 cached tokens: ``bench smallforward``).  CPUs differ in which kernels their BLAS picks, so the switch is
 made only after timing both products on the model's own layers
 (``weight_left_pays``, under a second at load).  One row keeps
 PyTorch's path (its matrix-vector kernel is the faster one there), as do
