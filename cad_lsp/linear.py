@@ -6,12 +6,12 @@ draft cost, so its price decides whether speculation pays.  PyTorch computes
 tokens then costs as much as 1.7-2.8 one-token forwards, although the
 weights are read once either way.  ``(W @ x.T).T``, with the rows padded to
 a multiple of 4, costs 1.1-1.4 (SmolLM2-135M and Qwen2.5-0.5B, fp32, after
-1,000 cached tokens: ``bench smallforward``).  CPUs differ in which kernels their BLAS picks, so the switch is
-made only after timing both products on the model's own layers
-(``weight_left_pays``, under a second at load).  One row keeps
-PyTorch's path (its matrix-vector kernel is the faster one there), as do
-long inputs (prefill) and other dtypes and devices.  The sums are the same
-products in another order, so logits agree to float rounding.
+1,000 cached tokens: ``bench smallforward``).  CPUs differ in which kernels
+their BLAS picks, so the switch is made only after timing both products on
+the model's own layers (``weight_left_pays``, 0.2 s at load).  One row
+keeps PyTorch's path (its matrix-vector kernel is the faster one there), as
+do long inputs (prefill) and other dtypes and devices.  The sums are the
+same products in another order, so logits agree to float rounding.
 """
 
 from __future__ import annotations

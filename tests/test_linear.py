@@ -1,11 +1,10 @@
 """Weight-left linear layers for a few rows: the same logits as PyTorch's own, and only where they were measured."""
 
 import copy
+import time
 
 import torch
 from transformers import DynamicCache
-
-import time
 
 from cad_lsp.linear import FEW_ROWS, ROW_MULTIPLE, use_weight_left_linear, weight_left_pays
 
@@ -13,7 +12,7 @@ from .test_kvcache import qwen2_shaped
 
 
 def test_weight_left_linear_matches_pytorch_after_a_cached_prefix(monkeypatch):
-    plain = qwen2_shaped()  # biased q/k/v projections, a tied-free output layer
+    plain = qwen2_shaped()  # biased q/k/v projections, an output layer of its own
     switched = copy.deepcopy(plain)
     linears = sum(isinstance(m, torch.nn.Linear) for m in plain.modules())
     assert use_weight_left_linear(switched, measure=False) == linears
