@@ -26,22 +26,18 @@ def _curve(name: str, args) -> dict:
     import torch
 
     from cad_lsp.backend import LocalModel
-    from cad_lsp.linear import use_weight_left_linear
+    from cad_lsp.linear import use_pytorch_linear, use_weight_left_linear
     from cad_lsp.models import load_model
 
     loaded = load_model(name, args.device, args.dtype or "fp32")
     local = LocalModel(loaded)  # measures at load which product to use
     chosen = local.weight_left_linears > 0
-    use_weight_left_linear(loaded.model, measure=False)
-    layers = [m for m in loaded.model.modules() if "forward" in m.__dict__]
-    switched = [m.forward for m in layers]
 
     def use(product: str) -> None:
-        for module, forward in zip(layers, switched):
-            if product == "weight left":
-                module.forward = forward
-            else:
-                module.__dict__.pop("forward", None)
+        if product == "weight left":
+            use_weight_left_linear(loaded.model, measure=False)
+        else:
+            use_pytorch_linear(loaded.model)
 
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     repeats = args.repeats or (1 if args.quick else 7)

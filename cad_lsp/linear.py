@@ -90,4 +90,11 @@ def use_weight_left_linear(model: torch.nn.Module, measure: bool = True) -> int:
     return len(linears)
 
 
-__all__ = ["use_weight_left_linear", "weight_left_pays", "FEW_ROWS", "ROW_MULTIPLE", "MARGIN"]
+def use_pytorch_linear(model: torch.nn.Module) -> None:
+    """Undo ``use_weight_left_linear``: every layer back on PyTorch's own product (to compare the two)."""
+    for module in model.modules():
+        if getattr(module.forward, "__func__", None) is _weight_left_forward:
+            del module.forward
+
+
+__all__ = ["use_weight_left_linear", "use_pytorch_linear", "weight_left_pays", "FEW_ROWS", "ROW_MULTIPLE", "MARGIN"]

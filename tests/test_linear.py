@@ -6,7 +6,7 @@ import time
 import torch
 from transformers import DynamicCache
 
-from cad_lsp.linear import FEW_ROWS, ROW_MULTIPLE, use_weight_left_linear, weight_left_pays
+from cad_lsp.linear import FEW_ROWS, ROW_MULTIPLE, use_pytorch_linear, use_weight_left_linear, weight_left_pays
 
 from .test_kvcache import qwen2_shaped
 
@@ -17,6 +17,9 @@ def test_weight_left_linear_matches_pytorch_after_a_cached_prefix(monkeypatch):
     linears = sum(isinstance(m, torch.nn.Linear) for m in plain.modules())
     assert use_weight_left_linear(switched, measure=False) == linears
     assert use_weight_left_linear(switched) == linears  # switched once, not measured again
+    undone = copy.deepcopy(switched)
+    use_pytorch_linear(undone)
+    assert all("forward" not in m.__dict__ for m in undone.modules())
     products = []
     mm = torch.mm
 
