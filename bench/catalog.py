@@ -9,7 +9,7 @@ BENCHMARKS = ["kernel", "smallforward", "ceiling", "e2e", "speculation", "serve"
 
 TITLES = {
     "kernel": "Kernel: one N-token splice vs N decode steps",
-    "smallforward": "Small forwards: a few tokens through PyTorch's linear layers vs the weight on the left",
+    "smallforward": "Small forwards: a few tokens through PyTorch's linear layers vs oneDNN's packed ones",
     "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",
     "e2e": "End to end: teacher-forced programs vs autoregressive rewrite",
     "speculation": "Speculation: the embedded model's own programs, drafted from the document and checked",

@@ -11,7 +11,7 @@ import torch
 
 from .attention import use_grouped_attention
 from .kvcache import cache_nbytes, growing_cache
-from .linear import use_weight_left_linear
+from .linear import use_packed_linear
 from .models import LoadedModel
 
 PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
@@ -73,7 +73,7 @@ class LocalModel:
         self.forwards = 0
         self.head_ratio = output_layer_share(self.model)
         use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
-        self.weight_left_linears = use_weight_left_linear(self.model)  # forwards of a few tokens: see linear.py
+        self.packed_linears = use_packed_linear(self.model)  # forwards of a few tokens: see linear.py
 
     def new_state(self) -> KVState:
         return KVState([], growing_cache(self.model.config))

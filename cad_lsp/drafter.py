@@ -296,9 +296,9 @@ class DraftBudget:
     anyway by the loop's next step, so a rate that fell recovers without
     spending anything.  A choice's price is what its tokens add to the forward
     that runs anyway, and that is not linear in the tokens: on a 2-core CPU a
-    forward of 2-3 tokens of SmolLM2 costs 1.2 decode steps, one of 4 tokens
-    1.4 and one of 6-8 tokens 1.9-2.1 (``bench smallforward``, with
-    ``linear``'s weight-left layers), on a GPU nearly nothing.  So the
+    forward of 2-3 tokens of SmolLM2 costs 1.1-1.2 decode steps, one of 4-6
+    tokens 1.3 and one of 8-12 tokens 1.5 (``bench smallforward``, with
+    ``linear``'s packed layers), on a GPU nearly nothing.  So the
     budget keeps the measured time of forwards by size (``cost``, a linear
     guess from the token cost until a size has been seen) and sends the
     number of choices whose expected saving exceeds their cost by most; plus
