@@ -201,23 +201,34 @@ class Drafter:
                 return number
         return None
 
+    def resembles(self, text: str, number: int) -> bool:
+        """Whether a generated line reads as a rewrite of document line ``number``."""
+        return difflib.SequenceMatcher(None, text.strip(), self.line(number).strip()).ratio() >= SIMILAR
+
     def replaced_lines(self, text: str, next_line: int) -> int:
         """How many document lines from ``next_line`` a generated ``text`` replaced: as many as it has
         lines when its first line resembles the document's, none when it reads as an insertion."""
         lines = split_lines(text)
         if not lines:
             return 0
-        ratio = difflib.SequenceMatcher(None, lines[0].strip(), self.line(next_line).strip()).ratio()
-        return min(len(lines), self.last - next_line + 1) if ratio >= SIMILAR else 0
+        return min(len(lines), self.last - next_line + 1) if self.resembles(lines[0], next_line) else 0
 
     def gen_rest(self, body: str, next_line: int, generated: str = "") -> tuple[str, str] | None:
         """The rest of a <gen> body's current line and its draft kind: how the document line it rewrites goes
-        on (GEN), else how the line's last characters go on elsewhere (LOOKUP), else None: no guess, when the
+        on (GEN), else how the line's last characters go on elsewhere (LOOKUP; at a line's start after a line of
+        new text, with that line's end: indentation alone matches anywhere), else None: no guess, when the
         line has grown past the document's without meeting it or anything else again."""
         done = body.count("\n")
         partial = body.rsplit("\n", 1)[-1]
-        if done and not partial:
-            return "", GEN  # a line just ended: the draft closes the gen
+        if done and not partial.strip():  # at a line's start: after new text, how it goes on where it occurs
+            ended = body[:len(body) - len(partial) - 1].rsplit("\n", 1)[-1]
+            if not self.resembles(ended, next_line + done - 1):
+                tail = ended + "\n" + partial
+                found = self.lookup(tail, next_line + done, generated + body[:len(body) - len(tail)])
+                if found:
+                    return found, LOOKUP
+            if not partial:
+                return "", GEN  # a line just ended: the draft closes the gen
         source = self.line(next_line + done)
         if source.startswith(partial):
             return source[len(partial):], GEN

@@ -183,6 +183,13 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     written = "<gen>y = helper_val"
     assert text(drafter.propose([Copy(3, 7), earlier, Copy(9, 9)], 10, None, written,
                                 tokenizer.encode(written))).startswith("ue = compute(x)\nprint(x)\n</gen>")
+    # a new line begun after a line of new text: the lookup reaches across the line break, so the indentation
+    # alone does not pick the first indented line of the document
+    blocks = Document("def half(x):\n    z = x / 2\n    return z\ndef twice(x):\n    y = x * 2\n    return y\nc = 3\nd = 4\n")
+    across = Drafter(tokenizer, blocks, 1, 8, eos=-1)
+    written = "<gen>def twice(x):\n    "
+    continued = across.propose([Copy(1, 7)], 8, None, written, tokenizer.encode(written))
+    assert text(continued).startswith("y = x * 2\n    return y\n</gen>") and LOOKUP in continued.kinds
     # a line rewritten in the middle and back in step with the document: the line's own rest, not a lookup
     written = "<gen>v8 = g(8) < n"
     resumed = drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))
