@@ -7,9 +7,15 @@ model, in the same run, alternating which goes first.  Prefill is excluded
 from both.  The closed-form bound for the same pairs (ceiling's formula, with
 a kernel curve measured now on this model) shows how much of it is reached.
 
-The speculative peer, HF prompt-lookup decoding, is only meaningful with
-real weights (its drafts are accepted when the model agrees with them), so
-it runs only for ``--model smollm2``.
+The speculative peer, prompt-lookup decoding, runs two ways.  Teacher-forced
+on the gold output, as the programs are (``lookup_forced``: Hugging Face's
+rule for a draft, a drafted token kept exactly when it is the output's next
+one), for every model, on the same warm prompt as the rewrite.  And as
+Hugging Face's own ``generate`` against its greedy decoding, on the model's
+own output: only meaningful with real weights (its drafts are accepted when
+the model agrees with them), so only for ``--model smollm2``.  That output
+is whatever the model writes up to the gold length plus 16 tokens, often
+the input again, which suits a copier of the prompt best.
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ from .runner import (NO_CORPUS, corpus_pairs, draft_counts, dtypes, median, mode
 REWRITE_SYSTEM = ("You edit code. Rewrite the whole file with the instruction applied. "
                   "Answer with the complete new file only.")
 LOOKUP_TOKENS = 10
+LOOKUP_NGRAM = 2  # Hugging Face's max_matching_ngram_size default
 REAL_WEIGHTS = {"smollm2"}  # models whose prompt-lookup acceptance means something
-LOOKUP_NA = ("n/a: prompt-lookup acceptance depends on the model agreeing with drafts copied from the prompt; "
-             "with random weights that agreement is noise, so the peer runs only with --model smollm2")
+LOOKUP_NA = ("n/a: `generate`'s prompt-lookup acceptance depends on the model agreeing with drafts copied from the "
+             "prompt; with random weights that agreement is noise, so that peer runs only with --model smollm2 "
+             "(the teacher-forced one above runs for every model)")
 PAPER_BOUND = {"humanevalfix-py": 3.4, "humanevalfix-js": 4.2}
 
 
@@ -41,7 +49,39 @@ def sample(pairs: list, k: int, max_out: int, count, seed: int) -> list:
     return random.Random(seed).sample(fitting, k)
 
 
-SIDES = ["cad", "spec", "ar"]  # CaD, CaD with speculation, the rewrite
+SIDES = ["cad", "spec", "ar", "lookup"]  # CaD, CaD with speculation, the rewrite, prompt lookup on it
+
+
+def lookup_draft(seq: list[int], most: int) -> list[int]:
+    """Hugging Face's prompt-lookup draft: after the earliest earlier occurrence of the last ``LOOKUP_NGRAM``
+    tokens (else of fewer), the up to ``most`` tokens that followed it."""
+    for size in range(min(LOOKUP_NGRAM, len(seq) - 1), 0, -1):
+        tail = seq[-size:]
+        for at in range(len(seq) - size):
+            if seq[at:at + size] == tail:
+                return seq[at + size:at + size + most]
+    return []
+
+
+def lookup_forced(backend, state, ids: list[int]) -> tuple[int, float]:
+    """Prompt lookup writing ``ids``, teacher-forced: each forward takes the next token and a draft looked up in
+    the prompt and what is written so far, and keeps the draft as far as it matches ``ids`` (as greedy
+    verification would if the model wrote ``ids``).  Returns (forwards, seconds)."""
+    t0 = time.perf_counter()
+    seq, done, forwards = list(state.ids), 0, 0
+    while done < len(ids):
+        seq.append(ids[done])
+        draft = lookup_draft(seq, min(LOOKUP_TOKENS, len(ids) - done - 1))
+        fed = [ids[done]] + draft
+        backend.extend_scored(state, fed, list(range(len(fed))))
+        forwards += 1
+        kept = 0
+        while kept < len(draft) and draft[kept] == ids[done + 1 + kept]:
+            kept += 1
+        backend.crop(state, len(state.ids) - len(draft) + kept)
+        seq += draft[:kept]
+        done += 1 + kept
+    return forwards, time.perf_counter() - t0
 
 
 def time_pair(engine, pair, ops, repeats: int, first: int) -> dict:
@@ -56,11 +96,16 @@ def time_pair(engine, pair, ops, repeats: int, first: int) -> dict:
     engine.warm(key, pair.before)
     seconds = {side: [] for side in SIDES}
     stats = {}
+    lookup_forwards = 0
     for r in range(repeats):
-        for which in SIDES[(first + r) % 3:] + SIDES[:(first + r) % 3]:
-            if which == "ar":
-                seconds["ar"].append(engine.rewrite_baseline(pair.before, 1, None, pair.after, key=key,
-                                                             instruction=pair.instruction)[1])
+        turn = (first + r) % len(SIDES)
+        for which in SIDES[turn:] + SIDES[:turn]:
+            if which in ("ar", "lookup"):
+                forwards, spent = engine.rewrite_baseline(
+                    pair.before, 1, None, pair.after, key=key, instruction=pair.instruction,
+                    **({"decode": lookup_forced} if which == "lookup" else {}))
+                seconds[which].append(spent)
+                lookup_forwards = forwards if which == "lookup" else lookup_forwards
                 continue
             result = engine.edit(pair.before, 1, None, pair.instruction, key=key, program=ops,
                                  speculate=which == "spec")
@@ -71,6 +116,7 @@ def time_pair(engine, pair, ops, repeats: int, first: int) -> dict:
     engine.forget(key)
     s, f = stats["cad"], stats["spec"]
     return {"t_cad_s": median(seconds["cad"]), "t_spec_s": median(seconds["spec"]), "t_ar_s": median(seconds["ar"]),
+            "t_lookup_s": median(seconds["lookup"]), "lookup_forwards": lookup_forwards,
             "forwards": s.forwards, "decode_steps": s.decode_steps, "splice_forwards": s.splice_forwards,
             "sampled": s.sampled_tokens, "forced": s.forced_tokens, "spliced": s.spliced_tokens, "mask_s": s.mask_s,
             "prompt_tokens": s.prompt_tokens,
@@ -182,7 +228,8 @@ def run(args) -> dict:
     max_out = args.max_out_tokens or (200 if args.quick else 400)
     repeats = args.repeats or (1 if args.quick else 3)
     checkpoint = Checkpoint(args.out, {"repeats": repeats, "k": k, "max_out": max_out, "seed": args.seed,
-                                       "device": args.device, "threads": args.threads, "quick": args.quick})
+                                       "device": args.device, "threads": args.threads, "quick": args.quick,
+                                       "sides": SIDES})
     runs = {}
     for name in model_name(args).split(","):
         # transformers keeps GGUF weights packed and computes in fp32: bf16 only adds casts there.
@@ -203,7 +250,7 @@ def run(args) -> dict:
                         continue
                     ops = oracle_program(pair.before, pair.after)
                     row = {"id": pair.id, "n_out": count(pair.after), "ops": len(ops),
-                           **time_pair(engine, pair, ops, repeats, i % 3)}
+                           **time_pair(engine, pair, ops, repeats, i % len(SIDES))}
                     sizes = ceiling.loop_forwards(ops, pair.before, loaded.tokenizer, engine.ll_tokenizer)
                     row["bound_t_cad_s"] = sum(ceiling.forward_time(curve, n) for n in sizes)
                     row["bound_t_ar_s"] = row["n_out"] * curve["t_step"]
@@ -246,6 +293,15 @@ def summarize(rows: list[dict]) -> dict:
             "forwards_median": median([r["spec"]["forwards"] for r in specs]),
             **{f"acceptance_{kind}": total(f"accepted_{kind}") / max(1, total(f"drafted_{kind}")) for kind in KINDS},
             "drafted_per_program": median([r["spec"]["drafted"] for r in specs]),
+        }
+    forced = [r for r in rows if "t_lookup_s" in r]
+    if forced:
+        out["lookup_forced"] = {
+            "forwards_median": median([r["lookup_forwards"] for r in forced]),
+            "speedup_median": median([r["t_ar_s"] / r["t_lookup_s"] for r in forced]),
+            "speedup_pooled": sum(r["t_ar_s"] for r in forced) / sum(r["t_lookup_s"] for r in forced),
+            "spec_over_lookup_median": median([r["t_lookup_s"] / r["t_spec_s"] for r in forced]),
+            "spec_over_lookup_pooled": sum(r["t_lookup_s"] for r in forced) / sum(r["t_spec_s"] for r in forced),
         }
     lookups = [r["lookup"] for r in rows if "lookup" in r]
     lookups = [x for x in lookups if x["greedy_tokens_per_s"] and x["lookup_tokens_per_s"]]
@@ -291,11 +347,22 @@ def markdown(data: dict) -> str:
                 table(["corpus", "pairs", "output tokens (median)", "rewrite (s, median)", "CaD (s, median)",
                        "CaD forwards (median)", "speedup (median pair)", "speedup (pooled)", "bound (median pair)",
                        "paper bound"] + (spec_headers if spec else []), rows)]
+        forced = [(name, c["lookup_forced"]) for name, c in run["corpora"].items() if "lookup_forced" in c]
+        if forced:
+            out += ["", f"Prompt lookup teacher-forced on the same gold output, on the rewrite's prompt (Hugging Face's "
+                    f"draft: the {LOOKUP_TOKENS} tokens after the earliest earlier occurrence of the last "
+                    f"{LOOKUP_NGRAM} tokens; kept as far as they match the output):", "",
+                    table(["corpus", "lookup forwards (median)", "lookup speedup over the rewrite (median pair)",
+                           "(pooled)", "CaD+spec over lookup (median pair)", "(pooled)"],
+                          [[name, x["forwards_median"], times(x["speedup_median"]), times(x["speedup_pooled"]),
+                            times(x["spec_over_lookup_median"]), times(x["spec_over_lookup_pooled"])]
+                           for name, x in forced])]
         lookups = [(name, c["lookup"]) for name, c in run["corpora"].items() if "lookup" in c]
         if lookups:
             out += ["", f"Prompt-lookup decoding (`prompt_lookup_num_tokens={LOOKUP_TOKENS}`) vs greedy `generate` "
-                    "on a whole-file rewrite prompt; tokens/s from the end of the first step to the last "
-                    "(prefill excluded), median of 2 alternating runs:", "",
+                    "on a whole-file rewrite prompt, on the model's own output (up to the gold length + 16 tokens); "
+                    "tokens/s from the end of the first step to the last (prefill excluded), median of 2 "
+                    "alternating runs:", "",
                     table(["corpus", "greedy tok/s (median)", "prompt-lookup tok/s (median)", "ratio (median pair)",
                            "outputs equal"],
                           [[name, f"{x['greedy_tokens_per_s']:.1f}", f"{x['lookup_tokens_per_s']:.1f}",

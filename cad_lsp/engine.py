@@ -299,8 +299,10 @@ class Engine:
         return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats, window)
 
     def rewrite_baseline(self, document: str, first_line: int, last_line: int | None, new_text: str, *,
-                         key: str | None = None, name: str = "document", instruction: str = "rewrite") -> tuple[int, float]:
-        """Time the plain autoregressive rewrite of ``new_text`` on the same warm prompt."""
+                         key: str | None = None, name: str = "document", instruction: str = "rewrite",
+                         decode=autoregressive) -> tuple[int, float]:
+        """Time the rewrite of ``new_text`` on the same warm prompt: plain autoregressive, or ``decode(backend,
+        state, ids)`` for another way of writing the same tokens (forwards, seconds)."""
         last_line = self._check_request(document, first_line, last_line)
         with self.lock:
             state = self._state(key or name)
@@ -309,7 +311,7 @@ class Engine:
                 sync_prefix(self.backend, state, prompt.prefix_ids)
                 self.backend.extend(state, prompt.request_ids)
                 ids = self.tokenizer.encode(new_text, add_special_tokens=False)
-                return autoregressive(self.backend, state, ids)
+                return decode(self.backend, state, ids)
             finally:
                 self.backend.crop(state, len(prompt.prefix_ids))
 

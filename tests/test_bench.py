@@ -188,3 +188,41 @@ def test_perturbations_move_copies_by_k():
     moved = list(perturb.one_copy(ops, 1))
     assert [Copy(0, 2), Copy(2, 4)] == [m[0] for m in moved[:2]]
     assert len(list(perturb.one_boundary(ops, 2))) == 8
+
+
+def test_teacher_forced_prompt_lookup_drafts_as_hugging_face_does_and_writes_the_output():
+    """e2e's prompt-lookup peer on the gold output: Hugging Face's draft rule, then exactly the output cached."""
+    import random
+
+    import torch
+    from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
+
+    from bench.e2e import LOOKUP_NGRAM, LOOKUP_TOKENS, lookup_draft, lookup_forced
+    from cad_lsp.backend import KVState
+
+    rng = random.Random(3)
+    reference = PromptLookupCandidateGenerator(num_output_tokens=LOOKUP_TOKENS,
+                                               max_matching_ngram_size=LOOKUP_NGRAM, max_length=10_000)
+    for _ in range(200):
+        seq = [rng.randrange(6) for _ in range(rng.randrange(2, 40))]
+        candidates, _ = reference.get_candidates(torch.tensor([seq]))
+        assert lookup_draft(seq, LOOKUP_TOKENS) == candidates[0, len(seq):].tolist(), seq
+
+    class Recorder:  # a backend that only keeps ids, to see what each forward was given
+        def __init__(self):
+            self.fed = []
+
+        def extend_scored(self, state, ids, positions):
+            self.fed.append(list(ids))
+            state.ids.extend(ids)
+
+        def crop(self, state, length):
+            del state.ids[length:]
+
+    prompt = [rng.randrange(50) for _ in range(60)]
+    output = prompt[10:40] + [7, 7, 8] + prompt[20:35]  # mostly text of the prompt, some new
+    backend, state = Recorder(), KVState(list(prompt))
+    forwards, _ = lookup_forced(backend, state, output)
+    assert state.ids == prompt + output  # the cache holds the output, nothing rejected left behind
+    assert forwards == len(backend.fed) < len(output) / 3  # copied text went in drafts
+    assert all(len(fed) <= 1 + LOOKUP_TOKENS for fed in backend.fed)
