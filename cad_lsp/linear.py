@@ -16,9 +16,10 @@ Costs: a packed copy of every switched weight (the float32 weights of the
 linear layers again: 0.5 GB for SmolLM2-135M) and the time to pack them at
 load (0.5 s for SmolLM2, 5 s for Qwen2.5-0.5B on that CPU).  A packed copy
 follows its weight: a weight changed in place (not through ``.data``) or a
-copied module is packed again on its next use, never read stale.  Autograd does not pass through
-oneDNN's operator, so with gradients on a layer takes PyTorch's path.  The
-sums are the same products in another order: logits agree to float rounding.
+copied module is packed again on its next use, never read stale.  Autograd
+does not pass through oneDNN's operator, so with gradients on a layer takes
+PyTorch's path.  The sums are the same products in another order: logits
+agree to float rounding.
 """
 
 from __future__ import annotations
