@@ -74,12 +74,17 @@ class Drafter:
         """
         if op_text.startswith(_GEN_HEAD):  # inside a <gen>: the rest of the line it rewrites, then close it
             body = op_text[len(_GEN_HEAD):]
-            guess = self.gen_rest(body, next_line, "".join(op.text for op in ops if isinstance(op, Gen)))
-            if guess is None:
-                return Draft()
-            rest, kind = guess
-            current = Gen(body + rest)
-            pieces = [(len(body) + len(_GEN_HEAD), TAG), (len(current.text) - len(body), kind), (len(_GEN_TAIL), TAG)]
+            closing = self.closing(body, next_line)
+            if closing is not None:  # the closing tag is begun (a draft was cut inside it): the rest of it
+                current, pieces = Gen(body[:len(body) - len(closing)]), None
+            else:
+                guess = self.gen_rest(body, next_line, "".join(op.text for op in ops if isinstance(op, Gen)))
+                if guess is None:
+                    return Draft()
+                rest, kind = guess
+                current = Gen(body + rest)
+                pieces = [(len(body) + len(_GEN_HEAD), TAG), (len(current.text) - len(body), kind),
+                          (len(_GEN_TAIL), TAG)]
         elif copy_start is not None:  # the copy's end line is being written
             written = op_text.rsplit("-", 1)[-1]
             end = self.copy_end(ops, copy_start)
@@ -200,6 +205,14 @@ class Drafter:
             if str(number).startswith(written):
                 return number
         return None
+
+    def closing(self, body: str, next_line: int) -> str | None:
+        """The start of ``</gen>`` that ``body`` ends with, on a line of its own, if it is not the start of the
+        document line it stands for (``</div>`` in HTML)."""
+        partial = body.rsplit("\n", 1)[-1]
+        if not partial or not _GEN_TAIL.startswith(partial):
+            return None
+        return None if self.line(next_line + body.count("\n")).startswith(partial) else partial
 
     def resembles(self, text: str, number: int) -> bool:
         """Whether a generated line reads as a rewrite of document line ``number``."""
@@ -382,19 +395,22 @@ class DraftBudget:
             self.token_cost = min(1.0, max(1e-4, self._per_token_s / self.step_s))
 
     def cost(self, tokens: int) -> float:
-        """A forward of ``tokens`` tokens, in decode steps: as measured for its size; for a size not seen yet,
-        the dearer of the sizes around it (the curve need not rise: 5 tokens can cost less than 3), or the
-        linear guess beyond the largest."""
+        """A forward of ``tokens`` tokens, in decode steps: as measured for its size class; for a class not
+        timed yet, the class below plus the measured cost of the extra tokens, at most the class above.
+
+        Not the dearer of the classes around it: with only 3 and 256 tokens
+        timed (a request's first splice), that priced a 4-token forward at 6
+        decode steps, so no longer draft was sent, and so none was timed.
+        """
         if not self.step_s:
             return 1.0 + self.token_cost * (tokens - 1)
         size = self.size_class(tokens)
         if size in self.forward_s:
             return self.forward_s[size] / self.step_s
         below = max((s for s in self.forward_s if s < size), default=1)
+        guess = self.forward_s.get(below, self.step_s) / self.step_s + self.token_cost * (tokens - below)
         above = [s for s in self.forward_s if s > size]
-        if above:
-            return max(self.forward_s.get(below, self.step_s), self.forward_s[min(above)]) / self.step_s
-        return self.forward_s.get(below, self.step_s) / self.step_s + self.token_cost * (tokens - below)
+        return min(guess, self.forward_s[min(above)] / self.step_s) if above else guess
 
     def observe_draft(self, seconds: float) -> None:
         self.draft_s = 0.9 * self.draft_s + 0.1 * seconds

@@ -194,6 +194,15 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     written = "<gen>v8 = g(8) < n"
     resumed = drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))
     assert text(resumed).startswith("\n</gen>") and LOOKUP not in resumed.kinds
+    # a draft cut inside the closing tag: the rest of the tag and what follows it, unless the document line
+    # there starts the same way (a line of HTML)
+    for written in ("<gen>v8 = f(8) <= n\n</", "<gen>v8 = f(8) <= n\n</gen"):
+        closed = drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))
+        assert text(closed).endswith('>\n<copy lines="9-15"/>\n') and written + text(closed) == (
+            '<gen>v8 = f(8) <= n\n</gen>\n<copy lines="9-15"/>\n')
+    html = Drafter(tokenizer, Document("<div>\n<p>a</p>\n</div>\n"), 1, 3, eos=-1)
+    written = "<gen><p>b</p>\n</"
+    assert text(html.propose([Copy(1, 1)], 2, None, written, tokenizer.encode(written))).startswith("div>\n")
     # a model that wrote another op than the plan's: the draft follows the op begun
     written = '<copy lines="'
     assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith('8-15"/>')
@@ -254,6 +263,17 @@ def test_the_budget_prices_a_draft_by_the_measured_time_of_forwards_of_that_size
     assert budget.keep([GEN], [1], pending=10) == 1  # 10 or 11 tokens: the same forward
     budget.observe_forward(2, 3.0)  # a forward slowed by another process
     assert budget.cost(2) < 2.3
+
+
+def test_the_budget_prices_a_size_not_timed_from_the_sizes_around_it():
+    """A request's first forwards are a few tokens and a splice of hundreds: a size between them costs the
+    smaller one and the measured cost of its extra tokens, not the splice's time (which kept every longer
+    draft from being sent, so no longer forward was ever timed)."""
+    budget = DraftBudget(prior_accept=0.9, prior_weight=1e6, token_cost=0.05, head_ratio=0.0, run_prior=0.9)
+    for tokens, seconds in ((1, 0.100), (3, 0.115), (256, 0.600)):
+        budget.observe_forward(tokens, seconds)
+    assert budget.cost(4) == pytest.approx(1.15 + budget.token_cost) and budget.cost(16) < 1.5
+    assert budget.keep([GEN] * 12, [1] * 12) == 12
 
 
 # a <gen> that repeats line 2 with a comment added: its draft runs long
