@@ -262,7 +262,8 @@ def run(args) -> dict:
                 corpora[corpus] = {"pairs": rows, **summarize(rows)}
             corpora["pooled"] = summarize([r for c in corpora.values() for r in c["pairs"]])
             runs[f"{name} {dtype}"] = {"model": name, "dtype": dtype, "curve": curve, "corpora": corpora,
-                                       "lookup_note": None if name in REAL_WEIGHTS else LOOKUP_NA}
+                                       "lookup_note": None if name in REAL_WEIGHTS else LOOKUP_NA,
+                                       "packed_linears": getattr(engine.backend, "packed_linears", None)}
             del engine, loaded
     checkpoint.done()
     return {"models": model_name(args).split(","), "dtype": ", ".join(runs),
