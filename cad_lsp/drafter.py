@@ -207,10 +207,10 @@ class Drafter:
         return None
 
     def closing(self, body: str, next_line: int) -> str | None:
-        """The start of ``</gen>`` that ``body`` ends with, on a line of its own, if it is not the start of the
-        document line it stands for (``</div>`` in HTML)."""
+        """The start of ``</gen>`` that ``body`` ends with (``</`` at least: a lone ``<`` begins a tag in HTML
+        as often), on a line of its own, if it is not the start of the document line it stands for (``</div>``)."""
         partial = body.rsplit("\n", 1)[-1]
-        if not partial or not _GEN_TAIL.startswith(partial):
+        if len(partial) < 2 or not _GEN_TAIL.startswith(partial):
             return None
         return None if self.line(next_line + body.count("\n")).startswith(partial) else partial
 

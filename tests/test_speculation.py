@@ -203,6 +203,8 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     html = Drafter(tokenizer, Document("<div>\n<p>a</p>\n</div>\n"), 1, 3, eos=-1)
     written = "<gen><p>b</p>\n</"
     assert text(html.propose([Copy(1, 1)], 2, None, written, tokenizer.encode(written))).startswith("div>\n")
+    written = "<gen>v8 = f(8) <= n\n<"  # a line that starts a tag: not taken for the closing one
+    assert not text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith("/gen>")
     # a model that wrote another op than the plan's: the draft follows the op begun
     written = '<copy lines="'
     assert text(drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written))).startswith('8-15"/>')
