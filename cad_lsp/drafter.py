@@ -28,6 +28,7 @@ KINDS = (TAG, GEN, LOOKUP)
 _COPY_HEAD = '<copy lines="'
 _GEN_HEAD, _GEN_TAIL = "<gen>", "</gen>\n"
 SIMILAR = 0.5  # difflib ratio above which a generated line is taken to replace the document line it resembles
+CONTAINED_MIN = 8  # ... or characters of the shorter line when one holds the other
 LOOKUP_MIN, LOOKUP_MAX = 3, 32  # characters of the line being written that a lookup matches, at least and at most
 LOOKUP_ABOVE = 8  # lines above the one being rewritten where a lookup starts looking
 
@@ -215,8 +216,12 @@ class Drafter:
         return None if self.line(next_line + body.count("\n")).startswith(partial) else partial
 
     def resembles(self, text: str, number: int) -> bool:
-        """Whether a generated line reads as a rewrite of document line ``number``."""
-        return difflib.SequenceMatcher(None, text.strip(), self.line(number).strip()).ratio() >= SIMILAR
+        """Whether a generated line reads as a rewrite of document line ``number``: alike, or one holds the
+        other (a line that lost or gained a long comment is far from alike by difflib's ratio)."""
+        mine, theirs = text.strip(), self.line(number).strip()
+        if min(len(mine), len(theirs)) >= CONTAINED_MIN and (mine in theirs or theirs in mine):
+            return True
+        return difflib.SequenceMatcher(None, mine, theirs).ratio() >= SIMILAR
 
     def replaced_lines(self, text: str, next_line: int) -> int:
         """How many document lines from ``next_line`` a generated ``text`` replaced: as many as it has

@@ -168,6 +168,10 @@ def test_the_drafter_guesses_the_structure_and_the_rewritten_line(tiny):
     assert text(after_gen) == '<copy lines="9-15"/>\n'  # the gen replaced line 8
     after_insert = drafter.propose([Copy(3, 7), Gen("# a comment about nothing here\n")], 8, None, "", [])
     assert text(after_insert) == '<copy lines="8-15"/>\n'  # unlike line 8: an insertion
+    trimmed = Document("a = 1\nfirst, *rest = arr  # just like car and cdr (here anyway)\nb = 2\n")
+    commented = Drafter(tokenizer, trimmed, 1, 3, eos=-1)
+    after_trim = commented.propose([Copy(1, 1), Gen("first, *rest = arr\n")], 2, None, "", [])
+    assert text(after_trim) == '<copy lines="3-3"/>\n'  # line 2 without its comment replaced line 2
     # a line rewritten longer than the document's, not yet back in step with it: no guess (no early </gen>)
     written = "<gen>v8 = f(8) < n and g(8"
     assert drafter.propose([Copy(3, 7)], 8, None, written, tokenizer.encode(written)).tokens == []
