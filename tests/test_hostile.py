@@ -352,15 +352,24 @@ def hostile_round(client: HostileClient, rnd: random.Random, counts: Counter) ->
 
 
 def check_documents(client: HostileClient, wire: Wire) -> int:
-    """The server's copy of every open document is the client's; returns how many were compared."""
-    client.request("textDocument/codeAction", {
-        "textDocument": {"uri": "file:///sync"}, "range": {"start": {"line": 0, "character": 0},
-                                                           "end": {"line": 0, "character": 0}},
-        "context": {"diagnostics": []}}, "result", msg_id="sync")
-    deadline = time.monotonic() + 30
-    while len(client.answers.get("sync", [])) < len(client.expected["sync"]):
-        assert time.monotonic() < deadline, "the server stopped answering"
-        client.pump(0.05)
+    """The server's copy of every open document is the client's; returns how many were compared.
+
+    The server has read every message sent before the "sync" request once it
+    answers; an edit the client applies while waiting sends its didChange
+    after that request, so then the client syncs again.
+    """
+    while True:
+        before = dict(client.docs)
+        client.request("textDocument/codeAction", {
+            "textDocument": {"uri": "file:///sync"}, "range": {"start": {"line": 0, "character": 0},
+                                                               "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": []}}, "result", msg_id="sync")
+        deadline = time.monotonic() + 30
+        while len(client.answers.get("sync", [])) < len(client.expected["sync"]):
+            assert time.monotonic() < deadline, "the server stopped answering"
+            client.pump(0.05)
+        if client.docs == before:
+            break
     for uri, (version, text) in client.docs.items():
         snapshot = wire.server.documents.get(uri)
         assert snapshot is not None and snapshot.version == version and snapshot.text == text, uri
