@@ -105,6 +105,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if "error" in record:
         print(f"cad-lsp: {record['error']}", file=sys.stderr)
         return 2
+    if record.get("advice"):
+        print(f"cad-lsp: {record['advice']}", file=sys.stderr)
     ops = parse_program(record["program"])
     new_document = apply_program(ops, document, first, last)
     s, window = record["stats"], record["window"]

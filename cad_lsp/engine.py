@@ -57,6 +57,7 @@ class Engine:
         from .prompt import default_examples
 
         self.loaded = loaded
+        self.advice = getattr(loaded, "advice", None)  # for the user, once, where the model is loaded
         adapted = getattr(loaded, "adapter", None) is not None
         self.examples = default_examples(loaded.name, adapted) if examples is None else examples  # in the prefix
         self.tokenizer = loaded.tokenizer

@@ -146,6 +146,9 @@ async def load_engine(ls: CadServer) -> None:
         elapsed = time.monotonic() - started
         ls.log(f"model {options.model} loaded in {elapsed:.1f} s")
         progress.end(f"loaded in {elapsed:.1f} s")
+        advice = getattr(ls.engine, "advice", None)
+        if advice:
+            ls.show(advice, lsp.MessageType.Warning)
         for uri in ls.documents.uris():
             schedule_warm(ls, uri, delay=0.0)
     finally:

@@ -135,7 +135,7 @@ def answer(engine, request: dict, cancel=None) -> dict:
     except EngineError as exc:
         return {"error": str(exc)}
     return {"program": result.program, "text": result.text, "complete": result.complete,
-            "stats": result.stats.as_dict(),
+            "stats": result.stats.as_dict(), "advice": getattr(engine, "advice", None),
             "window": None if result.window is None else
             [result.window.start, result.window.end, result.window.total]}
 

@@ -6,6 +6,7 @@ import re
 import threading
 
 import pytest
+import torch
 
 from cad_lsp import models
 from cad_lsp.cli import main
@@ -408,3 +409,30 @@ def test_small_models_get_worked_examples_and_their_prefix_stays_warm():
     assert computed == len(document_prefix_ids(engine.tokenizer, document, "f.py", text))
     result = engine.edit(document, 1, 2, "Add type hints", key="doc", name="f.py", max_tokens=8)
     assert result.stats.cached_tokens == computed  # the examples sit in the cached prefix
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_half_precision_on_a_cpu_without_its_products_is_pointed_out(monkeypatch, native):
+    """bf16 or fp16 on a CPU that lacks their matrix instructions: the user is told fp32 is faster there."""
+    for check in ("_is_avx512_bf16_supported", "_is_amx_tile_supported", "_is_amx_fp16_supported"):
+        monkeypatch.setattr(torch.cpu, check, lambda: native, raising=False)
+    for dtype in (torch.bfloat16, torch.float16):
+        advice = models.half_precision_advice("cpu", dtype)
+        assert (advice is None) == native
+        assert native or "--dtype fp32" in advice
+    assert models.half_precision_advice("cpu", torch.float32) is None
+    assert models.half_precision_advice("cuda:0", torch.bfloat16) is None
+
+
+def test_the_edit_command_passes_the_advice_on(tmp_path, capsys, monkeypatch):
+    """cad-lsp edit --dtype bf16 on such a CPU says so on stderr; the edit itself goes on."""
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    path = tmp_path / "a.py"
+    path.write_text("x = 1\ny = 2\n")
+    for dtype, told in (("bf16", True), ("fp32", False)):
+        code = main(["edit", str(path), "--lines", "1-2", "--instruction", "Rename x", "--model", "random:tiny",
+                     "--dtype", dtype, "--max-tokens", "8", "--json"])
+        out, err = capsys.readouterr()
+        assert code in (0, 1) and "program" in out
+        assert ("--dtype fp32 (the default on a CPU) is faster here" in err) == told

@@ -646,6 +646,24 @@ async def test_an_edit_waits_for_a_loading_model_only_so_long(monkeypatch):
     assert later.value.kind == lsp.MessageType.Error
 
 
+async def test_a_model_that_will_be_slow_here_is_pointed_out_once_loaded(monkeypatch):
+    """What the loaded model says about itself (a bf16 model on a CPU without bf16 products) is shown as a
+    warning when the load ends; a model with nothing to say shows nothing."""
+    from types import SimpleNamespace
+
+    from cad_lsp import model_work
+
+    for advice, expected in [("bf16 is slow here", [("bf16 is slow here", lsp.MessageType.Warning)]), (None, [])]:
+        shown = []
+        monkeypatch.setattr(model_work, "build_engine", lambda options, advice=advice: SimpleNamespace(advice=advice))
+        ls = SimpleNamespace(options=Options(model="random:tiny"), client_capabilities=lsp.ClientCapabilities(),
+                             log=lambda *a: None, show=lambda message, kind: shown.append((message, kind)),
+                             documents=Documents(), model_ready=asyncio.Event(), engine=None, load_error=None)
+        await asyncio.wait_for(model_work.load_engine(ls), 10)
+        assert ls.engine.advice == advice and ls.model_ready.is_set()
+        assert shown == expected
+
+
 def test_settings_under_our_name_are_honoured():
     """workspace/didChangeConfiguration: our section changes what can change at once; model settings are
     reported as taking effect on restart; anything else (eglot sends {} on connecting) is ignored quietly."""
