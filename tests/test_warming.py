@@ -18,7 +18,6 @@ def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
     assert chunks > 20  # a long warm
 
     log = []  # ("warm" | "edit", ...) per forward, in order
-    edit_waiting = threading.Event()
     extend = engine.backend.extend
 
     def recording(state, ids):
