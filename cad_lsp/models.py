@@ -89,7 +89,7 @@ def half_precision_advice(device: str, dtype: torch.dtype) -> str | None:
     name = "bf16" if dtype == torch.bfloat16 else "fp16"
     return (f"{name} on this CPU (no {'AVX512-BF16 or AMX' if name == 'bf16' else 'AMX-FP16'}) computes every "
             f"token of a forward on its own, so copies and drafted tokens cost nearly what decoding them would "
-            f"and edits gain little; --dtype fp32 (the default on a CPU) is faster here")
+            f"and edits gain little; fp32 (--dtype fp32 or the dtype setting; the default on a CPU) is faster here")
 
 
 def default_device() -> str:
@@ -383,4 +383,5 @@ def _load_pretrained(name: str, dtype: torch.dtype):
     return model, tokenizer
 
 
-__all__ = ["LoadedModel", "ModelLoadError", "load_model", "load_smollm2", "cache_dir", "cached_folder", "merge_lora", "random_model", "parse_dtype", "RANDOM_SHAPES"]
+__all__ = ["LoadedModel", "ModelLoadError", "load_model", "load_smollm2", "cache_dir", "cached_folder", "merge_lora", "random_model", "parse_dtype",
+           "half_precision_advice", "RANDOM_SHAPES"]

@@ -435,4 +435,4 @@ def test_the_edit_command_passes_the_advice_on(tmp_path, capsys, monkeypatch):
                      "--dtype", dtype, "--max-tokens", "8", "--json"])
         out, err = capsys.readouterr()
         assert code in (0, 1) and "program" in out
-        assert ("--dtype fp32 (the default on a CPU) is faster here" in err) == told
+        assert ("fp32 (--dtype fp32 or the dtype setting; the default on a CPU) is faster here" in err) == told
