@@ -79,17 +79,21 @@ def half_precision_advice(device: str, dtype: torch.dtype) -> str | None:
     fp32 on a 2-core AMD EPYC with AVX2 (``bench kernel``).  Copies and
     drafted tokens ride in such forwards, so they barely pay.
     """
-    if not device.startswith("cpu") or dtype not in (torch.bfloat16, torch.float16):
+    if not device.startswith("cpu") or dtype not in _HALF_PRECISION:
         return None
-    cpu = torch.cpu
-    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported") if dtype == torch.bfloat16 else \
-        ("_is_amx_fp16_supported",)
-    if any(getattr(cpu, check, lambda: False)() for check in checks):
+    name, instructions, checks = _HALF_PRECISION[dtype]
+    if any(getattr(torch.cpu, check, lambda: False)() for check in checks):
         return None
-    name = "bf16" if dtype == torch.bfloat16 else "fp16"
-    return (f"{name} on this CPU (no {'AVX512-BF16 or AMX' if name == 'bf16' else 'AMX-FP16'}) computes every "
-            f"token of a forward on its own, so copies and drafted tokens cost nearly what decoding them would "
-            f"and edits gain little; fp32 (--dtype fp32 or the dtype setting; the default on a CPU) is faster here")
+    return (f"{name} on this CPU (no {instructions}) computes every token of a forward on its own, so copies and "
+            f"drafted tokens cost nearly what decoding them would and edits gain little; fp32 (--dtype fp32 or "
+            f"the dtype setting; the default on a CPU) is faster here")
+
+
+# a half-precision dtype: its name, the instructions that make its products fast, torch.cpu's checks for them
+_HALF_PRECISION = {
+    torch.bfloat16: ("bf16", "AVX512-BF16 or AMX", ("_is_avx512_bf16_supported", "_is_amx_tile_supported")),
+    torch.float16: ("fp16", "AMX-FP16", ("_is_amx_fp16_supported",)),
+}
 
 
 def default_device() -> str:
