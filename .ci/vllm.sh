@@ -40,7 +40,7 @@ mkdir -p "$TMPDIR"
 # 2. vLLM cannot read this GGUF: convert it once to safetensors (main venv: transformers + gguf).
 if [ ! -f "$MODEL/model.safetensors" ]; then
     say "converting the embedded SmolLM2 to safetensors"
-    .venv/bin/python -m cad_lsp.vllm_backend export smollm2 "$MODEL" >"$WORK/export.log" 2>&1 ||
+    .venv/bin/python -m cad_lsp.backends.vllm export smollm2 "$MODEL" >"$WORK/export.log" 2>&1 ||
         { tail -30 "$WORK/export.log"; echo "converting the model failed" >&2; exit 1; }
 fi
 

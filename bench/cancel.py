@@ -26,7 +26,7 @@ import time
 
 from lsprotocol import types as lsp
 
-from cad_lsp.server import EDIT_COMMAND
+from cad_lsp.lsp.server import EDIT_COMMAND
 
 from .runner import median, model_name, table
 from .serve import Editor, document, selection

@@ -13,8 +13,19 @@ import json
 import math
 from pathlib import Path
 
-from .runner import (NO_CORPUS, corpus_pairs, median, pair_limit, pct, progress, pyplot, qwen_tokenizer, save_figure,
-                     table, times)
+from .runner import (
+    NO_CORPUS,
+    corpus_pairs,
+    median,
+    pair_limit,
+    pct,
+    progress,
+    pyplot,
+    qwen_tokenizer,
+    save_figure,
+    table,
+    times,
+)
 
 # The paper's figures (ProbeEdit, their own benchmark, is not public: no number of ours stands beside it).
 PAPER_COVERAGE = "line-level 74–98%, token-level 91–99% (range over the paper's corpora)"
@@ -54,8 +65,8 @@ def curve_from_kernel(out: Path, dtype: str | None) -> dict | None:
 
 def measured_curve(args) -> dict:
     """No kernel.json: measure a short curve now (few N, one repeat)."""
-    from cad_lsp.engine import LocalModel
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import load_model
 
     from . import kernel
     from .runner import model_name
@@ -113,7 +124,7 @@ class CountingBackend:
 def loop_forwards(ops, document: str, tokenizer, ll) -> list[int]:
     """Sizes of the forwards the engine's decode loop runs for a line program (prompt excluded)."""
     from cad_lsp.engine import Stats, TeacherScript, decode_loop, program_script
-    from cad_lsp.grammar import ProgramConstraint
+    from cad_lsp.engine.grammar import ProgramConstraint
     from cad_lsp.program import Document
 
     doc = Document(document)
@@ -128,8 +139,8 @@ def loop_forwards(ops, document: str, tokenizer, ll) -> list[int]:
 
 def modeled_forwards(ops, document: str, count) -> list[int]:
     """Every program token one step, except each copy tag's last token, which carries the copy."""
-    from cad_lsp.metrics import op_texts
     from cad_lsp.program import format_op
+    from cad_lsp.program.metrics import op_texts
 
     sizes = []
     for op, (is_copy, text) in zip(ops, op_texts(ops, document)):
@@ -147,8 +158,8 @@ def modeled_forwards(ops, document: str, count) -> list[int]:
 
 def pair_figures(pair, tokenizer, ll) -> dict:
     """Coverage counts, span lengths and forward sizes for one pair, line and span oracle."""
-    from cad_lsp.metrics import op_texts, token_counter
     from cad_lsp.program import oracle_program, oracle_program_spans
+    from cad_lsp.program.metrics import op_texts, token_counter
 
     count = token_counter(tokenizer)
     line_ops = oracle_program(pair.before, pair.after)
@@ -167,7 +178,7 @@ def pair_figures(pair, tokenizer, ll) -> dict:
 
 
 def summarize(figs: list[dict], curve: dict) -> dict:
-    from cad_lsp.metrics import span_histogram
+    from cad_lsp.program.metrics import span_histogram
 
     t = lambda sizes: sum(forward_time(curve, n) for n in sizes)  # noqa: E731
     t_ar = [f["n_out"] * curve["t_step"] for f in figs]
@@ -196,7 +207,7 @@ def summarize(figs: list[dict], curve: dict) -> dict:
 
 
 def run(args) -> dict:
-    from cad_lsp.grammar import ll_tokenizer
+    from cad_lsp.engine.grammar import ll_tokenizer
 
     pairs = corpus_pairs(pair_limit(args))
     if pairs is None:

@@ -25,10 +25,21 @@ import random
 import time
 from pathlib import Path
 
-from cad_lsp.drafter import KINDS
+from cad_lsp.engine.drafter import KINDS
 
-from .runner import (NO_CORPUS, corpus_pairs, draft_counts, dtypes, median, model_name, progress, pyplot, save_figure,
-                     table, times)
+from .runner import (
+    NO_CORPUS,
+    corpus_pairs,
+    draft_counts,
+    dtypes,
+    median,
+    model_name,
+    progress,
+    pyplot,
+    save_figure,
+    table,
+    times,
+)
 
 REWRITE_SYSTEM = ("You edit code. Rewrite the whole file with the instruction applied. "
                   "Answer with the complete new file only.")
@@ -159,8 +170,8 @@ def prompt_lookup(loaded, pair, count, first: str, repeats: int) -> dict:
     import torch
     from transformers import StoppingCriteriaList
 
+    from cad_lsp.engine.prompt import build_prompt
     from cad_lsp.program import split_lines
-    from cad_lsp.prompt import build_prompt
 
     tok, model = loaded.tokenizer, loaded.model
     prompt = build_prompt(tok, pair.before, 1, len(split_lines(pair.before)), pair.instruction, system=REWRITE_SYSTEM)
@@ -219,10 +230,11 @@ class Checkpoint:
 
 
 def run(args) -> dict:
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import load_model
     from cad_lsp.engine import Engine
-    from cad_lsp.metrics import token_counter
-    from cad_lsp.models import load_model
     from cad_lsp.program import oracle_program
+    from cad_lsp.program.metrics import token_counter
 
     from . import ceiling
 
@@ -240,7 +252,7 @@ def run(args) -> dict:
         # transformers keeps GGUF weights packed and computes in fp32: bf16 only adds casts there.
         for dtype in dtypes(args, "fp32" if name == "smollm2" else "bf16"):
             loaded = load_model(name, args.device, dtype)
-            engine = Engine(loaded)
+            engine = Engine(LocalModel(loaded))
             count = token_counter(loaded.tokenizer)
             curve = checkpoint.get(f"{name} {dtype} curve") or kernel_curve(engine, args.quick)
             checkpoint.put(f"{name} {dtype} curve", curve)

@@ -1,6 +1,6 @@
 """families: what a model edits correctly, per kind of edit, on code it was never trained on.
 
-The cases (``cad_lsp/families.py``): delete debug prints, delete comment lines,
+The cases (``cad_lsp/train/families.py``): delete debug prints, delete comment lines,
 rename a parameter, add a given docstring, in short functions of Python's own
 standard library (the running interpreter's, version recorded), TEST_MODULES
 only.  The corpora of ``cad-lsp train`` are HumanEvalFix, QuixBugs and commits,
@@ -23,8 +23,16 @@ import json
 import os
 from pathlib import Path
 
-from cad_lsp.families import EXAMPLE_MODULES, FAMILIES, MAX_CHARS, MAX_LINES, MIN_LINES, TEST_MODULES, cases, \
-    request
+from cad_lsp.train.families import (
+    EXAMPLE_MODULES,
+    FAMILIES,
+    MAX_CHARS,
+    MAX_LINES,
+    MIN_LINES,
+    TEST_MODULES,
+    cases,
+    request,
+)
 
 from .runner import pct, progress, table
 
@@ -40,8 +48,8 @@ FEW_SHOT = 2
 
 
 def examples(family: str, fmt: str) -> str:
+    from cad_lsp.engine.prompt import example_text
     from cad_lsp.program import oracle_for_selection
-    from cad_lsp.prompt import example_text
 
     from .quality import plain_request, rewrite_answer
 
@@ -66,11 +74,18 @@ def parses(text: str) -> bool:
 
 
 def evaluate(ctx: dict, case: dict, family: str, earlier: dict | None = None) -> dict:
-    from cad_lsp.metrics import token_counter
     from cad_lsp.program import resolve
+    from cad_lsp.program.metrics import token_counter
 
-    from .quality import REWRITE_SYSTEM, chat_ids, decode_program, greedy_text, parse_rewrite, plain_request, \
-        rewrite_done
+    from .quality import (
+        REWRITE_SYSTEM,
+        chat_ids,
+        decode_program,
+        greedy_text,
+        parse_rewrite,
+        plain_request,
+        rewrite_done,
+    )
 
     loaded, backend = ctx["loaded"], ctx["backend"]
     count = token_counter(loaded.tokenizer)
@@ -119,10 +134,10 @@ def run(args) -> dict:
 
     import torch
 
-    from cad_lsp.engine import LocalModel
-    from cad_lsp.grammar import ll_tokenizer
-    from cad_lsp.models import load_model
-    from cad_lsp.prompt import built_in_examples
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import load_model
+    from cad_lsp.engine.grammar import ll_tokenizer
+    from cad_lsp.engine.prompt import built_in_examples
 
     quick = args.quick
     name = args.model or ("random:tiny" if quick else "smollm2:base")
@@ -184,10 +199,10 @@ def markdown(data: dict) -> str:
                          "" if s["tokens_mean"] is None else f"{s['tokens_mean']:.0f}",
                          "" if gold is None else f"{gold:.0f}"])
     return "\n".join([
-        f"Cases built from Python {data['python']}'s standard library (`cad_lsp/families.py`): top-level functions of "
+        f"Cases built from Python {data['python']}'s standard library (`cad_lsp/train/families.py`): top-level functions of "
         f"{MIN_LINES}-{MAX_LINES} lines (at most {MAX_CHARS} characters) from {', '.join(data['test_modules'])}, the whole function selected; none "
         "is in the training data of `cad-lsp train` (its corpora, or `--families` on other modules), so every row is held out. *built-in examples*: the three "
-        "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/prompt.py`). "
+        "worked examples the embedded model's prompt carries in `cad-lsp edit` and `serve` (`cad_lsp/engine/prompt.py`). "
         f"*fine-tuned*: adapter `{data.get('adapter') or 'none'}` merged into the same model, zero-shot prompt; *must change*: the same, with "
         "the grammar option that refuses a program leaving the selection as it is (after copying every line in "
         "order, a `<gen>` must follow). Few-shot: "

@@ -20,7 +20,7 @@ import time
 def splice_equivalence(loaded, tolerance: float) -> dict:
     import torch
 
-    from cad_lsp.engine import LocalModel
+    from cad_lsp.backends.pytorch import LocalModel
 
     from .kernel import code_ids
 
@@ -42,16 +42,16 @@ def splice_equivalence(loaded, tolerance: float) -> dict:
 
 
 def speculation_equivalence(loaded, cases: int) -> dict:
+    from cad_lsp.backends.pytorch import LocalModel
     from cad_lsp.engine import Engine
     from cad_lsp.program import Copy, Gen
-
     from tests.greedy import assert_same_greedy, engine_runner, random_cases
 
     started = time.perf_counter()
     failures = None
     try:
-        pairs = assert_same_greedy(engine_runner(Engine(loaded), 24, speculate=True),
-                                   engine_runner(Engine(loaded), 24, speculate=False),
+        pairs = assert_same_greedy(engine_runner(Engine(LocalModel(loaded)), 24, speculate=True),
+                                   engine_runner(Engine(LocalModel(loaded)), 24, speculate=False),
                                    random_cases(seed=29, count=cases), 24)
     except AssertionError as exc:
         failures, pairs = str(exc)[:2000], []
@@ -59,7 +59,7 @@ def speculation_equivalence(loaded, cases: int) -> dict:
     program = [Copy(1, 10), Gen("def f3(x):\n    return x - 3\n"), Copy(13, 60)]
     teacher = {}
     for speculate in (False, True):
-        engine = Engine(loaded)
+        engine = Engine(LocalModel(loaded))
         result = engine.edit(doc, 1, 60, "fix", program=program, speculate=speculate)
         teacher[str(speculate)] = {"same_program": result.ops == program, "forwards": result.stats.forwards,
                                    "accepted": result.stats.accepted_tokens, "drafted": result.stats.drafted_tokens}
@@ -71,7 +71,7 @@ def speculation_equivalence(loaded, cases: int) -> dict:
 def main(argv: list[str]) -> int:
     import torch
 
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch.loading import load_model
 
     model, dtype, out, *rest = argv  # then optionally: device (cuda), random cases (60)
     device, cases = (rest + ["cuda", "60"][len(rest):])[:2]

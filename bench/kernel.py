@@ -126,24 +126,24 @@ def measure(local, prefix: list[int], follow: list[int], ns: list[int], repeats:
 
 def realistic_program():
     """(document, ops, label): a real commit's oracle program, or an edit of our own source."""
-    from cad_lsp import corpora
     from cad_lsp.program import oracle_program
+    from cad_lsp.train import corpora
 
     if corpora.data_dir() is not None:
         pair = max(corpora.load("commits", 20), key=lambda p: len(oracle_program(p.before, p.after)))
         return pair.before, oracle_program(pair.before, pair.after), f"commits/{pair.id}"
-    import cad_lsp.program as source
+    import cad_lsp.program.oracle as source
 
     before = Path(source.__file__).read_text(encoding="utf-8")
     lines = before.splitlines(True)
     after = "".join(line.replace("op", "operation") if k % 40 == 0 else line for k, line in enumerate(lines))
-    return before, oracle_program(before, after), "cad_lsp/program.py, every 40th line edited"
+    return before, oracle_program(before, after), "cad_lsp/program/oracle.py, every 40th line edited"
 
 
 def mask_timing(tokenizer) -> dict:
     """Time ProgramConstraint.allowed() (and advance()) along a teacher-forced program."""
     from cad_lsp.engine import program_script
-    from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
+    from cad_lsp.engine.grammar import ProgramConstraint, ll_tokenizer
     from cad_lsp.program import split_lines
 
     document, ops, label = realistic_program()
@@ -168,8 +168,8 @@ def mask_timing(tokenizer) -> dict:
 
 
 def run(args) -> dict:
-    from cad_lsp.engine import LocalModel
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import load_model
 
     name = model_name(args).split(",")[0]
     ns = args.ns or (QUICK_NS if args.quick else FULL_NS)

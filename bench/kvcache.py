@@ -3,7 +3,7 @@
 A warm edit of a long document runs its forwards (the request, decode steps,
 splices) after tens of thousands of cached positions.  ``DynamicCache``
 concatenates, copying every cached position of every layer per forward;
-``GrowingLayer`` (cad_lsp.kvcache) writes in place; ``StaticCache`` writes in
+``GrowingLayer`` (cad_lsp.backends.pytorch.kvcache) writes in place; ``StaticCache`` writes in
 place but attends over its whole preallocated length.  Each cache is filled
 with random keys and values of the cached length (the cost depends on the
 shapes, not on the values), then a 1-token and a 64-token forward are timed
@@ -25,7 +25,7 @@ KINDS = ["dynamic", "growing", "static", "growing + grouped attention"]  # the l
 def new_cache(kind: str, config, positions: int):
     from transformers import DynamicCache, StaticCache
 
-    from cad_lsp.kvcache import growing_cache
+    from cad_lsp.backends.pytorch.kvcache import growing_cache
 
     if kind == "dynamic":
         return DynamicCache(config=config)
@@ -64,9 +64,9 @@ def time_forward(model, cache, query: int) -> float:
 def run(args) -> dict:
     import torch
 
-    from cad_lsp.attention import use_grouped_attention
-    from cad_lsp.kvcache import cache_nbytes
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch.attention import use_grouped_attention
+    from cad_lsp.backends.pytorch.kvcache import cache_nbytes
+    from cad_lsp.backends.pytorch.loading import load_model
 
     name = model_name(args)
     loaded = load_model(name, args.device, args.dtype or "fp32")
@@ -116,10 +116,10 @@ def markdown(data: dict) -> str:
         f"`{data['model']}`, {data['dtype']}: one forward after N cached positions (random keys and values), "
         f"cropped back after each; the cache kinds interleaved within each repeat, median of {data['repeats']}. "
         "*growing* writes in place into storage that "
-        "doubles (cad_lsp.kvcache); *dynamic* is transformers' DynamicCache (concatenation); *static* is its "
+        "doubles (cad_lsp.backends.pytorch.kvcache); *dynamic* is transformers' DynamicCache (concatenation); *static* is its "
         "StaticCache preallocated to the next power of two (its attention spans the whole allocation); "
         "*grouped attention* runs a short query's heads that share a key/value head as rows of one head "
-        "(cad_lsp.attention), as the engine does. In brackets: the time over DynamicCache's. "
+        "(cad_lsp.backends.pytorch.attention), as the engine does. In brackets: the time over DynamicCache's. "
         "Bytes per position count the allocated storage.",
         "",
         table(["cached positions", "cache"] + [f"{q}-token forward (ms)" for q in queries] + ["bytes per position"],

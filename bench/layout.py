@@ -13,7 +13,7 @@ Measured per layout: prompt tokens (Qwen2.5 and the model's tokenizer) of
 real code (argparse at 50, 2,000 and 5,000 lines); how many cached tokens
 survive a line inserted near the top; the prefill time of a document that
 fits the model; and, with a real model, the parse rate, exact match and
-copy-boundary accuracy on held-out rows (``cad_lsp.split``) with the
+copy-boundary accuracy on held-out rows (``cad_lsp.train.split``) with the
 engine's own decode loop.  The shipped adapter was trained on the numbered
 layout: a better number on another layout is needed before switching.
 """
@@ -47,7 +47,7 @@ def _sparse(document: str) -> str:
 
 def build(tokenizer, layout: str, document: str, first: int, last: int, instruction: str, examples: str = ""):
     """(prefix ids, request ids) of a request in a layout; ``numbered`` is the engine's own prompt."""
-    from cad_lsp import prompt as p
+    from cad_lsp.engine import prompt as p
 
     if layout == "numbered":
         built = p.build_prompt(tokenizer, document, first, last, instruction, examples=examples)
@@ -90,7 +90,8 @@ def token_rows(tokenizer, sizes: list[int]) -> list[dict]:
 
 def prefill_rows(loaded, lines: int, repeats: int) -> list[dict]:
     """Seconds to prefill each layout's prompt of a ``lines``-line document (one forward per chunk)."""
-    from cad_lsp.engine import LocalModel, sync_prefix
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.engine import sync_prefix
 
     from .serve import document, selection
 
@@ -113,11 +114,12 @@ def prefill_rows(loaded, lines: int, repeats: int) -> list[dict]:
 
 def quality_rows(loaded, limit: int | None, layouts: list[str]) -> dict:
     """Parse rate, exact match and copy-boundary accuracy per layout on held-out rows, greedy."""
-    from cad_lsp import corpora
-    from cad_lsp.engine import LocalModel, Stats, choose_token, decode_loop
-    from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.engine import Stats, choose_token, decode_loop
+    from cad_lsp.engine.grammar import ProgramConstraint, ll_tokenizer
     from cad_lsp.program import Document, resolve
-    from cad_lsp.split import oracle_for, request_for, split
+    from cad_lsp.train import corpora
+    from cad_lsp.train.split import oracle_for, request_for, split
 
     from .quality import EXTRA_TOKENS, boundary_errors
 
@@ -153,8 +155,8 @@ def quality_rows(loaded, limit: int | None, layouts: list[str]) -> dict:
 
 
 def run(args) -> dict:
-    from cad_lsp import corpora
-    from cad_lsp.models import SMOLLM2_ADAPTER, load_model
+    from cad_lsp.backends.pytorch.loading import SMOLLM2_ADAPTER, load_model
+    from cad_lsp.train import corpora
 
     quick = args.quick
     sizes = [20, 200] if quick else SIZES

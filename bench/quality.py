@@ -1,6 +1,6 @@
 """quality: a real model writing edit programs end to end, against the formats every editor uses.
 
-On the held-out test split (``cad_lsp.split``: one task in five) of each
+On the held-out test split (``cad_lsp.train.split``: one task in five) of each
 corpus, the same model and the same requests go through:
 
 - copy/gen, zero-shot and few-shot (two short train-split examples), with
@@ -71,9 +71,9 @@ def decode_program(backend, tokenizer, ll_tokenizer, request, examples: str, max
     few-shot examples, which ``Engine.edit`` does not take.
     """
     from cad_lsp.engine import Stats, choose_token, decode_loop
-    from cad_lsp.grammar import ProgramConstraint
+    from cad_lsp.engine.grammar import ProgramConstraint
+    from cad_lsp.engine.prompt import build_prompt
     from cad_lsp.program import Document
-    from cad_lsp.prompt import build_prompt
 
     prompt = build_prompt(tokenizer, request.document, request.first, request.last, request.instruction,
                           examples=examples)
@@ -116,7 +116,7 @@ def greedy_text(backend, tokenizer, ids: list[int], max_tokens: int, done=None) 
 
 def chat_ids(tokenizer, system: str, user: str) -> list[int]:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    from cad_lsp.prompt import _template
+    from cad_lsp.engine.prompt import _template
 
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
                                          chat_template=_template(tokenizer))
@@ -189,7 +189,7 @@ def boundary_errors(ops, oracle_ops) -> list[tuple[int, int] | None]:
 
 def end_alternatives(ops, request) -> list[list]:
     """Programs with one copy's end moved by ±1 that are still valid for the selection."""
-    from cad_lsp.program import Copy, ProgramError, resolve_pieces, Document
+    from cad_lsp.program import Copy, Document, ProgramError, resolve_pieces
 
     doc = Document(request.document)
     out = []
@@ -218,7 +218,7 @@ def score_programs(loaded, prompt, request, programs: list[list], eos: int) -> l
     import torch
     from transformers import DynamicCache
 
-    from cad_lsp.train import IGNORE, training_sequence
+    from cad_lsp.train.sft import IGNORE, training_sequence
 
     tail_ids, tail_labels = [], []
     for ops in programs:
@@ -316,8 +316,8 @@ def splice_document(request, text: str) -> str:
 
 
 def few_shot_text(tokenizer, train: list, fmt: str) -> str:
-    from cad_lsp.prompt import example_text
-    from cad_lsp.split import few_shot_requests, oracle_for
+    from cad_lsp.engine.prompt import example_text
+    from cad_lsp.train.split import few_shot_requests, oracle_for
 
     parts = []
     for ex in few_shot_requests(train, FEW_SHOT):
@@ -335,9 +335,10 @@ def evaluate_row(ctx, pair, request, tests_cache, earlier: dict | None = None) -
     ``earlier`` holds this row's results from an earlier run of the same
     base model; its methods are kept, not rerun (fine-tuned ones always rerun).
     """
-    from cad_lsp.metrics import copy_coverage, token_counter
     from cad_lsp.program import resolve
-    from cad_lsp.split import oracle_for
+    from cad_lsp.program.metrics import copy_coverage, token_counter
+    from cad_lsp.train.split import oracle_for
+
     from .formats import apply_search_replace
 
     count = token_counter(ctx["base"].tokenizer)
@@ -399,12 +400,12 @@ def evaluate_row(ctx, pair, request, tests_cache, earlier: dict | None = None) -
 def run(args) -> dict:
     import torch
 
-    from cad_lsp import corpora
-    from cad_lsp.engine import LocalModel
-    from cad_lsp.grammar import ll_tokenizer
-    from cad_lsp.models import SMOLLM2_ADAPTER, load_model
-    from cad_lsp.split import request_for, split
-    from cad_lsp.train import end_of_program
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import SMOLLM2_ADAPTER, load_model
+    from cad_lsp.engine.grammar import ll_tokenizer
+    from cad_lsp.train import corpora
+    from cad_lsp.train.sft import end_of_program
+    from cad_lsp.train.split import request_for, split
 
     if corpora.data_dir() is None:
         return {"skipped": NO_CORPUS, "dtype": "n/a"}
@@ -539,7 +540,7 @@ def markdown(data: dict) -> str:
     adapter = data.get("adapter") or "none"
     return "\n".join([
         f"Paper: {PAPER}. Here: model `{data['model']}` ({data['dtype']}), adapter `{adapter}`, greedy decoding, "
-        f"the first rows of each held-out test split (one task in five; `cad_lsp/split.py`), {data['few_shot']} "
+        f"the first rows of each held-out test split (one task in five; `cad_lsp/train/split.py`), {data['few_shot']} "
         "few-shot examples from the train split. Copy/gen rows run the engine's decode loop (grammar, forced tags, "
         "splices); the fine-tuned row merges the LoRA adapter into the same base and uses the zero-shot prompt; "
         "\"+ repair\" rescores ±1 copy ends with the model, \"+ dedupe\" is the model-free repair. Whole rewrite "

@@ -153,7 +153,7 @@ def load_average() -> list[float] | None:
 
 def draft_counts(stats) -> dict:
     """Drafted and accepted choices per draft kind, from an edit's stats."""
-    from cad_lsp.drafter import KINDS
+    from cad_lsp.engine.drafter import KINDS
 
     return {f"{what}_{kind}": getattr(stats, f"{what}_{kind}_tokens")
             for kind in KINDS for what in ("drafted", "accepted")}
@@ -202,14 +202,14 @@ def synchronize(device) -> None:
 @functools.lru_cache(maxsize=1)
 def qwen_tokenizer():
     """The real Qwen2.5 tokenizer: every token count in the paper's tables is in its tokens."""
-    from cad_lsp.models import QWEN_TOKENIZER, load_tokenizer
+    from cad_lsp.backends.pytorch.loading import QWEN_TOKENIZER, load_tokenizer
 
     return load_tokenizer(QWEN_TOKENIZER)
 
 
 def corpus_pairs(limit: int | None = None) -> dict | None:
     """{corpus: [EditPair]} (the first ``limit`` of each), or None without the corpus folder."""
-    from cad_lsp import corpora
+    from cad_lsp.train import corpora
 
     if corpora.data_dir() is None:
         return None

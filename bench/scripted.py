@@ -40,7 +40,7 @@ def comment_after_first_line(document: str, first: int, last: int, instruction: 
 
 def scripted_edit(plan: Plan) -> Callable:
     """An ``Engine.edit`` teacher-forced through ``plan`` (set it on the class, or monkeypatch it)."""
-    from cad_lsp import engine
+    from cad_lsp.engine import engine
 
     edit = engine.Engine.edit
 
@@ -64,8 +64,8 @@ def serve(plan: Plan, serve_args: list[str], threads: int = 0) -> int:
     """Run ``cad-lsp serve serve_args`` with Engine.edit teacher-forced through ``plan``."""
     import torch
 
-    from cad_lsp import engine
     from cad_lsp.cli import main
+    from cad_lsp.engine import engine
 
     if threads:
         torch.set_num_threads(threads)

@@ -42,7 +42,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
-from cad_lsp.edit_request import EDIT_COMMAND
+from cad_lsp.lsp.requests import EDIT_COMMAND
 
 from .runner import median, model_name, progress, table
 
@@ -89,7 +89,7 @@ def planned_program(first: int, last: int):
 
 def previous_warming() -> None:
     """Warming as it was before warms stopped for changed text: 2,048-token turns, each run to its end."""
-    from cad_lsp import engine
+    from cad_lsp.engine import engine
 
     engine.WARM_CHUNK = engine.PREFILL_CHUNK
     warm = engine.Engine.warm

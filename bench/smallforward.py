@@ -1,4 +1,4 @@
-"""smallforward: a forward of a few tokens, PyTorch's linear layers vs oneDNN's packed ones (``cad_lsp.linear``).
+"""smallforward: a forward of a few tokens, PyTorch's linear layers vs oneDNN's packed ones (``cad_lsp.backends.pytorch.linear``).
 
 Checking a draft of k tokens and splicing a short copy are forwards of a
 few tokens over a long cache; speculation pays only where such a forward
@@ -34,9 +34,9 @@ def _measure(name: str, device: str, dtype: str, product: str, sizes: list[int],
 
     if threads:
         torch.set_num_threads(threads)
-    from cad_lsp.backend import LocalModel
-    from cad_lsp.linear import use_packed_linear, use_pytorch_linear
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.linear import use_packed_linear, use_pytorch_linear
+    from cad_lsp.backends.pytorch.loading import load_model
 
     loaded = load_model(name, device, dtype)
     local = LocalModel(loaded)  # measures at load which product to use

@@ -10,7 +10,7 @@ choices the model kept, per kind.
 
 from __future__ import annotations
 
-from cad_lsp.drafter import KINDS
+from cad_lsp.engine.drafter import KINDS
 
 from .runner import NO_CORPUS, corpus_pairs, draft_counts, median, progress, table, times
 
@@ -18,9 +18,10 @@ MAX_TOKENS = 96
 
 
 def run(args) -> dict:
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import load_model
     from cad_lsp.engine import Engine
-    from cad_lsp.models import load_model
-    from cad_lsp.split import request_for, split, window
+    from cad_lsp.train.split import request_for, split, window
 
     pairs = corpus_pairs()
     if pairs is None:
@@ -29,7 +30,7 @@ def run(args) -> dict:
     dtype = args.dtype or "fp32"
     per_corpus = args.limit or (2 if args.quick else 6)
     loaded = load_model(name, args.device, dtype)
-    engine = Engine(loaded)
+    engine = Engine(LocalModel(loaded))
     corpora = {}
     for corpus, items in pairs.items():
         _, test = split(items)

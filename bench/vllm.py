@@ -74,8 +74,8 @@ def continuation_curve(engine, ns: list[int], repeats: int) -> dict:
 
 def rewrite(engine, pair, instruction: str, n_out: int) -> float:
     """The plain rewrite: the same prompt, decoding as many tokens as the gold output has."""
+    from cad_lsp.engine.prompt import build_prompt
     from cad_lsp.program import split_lines
-    from cad_lsp.prompt import build_prompt
 
     prompt = build_prompt(engine.tokenizer, pair.before, 1, len(split_lines(pair.before)), instruction)
     return completion(engine.client, engine.served_model, prompt.ids, n_out)[0]
@@ -106,8 +106,8 @@ def run_set(engine, items: list, mode: str, concurrency: int) -> dict:
 
 
 def e2e(engine, pairs: dict, k: int, max_out: int, repeats: int, seed: int) -> dict:
-    from cad_lsp.metrics import token_counter
     from cad_lsp.program import oracle_program
+    from cad_lsp.program.metrics import token_counter
 
     from .e2e import sample
 
@@ -147,7 +147,7 @@ def summarize(items: list, sets: dict) -> dict:
 
 
 def run(args) -> dict:
-    from cad_lsp.vllm_backend import VLLMEngine
+    from cad_lsp.backends.vllm import VLLMEngine
 
     url = os.environ.get("CAD_LSP_VLLM_URL")
     if not url:

@@ -7,7 +7,7 @@ prefix is put in the cache as random keys and values of its real length,
 and the same teacher-forced program as ``serve`` runs through
 ``Engine.edit``.  Two engines share one model: *concatenating* (transformers'
 DynamicCache and SDPA, the engine before the growing cache) and *growing*
-(cad_lsp.kvcache + cad_lsp.attention, the engine now); their edits are
+(cad_lsp.backends.pytorch.kvcache + cad_lsp.backends.pytorch.attention, the engine now); their edits are
 interleaved within each repeat so a busy machine slows both alike.
 """
 
@@ -22,17 +22,18 @@ VARIANTS = ["concatenating", "growing", "growing, window"]
 def _engines(loaded):
     from transformers import DynamicCache
 
-    from cad_lsp.engine import Engine, KVState, LocalModel
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.engine import Engine, KVState
 
     class Concatenating(LocalModel):
         def new_state(self) -> KVState:
             return KVState([], DynamicCache(config=self.model.config))
 
-    from cad_lsp.window import DEFAULT_CONTEXT_LINES
+    from cad_lsp.engine.window import DEFAULT_CONTEXT_LINES
 
-    growing = Engine(loaded)  # switches the model to grouped attention
-    concatenating = Engine(loaded, backend=Concatenating(loaded))
-    window = Engine(loaded, context_lines=DEFAULT_CONTEXT_LINES)  # the editors' default
+    growing = Engine(LocalModel(loaded))  # switches the model to grouped attention
+    concatenating = Engine(Concatenating(loaded))
+    window = Engine(LocalModel(loaded), context_lines=DEFAULT_CONTEXT_LINES)  # the editors' default
     return {"concatenating": concatenating, "growing": growing, "growing, window": window}
 
 
@@ -40,15 +41,15 @@ def _fill(engine, key: str, ids: list[int]) -> None:
     """The state of ``key`` holding ``ids`` as random keys and values of that length."""
     import torch
 
-    config = engine.loaded.model.config
+    config = engine.backend.loaded.model.config
     state = engine.backend.new_state()
     heads = config.num_key_value_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     generator = torch.Generator().manual_seed(0)
     for layer in range(config.num_hidden_layers):
         shape = (1, heads, len(ids), head_dim)
-        state.cache.update(torch.randn(shape, generator=generator).to(engine.loaded.dtype),
-                           torch.randn(shape, generator=generator).to(engine.loaded.dtype), layer)
+        state.cache.update(torch.randn(shape, generator=generator).to(engine.backend.loaded.dtype),
+                           torch.randn(shape, generator=generator).to(engine.backend.loaded.dtype), layer)
     state.ids = list(ids)
     engine._states[key] = state
 
@@ -56,7 +57,7 @@ def _fill(engine, key: str, ids: list[int]) -> None:
 def run(args) -> dict:
     import torch
 
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch.loading import load_model
 
     name = model_name(args)
     loaded = load_model(name, args.device, args.dtype or "fp32")
@@ -101,7 +102,7 @@ def markdown(data: dict) -> str:
     return "\n".join([
         f"`{data['model']}`, {data['dtype']}: `Engine.edit` with the document's prompt prefix already cached "
         "(random keys and values of its real length), teacher-forced through serve's program without speculation (the same forwards in every row); *concatenating* is "
-        "DynamicCache + SDPA, *growing* is cad_lsp.kvcache + grouped attention, showing the whole document; *growing, "
+        "DynamicCache + SDPA, *growing* is cad_lsp.backends.pytorch.kvcache + grouped attention, showing the whole document; *growing, "
         "window* is the same with the editors' default `contextLines` (a window around the selection); interleaved, "
         "median of "
         f"{data['repeats']}.", "",

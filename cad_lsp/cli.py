@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from . import warm
-from .window import BLOCK_LINES, DEFAULT_CONTEXT_LINES
+from .engine.window import BLOCK_LINES, DEFAULT_CONTEXT_LINES
 
 DEFAULT_MODEL = "smollm2"
 
@@ -57,16 +57,12 @@ def read_document(path: Path) -> tuple[str, str | None]:
 
 def _edit_here(args: argparse.Namespace, request: dict) -> dict:
     """The edit in this process: load the model, answer the request as the background process would."""
-    from .engine import Engine, EngineError
-    from .models import ModelLoadError, load_model
+    from .backends import open_engine
+    from .backends.catalog import ModelLoadError
+    from .engine import EngineError
 
     try:
-        if args.backend == "vllm":
-            from .vllm_backend import VLLMEngine
-
-            engine = VLLMEngine.connect(args.vllm_url, args.model)
-        else:
-            engine = Engine(load_model(args.model, args.device, args.dtype))
+        engine = open_engine(args.model, args.device, args.dtype, args.backend, args.vllm_url)
     except (ModelLoadError, EngineError) as exc:
         return {"error": str(exc)}
     return warm.answer(engine, request)
@@ -111,7 +107,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     new_document = apply_program(ops, document, first, last)
     s, window = record["stats"], record["window"]
     if args.json:
-        from .edits import text_edits  # imports lsprotocol (0.6 s), which only --json needs
+        from .program.edits import text_edits  # imports lsprotocol (0.6 s), which only --json needs
 
         edits = [{"range": {"start": {"line": e.range.start.line, "character": e.range.start.character},
                             "end": {"line": e.range.end.line, "character": e.range.end.character}},
@@ -143,7 +139,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .server import serve
+    from .lsp.server import serve
 
     for flag in ("node_ipc", "pipe", "socket"):
         if getattr(args, flag):
@@ -160,7 +156,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from .train import TrainConfig, train
+    from .train.sft import TrainConfig, train
 
     if args.threads:
         import torch

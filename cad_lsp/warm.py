@@ -10,7 +10,9 @@ prefill: the document's prompt stays cached between runs, as in the server.
 
 One process per model, device, dtype and installed code (the socket's name
 is a digest of them, so an upgrade or an edited checkout never talks to a
-stale process).  A lock held for the process's life keeps concurrent first
+stale process).  The name is no proof: every request says which model,
+device and dtype it wants, and a process refuses one that is not its own (the
+caller then loads the model itself).  A lock held for the process's life keeps concurrent first
 runs from loading the model twice; the socket lives in a folder only the user
 can enter.  Anything that goes wrong on the way (no Unix sockets, a process
 that dies mid-request) falls back to loading the model in the calling
@@ -108,6 +110,12 @@ def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
+def holder(model: str, device: str | None, dtype: str) -> dict:
+    """What a process holds, as the caller and the process both name it: a local model by its full path."""
+    local = Path(model).expanduser()
+    return {"model": str(local.resolve()) if local.exists() else model, "device": device, "dtype": dtype}
+
+
 def worker_key(model: str, device: str | None, dtype: str) -> str:
     """MODEL-CODE: which model, device and dtype; then which installed code and model files."""
     return (_digest(model, device, dtype)[:8] + "-" +
@@ -124,7 +132,7 @@ def socket_path(key: str) -> Path:
 
 def answer(engine, request: dict, cancel=None) -> dict:
     """Run one edit request on an engine: a JSON-ready record, or {"error": why} for the user."""
-    from .engine import EngineError
+    from .engine.backend import EngineError
 
     try:
         engine.context_lines = request["context_lines"]
@@ -214,8 +222,9 @@ def _edit_in_background(request: dict, model: str, device: str | None, dtype: st
                         log=None) -> dict:
     key = worker_key(model, device, dtype)
     path = socket_path(key)
+    request = {**request, "holder": holder(model, device, dtype)}
     try:
-        return _send(path, request)
+        return _checked(_send(path, request))
     except WorkerGone as exc:
         if path.exists() and not str(exc).startswith(NOT_LISTENING):
             raise  # it was there and stopped mid-request: do not start another for the same request
@@ -237,6 +246,13 @@ def _edit_in_background(request: dict, model: str, device: str | None, dtype: st
     if log is not None and process.poll() is None:  # ours is the one that stays (not a concurrent run's)
         log(f"cad-lsp: {model} stays loaded in a background process (pid {process.pid}) for the next edits, "
             f"until {keep_warm_s} s pass without one (--keep-warm 0: load it in the calling process instead)")
+    return _checked(reply)
+
+
+def _checked(reply: dict) -> dict:
+    """The reply, unless the process refused the request as one for another model (WorkerGone: load it here)."""
+    if "refused" in reply:
+        raise WorkerGone(reply["refused"])
     return reply
 
 
@@ -287,12 +303,14 @@ def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int
     server.bind(str(path))
     server.listen(16)  # before loading: callers connect and wait instead of starting another process
     bound = path.stat().st_ino
+    own = holder(model, device, dtype)
     try:
-        from .engine import Cancelled, Engine
-        from .models import ModelLoadError, load_model
+        from .backends import open_engine
+        from .backends.catalog import ModelLoadError
+        from .engine.backend import Cancelled
 
         try:
-            engine, load_error = Engine(load_model(model, device, dtype)), None
+            engine, load_error = open_engine(model, device, dtype), None
         except ModelLoadError as exc:
             engine, load_error = None, str(exc)
         server.settimeout(idle_s)
@@ -307,11 +325,13 @@ def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int
                     if request.get("stop"):
                         conn.sendall(b'{"stopped": true}\n')
                         return 0
-                    if load_error is not None:
+                    if request.get("holder") != own:  # the socket's name is no proof of what this process holds
+                        reply = {"refused": f"the background process holds {own}, not {request.get('holder')}"}
+                    elif load_error is not None:
                         reply = {"error": load_error}
                     else:
                         try:
-                            reply = answer(engine, request, cancel=_client_left(conn))
+                            reply = {**answer(engine, request, cancel=_client_left(conn)), "holder": own}
                         except Cancelled:
                             print("cad-lsp: an edit stopped: its caller left", file=sys.stderr, flush=True)
                             continue

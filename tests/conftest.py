@@ -20,7 +20,8 @@ def pytest_terminal_summary(terminalreporter):
 def tiny_engine():
     """An in-process engine on random:tiny: greedy decoding is deterministic, so it predicts
     the program a server on the same model writes for the same request."""
+    from cad_lsp.backends.pytorch import LocalModel
+    from cad_lsp.backends.pytorch.loading import load_model
     from cad_lsp.engine import Engine
-    from cad_lsp.models import load_model
 
-    return Engine(load_model("random:tiny"))
+    return Engine(LocalModel(load_model("random:tiny")))

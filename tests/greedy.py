@@ -18,11 +18,12 @@ from unittest import mock
 
 import torch
 
-from cad_lsp import engine as engine_mod
-from cad_lsp.engine import Engine, LocalModel, autoregressive, copy_tokens
-from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
+from cad_lsp.backends.pytorch import LocalModel
+from cad_lsp.engine import Engine, autoregressive, copy_tokens
+from cad_lsp.engine import engine as engine_mod
+from cad_lsp.engine.grammar import ProgramConstraint, ll_tokenizer
+from cad_lsp.engine.prompt import build_prompt
 from cad_lsp.program import Copy, Document, resolve, split_lines
-from cad_lsp.prompt import build_prompt
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-from cad_lsp.attention import GROUPED_MAX_QUERIES, use_grouped_attention
-from cad_lsp.kvcache import growing_cache
+from cad_lsp.backends.pytorch.attention import GROUPED_MAX_QUERIES, use_grouped_attention
+from cad_lsp.backends.pytorch.kvcache import growing_cache
 
 from .test_kvcache import qwen2_shaped
 

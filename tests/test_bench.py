@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cad_lsp import corpora
+from cad_lsp.train import corpora
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,6 +36,7 @@ def load(out: Path, name: str) -> dict:
     return json.loads((out / f"{name}.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_every_benchmark_writes_json_and_markdown(quick_out):
     for name in runner.BENCHMARKS:
         data = load(quick_out, name)
@@ -44,6 +45,7 @@ def test_every_benchmark_writes_json_and_markdown(quick_out):
         assert (quick_out / f"{name}.md").read_text(encoding="utf-8").startswith("## ")
 
 
+@pytest.mark.slow
 def test_kernel_shape(quick_out):
     data = load(quick_out, "kernel")
     assert data["model"] == "random:tiny" and set(data["curves"]) == {"fp32", "bf16"}
@@ -56,6 +58,7 @@ def test_kernel_shape(quick_out):
     assert (quick_out / "kernel.png").is_file()
 
 
+@pytest.mark.slow
 def test_serve_latency_shape(quick_out):
     data = load(quick_out, "serve")
     assert data["model"] == "random:tiny" and data["load_s"] > 0
@@ -79,6 +82,7 @@ def test_serve_latency_shape(quick_out):
         assert 0 <= session["cpu_session_s"] <= session["cpu_until_idle_s"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_CORPUS, reason="corpus folder not present in this checkout")
 def test_corpus_benchmarks_shape(quick_out):
     lossless = load(quick_out, "lossless")
@@ -107,6 +111,7 @@ def test_corpus_benchmarks_shape(quick_out):
         assert summary["formats"]["copy/gen"]["exact_rate"] == 1.0
 
 
+@pytest.mark.slow
 def test_results_md_has_a_section_per_benchmark(quick_out):
     text = (quick_out / "RESULTS.md").read_text(encoding="utf-8")
     from bench.report import TITLES
@@ -198,7 +203,7 @@ def test_teacher_forced_prompt_lookup_drafts_as_hugging_face_does_and_writes_the
     from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
 
     from bench.e2e import LOOKUP_NGRAM, LOOKUP_TOKENS, lookup_draft, lookup_forced
-    from cad_lsp.backend import KVState
+    from cad_lsp.engine.backend import KVState
 
     rng = random.Random(3)
     reference = PromptLookupCandidateGenerator(num_output_tokens=LOOKUP_TOKENS,

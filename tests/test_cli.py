@@ -3,11 +3,11 @@
 import json
 
 import pytest
+from lsprotocol import types as lsp
 
 from cad_lsp.cli import main
-from cad_lsp.edits import apply_text_edits
 from cad_lsp.program import parse_program
-from lsprotocol import types as lsp
+from cad_lsp.program.edits import apply_text_edits
 
 from .reference import plain_apply, plain_text
 

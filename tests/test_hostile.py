@@ -22,8 +22,8 @@ import threading
 import time
 from collections import Counter
 
-from cad_lsp.edit_request import EDIT_COMMAND, Options
-from cad_lsp.server import create_server
+from cad_lsp.lsp.requests import EDIT_COMMAND, Options
+from cad_lsp.lsp.server import create_server
 from tests.conftest import SUMMARY
 
 SEED = 20261130
@@ -371,7 +371,7 @@ def check_documents(client: HostileClient, wire: Wire) -> int:
         if client.docs == before:
             break
     for uri, (version, text) in client.docs.items():
-        snapshot = wire.server.documents.get(uri)
+        snapshot = wire.server.session.documents.get(uri)
         assert snapshot is not None and snapshot.version == version and snapshot.text == text, uri
     return len(client.docs)
 
@@ -387,7 +387,7 @@ def test_every_request_is_answered(monkeypatch):
     client.request("initialize", {"capabilities": {"workspace": {"applyEdit": True}}, "processId": None}, "result")
     client.notify("initialized", {})
     deadline = time.monotonic() + 120
-    while not wire.server.model_ready.is_set():  # edits sent while the model loads would only queue behind it
+    while not wire.server.session.model.ready.is_set():  # edits sent while the model loads would only queue behind it
         assert time.monotonic() < deadline, "the model did not load"
         client.pump(0.1)
     counts: Counter = Counter()

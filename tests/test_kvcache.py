@@ -4,8 +4,8 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-from cad_lsp.kvcache import MIN_CAPACITY, GrowingLayer, cache_nbytes, growing_cache
-from cad_lsp.models import load_model, random_model
+from cad_lsp.backends.pytorch.kvcache import MIN_CAPACITY, GrowingLayer, cache_nbytes, growing_cache
+from cad_lsp.backends.pytorch.loading import load_model, random_model
 
 
 def qwen2_shaped():

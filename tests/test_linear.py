@@ -7,8 +7,8 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-import cad_lsp.linear as linear_module
-from cad_lsp.linear import packed_linear_available, packed_pays, use_packed_linear, use_pytorch_linear
+import cad_lsp.backends.pytorch.linear as linear_module
+from cad_lsp.backends.pytorch.linear import packed_linear_available, packed_pays, use_packed_linear, use_pytorch_linear
 
 from .test_kvcache import qwen2_shaped
 

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from bench import quality
-from cad_lsp import corpora
 from cad_lsp.program import Copy, Gen
+from cad_lsp.train import corpora
 
 
 def test_boundary_errors_against_the_oracle():
@@ -30,6 +30,7 @@ def test_js_tests_throw_on_a_failed_assert():
     assert quality.run_tests(Row, "const f = () => 3\n") is False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(corpora.data_dir() is None, reason="no corpus folder")
 def test_quick_run_writes_its_table(tmp_path):
     assert quality.main(["--quick", "--limit", "1", "--threads", "1", "--out", str(tmp_path)]) == 0
@@ -42,7 +43,7 @@ def test_quick_run_writes_its_table(tmp_path):
 
 
 def test_dedupe_drops_a_copied_line_that_the_next_gen_rewrites():
-    from cad_lsp.split import Request
+    from cad_lsp.train.split import Request
 
     doc = "def f(x):\n    y = x + 1\n    return y - 1\n"
     request = Request(doc, 1, 3, "fix", "", "")

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import replace
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 import pytest_lsp
@@ -20,11 +20,10 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
 
-from cad_lsp.edits import apply_text_edits, units
-from cad_lsp.program import apply_program, split_lines
-from cad_lsp.documents import Documents
-from cad_lsp.edit_flow import workspace_edit
-from cad_lsp.edit_request import (
+from cad_lsp.lsp.documents import Documents
+from cad_lsp.lsp.edit_flow import workspace_edit
+from cad_lsp.lsp.progress import progress_message
+from cad_lsp.lsp.requests import (
     EDIT_COMMAND,
     PRESETS,
     Options,
@@ -36,8 +35,10 @@ from cad_lsp.edit_request import (
     parse_edit_request,
     selected_lines,
 )
-from cad_lsp.progress import progress_message
-from cad_lsp.server import serve
+from cad_lsp.lsp.server import serve
+from cad_lsp.lsp.session import Session
+from cad_lsp.program import apply_program, split_lines
+from cad_lsp.program.edits import apply_text_edits, units
 
 MAX_TOKENS = 24
 SERVER = [sys.executable, "-m", "cad_lsp", "serve", "--model", "random:tiny"]
@@ -104,9 +105,10 @@ def test_ai_instructions_from_any_comment_syntax():
 
 
 def test_the_ai_comment_that_gave_the_instruction_is_removed():
-    from cad_lsp.program import Copy, Gen, resolve as resolve_ops
-    from cad_lsp.edit_flow import result_ops
-    from cad_lsp.edit_request import EditRequest, remove_ai_comment
+    from cad_lsp.lsp.edit_flow import result_ops
+    from cad_lsp.lsp.requests import EditRequest, remove_ai_comment
+    from cad_lsp.program import Copy, Gen
+    from cad_lsp.program import resolve as resolve_ops
 
     text = ("def f(x):\r\n"
             "    # AI: add hints\r\n"
@@ -616,33 +618,34 @@ async def test_an_edit_waits_for_a_loading_model_only_so_long(monkeypatch):
     import threading
     from types import SimpleNamespace
 
-    from cad_lsp import model_work
+    from cad_lsp.lsp import model_work
 
     monkeypatch.setattr(model_work, "MODEL_WAIT_S", 0.3)
     reports = []
     progress = SimpleNamespace(report=reports.append)
-    ls = SimpleNamespace(model_ready=asyncio.Event(), options=Options(model="slow-model"), engine=None, load_error=None)
+    session = Session(Options(model="slow-model"), editor=None)
+    model = session.model
     started = time.monotonic()
     with pytest.raises(RequestError, match="still loading after"):
-        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
+        await asyncio.wait_for(model_work.wait_for_engine(session, threading.Event(), progress), 5)
     assert 0.3 <= time.monotonic() - started < 3
     assert reports == ["waiting for the model slow-model to load"]
 
-    ls.model_ready.clear()
-    asyncio.get_running_loop().call_later(0.1, lambda: (setattr(ls, "engine", "the engine"), ls.model_ready.set()))
-    assert await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5) == "the engine"
+    model.ready.clear()
+    asyncio.get_running_loop().call_later(0.1, lambda: (setattr(model, "engine", "the engine"), model.ready.set()))
+    assert await asyncio.wait_for(model_work.wait_for_engine(session, threading.Event(), progress), 5) == "the engine"
 
     # A load that fails while an edit waits has shown its reason already: the edit's failure is not shown
     # again (kind Log).  An edit asked for after the failure is the user's next try: it is told.
-    ls.model_ready.clear()
-    ls.engine = None
-    asyncio.get_running_loop().call_later(0.1, lambda: (setattr(ls, "load_error", "no such file"),
-                                                        ls.model_ready.set()))
+    model.ready.clear()
+    model.engine = None
+    asyncio.get_running_loop().call_later(0.1, lambda: (setattr(model, "load_error", "no such file"),
+                                                        model.ready.set()))
     with pytest.raises(RequestError, match="could not be loaded: no such file") as waited:
-        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
+        await asyncio.wait_for(model_work.wait_for_engine(session, threading.Event(), progress), 5)
     assert waited.value.kind == lsp.MessageType.Log
     with pytest.raises(RequestError, match="could not be loaded: no such file") as later:
-        await asyncio.wait_for(model_work.wait_for_engine(ls, threading.Event(), progress), 5)
+        await asyncio.wait_for(model_work.wait_for_engine(session, threading.Event(), progress), 5)
     assert later.value.kind == lsp.MessageType.Error
 
 
@@ -651,16 +654,16 @@ async def test_a_model_that_will_be_slow_here_is_pointed_out_once_loaded(monkeyp
     warning when the load ends; a model with nothing to say shows nothing."""
     from types import SimpleNamespace
 
-    from cad_lsp import model_work
+    from cad_lsp.lsp import model_work
 
     for advice, expected in [("bf16 is slow here", [("bf16 is slow here", lsp.MessageType.Warning)]), (None, [])]:
         shown = []
         monkeypatch.setattr(model_work, "build_engine", lambda options, advice=advice: SimpleNamespace(advice=advice))
-        ls = SimpleNamespace(options=Options(model="random:tiny"), client_capabilities=lsp.ClientCapabilities(),
-                             log=lambda *a: None, show=lambda message, kind: shown.append((message, kind)),
-                             documents=Documents(), model_ready=asyncio.Event(), engine=None, load_error=None)
-        await asyncio.wait_for(model_work.load_engine(ls), 10)
-        assert ls.engine.advice == advice and ls.model_ready.is_set()
+        editor = SimpleNamespace(capabilities=lsp.ClientCapabilities(), log=lambda *a: None,
+                                 show=lambda message, kind: shown.append((message, kind)))
+        session = Session(Options(model="random:tiny"), editor=editor)
+        await asyncio.wait_for(model_work.load_engine(session), 10)
+        assert session.model.engine.advice == advice and session.model.ready.is_set()
         assert shown == expected
 
 
@@ -669,23 +672,23 @@ def test_settings_under_our_name_are_honoured():
     reported as taking effect on restart; anything else (eglot sends {} on connecting) is ignored quietly."""
     from types import SimpleNamespace
 
-    from cad_lsp.server import did_change_configuration
+    from cad_lsp.lsp.server import did_change_configuration
 
     shown = []
-    ls = SimpleNamespace(options=Options(model="random:tiny", max_tokens=100), log=lambda *a: None,
-                         show=lambda message, kind: shown.append((message, kind)))
+    ls = SimpleNamespace(session=SimpleNamespace(options=Options(model="random:tiny", max_tokens=100)),
+                         log=lambda *a: None, show=lambda message, kind: shown.append((message, kind)))
     for settings in [{}, None, {"pylsp": {"maxTokens": 5}}, "x"]:
         did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings=settings))
-    assert ls.options == Options(model="random:tiny", max_tokens=100) and shown == []
+    assert ls.session.options == Options(model="random:tiny", max_tokens=100) and shown == []
     did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cad-lsp": {
         "maxTokens": 7, "needsConfirmation": False, "keepAiComments": True, "model": "smollm2", "colour": 1}}))
-    assert ls.options == Options(model="random:tiny", max_tokens=7, needs_confirmation=False, keep_ai_comments=True)
+    assert ls.session.options == Options(model="random:tiny", max_tokens=7, needs_confirmation=False, keep_ai_comments=True)
     assert [m for m, _ in shown] == ["unknown setting 'colour' ignored",
                                      "a change of model takes effect when the server restarts"]
     did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cadLsp": {"maxTokens": 9}}))
-    assert ls.options.max_tokens == 9
+    assert ls.session.options.max_tokens == 9
     did_change_configuration(ls, lsp.DidChangeConfigurationParams(settings={"cadLsp": {"speculation": False}}))
-    assert ls.options.speculation is False  # read by each edit: at once
+    assert ls.session.options.speculation is False  # read by each edit: at once
     options, problems = merge_options(Options(), {"contextLines": 256, "speculation": "no"})
     assert options.context_lines == 256 and options.speculation is True and len(problems) == 1
 

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from cad_lsp import corpora
-from cad_lsp.drafter import GEN, KINDS, LOOKUP, TAG, Drafter, DraftBudget
+from cad_lsp.backends.pytorch import LocalModel
+from cad_lsp.backends.pytorch.loading import load_model
 from cad_lsp.engine import Engine, sample
-from cad_lsp.grammar import ProgramConstraint, ll_tokenizer
-from cad_lsp.models import load_model
+from cad_lsp.engine.drafter import GEN, KINDS, LOOKUP, TAG, DraftBudget, Drafter
+from cad_lsp.engine.grammar import ProgramConstraint, ll_tokenizer
 from cad_lsp.program import Copy, Document, Gen
+from cad_lsp.train import corpora
 
 from .greedy import Case, assert_same_greedy, engine_runner, random_cases
 from .test_greedy import corpus_cases, one_thread  # noqa: F401 -- a fixture
@@ -34,9 +35,10 @@ def always_draft(engine: Engine) -> Engine:
     return engine
 
 
-def test_speculation_writes_the_plain_greedy_program(tiny, one_thread):  # noqa: F811
-    cases = random_cases(seed=29, count=CASES)
-    speculating = always_draft(Engine(tiny))
+@pytest.mark.parametrize("count", [100, pytest.param(CASES, marks=pytest.mark.slow)])
+def test_speculation_writes_the_plain_greedy_program(tiny, one_thread, count):  # noqa: F811
+    cases = random_cases(seed=29, count=count)
+    speculating = always_draft(Engine(LocalModel(tiny)))
     stats = []
     edit = speculating.edit
 
@@ -47,9 +49,9 @@ def test_speculation_writes_the_plain_greedy_program(tiny, one_thread):  # noqa:
 
     speculating.edit = recording
     pairs = assert_same_greedy(engine_runner(speculating, MAX_TOKENS, speculate=True),
-                               engine_runner(Engine(tiny), MAX_TOKENS, speculate=False), cases, MAX_TOKENS)
+                               engine_runner(Engine(LocalModel(tiny)), MAX_TOKENS, speculate=False), cases, MAX_TOKENS)
     # the cases reach accepted and rejected drafts, and finished programs with copies
-    assert sum(run.complete and any(isinstance(op, Copy) for op in run.ops) for run, _ in pairs) >= CASES // 10
+    assert sum(run.complete and any(isinstance(op, Copy) for op in run.ops) for run, _ in pairs) >= count // 10
     accepted, drafted = sum(s.accepted_tokens for s in stats), sum(s.drafted_tokens for s in stats)
     assert 0 < accepted < drafted
     # a draft rides on a forward the plain loop runs anyway: never more forwards (fewer: the teacher test below)
@@ -79,7 +81,7 @@ def test_teacher_forced_programs_take_fewer_forwards_and_fill_the_same_cache(tin
     for case, program in teacher_cases():
         runs = {}
         for speculate in (False, True):
-            engine = always_draft(Engine(tiny))
+            engine = always_draft(Engine(LocalModel(tiny)))
             kept = []
             crop = engine.backend.crop
             engine.backend.crop = lambda state, length, crop=crop: (kept.append(list(state.ids)), crop(state, length))
@@ -95,14 +97,15 @@ def test_teacher_forced_programs_take_fewer_forwards_and_fill_the_same_cache(tin
         assert plain.drafted_tokens == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(corpora.data_dir() is None, reason="no corpus folder (shared/data)")
 def test_smollm2_writes_the_same_program_with_speculation_on_corpus_requests(one_thread):  # noqa: F811
     loaded = load_model("smollm2", "cpu", "fp32")
     max_tokens = 32
     cases = corpus_cases(candidates=40, per_corpus=8)
     assert len(cases) >= 40
-    engine = Engine(loaded)
-    pairs = assert_same_greedy(engine_runner(always_draft(Engine(loaded)), max_tokens, speculate=True),
+    engine = Engine(LocalModel(loaded))
+    pairs = assert_same_greedy(engine_runner(always_draft(Engine(LocalModel(loaded))), max_tokens, speculate=True),
                                engine_runner(engine, max_tokens, speculate=False), cases, max_tokens)
     assert sum(run.forwards for run, _ in pairs) < sum(plain.forwards for _, plain in pairs)
 
@@ -308,7 +311,7 @@ def test_a_draft_in_step_is_priced_by_how_long_drafts_stay_in_step():
 
 def test_the_first_choice_the_budget_cuts_is_measured_by_the_next_step(tiny):
     """A kind priced out is measured for free: the loop's next choice is the one the cut draft would have made."""
-    engine = always_draft(Engine(tiny))
+    engine = always_draft(Engine(LocalModel(tiny)))
     engine.draft_budget.keep = lambda *args, **kwargs: 0
     seen = []
     record = engine.draft_budget.record
@@ -333,7 +336,7 @@ def test_a_cancel_is_seen_between_the_drafted_positions_of_one_forward(tiny):
     def watched(stop: bool) -> tuple[Engine, list[int], list[bool]]:
         """An engine that notes each drafted forward's positions and the choices checked in the latest; with
         ``stop``, cancels two choices into the second drafted forward."""
-        engine, forwards, checked = always_draft(Engine(tiny)), [], []
+        engine, forwards, checked = always_draft(Engine(LocalModel(tiny))), [], []
         scored, record = engine.backend.extend_scored, engine.draft_budget.record
 
         def scoring(state, ids, positions):

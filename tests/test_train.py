@@ -5,12 +5,13 @@ import json
 import pytest
 import torch
 
-from cad_lsp import split as split_mod
-from cad_lsp import train
-from cad_lsp.engine import Engine, LocalModel
+from cad_lsp.backends.pytorch import LocalModel
+from cad_lsp.engine import Engine
+from cad_lsp.engine.prompt import build_prompt, program_stream
 from cad_lsp.program import Copy, Gen, oracle_program, resolve
-from cad_lsp.prompt import build_prompt, program_stream
-from cad_lsp.split import Request, oracle_for
+from cad_lsp.train import sft as train
+from cad_lsp.train import split as split_mod
+from cad_lsp.train.split import Request, oracle_for
 
 BEFORE = "def area(w, h):\n    x = w * h\n    return x + 1\n\n\ndef double(n):\n    return n * 2\n"
 AFTER = "def area(w, h):\n    x = w * h\n    return x\n\n\ndef double(n):\n    return n * 2\n"
@@ -30,7 +31,7 @@ class Recorder(LocalModel):
 
 @pytest.fixture(scope="module")
 def loaded():
-    from cad_lsp.models import load_model
+    from cad_lsp.backends.pytorch.loading import load_model
 
     return load_model("random:tiny")
 
@@ -45,7 +46,7 @@ def test_sequence_is_the_engine_stream_with_copies_masked(loaded):
 
     backend = Recorder(loaded)
     # the plain loop: speculation appends drafts it may crop again (its cache is checked in test_speculation)
-    result = Engine(loaded, backend).edit(BEFORE, 1, 7, request.instruction, program=ops, speculate=False)
+    result = Engine(backend).edit(BEFORE, 1, 7, request.instruction, program=ops, speculate=False)
     assert result.text == AFTER
     assert seq.ids[:-1] == backend.stream  # what the engine's cache holds, token for token
     assert seq.ids[-1] == eos and seq.labels[-1] == eos
@@ -106,7 +107,7 @@ def test_synthetic_edits_round_trip():
 
 
 def test_commit_request_selects_the_change_with_context():
-    from cad_lsp.corpora import EditPair
+    from cad_lsp.train.corpora import EditPair
 
     before = "".join(f"line {n}\n" for n in range(1, 31))
     after = before.replace("line 15\n", "line fifteen\n")
@@ -118,7 +119,7 @@ def test_commit_request_selects_the_change_with_context():
 
 
 def test_quick_training_run_saves_a_mergeable_adapter(tmp_path, loaded):
-    from cad_lsp.models import load_model, merge_lora
+    from cad_lsp.backends.pytorch.loading import load_model, merge_lora
 
     cfg = train.TrainConfig(model="random:tiny", out=tmp_path / "adapter", sequences=4, accumulate=2, quick=True,
                             lr=1e-2, warmup=1)

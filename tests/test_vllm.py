@@ -20,14 +20,14 @@ import uuid
 import llguidance
 import pytest
 
-from cad_lsp import corpora
+from cad_lsp.backends.pytorch.loading import QWEN_TOKENIZER, load_tokenizer
+from cad_lsp.backends.vllm import VLLMEngine, check_ops, literal_grammar, rest_grammar, split_program, tag_needs_newline
 from cad_lsp.engine import Cancelled, EngineError
-from cad_lsp.grammar import ll_tokenizer
-from cad_lsp.models import QWEN_TOKENIZER, load_tokenizer
+from cad_lsp.engine.grammar import ll_tokenizer
+from cad_lsp.engine.prompt import document_prefix_ids, numbered
+from cad_lsp.lsp.requests import Options, merge_options
 from cad_lsp.program import Copy, Gen, format_program, oracle_program, parse_program
-from cad_lsp.prompt import document_prefix_ids, numbered
-from cad_lsp.edit_request import Options, merge_options
-from cad_lsp.vllm_backend import VLLMEngine, check_ops, literal_grammar, rest_grammar, split_program, tag_needs_newline
+from cad_lsp.train import corpora
 
 from .reference import plain_apply, plain_text
 
@@ -349,7 +349,7 @@ async def test_lsp_edit_through_vllm(engine):
     from lsprotocol import types as lsp
     from pytest_lsp import ClientServerConfig, client_capabilities
 
-    from cad_lsp.edits import apply_text_edits
+    from cad_lsp.program.edits import apply_text_edits
 
     from .test_server import EMOJI, NAME, applied_to, edit_args, execute, line_range, make_client, open_document
 

@@ -91,11 +91,49 @@ def test_a_warm_run_imports_neither_torch_nor_the_engine(tmp_path, runtime):
     path.write_text(SOURCE)
     assert edit(path).returncode in (0, 1)
     code = ("import sys; from cad_lsp.cli import main; rc = main(sys.argv[1:]); "
-            "print('LOADED', sorted(m for m in ('torch', 'transformers', 'cad_lsp.engine') if m in sys.modules))")
+            "print('LOADED', sorted(m for m in ('torch', 'transformers', 'cad_lsp.engine.engine') if m in sys.modules))")
     warm_run = edit(path, code=code)
     assert "LOADED []" in warm_run.stdout, warm_run.stdout + warm_run.stderr
 
 
+def edit_request(path: Path) -> dict:
+    """The request `cad-lsp edit --lines 1-3 --max-tokens 12` sends."""
+    return {"document": path.read_text(), "first": 1, "last": 3, "instruction": "Delete the print", "name": path.name,
+            "key": str(path), "max_tokens": 12, "temperature": 0.0, "seed": 0, "speculate": True, "context_lines": 512}
+
+
+def test_each_model_is_answered_by_its_own_process(tmp_path, runtime, monkeypatch, capsys):
+    """Two models in turn, each answered by the process that holds it; a process refuses a request for another
+    model, so a socket name that stopped telling models apart costs a load in the run, not a wrong answer."""
+    from cad_lsp.backends.catalog import QWEN_TOKENIZER, load_tokenizer
+    from cad_lsp.backends.pytorch.loading import random_model
+    from cad_lsp.cli import main
+
+    other = tmp_path / "other-model"
+    random_model("tiny", seed=1).save_pretrained(other)  # another model: other weights, a local folder
+    load_tokenizer(QWEN_TOKENIZER).save_pretrained(other)
+    path = tmp_path / "area.py"
+    path.write_text(SOURCE)
+    request = edit_request(path)
+    for model in ("random:tiny", str(other), "random:tiny", str(other)):
+        reply = warm.edit_in_background(request, model, None, "auto", 60)
+        assert "error" not in reply, reply
+        assert reply["holder"] == warm.holder(model, None, "auto")
+    assert len(workers(runtime)) == 2
+
+    tiny_key = warm.worker_key("random:tiny", None, "auto")
+    refused = warm._send(warm.socket_path(tiny_key), {**request, "holder": warm.holder(str(other), None, "auto")})
+    assert "refused" in refused and str(other) in refused["refused"]
+    monkeypatch.setattr(warm, "worker_key", lambda model, device, dtype: tiny_key)  # names no longer tell models apart
+    with pytest.raises(warm.WorkerGone, match="holds"):
+        warm.edit_in_background(request, str(other), None, "auto", 60)
+    monkeypatch.delenv("CAD_LSP_KEEP_WARM", raising=False)
+    assert main(["edit", str(path), "--lines", "1-3", "--instruction", "Delete the print", "--model", str(other),
+                 "--max-tokens", "12", "--keep-warm", "60"]) in (0, 1)
+    assert "loading the model in this process" in capsys.readouterr().err
+
+
+@pytest.mark.slow
 def test_the_process_leaves_when_idle(tmp_path, runtime):
     path = tmp_path / "area.py"
     path.write_text(SOURCE)
@@ -107,6 +145,7 @@ def test_the_process_leaves_when_idle(tmp_path, runtime):
     assert not list((runtime / "cad-lsp").glob("*.sock"))  # and takes its socket with it
 
 
+@pytest.mark.slow
 def test_concurrent_first_runs_load_the_model_once(tmp_path, runtime):
     path = tmp_path / "area.py"
     path.write_text(SOURCE)
@@ -122,6 +161,7 @@ def test_concurrent_first_runs_load_the_model_once(tmp_path, runtime):
     assert sum("stays loaded in a background process" in err for _, err in outputs) == 1  # names the one left
 
 
+@pytest.mark.slow
 def test_a_process_that_stops_mid_request_costs_only_time(tmp_path, runtime):
     """Something listens on the socket and hangs up without answering: the run loads the model itself."""
     path = tmp_path / "area.py"
@@ -148,6 +188,7 @@ def test_a_process_that_stops_mid_request_costs_only_time(tmp_path, runtime):
     assert program_and_diff(run.stdout) == program_and_diff(here.stdout)
 
 
+@pytest.mark.slow
 def test_a_socket_left_by_a_killed_process_is_replaced(tmp_path, runtime):
     path = tmp_path / "area.py"
     path.write_text(SOURCE)
@@ -171,6 +212,7 @@ def test_a_model_that_cannot_load_is_the_same_clear_error(tmp_path, runtime):
     assert "Traceback" not in there.stderr
 
 
+@pytest.mark.slow
 def test_an_unusable_runtime_folder_costs_only_time(tmp_path, monkeypatch):
     """A runtime folder that is not the user's alone (or cannot be made) is not used: the run loads here."""
     path = tmp_path / "area.py"
@@ -185,6 +227,7 @@ def test_an_unusable_runtime_folder_costs_only_time(tmp_path, monkeypatch):
     assert not list((shared / "cad-lsp").iterdir())  # no socket left in a folder others can enter
 
 
+@pytest.mark.slow
 def test_a_process_for_older_code_leaves_when_a_new_one_starts(tmp_path, runtime, monkeypatch):
     """After an upgrade (here: a key as older code would have), the old process does not linger."""
     path = tmp_path / "area.py"
@@ -204,6 +247,7 @@ def test_a_process_for_older_code_leaves_when_a_new_one_starts(tmp_path, runtime
     assert len(workers(runtime)) == 1
 
 
+@pytest.mark.slow
 def test_a_caller_that_leaves_stops_its_edit(tmp_path, runtime):
     """Ctrl-C on a run: the background process notices the closed socket and stops decoding for it."""
     path = tmp_path / "area.py"

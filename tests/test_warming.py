@@ -3,15 +3,16 @@
 import threading
 import time
 
-from cad_lsp import engine as engine_mod
+from cad_lsp.backends.pytorch import LocalModel
+from cad_lsp.backends.pytorch.loading import load_model
 from cad_lsp.engine import Engine
-from cad_lsp.models import load_model
-from cad_lsp.prompt import document_prefix_ids
+from cad_lsp.engine import engine as engine_mod
+from cad_lsp.engine.prompt import document_prefix_ids
 
 
 def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
     monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
-    engine = Engine(load_model("random:tiny", "cpu", "fp32"))
+    engine = Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")))
     long_document = "".join(f"value_{i} = {i} * 2\n" for i in range(200))
     prefix = document_prefix_ids(engine.tokenizer, long_document)
     chunks = -(-len(prefix) // 16)
@@ -46,7 +47,7 @@ def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
 
 def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):
     monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
-    engine = Engine(load_model("random:tiny", "cpu", "fp32"))
+    engine = Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")))
     document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
     forwards = engine.backend.forwards
     stop = lambda: engine.backend.forwards - forwards >= 2  # noqa: E731
@@ -57,7 +58,7 @@ def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):
 
 def test_warming_waits_while_an_edit_waits_for_the_engine():
     """The rule itself, without racing threads: no chunk is computed while an edit is waiting."""
-    engine = Engine(load_model("random:tiny", "cpu", "fp32"))
+    engine = Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")))
     document = "".join(f"value_{i} = {i} * 2\n" for i in range(60))
     with engine._turn:
         engine._edits_waiting = 1  # an edit is waiting for the lock
@@ -99,14 +100,23 @@ class RecordingEngine:
 
 
 def server_state(engine):
+    """The server's session with ``engine`` loaded, talking to no editor."""
     from types import SimpleNamespace
 
-    from cad_lsp.documents import Documents
-    from cad_lsp.model_work import CacheJobs
+    from cad_lsp.lsp.requests import Options
+    from cad_lsp.lsp.session import Session
+    from cad_lsp.lsp.workers import CacheJobs
 
-    seen: dict[str, float] = {}
-    return SimpleNamespace(engine=engine, documents=Documents(), warm_timers={}, viewed_lines={}, last_seen=seen,
-                           cache_jobs=CacheJobs(print, recency=lambda uri: seen.get(uri, 0.0)))
+    session = Session(Options(), editor=SimpleNamespace(position_encoding=lsp_encoding("utf-16")))
+    session.model.engine = engine
+    session.cache_jobs = CacheJobs(print, recency=lambda uri: session.last_seen.get(uri, 0.0))
+    return session
+
+
+def lsp_encoding(name: str):
+    from lsprotocol import types as lsp
+
+    return lsp.PositionEncodingKind(name)
 
 
 async def test_a_warm_of_text_the_user_has_since_changed_stops_and_the_new_text_is_warmed():
@@ -114,7 +124,7 @@ async def test_a_warm_of_text_the_user_has_since_changed_stops_and_the_new_text_
 
     from lsprotocol import types as lsp
 
-    from cad_lsp.model_work import schedule_warm
+    from cad_lsp.lsp.model_work import schedule_warm
 
     engine = RecordingEngine()
     ls = server_state(engine)
@@ -152,7 +162,7 @@ async def test_the_first_look_into_another_block_of_a_long_document_warms_the_wi
     """A long document is warmed at its top when opened; the user's first selection elsewhere warms there."""
     import asyncio
 
-    from cad_lsp.server import note_viewed_line
+    from cad_lsp.lsp.server import note_viewed_line
 
     engine = RecordingEngine(chunks=1)
     calls = []
@@ -175,15 +185,14 @@ async def test_a_warm_queued_before_an_edit_keeps_the_window_of_that_edit():
 
     from lsprotocol import types as lsp
 
-    from cad_lsp.edit_flow import claim
-    from cad_lsp.edit_request import EditRequest
-    from cad_lsp.model_work import schedule_warm
+    from cad_lsp.lsp.edit_flow import claim
+    from cad_lsp.lsp.model_work import schedule_warm
+    from cad_lsp.lsp.requests import EditRequest
 
     engine = RecordingEngine(chunks=1)
     calls = []
     engine.warm = lambda key, text, name="document", line=None, cancel=None: calls.append(line)
     ls = server_state(engine)
-    ls.encoding, ls.editing = "utf-16", None
     uri = "file:///long.py"
     ls.documents.open(uri, 1, "x = 1\n" * 300)
     gate = threading.Event()

@@ -2,11 +2,12 @@
 
 import pytest
 
+from cad_lsp.backends.pytorch import LocalModel
+from cad_lsp.backends.pytorch.loading import load_model
 from cad_lsp.engine import Engine, EngineError
-from cad_lsp.models import load_model
+from cad_lsp.engine.prompt import document_prefix_ids
+from cad_lsp.engine.window import SelectionTooLong, Window, choose_window
 from cad_lsp.program import Copy, Gen, apply_program, oracle_for_selection, split_lines
-from cad_lsp.prompt import document_prefix_ids
-from cad_lsp.window import SelectionTooLong, Window, choose_window
 
 
 def test_window_bounds_fall_on_blocks_and_hold_the_selection():
@@ -56,7 +57,7 @@ def long_document(lines: int) -> str:
 
 def test_a_10000_line_document_resolves_byte_exact_through_a_window(loaded, monkeypatch):
     document = long_document(10_000)
-    engine = Engine(loaded)
+    engine = Engine(LocalModel(loaded))
     context = 4096
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", context)
     whole = document_prefix_ids(engine.tokenizer, document)
@@ -81,7 +82,7 @@ def test_a_10000_line_document_resolves_byte_exact_through_a_window(loaded, monk
 
 def test_warming_a_window_serves_the_edit_from_cache(loaded, monkeypatch):
     document = long_document(3000)
-    engine = Engine(loaded)
+    engine = Engine(LocalModel(loaded))
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", 2048)
     top = engine.warm("top", document)  # too long to show whole, and no line: the window at the top, where editors open
     assert 0 < top < 2048
@@ -96,15 +97,15 @@ def test_warming_a_window_serves_the_edit_from_cache(loaded, monkeypatch):
 
 def test_context_lines_sets_a_window_on_a_document_that_fits(loaded):
     document = long_document(600)
-    engine = Engine(loaded, context_lines=200)
+    engine = Engine(LocalModel(loaded), context_lines=200)
     result = engine.edit(document, 300, 302, "x", max_tokens=4)
     assert result.window is not None and result.window.lines <= 200 and result.window.start <= 300
-    assert Engine(loaded).edit(document, 300, 302, "x", max_tokens=4).window is None
+    assert Engine(LocalModel(loaded)).edit(document, 300, 302, "x", max_tokens=4).window is None
 
 
 def test_a_selection_too_long_for_the_context_is_refused_with_the_lines_that_would_fit(loaded, monkeypatch):
     document = long_document(3000)
-    engine = Engine(loaded)
+    engine = Engine(LocalModel(loaded))
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", 2048)
     with pytest.raises(EngineError, match=r"the 1001 selected lines do not fit the model's 2048-token context") as e:
         engine.edit(document, 1000, 2000, "x")

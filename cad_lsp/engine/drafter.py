@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from .program import Copy, Document, Gen, escape_gen, format_op, split_lines
+from ..program import Copy, Document, Gen, escape_gen, format_op, split_lines
 
 # draft kinds: program structure (tags, line numbers, the end); <gen> text from the line it rewrites; <gen>
 # text found elsewhere (prompt lookup).  Each has its own acceptance rate: lookups miss far more often.

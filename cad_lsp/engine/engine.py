@@ -13,15 +13,25 @@ from typing import Sequence
 
 import torch
 
+from ..program import Document, Op, format_program, resolve, selection_problem, split_lines
 from . import grammar as grammar_mod
-from .drafter import Drafter, DraftBudget
+from .backend import PREFILL_CHUNK, Cancelled, EngineError, KVState, ModelBackend
+from .decode import (
+    Stats,
+    TeacherScript,
+    autoregressive,
+    check_cancel,
+    choose_token,
+    copy_tokens,
+    decode_loop,
+    expand,
+    program_script,
+    sample,
+    sync_prefix,
+)
+from .drafter import DraftBudget, Drafter
 from .grammar import ProgramConstraint
-from .backend import PREFILL_CHUNK, KVState, LocalModel, ModelBackend
-from .decode import (Cancelled, EngineError, Stats, TeacherScript, autoregressive, check_cancel, choose_token,
-                     copy_tokens, decode_loop, expand, program_script, sample, sync_prefix)
-from .models import LoadedModel
-from .program import Document, Op, format_program, resolve, selection_problem, split_lines
-from .prompt import Prompt, build_prompt, document_prefix_ids, numbered_line_tokens
+from .prompt import Prompt, build_prompt, default_examples, document_prefix_ids, numbered_line_tokens
 from .window import BLOCK_LINES, SelectionTooLong, Window, choose_window
 
 WARM_CHUNK = 256  # tokens per turn of a background warm: an edit arriving meanwhile waits for one such forward
@@ -51,17 +61,14 @@ class Engine:
     callable) is checked before every forward.
     """
 
-    def __init__(self, loaded: LoadedModel, backend: ModelBackend | None = None, *, max_documents: int = 4,
-                 max_cache_bytes: int = 4 << 30, fast_forward: bool = True, examples: str | None = None,
-                 context_lines: int | None = None, block_lines: int = BLOCK_LINES):
-        from .prompt import default_examples
-
-        self.loaded = loaded
-        self.advice = getattr(loaded, "advice", None)  # for the user, once, where the model is loaded
-        adapted = getattr(loaded, "adapter", None) is not None
-        self.examples = default_examples(loaded.name, adapted) if examples is None else examples  # in the prefix
-        self.tokenizer = loaded.tokenizer
-        self.backend = backend or LocalModel(loaded)
+    def __init__(self, backend: ModelBackend, *, max_documents: int = 4, max_cache_bytes: int = 4 << 30,
+                 fast_forward: bool = True, examples: str | None = None, context_lines: int | None = None,
+                 block_lines: int = BLOCK_LINES):
+        self.backend = backend
+        self.name = backend.name
+        self.advice = backend.advice  # for the user, once, where the model is loaded
+        self.examples = default_examples(backend.name, backend.adapted) if examples is None else examples
+        self.tokenizer = backend.tokenizer
         self.ll_tokenizer = grammar_mod.ll_tokenizer(self.tokenizer)
         self.max_documents = max_documents
         self.max_cache_bytes = max_cache_bytes
@@ -176,8 +183,7 @@ class Engine:
     @property
     def context_length(self) -> int | None:
         """Positions the model was trained for; past them it writes nonsense without any error."""
-        config = getattr(self.loaded.model, "config", None)
-        return getattr(config, "max_position_embeddings", None)
+        return self.backend.context_length
 
     def _window(self, document: str, first: int, last: int, request_tokens: int, name: str,
                 selection_tokens: int = 0) -> Window | None:
@@ -318,7 +324,7 @@ class Engine:
 
 
 __all__ = [
-    "Engine", "EditResult", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend", "LocalModel",
+    "Engine", "EditResult", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend",
     "sync_prefix", "sample", "choose_token", "check_cancel", "copy_tokens", "expand", "decode_loop", "program_script",
-    "autoregressive", "PREFILL_CHUNK",
+    "autoregressive", "PREFILL_CHUNK", "WARM_CHUNK",
 ]

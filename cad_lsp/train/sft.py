@@ -29,16 +29,17 @@ from pathlib import Path
 
 import torch
 
+from ..backends.catalog import SMOLLM2_ADAPTER
+from ..engine.decode import copy_tokens
+from ..engine.prompt import build_prompt
+from ..program import Copy, Document, format_op, split_lines
 from . import corpora
 from . import split as split_mod
-from .engine import copy_tokens
-from .program import Copy, Document, format_op, split_lines
-from .prompt import build_prompt
 from .split import Request, oracle_for, request_for, window
 
 IGNORE = -100
 TARGET_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-SHIPPED_ADAPTER = Path(__file__).parent / "assets" / "adapters" / "smollm2-cad"  # smollm2 merges it when present
+SHIPPED_ADAPTER = SMOLLM2_ADAPTER  # smollm2 merges it when present
 DEFAULT_OUT = Path("out") / "smollm2-cad"  # the shipped adapter came from `--families --sequences 160` (bench families)
 COMMIT_MARGIN = 20  # lines of file kept around a commit's selection in training documents
 TRAIN_CORPORA = ["humanevalfix-py", "humanevalfix-js", "quixbugs", "commits"]
@@ -83,7 +84,7 @@ def training_sequence(tokenizer, request: Request, ops, eos: int, name: str = "d
 
 def end_of_program(tokenizer) -> int:
     """The token that ends a program: the one the engine's grammar accepts as its end."""
-    from .grammar import ll_tokenizer
+    from ..engine.grammar import ll_tokenizer
 
     return ll_tokenizer(tokenizer).eos_token
 
@@ -318,7 +319,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
     """Fit a LoRA adapter and save it (fp16 safetensors + config + a record of the run) to cfg.out."""
     from peft import LoraConfig, get_peft_model
 
-    from .models import load_model
+    from ..backends.pytorch.loading import load_model
 
     torch.manual_seed(cfg.seed)
     loaded = load_model(cfg.model, cfg.device, "fp32")

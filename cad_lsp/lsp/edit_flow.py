@@ -6,20 +6,18 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from ..engine.backend import Cancelled, EngineError
+from ..program import oracle_for_selection, resolve
+from ..program.edits import text_edits
 from .documents import Snapshot, document_name
-from .edit_request import (NAME, EditRequest, RequestError, check_selection, remove_ai_comment,
-                           supports_change_annotations)
-from .edits import text_edits
-from .model_work import in_thread, wait_for_engine
-from .program import oracle_for_selection, resolve
+from .model_work import wait_for_engine
 from .progress import Progress, progress_message
-
-if TYPE_CHECKING:  # the server imports this module
-    from .server import CadServer
+from .requests import NAME, EditRequest, RequestError, check_selection, remove_ai_comment, supports_change_annotations
+from .session import Session
+from .workers import in_thread
 
 
 def workspace_edit(uri: str, version: int, edits: list[lsp.TextEdit], label: str, description: str,
@@ -55,41 +53,42 @@ class Outcome:
         return answer if self.stats is None else {**answer, "stats": self.stats}
 
 
-def claim(ls: CadServer, request: EditRequest, cancel: threading.Event) -> tuple[Snapshot, int, int]:
+def claim(session: Session, request: EditRequest, cancel: threading.Event) -> tuple[Snapshot, int, int]:
     """The checks that refuse a request at once (RequestError); when they pass, the model is the request's.
 
-    No await between the check of ``ls.editing`` and setting it: two requests cannot both pass.  A
+    No await between the check of the running edit and setting it: two requests cannot both pass.  A
     cancelled edit does not hold the model: it stops at its next forward, and the engine runs one edit at a
     time, so the new one starts then (pygls answers ``$/cancelRequest`` at once; a user who cancels and
     retries must not be refused).
     """
-    snapshot = ls.documents.get(request.uri)
+    snapshot = session.documents.get(request.uri)
     if snapshot is None:
         raise RequestError(f"{request.uri} is not open in the editor (or went out of sync: reopen it)")
     if snapshot.version != request.version:
         raise RequestError(f"the request is stale: it was made on version {request.version}, the document "
                            f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
-    first, last = check_selection(snapshot.text, request.range, ls.encoding)
-    ls.viewed_lines[request.uri] = first  # the user is here: a later warm keeps the window this edit shows
-    if ls.editing is not None and not ls.editing.is_set():
+    first, last = check_selection(snapshot.text, request.range, session.encoding)
+    session.viewed_lines[request.uri] = first  # the user is here: a later warm keeps the window this edit shows
+    running = session.edits.holder
+    if running is not None and not running.is_set():
         raise RequestError("another edit is running; try again when it has finished", lsp.MessageType.Warning)
-    ls.editing = cancel
+    session.edits.holder = cancel
     return snapshot, first, last
 
 
-async def run_claimed(ls: CadServer, request: EditRequest, snapshot: Snapshot, first: int, last: int,
+async def run_claimed(session: Session, request: EditRequest, snapshot: Snapshot, first: int, last: int,
                       cancel: threading.Event) -> Outcome:
     """Decode a claimed request and send one WorkspaceEdit if nothing moved meanwhile."""
-    progress = Progress(ls, f"{NAME}: {request.instruction}", cancel)
+    progress = Progress(session.editor, f"{NAME}: {request.instruction}", cancel, session.edits.by_progress)
     outcome = Outcome(False, "failed", lsp.MessageType.Error)
     try:
         try:
             await progress.begin(f"{document_name(request.uri)} lines {first}-{last}")
-            result = await decode(ls, snapshot, first, last, request.instruction, cancel, progress)
+            result = await decode(session, snapshot, first, last, request.instruction, cancel, progress)
         finally:
-            if ls.editing is cancel:  # the model is free; the editor may hold the edit in a preview for long
-                ls.editing = None
-        outcome = await apply(ls, snapshot, first, last, request, result, cancel, progress)
+            if session.edits.holder is cancel:  # the model is free; the editor may hold the edit in a preview
+                session.edits.holder = None
+        outcome = await apply(session, snapshot, first, last, request, result, cancel, progress)
         outcome.stats = result.stats.as_dict()
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
@@ -98,32 +97,31 @@ async def run_claimed(ls: CadServer, request: EditRequest, snapshot: Snapshot, f
     return outcome
 
 
-async def run_edit(ls: CadServer, request: EditRequest, cancel: threading.Event) -> Outcome:
+async def run_edit(session: Session, request: EditRequest, cancel: threading.Event) -> Outcome:
     """Check the request, decode, and send one WorkspaceEdit if nothing moved meanwhile."""
     try:
-        snapshot, first, last = claim(ls, request, cancel)
+        snapshot, first, last = claim(session, request, cancel)
     except RequestError as exc:
         return Outcome(False, str(exc), exc.kind)
-    return await run_claimed(ls, request, snapshot, first, last, cancel)
+    return await run_claimed(session, request, snapshot, first, last, cancel)
 
 
-async def decode(ls: CadServer, snapshot: Snapshot, first: int, last: int, instruction: str,
+async def decode(session: Session, snapshot: Snapshot, first: int, last: int, instruction: str,
                  cancel: threading.Event, progress: Progress):
     """The engine's EditResult, decoded in a worker thread; raises RequestError when cancelled."""
-    engine = await wait_for_engine(ls, cancel, progress)
-    from .engine import Cancelled, EngineError  # loaded with the model
-
+    engine = await wait_for_engine(session, cancel, progress)
+    options = session.options
     name = document_name(snapshot.uri)
     try:
         result = await in_thread(engine.edit, snapshot.text, first, last, instruction, key=snapshot.uri, name=name,
-                                 max_tokens=ls.options.max_tokens, cancel=cancel, speculate=ls.options.speculation,
+                                 max_tokens=options.max_tokens, cancel=cancel, speculate=options.speculation,
                                  progress=progress.reporter(asyncio.get_running_loop()))
     except Cancelled:
         raise RequestError("cancelled; nothing applied", lsp.MessageType.Info) from None
     except EngineError as exc:  # a request the model cannot serve, e.g. longer than its context
         raise RequestError(f"{exc}; nothing applied") from None
     stats = result.stats
-    ls.log(f"{name} lines {first}-{last}, {instruction!r}: prompt {stats.prompt_tokens} tokens "
+    session.editor.log(f"{name} lines {first}-{last}, {instruction!r}: prompt {stats.prompt_tokens} tokens "
            f"({stats.cached_tokens} cached), {progress_message(stats)}, {stats.forwards} forwards, "
            f"{stats.total_s:.2f} s; program:\n{result.program}", lsp.MessageType.Log)
     return result
@@ -142,7 +140,7 @@ def result_ops(ops, document: str, first: int, last: int, request: EditRequest, 
     return ops if without == text else oracle_for_selection(document, first, last, without)
 
 
-async def apply(ls: CadServer, snapshot: Snapshot, first: int, last: int, request: EditRequest, result,
+async def apply(session: Session, snapshot: Snapshot, first: int, last: int, request: EditRequest, result,
                 cancel: threading.Event, progress: Progress) -> Outcome:
     """Send the edit unless it was cancelled, is incomplete, changes nothing or the document moved on."""
     instruction = request.instruction
@@ -151,20 +149,20 @@ async def apply(ls: CadServer, snapshot: Snapshot, first: int, last: int, reques
     if not result.complete:
         return Outcome(False, f"the edit program was not finished after {progress_message(result.stats)} "
                               f"(maxTokens); nothing applied", lsp.MessageType.Warning)
-    current = ls.documents.get(snapshot.uri)
+    current = session.documents.get(snapshot.uri)
     if current is None or current.version != snapshot.version:
         return Outcome(False, "the document changed during the edit; nothing applied", lsp.MessageType.Warning)
-    ops = result_ops(result.ops, snapshot.text, first, last, request, ls.options.keep_ai_comments)
-    edits = text_edits(ops, snapshot.text, first, last, ls.encoding)
+    ops = result_ops(result.ops, snapshot.text, first, last, request, session.options.keep_ai_comments)
+    edits = text_edits(ops, snapshot.text, first, last, session.encoding)
     if not edits:
         return Outcome(False, "no change: the program reproduces the selected lines", lsp.MessageType.Info)
-    annotate = ls.options.needs_confirmation and supports_change_annotations(ls.client_capabilities)
+    annotate = session.options.needs_confirmation and supports_change_annotations(session.editor.capabilities)
     label = f"{NAME}: {instruction}"
     description = f"{document_name(snapshot.uri)} lines {first}-{last}"
     edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, description, annotate)
     progress.end("the edit is ready")  # the editor may now hold it in a review for long: nothing left to cancel
     try:
-        response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
+        response = await session.editor.apply_edit(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
     except Exception as exc:  # noqa: BLE001 -- an error answer from the editor
         return Outcome(False, f"the editor refused the edit: {exc}", lsp.MessageType.Warning)
     if not response.applied:

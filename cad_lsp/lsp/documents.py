@@ -8,8 +8,8 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
-from .edits import offset_at, units
-from .program import Document
+from ..program import Document
+from ..program.edits import offset_at, units
 
 
 def document_name(uri: str) -> str:

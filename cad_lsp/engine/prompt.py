@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .program import Copy, Document, format_op, split_lines
+from ..program import Copy, Document, format_op, split_lines
 
 SYSTEM = (
     "You edit code. Answer with an edit program that replaces the selected lines. "
@@ -137,7 +137,7 @@ SMALL_MODELS = ("smollm2",)  # model names whose prompt carries the built-in exa
 
 def built_in_examples() -> str:
     """The built-in examples as prompt text, each program with the copied lines after its copy tags."""
-    from .program import oracle_for_selection
+    from ..program import oracle_for_selection
 
     parts = []
     for document, instruction, after in BUILT_IN_EXAMPLES:

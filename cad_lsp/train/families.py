@@ -168,7 +168,7 @@ def cases(family: str, modules: list[str], limit: int | None) -> list[dict]:
 
 
 def request(case: dict):
-    from .program import split_lines
+    from ..program import split_lines
     from .split import Request
 
     n = len(split_lines(case["document"]))

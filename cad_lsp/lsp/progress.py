@@ -6,14 +6,12 @@ import asyncio
 import threading
 import time
 import uuid
-from typing import Callable, TYPE_CHECKING
+from typing import Callable
 
 from lsprotocol import types as lsp
 
-from .edit_request import supports_progress
-
-if TYPE_CHECKING:  # the server imports this module
-    from .server import CadServer
+from .requests import supports_progress
+from .session import Editor
 
 REPORT_INTERVAL_S = 0.25  # at most this often, a progress report during decoding
 
@@ -27,32 +25,35 @@ def progress_message(stats) -> str:
 class Progress:
     """Server-initiated work-done progress, silent when the client does not support it.
 
-    A cancel from the client sets ``cancel``.
+    A cancel from the client sets ``cancel``: the bar registers it in
+    ``cancels`` (progress token -> flag) while it is shown.
     """
 
-    def __init__(self, ls: CadServer, title: str, cancel: threading.Event | None = None):
-        self.ls, self.title, self.cancel = ls, title, cancel
+    def __init__(self, editor: Editor, title: str, cancel: threading.Event | None = None,
+                 cancels: dict[str, threading.Event] | None = None):
+        self.editor, self.title, self.cancel = editor, title, cancel
+        self.cancels = {} if cancels is None else cancels
         self.token: str | None = None
         self.last_report = 0.0
 
     async def begin(self, message: str) -> None:
-        if not supports_progress(self.ls.client_capabilities):
+        if not supports_progress(self.editor.capabilities):
             return
         token = f"cad-lsp/{uuid.uuid4()}"
         try:
-            await self.ls.work_done_progress.create_async(token)
+            await self.editor.create_progress(token)
         except Exception as exc:  # noqa: BLE001 -- progress is optional
-            self.ls.log(f"no progress bar: {exc}", lsp.MessageType.Warning)
+            self.editor.log(f"no progress bar: {exc}", lsp.MessageType.Warning)
             return
         self.token = token
         if self.cancel is not None:
-            self.ls.progress_cancels[token] = self.cancel
-        self.ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
-            title=self.title, message=message, cancellable=self.cancel is not None))
+            self.cancels[token] = self.cancel
+        self.editor.report_progress(token, lsp.WorkDoneProgressBegin(title=self.title, message=message,
+                                                               cancellable=self.cancel is not None))
 
     def report(self, message: str) -> None:
         if self.token is not None:
-            self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(message=message))
+            self.editor.report_progress(self.token, lsp.WorkDoneProgressReport(message=message))
 
     def reporter(self, loop: asyncio.AbstractEventLoop) -> Callable:
         """An engine ``progress`` callback: runs in the worker thread, reports at most every REPORT_INTERVAL_S."""
@@ -72,7 +73,6 @@ class Progress:
     def end(self, message: str) -> None:
         if self.token is None:
             return
-        self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
-        self.ls.progress_cancels.pop(self.token, None)
-        self.ls.work_done_progress.tokens.pop(self.token, None)
+        self.editor.report_progress(self.token, lsp.WorkDoneProgressEnd(message=message))
+        self.cancels.pop(self.token, None)
         self.token = None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Sequence
 
-from .program import Copy, CopySpan, Document, Gen, Op, resolve_pieces
+from .ops import Copy, CopySpan, Document, Gen, Op
+from .resolver import resolve_pieces
 
 TokenCounter = Callable[[str], int]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from .edits import offset_at
-from .program import Document, split_lines
-from .window import DEFAULT_CONTEXT_LINES
+from ..engine.window import DEFAULT_CONTEXT_LINES
+from ..program import Document, split_lines
+from ..program.edits import offset_at
 
 NAME = "cad-lsp"
 EDIT_COMMAND = "cad.editSelection"

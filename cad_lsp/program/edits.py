@@ -12,7 +12,8 @@ from typing import Sequence
 
 from lsprotocol import types as lsp
 
-from .program import Document, Gen, Op, ProgramError, _check_selection, resolve_pieces
+from .ops import Document, Gen, Op, ProgramError
+from .resolver import checked_selection, resolve_pieces
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 
@@ -111,7 +112,7 @@ def text_edits(
     """
     units("", encoding)  # validates the encoding name early
     doc = Document(document)
-    first, last = _check_selection(doc, first_line, last_line)
+    first, last = checked_selection(doc, first_line, last_line)
     sel_start, sel_end = doc.line_range_offsets(first, last) if doc.line_count else (0, 0)
     return [
         lsp.TextEdit(

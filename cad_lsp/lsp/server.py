@@ -1,11 +1,12 @@
-"""The language server: pygls handlers named after their LSP method, and the server's shared state.
+"""The language server: pygls handlers named after their LSP method, and the editor they talk to.
 
-Handlers are short; the decisions they make live in plain modules below:
-``edit_request`` (settings, the command's argument, the selection, the
-actions a selection offers), ``documents`` (the server's copy of open
-documents), ``progress``, ``model_work`` (loading the model and warming
-caches in threads) and ``edit_flow`` (one edit, from decoding to the
-versioned WorkspaceEdit).
+Handlers are short; the decisions they make live in plain modules that know
+no pygls server: ``requests`` (settings, the command's argument, the
+selection, the actions a selection offers), ``documents`` (the server's copy
+of open documents), ``session`` (the state the helpers share, and the
+``Editor`` they talk to, which ``CadServer`` implements), ``progress``,
+``model_work`` (loading the model and warming caches in threads) and
+``edit_flow`` (one edit, from decoding to the versioned WorkspaceEdit).
 
 Model work never runs on the event loop: the model loads in a thread after
 ``initialized``, document caches are warmed one at a time in a thread, and an
@@ -28,15 +29,30 @@ from lsprotocol import types as lsp
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from .documents import Documents, document_name
+from ..engine.window import BLOCK_LINES
+from ..program import split_lines
+from .documents import document_name
 from .edit_flow import Outcome, claim, run_claimed, run_edit
-from .edit_request import (ACTION_KIND, EDIT_COMMAND, NAME, EditRequest, Options, RequestError, action_instructions,
-                           edit_arguments_problem, encoding_name, kind_wanted, merge_options, parse_edit_arguments,
-                           parse_edit_request, resolves_commands, selected_lines)
-from .model_work import CacheJobs, forget_document, load_engine, schedule_warm, stop_model_work
-from .window import BLOCK_LINES
-from .program import split_lines
+from .model_work import forget_document, load_engine, schedule_warm, stop_model_work
 from .protocol import CadProtocol, read_frames
+from .requests import (
+    ACTION_KIND,
+    EDIT_COMMAND,
+    NAME,
+    EditRequest,
+    Options,
+    RequestError,
+    action_instructions,
+    edit_arguments_problem,
+    kind_wanted,
+    merge_options,
+    parse_edit_arguments,
+    parse_edit_request,
+    resolves_commands,
+    selected_lines,
+)
+from .session import Session
+from .workers import CacheJobs
 
 log = logging.getLogger(__name__)
 
@@ -48,30 +64,24 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class CadServer(LanguageServer):
-    """The pygls server plus the state its handlers share."""
+    """The pygls server: the editor the helpers talk to (``session.Editor``), and their shared ``session``."""
 
     def __init__(self, options: Options):
         super().__init__(NAME, "0.1.0", protocol_cls=CadProtocol)
-        self.options = options
         self.option_problems: list[str] = []
-        self.documents = Documents()
-        self.engine = None
-        self.load_error: str | None = None
-        self.model_ready = asyncio.Event()
-        self.editing: threading.Event | None = None  # the running edit's cancel flag, while its model runs
-        self.request_cancels: dict[Any, threading.Event] = {}  # JSON-RPC id -> running edit's flag
-        self.progress_cancels: dict[str, threading.Event] = {}  # progress token -> running edit's flag
-        self.background_cancels: set[threading.Event] = set()  # edits whose command was answered at once
-        self.warm_timers: dict[str, asyncio.TimerHandle] = {}
-        self.viewed_lines: dict[str, int] = {}  # uri -> the line of the user's last selection (from codeAction)
-        self.last_seen: dict[str, float] = {}  # uri -> when the user last opened, changed or selected in it
-        self.cache_jobs = CacheJobs(lambda message: self.log(message, lsp.MessageType.Warning),
-                                    recency=lambda uri: self.last_seen.get(uri, 0.0))
+        self.session = Session(options, editor=self)
+        self.session.cache_jobs = CacheJobs(lambda message: self.log(message, lsp.MessageType.Warning),
+                                            recency=lambda uri: self.session.last_seen.get(uri, 0.0))
         self.tasks: set[asyncio.Task] = set()
 
+    # -- the Editor the helpers talk to
     @property
-    def encoding(self) -> str:
-        return encoding_name(self.workspace.position_encoding)
+    def capabilities(self) -> lsp.ClientCapabilities:
+        return self.client_capabilities
+
+    @property
+    def position_encoding(self) -> Any:
+        return self.workspace.position_encoding
 
     def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Info) -> None:
         """A detail for the editor's log (and stderr)."""
@@ -83,6 +93,27 @@ class CadServer(LanguageServer):
         self.log(message, kind)
         self.window_show_message(lsp.ShowMessageParams(type=kind, message=f"{NAME}: {message}"))
 
+    async def apply_edit(self, params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
+        return await self.workspace_apply_edit_async(params)
+
+    async def create_progress(self, token: str) -> None:
+        await self.work_done_progress.create_async(token)
+
+    def report_progress(self, token: str, value) -> None:
+        if isinstance(value, lsp.WorkDoneProgressBegin):
+            self.work_done_progress.begin(token, value)
+        elif isinstance(value, lsp.WorkDoneProgressReport):
+            self.work_done_progress.report(token, value)
+        else:
+            self.work_done_progress.end(token, value)
+            self.work_done_progress.tokens.pop(token, None)
+
+    def spawn(self, coroutine) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self.tasks.add(task)  # keep a reference until it ends
+        task.add_done_callback(self.tasks.discard)
+
+    # -- transports
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve on stdio with the checking frame reader (see protocol.py); returns the exit code."""
         self._stop_event = threading.Event()
@@ -124,58 +155,49 @@ class CadServer(LanguageServer):
         """pygls's hook for a failed notification handler: one line in the log, not a popup."""
         self.log(f"{type(error).__name__}: {error}", lsp.MessageType.Error)
 
-    def cancel_edits(self) -> None:
-        for cancel in [*self.request_cancels.values(), *self.progress_cancels.values(), *self.background_cancels]:
-            cancel.set()
-
-    def spawn(self, coroutine) -> None:
-        task = asyncio.get_running_loop().create_task(coroutine)
-        self.tasks.add(task)  # keep a reference until it ends
-        task.add_done_callback(self.tasks.discard)
-
 
 # ---------------------------------------------------------------------------
 # Handlers
 
 
 def initialize(ls: CadServer, params: lsp.InitializeParams) -> None:
-    ls.options, ls.option_problems = merge_options(ls.options, params.initialization_options)
+    ls.session.options, ls.option_problems = merge_options(ls.session.options, params.initialization_options)
 
 
 def initialized(ls: CadServer, params: lsp.InitializedParams) -> None:
     for problem in ls.option_problems:
         ls.show(problem, lsp.MessageType.Warning)
-    ls.log(f"options: {', '.join(f'{f.name}={getattr(ls.options, f.name)!r}' for f in fields(Options))}; "
-           f"position encoding {ls.encoding}")
-    ls.spawn(load_engine(ls))
+    ls.log(f"options: {', '.join(f'{f.name}={getattr(ls.session.options, f.name)!r}' for f in fields(Options))}; "
+           f"position encoding {ls.session.encoding}")
+    ls.spawn(load_engine(ls.session))
 
 
 def did_open(ls: CadServer, params: lsp.DidOpenTextDocumentParams) -> None:
     item = params.text_document
-    ls.documents.open(item.uri, item.version, item.text)
-    ls.last_seen[item.uri] = time.monotonic()
-    schedule_warm(ls, item.uri)
+    ls.session.documents.open(item.uri, item.version, item.text)
+    ls.session.last_seen[item.uri] = time.monotonic()
+    schedule_warm(ls.session, item.uri)
 
 
 def did_change(ls: CadServer, params: lsp.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    if ls.documents.get(uri) is None:
+    if ls.session.documents.get(uri) is None:
         return  # never opened, or dropped when it went out of sync (already reported)
     try:
-        ls.documents.change(uri, params.text_document.version, params.content_changes, ls.encoding)
+        ls.session.documents.change(uri, params.text_document.version, params.content_changes, ls.session.encoding)
     except ValueError as exc:
         ls.show(f"lost track of {document_name(uri)} ({exc}); close and reopen it to edit it", lsp.MessageType.Error)
-        forget_document(ls, uri)
+        forget_document(ls.session, uri)
         return
-    ls.last_seen[uri] = time.monotonic()
-    schedule_warm(ls, uri)
+    ls.session.last_seen[uri] = time.monotonic()
+    schedule_warm(ls.session, uri)
 
 
 def did_close(ls: CadServer, params: lsp.DidCloseTextDocumentParams) -> None:
-    ls.documents.close(params.text_document.uri)
-    forget_document(ls, params.text_document.uri)
-    ls.viewed_lines.pop(params.text_document.uri, None)
-    ls.last_seen.pop(params.text_document.uri, None)
+    ls.session.documents.close(params.text_document.uri)
+    forget_document(ls.session, params.text_document.uri)
+    ls.session.viewed_lines.pop(params.text_document.uri, None)
+    ls.session.last_seen.pop(params.text_document.uri, None)
 
 
 def did_save(ls: CadServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -197,33 +219,33 @@ def did_change_configuration(ls: CadServer, params: lsp.DidChangeConfigurationPa
     section = next((settings[name] for name in SETTINGS_SECTIONS if name in settings), None)
     if section is None:
         return
-    options, problems = merge_options(ls.options, section, source="setting")
-    later = [key for key, name in MODEL_SETTINGS.items() if getattr(options, name) != getattr(ls.options, name)]
-    ls.options = replace(options, **{MODEL_SETTINGS[key]: getattr(ls.options, MODEL_SETTINGS[key]) for key in later})
+    options, problems = merge_options(ls.session.options, section, source="setting")
+    later = [key for key, name in MODEL_SETTINGS.items() if getattr(options, name) != getattr(ls.session.options, name)]
+    ls.session.options = replace(options, **{MODEL_SETTINGS[key]: getattr(ls.session.options, MODEL_SETTINGS[key]) for key in later})
     if later:
         problems.append(f"a change of {', '.join(later)} takes effect when the server restarts")
     for problem in problems:
         ls.show(problem, lsp.MessageType.Warning)
-    ls.log(f"settings: {', '.join(f'{f.name}={getattr(ls.options, f.name)!r}' for f in fields(Options))}")
+    ls.log(f"settings: {', '.join(f'{f.name}={getattr(ls.session.options, f.name)!r}' for f in fields(Options))}")
 
 
-def note_viewed_line(ls: CadServer, uri: str, line: int) -> None:
+def note_viewed_line(session: Session, uri: str, line: int) -> None:
     """Remember where the user is (editors ask for code actions as the cursor moves); a long document shown
     as a window is warmed again when the user moves to another block of lines."""
-    if ls.documents.get(uri) is None or not 0 < line < 1 << 31:
+    if session.documents.get(uri) is None or not 0 < line < 1 << 31:
         return
-    before = ls.viewed_lines.get(uri, 1)  # a document nobody has looked into is warmed at its top
-    ls.viewed_lines[uri] = line
-    ls.last_seen[uri] = time.monotonic()
+    before = session.viewed_lines.get(uri, 1)  # a document nobody has looked into is warmed at its top
+    session.viewed_lines[uri] = line
+    session.last_seen[uri] = time.monotonic()
     if (before - 1) // BLOCK_LINES != (line - 1) // BLOCK_LINES:
-        schedule_warm(ls, uri)
+        schedule_warm(session, uri)
 
 
 def code_action(ls: CadServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
     """Offer the actions at once: each carries only its request; nothing runs until executed."""
-    snapshot = ls.documents.get(params.text_document.uri)
+    snapshot = ls.session.documents.get(params.text_document.uri)
     r = params.range
-    note_viewed_line(ls, params.text_document.uri, r.start.line + 1)
+    note_viewed_line(ls.session, params.text_document.uri, r.start.line + 1)
     if snapshot is None or (r.start.line, r.start.character) >= (r.end.line, r.end.character):
         return None
     if not kind_wanted(params.context.only):
@@ -264,16 +286,16 @@ async def edit_selection(ls: CadServer, *arguments) -> dict:
     cancel = threading.Event()
     msg_id = ls.protocol.msg_id
     if msg_id is not None:
-        ls.request_cancels[msg_id] = cancel
+        ls.session.edits.by_request[msg_id] = cancel
     try:
         request = parse_edit_arguments(list(arguments))
         if request.background:
             return start_in_background(ls, request)
-        outcome = await outcome_of(ls, run_edit(ls, request, cancel))
+        outcome = await outcome_of(ls, run_edit(ls.session, request, cancel))
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
     finally:
-        ls.request_cancels.pop(msg_id, None)
+        ls.session.edits.by_request.pop(msg_id, None)
     tell(ls, outcome)
     return outcome.as_json()
 
@@ -287,18 +309,18 @@ def start_in_background(ls: CadServer, request: EditRequest) -> dict:
     """
     cancel = threading.Event()
     try:
-        snapshot, first, last = claim(ls, request, cancel)
+        snapshot, first, last = claim(ls.session, request, cancel)
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
         tell(ls, outcome)
         return outcome.as_json()
 
     async def run() -> None:
-        ls.background_cancels.add(cancel)
+        ls.session.edits.background.add(cancel)
         try:
-            outcome = await outcome_of(ls, run_claimed(ls, request, snapshot, first, last, cancel))
+            outcome = await outcome_of(ls, run_claimed(ls.session, request, snapshot, first, last, cancel))
         finally:
-            ls.background_cancels.discard(cancel)
+            ls.session.edits.background.discard(cancel)
         tell(ls, outcome, success_shown=True)  # no client is waiting for the answer: the message is the answer
 
     ls.spawn(run())
@@ -329,14 +351,14 @@ def tell(ls: CadServer, outcome: Outcome, success_shown: bool = False) -> None:
 
 
 def progress_cancel(ls: CadServer, params: lsp.WorkDoneProgressCancelParams) -> None:
-    cancel = ls.progress_cancels.get(params.token)
+    cancel = ls.session.edits.by_progress.get(params.token)
     if cancel is not None:
         cancel.set()
 
 
 def shutdown(ls: CadServer, params: None) -> None:
     """Stop running edits: nothing may be applied after shutdown."""
-    ls.cancel_edits()
+    ls.session.edits.cancel_all()
 
 
 def create_server(options: Options) -> CadServer:
@@ -380,7 +402,7 @@ def serve(model: str = "smollm2", device: str | None = None, dtype: str | None =
     try:
         code = server.start_tcp(host, port) if tcp else server.start_io()
     finally:
-        if not stop_model_work(server):
+        if not stop_model_work(server.session):
             log.info("exiting while the model is still loading")
         # Leave without finalizing the interpreter: a model load still inside torch would abort
         # it, and the thread reading stdin may be blocked in a read the editor never ends.

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import llguidance
 import numpy as np
 
-from .program import Copy, Gen, Op, unescape_gen
+from ..program import Copy, Gen, Op, unescape_gen
 
 _COPY_HEAD = '<copy lines="'
 _COPY_TAIL = '"/>\n'

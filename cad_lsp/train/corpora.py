@@ -35,7 +35,7 @@ class EditPair:
 def data_dir() -> Path | None:
     """The corpus folder, or None when this checkout has none."""
     candidates = [os.environ.get("CAD_LSP_DATA")]
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the checkout: cad_lsp/train/corpora.py
     candidates += [root.parent / "shared" / "data", root / "shared" / "data"]
     for candidate in candidates:
         if candidate and Path(candidate, CORPORA["humanevalfix-py"]).is_file():

@@ -1,49 +1,17 @@
-"""The seam between the decode loop and a model: token ids in, logits out, over a KV cache it can
-extend and crop.  ``LocalModel`` is the in-process Hugging Face model; the vLLM backend is the other.
-"""
+"""The in-process PyTorch backend: a Hugging Face model behind the engine's seam (``engine.backend``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Sequence
 
 import torch
 
+from ...engine import backend as seam
+from ...engine.backend import KVState
 from .attention import use_grouped_attention
 from .kvcache import cache_nbytes, growing_cache
 from .linear import use_packed_linear
-from .models import LoadedModel
-
-PREFILL_CHUNK = 2048  # tokens per forward at most: bounds attention memory, and how long a cancel waits
-
-
-# ---------------------------------------------------------------------------
-# The seam: anything that can extend a token sequence and return the next logits.
-
-
-@dataclass
-class KVState:
-    """Token ids whose keys and values the backend holds, and its handle on them."""
-
-    ids: list[int] = field(default_factory=list)
-    cache: object = None
-
-
-class ModelBackend(Protocol):
-    vocab_size: int
-
-    def new_state(self) -> KVState: ...
-
-    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
-        """Append ids in ONE forward; return float32 logits after the last one."""
-
-    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
-        """Append ids in one forward; float32 logits after each of ``positions`` (indices into ids), one row each."""
-
-    def crop(self, state: KVState, length: int) -> None:
-        """Forget everything after the first ``length`` tokens."""
-
-    def nbytes(self, state: KVState) -> int: ...
+from .loading import LoadedModel
 
 
 def output_layer_share(model) -> float:
@@ -69,11 +37,17 @@ class LocalModel:
         self.loaded = loaded
         self.model = loaded.model
         self.device = loaded.device
+        self.name, self.tokenizer, self.advice = loaded.name, loaded.tokenizer, loaded.advice
+        self.adapted = loaded.adapter is not None
         self.vocab_size = self.model.config.vocab_size
         self.forwards = 0
         self.head_ratio = output_layer_share(self.model)
         use_grouped_attention(self.model)  # decode steps and splices over a long cache: see attention.py
         self.packed_linears = use_packed_linear(self.model)  # forwards of a few tokens: see linear.py
+
+    @property
+    def context_length(self) -> int | None:
+        return getattr(self.model.config, "max_position_embeddings", None)
 
     def new_state(self) -> KVState:
         return KVState([], growing_cache(self.model.config))
@@ -89,8 +63,8 @@ class LocalModel:
         if not ids:
             raise ValueError("extend needs at least one token")
         ids = list(ids)
-        for start in range(0, len(ids), PREFILL_CHUNK):
-            chunk = ids[start:start + PREFILL_CHUNK]
+        for start in range(0, len(ids), seam.PREFILL_CHUNK):
+            chunk = ids[start:start + seam.PREFILL_CHUNK]
             out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
                              logits_to_keep=1)
             state.ids.extend(chunk)
@@ -101,8 +75,8 @@ class LocalModel:
     def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
         """Append ``ids``; the logits after each of ``positions`` (to check a draft at every drafted token)."""
         ids, rows = list(ids), []
-        for start in range(0, len(ids), PREFILL_CHUNK):
-            chunk = ids[start:start + PREFILL_CHUNK]
+        for start in range(0, len(ids), seam.PREFILL_CHUNK):
+            chunk = ids[start:start + seam.PREFILL_CHUNK]
             keep = [p - start for p in positions if start <= p < start + len(chunk)]
             out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
                              logits_to_keep=torch.tensor(keep, device=self.device) if keep else 1)
@@ -122,6 +96,4 @@ class LocalModel:
         return cache_nbytes(state.cache)  # allocated capacity, so the cache budget counts what is held
 
 
-__all__ = [
-    "PREFILL_CHUNK", "KVState", "ModelBackend", "LocalModel", "output_layer_share",
-]
+__all__ = ["LocalModel", "output_layer_share"]

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .engine import EditResult, Engine, EngineError, Stats, check_cancel, copy_tokens
-from .grammar import number_range_regex
-from .models import QWEN_TOKENIZER, ModelLoadError, load_tokenizer, smollm2_path
-from .program import Copy, Gen, Op, ProgramError, format_program, parse_program, resolve
-from .prompt import build_prompt, document_prefix_ids
+from ..engine.engine import EditResult, Engine, EngineError, Stats, check_cancel, copy_tokens
+from ..engine.grammar import number_range_regex
+from ..engine.prompt import build_prompt, document_prefix_ids
+from ..program import Copy, Gen, Op, ProgramError, format_program, parse_program, resolve
+from .catalog import QWEN_TOKENIZER, ModelLoadError, load_tokenizer, smollm2_path
 
 STOP = '"/>'  # the close of a copy tag: the request ends there and the copy is spliced
 TIMEOUT_S = 60.0  # longest wait for any byte from the server (first token included)
@@ -548,7 +548,7 @@ def export_model(name: str, out: str | Path) -> Path:
     """
     import torch
 
-    from .models import load_model
+    from .pytorch.loading import load_model
 
     loaded = load_model(name, "cpu", "fp32")
     config = loaded.model.config
@@ -565,7 +565,7 @@ def export_model(name: str, out: str | Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m cad_lsp.vllm_backend")
+    parser = argparse.ArgumentParser(prog="python -m cad_lsp.backends.vllm")
     sub = parser.add_subparsers(dest="command", required=True)
     export = sub.add_parser("export", help="write a model as a folder vLLM can serve")
     export.add_argument("model", help="smollm2, random:tiny, a local path or a hub id")

@@ -16,7 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .program import Copy, Gen, oracle_for_selection, split_lines
+from ..program import Copy, Gen, oracle_for_selection, split_lines
 
 TEST_EVERY = 5
 COMMIT_CONTEXT = 3  # unchanged lines kept around a commit's change in its selection
