@@ -1,0 +1,481 @@
+"""Update snippets: where a chat model's update goes in a file, and the file it makes.
+
+An update is what chat models write when they suggest a change: the changed
+code with some unchanged lines around it, unchanged stretches elided by a
+comment such as ``// ... existing code ...`` (a *marker*).  Between two lines
+it shows, a stretch of the file left out without a marker is deleted.  An
+update with no marker at all that repeats most of the file is the whole new
+file; any other update is a snippet, and the file before and after it stays.
+
+``align_update`` places every update line: an unchanged line on the file line
+it repeats, a marker on the stretch it stands for, anything else as new text.
+Distinctive lines are placed first, as the monotone placement that repeats the
+most text, where leaving out a file line between two placed ones (deleting
+it) costs a tenth of its text, so that a line repeated far away cannot pull
+the update there; blank lines, braces and other repeats are then placed in the
+gaps between them.  ``merge_update`` turns a placement into the merged file
+and the region of lines that changed: an edit program need span only that
+region.  Pure and model-free: the engine shows the placement to the model and
+drafts the program from it, and ``cad-lsp bench apply`` scores it alone as the
+deterministic merge.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from .ops import split_lines
+
+__all__ = ["UpdateError", "Placement", "Merge", "is_marker", "align_update", "merge_update"]
+
+DELETE_COST = 0.1  # a deleted line costs this share of its text; repeating a line saves all of its own
+WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
+ANCHOR_WEIGHT = 3  # characters a line needs to be placed in the first pass (braces and blanks fill in later)
+ANCHOR_REPEATS = 32  # ... and a line found more often in the file than this is placed in the gaps only
+DISTINCTIVE = 8  # characters of the longest placed line at least: an update sharing only ``pass`` is not placed
+REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
+REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in try: is the second)
+
+_COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
+_ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
+                            r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
+NEW, MARKER = 0, -1  # Placement.lines values besides a file line
+
+
+class UpdateError(ValueError):
+    """An update that cannot be placed in the file; the message says why, for the user."""
+
+
+def _key(line: str) -> str:
+    """A line as compared: without its terminator and trailing blanks (chat models drop trailing spaces)."""
+    return line.rstrip("\r\n").rstrip()
+
+
+def _weight(key: str) -> int:
+    """What repeating a line is worth: its characters less indentation (a lone brace or blank line is cheap)."""
+    return len(key.strip())
+
+
+def is_marker(line: str) -> bool:
+    """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
+    ``// ...``, ``/* ... */``, ``# (unchanged)``, ``<!-- rest of the file -->``), or a bare ``...``."""
+    text = _key(line).strip()
+    if text in ("...", "\u2026"):
+        return True
+    m = _COMMENT.match(text)
+    if not m:
+        return False
+    said = m.group(1)
+    return "..." in said or "\u2026" in said or (len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said)))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where each update line goes: ``lines[k]`` is the 1-based file line that update line k repeats, NEW for
+    new text, or MARKER, and ``kept[k]`` the file lines (first, last) that marker keeps (none when last <
+    first); ``whole_file`` when the update replaces the whole file."""
+
+    document: str
+    update_lines: list[str]
+    lines: list[int]
+    kept: dict[int, tuple[int, int]]
+    whole_file: bool
+    replaced: frozenset[int] = frozenset()  # file lines that new lines next to a placed one rewrite (not kept)
+
+
+@dataclass(frozen=True)
+class Merge:
+    """The merged file, and the region that changed: file lines ``first..last`` become ``text`` (the region
+    reaches one unchanged line on each side where there is one, so a program on it starts and ends with a copy)."""
+
+    merged: str
+    first: int
+    last: int
+    text: str
+    placement: Placement
+
+    @property
+    def changed(self) -> bool:
+        return self.merged != self.placement.document
+
+
+class _PrefixMax:
+    """Fenwick tree: the best (score, payload) among positions below an index."""
+
+    def __init__(self, size: int):
+        self.size, self.tree = size, [(float("-inf"), None)] * (size + 1)
+
+    def put(self, index: int, value: tuple) -> None:
+        index += 1
+        while index <= self.size:
+            if value[0] > self.tree[index][0]:
+                self.tree[index] = value
+            index += index & -index
+
+    def best_below(self, index: int) -> tuple:
+        best = (float("-inf"), None)
+        while index > 0:
+            if self.tree[index][0] > best[0]:
+                best = self.tree[index]
+            index -= index & -index
+        return best
+
+
+def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str]) -> list[tuple[int, int]]:
+    """The monotone (update line, file line) pairs of distinctive lines that save the most text.
+
+    Between two pairs with no marker between them the file lines left out
+    are deleted, at DELETE_COST of their text; under a marker they stay, for
+    free.  Dynamic programming over the candidate pairs in update order, with
+    two prefix-maximum trees over file lines (pairs before the last marker,
+    and pairs since it, which carry the deletion price): O(pairs log lines).
+    """
+    where: dict[str, list[int]] = {}
+    for j, key in enumerate(doc_keys):
+        if _weight(key) >= ANCHOR_WEIGHT:
+            where.setdefault(key, []).append(j)
+    prefix_weight = [0.0]
+    for key in doc_keys:
+        prefix_weight.append(prefix_weight[-1] + DELETE_COST * _weight(key))
+    n = len(doc_keys)
+    across, since = _PrefixMax(n), _PrefixMax(n)  # pairs before the last marker / since it
+    segment: list[tuple[float, int, int]] = []
+    best: dict[tuple[int, int], tuple[float, tuple[int, int] | None]] = {}
+    for k, key in enumerate(keys):
+        if markers[k]:
+            for score, k0, j0 in segment:
+                across.put(j0, (score, (k0, j0)))
+            segment, since = [], _PrefixMax(n)
+            continue
+        found = where.get(key, []) if not markers[k] else []
+        if not found or len(found) > ANCHOR_REPEATS:
+            continue
+        gain = _weight(key)
+        row = []
+        for j in found:
+            score, back = gain, None
+            marked = across.best_below(j)
+            if marked[1] is not None and marked[0] + gain > score:
+                score, back = marked[0] + gain, marked[1]
+            near = since.best_below(j)  # stored with + the deletion price up to its line: subtract ours
+            if near[1] is not None and near[0] + gain - prefix_weight[j] > score:
+                score, back = near[0] + gain - prefix_weight[j], near[1]
+            row.append((score, k, j))
+            best[(k, j)] = (score, back)
+        for score, k0, j0 in row:  # after the row: no two pairs share an update line
+            since.put(j0, (score + prefix_weight[j0 + 1], (k0, j0)))
+            segment.append((score, k0, j0))
+    if not best:
+        return []
+    end = max(best, key=lambda pair: (best[pair][0], -pair[1]))
+    chain = []
+    while end is not None:
+        chain.append(end)
+        end = best[end][1]
+    return chain[::-1]
+
+
+def _fill_gap(lines: list[int], keys: list[str], doc_keys: list[str], ks: range, js: range) -> None:
+    """Place update lines ``ks`` (no marker among them) on file lines ``js`` where they repeat in order."""
+    a = [keys[k] for k in ks]
+    b = [doc_keys[j] for j in js]
+    for i, j, size in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        for t in range(size):
+            lines[ks[i + t]] = js[j + t] + 1
+
+
+def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[int], js: range) -> None:
+    """Place update lines ``ks`` (from a placed line out to a marker or the update's edge) on file lines ``js``
+    pairwise while they repeat.  Blank lines at the end of that run count only if nothing new follows them: a
+    blank line before new code belongs to the new code."""
+    pairs = []
+    for k, j in zip(ks, js):
+        if keys[k] != doc_keys[j]:
+            break
+        pairs.append((k, j))
+    if len(pairs) < len(ks) and keys[ks[len(pairs)]].strip():
+        while pairs and not keys[pairs[-1][0]].strip():
+            pairs.pop()
+    for k, j in pairs:
+        lines[k] = j + 1
+
+
+def align_update(document: str, update: str) -> Placement:
+    """Place the update's lines in the document (see the module's docstring); UpdateError when it cannot be."""
+    if not update.strip():
+        raise UpdateError("the update is empty")
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    if not doc_lines:
+        raise UpdateError("the file is empty: there is nothing to apply an update to")
+    doc_keys = [_key(line) for line in doc_lines]
+    keys = [_key(line) for line in update_lines]
+    in_file = set(doc_keys)
+    markers = [is_marker(line) and key not in in_file for line, key in zip(update_lines, keys)]
+    if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
+        raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
+    chain = _anchor_chain(keys, markers, doc_keys)
+    if chain and max(_weight(keys[k]) for k, _ in chain) < DISTINCTIVE:
+        chain = []  # only short lines in common (``pass``, ``return``): they place nothing
+    lines = [MARKER if marker else NEW for marker in markers]
+    if not chain:
+        return _unanchored(document, update_lines, lines, keys)
+    _refuse_if_ambiguous(chain, markers, doc_keys)
+    for k, j in chain:
+        lines[k] = j + 1
+    for (k0, j0), (k1, j1) in zip(chain, chain[1:]):
+        inside = [k for k in range(k0 + 1, k1) if markers[k]]
+        if not inside:
+            _fill_gap(lines, keys, doc_keys, range(k0 + 1, k1), range(j0 + 1, j1))
+        else:  # next to a marker, the lines around it repeat those after and before the placed ones
+            _fill_edge(lines, keys, doc_keys, list(range(k0 + 1, inside[0])), range(j0 + 1, j1))
+            _fill_edge(lines, keys, doc_keys, list(range(k1 - 1, inside[-1], -1)), range(j1 - 1, j0, -1))
+    (k_first, j_first), (k_last, j_last) = chain[0], chain[-1]
+    head = list(range(k_first - 1, -1, -1))
+    _fill_edge(lines, keys, doc_keys, head[:next((i for i, k in enumerate(head) if markers[k]), len(head))],
+               range(j_first - 1, -1, -1))
+    tail = list(range(k_last + 1, len(keys)))
+    _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
+               range(j_last + 1, len(doc_keys)))
+    whole = not any(markers) and _covers([n for n in lines if n > 0 and doc_keys[n - 1].strip()], doc_keys)
+    replaced = frozenset() if whole else _rewritten(lines, keys, doc_keys)
+    kept = {k: _without(extent, replaced) for k, extent in _marker_extents(lines, keys, doc_keys).items()}
+    _share_blank_lines(lines, keys, doc_keys, kept)
+    return Placement(document, update_lines, lines, kept, whole, replaced)
+
+
+def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
+    """Blank lines where a marker's kept lines meet the update's own are the same lines, not twice as many: the
+    blank update lines right after a marker are placed on the blank lines its stretch ends with, and those right
+    before it on the blank lines its stretch starts with."""
+    for k, (first, last) in list(kept.items()):
+        after = 0
+        while k + 1 + after < len(keys) and lines[k + 1 + after] == NEW and not keys[k + 1 + after].strip():
+            after += 1
+        tail = 0
+        while last - tail >= first and not doc_keys[last - tail - 1].strip():
+            tail += 1
+        shared = min(after, tail)
+        for i in range(shared):  # in order: the stretch's last blank lines become the update's first ones
+            lines[k + 1 + i] = last - shared + 1 + i
+        last -= shared
+        before = 0
+        while k - 1 - before >= 0 and lines[k - 1 - before] == NEW and not keys[k - 1 - before].strip():
+            before += 1
+        head = 0
+        while first + head <= last and not doc_keys[first + head - 1].strip():
+            head += 1
+        shared = min(before, head)
+        for i in range(shared):
+            lines[k - shared + i] = first + i
+        kept[k] = (first + shared, last)
+
+
+def _resembles(a: str, b: str) -> bool:
+    """Whether a new line reads as a rewrite of a file line: the same indentation and mostly the same text."""
+    if not a.strip() or not b.strip() or _indent_of(a) != _indent_of(b):
+        return False
+    return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= REWRITE_SIMILARITY
+
+
+def _same_place(new: str, old: str) -> bool:
+    """Whether a new line takes a file line's place: both blank, or the one a rewrite of the other."""
+    return not new.strip() and not old.strip() or _resembles(new, old)
+
+
+def _indent_of(key: str) -> int:
+    return len(key) - len(key.lstrip())
+
+
+def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
+    """File lines that new update lines rewrite where the file would otherwise keep them: new lines just before
+    a placed line, after a marker or at the snippet's start, that resemble the file lines just before it (a
+    changed ``def`` line above an unchanged body); and likewise just after a placed line."""
+    out: set[int] = set()
+    placed = [n for n in lines if n > 0]
+    k = 0
+    while k < len(lines):
+        if lines[k] != NEW:
+            k += 1
+            continue
+        end = k
+        while end < len(lines) and lines[end] == NEW:
+            end += 1
+        run = [i for i in range(k, end) if keys[i].strip()]
+        before = lines[k - 1] if k > 0 else None  # None: the update's start
+        after = lines[end] if end < len(lines) else None  # None: its end
+        if run and after is not None and after > 0 and (before is None or before == MARKER):
+            out |= _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
+        if run and before is not None and before > 0 and (after is None or after == MARKER):
+            out |= _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
+        k = end
+    return frozenset(out)
+
+
+def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[int], taken: set[int]) -> set[int]:
+    """File lines ``js`` (from a placed line outwards) that new lines ``ks`` rewrite, in order: each file line
+    has a counterpart among the next few new lines, as a rewrite (``_resembles``), as the same statement
+    indented anew (wrapped in a ``try:``), or as a blank line; up to the last non-blank one."""
+    ks, pairs, at = list(ks), [], 0
+    for j in js:
+        if j in placed or j in taken:
+            break
+        old = doc_keys[j - 1]
+        found = next((n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
+                      if _same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old)), None)
+        if found is None:
+            break
+        pairs.append((ks[found], j))
+        at = found + 1
+    while pairs and not keys[pairs[-1][0]].strip():
+        pairs.pop()
+    return {j for _, j in pairs}
+
+
+def _reindented(new: str, old: str) -> bool:
+    """The same statement at another indentation (code moved into or out of a block)."""
+    return bool(old.strip()) and new.strip() == old.strip() and _indent_of(new) != _indent_of(old)
+
+
+def _without(extent: tuple[int, int], replaced: frozenset[int]) -> tuple[int, int]:
+    """A marker's kept lines less those rewritten at either edge."""
+    first, last = extent
+    while first <= last and first in replaced:
+        first += 1
+    while last >= first and last in replaced:
+        last -= 1
+    return first, last
+
+
+def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: list[str]) -> Placement:
+    """An update that repeats no line of the file: new code after a marker goes at the end of the file, before
+    one at its start; anything else has no place."""
+    content = [k for k, key in enumerate(keys) if key.strip() and lines[k] != MARKER]
+    before = [k for k in range(content[0]) if lines[k] == MARKER]
+    after = [k for k in range(content[-1] + 1, len(keys)) if lines[k] == MARKER]
+    if not before and not after:
+        raise UpdateError("no line of the update matches a line of the file: it does not belong to this file")
+    if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
+        raise UpdateError("the update repeats no line of the file, so where its code goes is unknown: include an "
+                          "unchanged line around the change")
+    total = len(split_lines(document))
+    marker = (before or after)[0]
+    kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
+    return Placement(document, update_lines, lines, kept, False)
+
+
+def _indent(key: str) -> int:
+    return len(key) - len(key.lstrip())
+
+
+def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> dict[int, tuple[int, int]]:
+    """The file lines each marker keeps: up to the next placed line; with none after it, the rest of the file
+    when the marker ends the update, else the rest of the block it is indented into (new code after it goes at
+    that block's end)."""
+    kept, done, total = {}, 0, len(doc_keys)
+    for k, n in enumerate(lines):
+        if n > 0:
+            done = n
+            continue
+        if n != MARKER:
+            continue
+        following = next((m for m in lines[k + 1:] if m > 0), None)
+        if following is not None:
+            end = following - 1
+        elif not any(key.strip() for key, m in zip(keys[k + 1:], lines[k + 1:]) if m == NEW):
+            end = total
+        else:
+            indent, end = _indent(keys[k]), done
+            while end < total and (not doc_keys[end].strip() or indent == 0 or _indent(doc_keys[end]) >= indent):
+                end += 1
+            while end > done and not doc_keys[end - 1].strip():
+                end -= 1  # blank lines after the block stay between it and what follows
+        kept[k] = (done + 1, end)
+        done = max(done, end)
+    return kept
+
+
+def _covers(placed: list[int], doc_keys: list[str]) -> bool:
+    """Whether an update without markers is the whole file: it repeats most of the file's non-blank lines and
+    reaches both its ends, give or take a few lines (a class shown bare to the end of a file leaves its head
+    out)."""
+    content = [j + 1 for j, key in enumerate(doc_keys) if key.strip()]
+    if not content or not placed or len(placed) < WHOLE_FILE_SHARE * len(content):
+        return False
+    return min(placed) in content[:3] and max(placed) in content[-3:]
+
+
+def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str]) -> None:
+    """UpdateError when a stretch of the update (its placed lines between two markers), as a block, fits just
+    as well elsewhere between its neighbours: a snippet of ``return True`` and one new line could go after
+    any ``return True``."""
+    counts = Counter(doc_keys)
+    marker_at = [k for k, marker in enumerate(markers) if marker]
+    segments: list[list[tuple[int, int]]] = []
+    for pair in chain:
+        if segments and not any(segments[-1][-1][0] < m < pair[0] for m in marker_at):
+            segments[-1].append(pair)
+        else:
+            segments.append([pair])
+    for n, segment in enumerate(segments):
+        block = [(j - segment[0][1], doc_keys[j]) for _, j in segment]
+        if any(_weight(key) >= 12 and counts[key] == 1 for _, key in block):
+            continue  # a distinctive line found once in the file pins it
+        low = segments[n - 1][-1][1] + 1 if n else 0
+        high = segments[n + 1][0][1] if n + 1 < len(segments) else len(doc_keys)
+        span = block[-1][0] + 1
+        others = [start + 1 for start in range(low, high - span + 1)
+                  if start != segment[0][1] and all(doc_keys[start + off] == key for off, key in block)]
+        if others:
+            where = ", ".join(str(line) for line in sorted([segment[0][1] + 1] + others)[:4])
+            raise UpdateError(f"the update fits the file in more than one place (at lines {where}): add a "
+                              f"distinctive line of context around the change")
+
+
+def _terminator(doc_lines: list[str]) -> str:
+    """The file's usual line terminator: new lines are written with it."""
+    crlf = sum(line.endswith("\r\n") for line in doc_lines)
+    lf = sum(line.endswith("\n") and not line.endswith("\r\n") for line in doc_lines)
+    return "\r\n" if crlf > lf else "\n"
+
+
+def merge_update(document: str, update: str) -> Merge:
+    """The file the update makes, and the region it changed; UpdateError when the update cannot be placed."""
+    placement = align_update(document, update)
+    doc_lines = split_lines(document)
+    newline = _terminator(doc_lines)
+    lines, snippet = placement.lines, not placement.whole_file
+    out: list[str] = []
+    touching = next(n for n in lines if n != NEW)  # the first update line placed in the file, or a marker
+    done = 0  # file lines accounted for: copied, kept by a marker, or left out (deleted)
+    replaced = placement.replaced
+    if snippet and touching > 0:
+        out += [line for n, line in enumerate(doc_lines[: touching - 1], 1) if n not in replaced]  # the file before
+    for k, n in enumerate(lines):
+        if n > 0:
+            out.append(doc_lines[n - 1])
+            done = n
+        elif n == MARKER:
+            first, last = placement.kept[k]
+            out += doc_lines[first - 1: last]
+            done = max(done, last)
+        else:
+            out.append(placement.update_lines[k].rstrip("\r\n") + newline)
+    if snippet:
+        out += [line for n, line in enumerate(doc_lines[done:], done + 1) if n not in replaced]  # and after it
+    out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
+    if out and not document.endswith(("\n", "\r")):
+        out[-1] = out[-1].rstrip("\r\n")  # the file ended without a terminator: so does the merged one
+    merged = "".join(out)
+    # The region: what differs from the file, with one unchanged line on each side where there is one.
+    head = 0
+    while head < min(len(out), len(doc_lines)) and out[head] == doc_lines[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(out), len(doc_lines)) - head and out[-1 - tail] == doc_lines[-1 - tail]:
+        tail += 1
+    first, last = max(1, head), min(len(doc_lines), len(doc_lines) - tail + 1)
+    text = "".join(out[first - 1: len(out) - (len(doc_lines) - last)])
+    return Merge(merged, first, last, text, placement)

@@ -1,0 +1,139 @@
+"""Where an update snippet goes in a file: the conventions of the fast-apply format, one rule per test, and the
+merge checked against the edits updates are made from (``train.updates``)."""
+
+import random
+
+import pytest
+
+from cad_lsp.program import apply_program, oracle_for_selection, resolve
+from cad_lsp.program.update import MARKER, NEW, UpdateError, align_update, is_marker, merge_update
+from cad_lsp.train import updates
+
+FILE = ("import os\n\n\ndef area(w, h):\n    total = w * h\n    return total\n\n\n"
+        "def perimeter(w, h):\n    return 2 * (w + h)\n\n\ndef main():\n    print(area(2, 3))\n")
+
+
+def merged(update: str, document: str = FILE) -> str:
+    return merge_update(document, update).merged
+
+
+@pytest.mark.parametrize("line, marker", [
+    ("# ... existing code ...\n", True), ("    // ...\n", True), ("# (unchanged)\n", True), ("/* ... */", True),
+    ("<!-- rest of the file -->\n", True), ("# ... rest of the code unchanged ...\n", True), ("...\n", True),
+    ("# keep existing code\n", True), ("# compute the total\n", False), ("x = ...\n", False),
+    ("# this function keeps the existing behaviour of the old parser but adds many more checks\n", False),
+])
+def test_markers_are_lone_comments_that_elide(line, marker):
+    assert is_marker(line) is marker
+
+
+def test_a_line_added_between_markers_lands_where_its_context_is():
+    update = "# ... existing code ...\ndef area(w, h):\n    total = w * h\n    assert total >= 0\n    return total\n" \
+             "# ... existing code ...\n"
+    assert merged(update) == FILE.replace("    return total\n", "    assert total >= 0\n    return total\n")
+
+
+def test_lines_left_out_between_two_shown_lines_are_deleted():
+    update = "def area(w, h):\n    return total\n# ... existing code ...\n"
+    assert merged(update) == FILE.replace("    total = w * h\n", "")
+
+
+def test_a_marker_keeps_what_it_stands_for():
+    update = "def area(w, h):\n    # ... existing code ...\n    return total + 0\n\n\ndef perimeter(w, h):\n"
+    out = merged(update)
+    assert "    total = w * h\n" in out and "return total + 0" in out and "    return total\n" not in out
+
+
+def test_a_snippet_without_markers_keeps_the_rest_of_the_file():
+    update = "def perimeter(w, h):\n    return 2 * w + 2 * h\n"
+    assert merged(update) == FILE.replace("return 2 * (w + h)", "return 2 * w + 2 * h")
+
+
+def test_a_changed_first_line_rewrites_the_line_it_resembles():
+    update = "def area(w, h, scale=1):\n    total = w * h\n    return total\n"
+    assert merged(update) == FILE.replace("def area(w, h):", "def area(w, h, scale=1):")
+
+
+def test_the_whole_new_file_replaces_the_file():
+    new = FILE.replace("import os\n", "import os\nimport sys\n").replace("print(area(2, 3))", "print(area(3, 4))")
+    placement = align_update(FILE, new)
+    assert placement.whole_file and merged(new) == new
+    shorter = new.replace("def main():\n    print(area(3, 4))\n", "")  # lines left out at its end are gone
+    assert merged(shorter) == shorter
+
+
+def test_new_code_after_a_leading_marker_goes_at_the_end():
+    assert merged("# ... existing code ...\n\n\ndef volume(w, h, d):\n    return w * h * d\n") == \
+        FILE + "\n\ndef volume(w, h, d):\n    return w * h * d\n"
+
+
+@pytest.mark.parametrize("update, message", [
+    ("", "empty"), ("   \n", "empty"), ("# ... existing code ...\n\n", "only markers"),
+    ("class Shape:\n    pass\n", "matches a line of the file"),
+    ("# ...\nclass Shape:\n    pass\n# ...\n", "where its code goes is unknown"),
+])
+def test_updates_with_no_place_in_the_file_are_refused(update, message):
+    with pytest.raises(UpdateError, match=message):
+        merge_update(FILE, update)
+
+
+def test_an_update_that_fits_twice_is_refused():
+    twice = "def f():\n    x = compute_something(1)\n    return x\n\n\ndef g():\n    x = compute_something(1)\n" \
+            "    return x\n"
+    with pytest.raises(UpdateError, match="more than one place"):
+        merge_update(twice, "    x = compute_something(1)\n    log(x)\n    return x\n")
+
+
+def test_crlf_emoji_and_no_final_newline_survive():
+    document = FILE.replace("\n", "\r\n").replace("print(area(2, 3))", "print('😀', area(2, 3))").rstrip("\r\n")
+    update = "def main():\n    print('😀', area(2, 3))\n    print('done 😀')"
+    out = merged(update, document)
+    assert out == document + "\r\n    print('done 😀')"
+    assert "\n" not in out.replace("\r\n", "")  # every new line written with the file's terminator
+
+
+def test_trailing_blanks_dropped_by_the_chat_still_match():
+    document = FILE.replace("    total = w * h\n", "    total = w * h   \n")
+    update = "def area(w, h):\n    total = w * h\n    total += 1\n    return total\n"
+    out = merged(update, document)
+    assert "    total = w * h   \n    total += 1\n" in out  # the file's own line, copied as it was
+
+
+def test_the_region_program_resolves_to_the_merge():
+    update = "# ... existing code ...\ndef perimeter(w, h):\n    return 2 * (w + h) + 0\n# ... existing code ...\n"
+    merge = merge_update(FILE, update)
+    ops = oracle_for_selection(FILE, merge.first, merge.last, merge.text)
+    assert resolve(ops, FILE, merge.first, merge.last) == merge.text
+    assert apply_program(ops, FILE, merge.first, merge.last) == merge.merged
+    assert merge.last - merge.first + 1 == 3  # the changed line and one unchanged line on each side
+    placement = merge.placement
+    assert placement.lines[0] == MARKER and NEW in placement.lines
+
+
+def test_a_long_file_is_placed_quickly_and_only_the_region_changes():
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(2000))
+    update = "# ... existing code ...\ndef f1000(x):\n    x = abs(x)\n    return x + 1000\n# ... existing code ...\n"
+    merge = merge_update(body, update)
+    assert merge.merged == body.replace("def f1000(x):\n", "def f1000(x):\n    x = abs(x)\n")
+    assert merge.last - merge.first < 5
+    whole = merge_update(body, body.replace("return x + 7\n", "return x + 8\n"))  # a whole 8,000-line file
+    assert whole.placement.whole_file and whole.last - whole.first < 5
+
+
+@pytest.mark.parametrize("style", updates.STYLES)
+def test_updates_of_synthetic_edits_merge_back_to_the_edit(style):
+    """On synthetic edits of standard-library modules, the merge of each style's update is the edited file in
+    almost every case (the rest are the format's ambiguities: an edit that repeats nearby code)."""
+    pairs = updates.synthetic_cases(["colorsys", "shlex", "textwrap", "fnmatch"], per_module=10, seed=3)
+    rng = random.Random(5)
+    made = exact = 0
+    for _, before, after, _ in pairs:
+        update = updates.make_update(before, after, style, rng)
+        if update is None:
+            continue
+        made += 1
+        try:
+            exact += merge_update(before, update).merged == after
+        except UpdateError:
+            pass
+    assert made >= 20 and exact >= 0.9 * made, (exact, made)
