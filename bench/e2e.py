@@ -25,7 +25,7 @@ import random
 import time
 from pathlib import Path
 
-from cad_lsp.engine.drafter import KINDS
+from cad_lsp.engine.drafter import EDIT_KINDS as KINDS
 
 from .runner import (
     NO_CORPUS,

@@ -68,8 +68,27 @@ def _edit_here(args: argparse.Namespace, request: dict) -> dict:
     return warm.answer(engine, request)
 
 
+def _number_problems(args: argparse.Namespace) -> str | None:
+    if args.max_tokens is not None and args.max_tokens < 1:
+        return f"--max-tokens must be at least 1, got {args.max_tokens}"
+    if args.context_lines is not None and args.context_lines < 1:
+        return f"--context-lines must be at least 1, got {args.context_lines}"
+    return None
+
+
+def _answer(args: argparse.Namespace, request: dict) -> dict:
+    """The request answered by the background process for this model (started if none runs), else here."""
+    if args.backend == "local" and args.keep_warm > 0 and warm.supported():
+        try:
+            return warm.edit_in_background(request, args.model, args.device, args.dtype, args.keep_warm,
+                                           log=lambda line: print(line, file=sys.stderr))
+        except warm.WorkerGone as exc:
+            print(f"cad-lsp: {exc}; loading the model in this process", file=sys.stderr)
+    return _edit_here(args, request)
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
-    from .program import apply_program, parse_program, selection_problem
+    from .program import selection_problem
 
     path = Path(args.file)
     document, problem = read_document(path)
@@ -78,10 +97,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         problem = selection_problem(document, first, last)
     if problem is None and not args.instruction.strip():
         problem = "the instruction is empty"
-    if problem is None and args.max_tokens is not None and args.max_tokens < 1:
-        problem = f"--max-tokens must be at least 1, got {args.max_tokens}"
-    if problem is None and args.context_lines is not None and args.context_lines < 1:
-        problem = f"--context-lines must be at least 1, got {args.context_lines}"
+    problem = problem or _number_problems(args)
     if problem is not None:
         print(f"cad-lsp: {path}: {problem}", file=sys.stderr)
         return 2
@@ -89,36 +105,85 @@ def cmd_edit(args: argparse.Namespace) -> int:
                "name": path.name, "key": str(path.resolve()), "max_tokens": args.max_tokens,
                "temperature": args.temperature, "seed": args.seed, "speculate": not args.no_speculation,
                "context_lines": args.context_lines}
-    record = None
-    if args.backend == "local" and args.keep_warm > 0 and warm.supported():
+    return _finish(args, path, document, _answer(args, request))
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    from .program.update import UpdateError, align_update
+
+    path = Path(args.file)
+    document, problem = read_document(path)
+    update, update_problem = read_update(args.update)
+    if problem is None and update_problem is not None:
+        problem = update_problem
+    if problem is None and not document:
+        problem = "the file is empty: there is nothing to apply an update to"
+    if problem is None:  # an update that has no place in the file is refused before a model loads
         try:
-            record = warm.edit_in_background(request, args.model, args.device, args.dtype, args.keep_warm,
-                                             log=lambda line: print(line, file=sys.stderr))
-        except warm.WorkerGone as exc:
-            print(f"cad-lsp: {exc}; loading the model in this process", file=sys.stderr)
-    if record is None:
-        record = _edit_here(args, request)
+            align_update(document, update)
+        except UpdateError as exc:
+            problem = str(exc)
+    problem = problem or _number_problems(args)
+    if problem is not None:
+        print(f"cad-lsp: {path}: {problem}", file=sys.stderr)
+        return 2
+    request = {"task": "apply", "document": document, "update": update, "instruction": args.instruction,
+               "name": path.name, "key": str(path.resolve()), "max_tokens": args.max_tokens,
+               "temperature": args.temperature, "seed": args.seed, "speculate": not args.no_speculation,
+               "context_lines": args.context_lines}
+    return _finish(args, path, document, _answer(args, request))
+
+
+def read_update(source: str) -> tuple[str, str | None]:
+    """The update's text from a file or, for ``-``, standard input; (text, None) or ("", why not)."""
+    if source == "-":
+        data = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
+        where = "the update on standard input"
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except IsADirectoryError:
+            return "", f"the update {source} is a folder, not a file"
+        except OSError as exc:
+            return "", f"cannot read the update {source}: {exc.strerror or exc}"
+        where = f"the update {source}"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return "", f"{where} is not UTF-8 text (byte {exc.start})"
+    if not text.strip():
+        return "", f"{where} is empty"
+    return text, None
+
+
+def _finish(args: argparse.Namespace, path: Path, document: str, record: dict) -> int:
+    """Print an answered request (program, diff and stats, or --json) and write it back if asked."""
+    from .program import apply_program, parse_program
+
     if "error" in record:
         print(f"cad-lsp: {record['error']}", file=sys.stderr)
         return 2
     if record.get("advice"):
         print(f"cad-lsp: {record['advice']}", file=sys.stderr)
+    first, last = record["first"], record["last"]
     ops = parse_program(record["program"])
     new_document = apply_program(ops, document, first, last)
     s, window = record["stats"], record["window"]
+    whole_file = getattr(args, "command", None) == "apply"
     if args.json:
         from .program.edits import text_edits  # imports lsprotocol (0.6 s), which only --json needs
 
         edits = [{"range": {"start": {"line": e.range.start.line, "character": e.range.start.character},
                             "end": {"line": e.range.end.line, "character": e.range.end.character}},
                   "newText": e.new_text} for e in text_edits(ops, document, first, last)]
-        print(json.dumps({"program": record["program"], "text": record["text"], "complete": record["complete"],
-                          "edits": edits, "stats": s, "window": None if window is None else window[:2]},
-                         ensure_ascii=False))
+        print(json.dumps({"program": record["program"], "text": new_document if whole_file else record["text"],
+                          "lines": [first, last], "complete": record["complete"], "edits": edits, "stats": s,
+                          "window": None if window is None else window[:2]}, ensure_ascii=False))
     elif not record["complete"]:
         print("program (incomplete):\n" + record["program"])
     else:
-        print("program:\n" + record["program"])
+        print(f"program (lines {first}-{last}):\n" + record["program"] if whole_file else
+              "program:\n" + record["program"])
         diff = difflib.unified_diff(document.splitlines(True), new_document.splitlines(True),
                                     f"a/{path.name}", f"b/{path.name}")
         print("".join(diff) or "(no change)")
@@ -133,9 +198,39 @@ def cmd_edit(args: argparse.Namespace) -> int:
         print("cad-lsp: the program hit --max-tokens before it ended; nothing applied", file=sys.stderr)
         return 1
     if args.write:
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write(new_document)
+        problem = write_back(path, document, new_document)
+        if problem is not None:
+            print(f"cad-lsp: {path}: {problem}; nothing written", file=sys.stderr)
+            return 1
     return 0
+
+
+def write_back(path: Path, read: str, new: str) -> str | None:
+    """Replace the file with ``new`` if it still holds what was ``read``; None, or why nothing was written.
+
+    The new text goes to a temporary file in the same folder, with the
+    file's mode, and is renamed over it: a reader never sees half a file,
+    and a crash leaves the old one.  The file is compared again just before:
+    a user who saved it in an editor while the model ran keeps their text.
+    """
+    import os
+    import tempfile
+
+    target = Path(os.path.realpath(path))  # a link stays a link: its target gets the new text
+    current, problem = read_document(target)
+    if problem is not None or current != read:
+        return "the file changed while the model ran" if problem is None else f"the file {problem}"
+    mode = target.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".cad-lsp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(new)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        return f"cannot write it: {exc.strerror or exc}"
+    return None
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -185,6 +280,31 @@ def cmd_bench(argv: list[str]) -> int:
     return bench_main(argv)
 
 
+def _request_options(parser: argparse.ArgumentParser) -> None:
+    """What edit and apply share: the model, decoding, the window, the background process, the output."""
+    _model_options(parser)
+    parser.add_argument("--max-tokens", type=int, default=None,
+                        help="program token limit (default: from the selection or the update)")
+    parser.add_argument("--temperature", type=float, default=0.0,
+                        help="sampling temperature (default 0: greedy, the same program every run)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed for sampling (--temperature > 0)")
+    parser.add_argument("--no-speculation", action="store_true",
+                        help="do not draft the program ahead (the same program, in more forwards)")
+    parser.add_argument("--context-lines", type=int, default=DEFAULT_CONTEXT_LINES,
+                        help="show the model at most this many lines around the change, a window of whole "
+                             f"{BLOCK_LINES}-line blocks (default {DEFAULT_CONTEXT_LINES}; fewer when the model's "
+                             "context is shorter)")
+    parser.add_argument("--keep-warm", type=int, default=warm.keep_warm_default(), metavar="SECONDS",
+                        help="keep the model loaded in a background process for the next runs until this many "
+                             f"seconds pass without one (default ${warm.KEEP_WARM_ENV} or {warm.DEFAULT_KEEP_WARM_S}; "
+                             "0: load it in this process and keep nothing)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object: program, text (apply: the whole merged file), lines, edits, stats")
+    parser.add_argument("--write", action="store_true",
+                        help="write the result back to the file (atomically, and only if the file did not change "
+                             "meanwhile; exit code 1 if it did)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cad-lsp", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -193,24 +313,18 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("file", help="the file to edit (UTF-8 text)")
     edit.add_argument("--lines", type=_line_range, required=True, help="A-B, 1-based, inclusive")
     edit.add_argument("--instruction", required=True, help='what to do, e.g. "Add type hints"')
-    _model_options(edit)
-    edit.add_argument("--max-tokens", type=int, default=None, help="program token limit (default: from the selection)")
-    edit.add_argument("--temperature", type=float, default=0.0,
-                      help="sampling temperature (default 0: greedy, the same program every run)")
-    edit.add_argument("--seed", type=int, default=0, help="random seed for sampling (--temperature > 0)")
-    edit.add_argument("--no-speculation", action="store_true",
-                      help="do not draft the program from the document (the same program, in more forwards)")
-    edit.add_argument("--context-lines", type=int, default=DEFAULT_CONTEXT_LINES,
-                      help="show the model at most this many lines around the selection, a window of whole "
-                           f"{BLOCK_LINES}-line blocks (default {DEFAULT_CONTEXT_LINES}; fewer when the model's "
-                           "context is shorter)")
-    edit.add_argument("--keep-warm", type=int, default=warm.keep_warm_default(), metavar="SECONDS",
-                      help="keep the model loaded in a background process for the next edits until this many "
-                           f"seconds pass without one (default ${warm.KEEP_WARM_ENV} or {warm.DEFAULT_KEEP_WARM_S}; "
-                           "0: load it in this process and keep nothing)")
-    edit.add_argument("--json", action="store_true", help="one JSON object: program, text, edits, stats")
-    edit.add_argument("--write", action="store_true", help="write the result back to the file")
+    _request_options(edit)
     edit.set_defaults(run=cmd_edit)
+
+    apply = sub.add_parser("apply", help="merge a chat model's update snippet into a file and print the program, "
+                                         "a diff and stats")
+    apply.add_argument("file", help="the file to apply the update to (UTF-8 text)")
+    apply.add_argument("--update", required=True, metavar="PATH",
+                       help="the update: changed code with unchanged stretches elided by comments such as "
+                            "'# ... existing code ...' (a file, or - for standard input)")
+    apply.add_argument("--instruction", default=None, help="what the update is for, as the chat said it (optional)")
+    _request_options(apply)
+    apply.set_defaults(run=cmd_apply)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     _model_options(serve)

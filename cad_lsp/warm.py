@@ -131,18 +131,23 @@ def socket_path(key: str) -> Path:
 
 
 def answer(engine, request: dict, cancel=None) -> dict:
-    """Run one edit request on an engine: a JSON-ready record, or {"error": why} for the user."""
+    """Run one edit or apply request on an engine: a JSON-ready record, or {"error": why} for the user."""
     from .engine.backend import EngineError
 
     try:
         engine.context_lines = request["context_lines"]
-        result = engine.edit(request["document"], request["first"], request["last"], request["instruction"],
-                             key=request.get("key"), name=request["name"], max_tokens=request["max_tokens"],
-                             temperature=request["temperature"], seed=request["seed"],
-                             speculate=request["speculate"], cancel=cancel)
+        common = dict(key=request.get("key"), name=request["name"], max_tokens=request["max_tokens"],
+                      temperature=request["temperature"], seed=request["seed"], speculate=request["speculate"],
+                      cancel=cancel)
+        if request.get("task") == "apply":
+            result = engine.apply(request["document"], request["update"], request.get("instruction"), **common)
+        else:
+            result = engine.edit(request["document"], request["first"], request["last"], request["instruction"],
+                                 **common)
     except EngineError as exc:
         return {"error": str(exc)}
     return {"program": result.program, "text": result.text, "complete": result.complete,
+            "first": result.first_line, "last": result.last_line,
             "stats": result.stats.as_dict(), "advice": getattr(engine, "advice", None),
             "window": None if result.window is None else
             [result.window.start, result.window.end, result.window.total]}

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from ..engine.engine import EditResult, Engine, EngineError, Stats, check_cancel, copy_tokens
+from ..engine.engine import EditResult, Engine, EngineError, Stats, check_cancel, copy_tokens, plan_apply
 from ..engine.grammar import number_range_regex
 from ..engine.prompt import build_prompt, document_prefix_ids
 from ..program import Copy, Gen, Op, ProgramError, format_program, parse_program, resolve
@@ -421,6 +421,27 @@ class VLLMEngine:
         stats.total_s = time.perf_counter() - t0
         text = resolve(ops, document, first_line, last_line)
         return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats)
+
+    def apply(self, document: str, update: str, instruction: str | None = None, *, key: str | None = None,
+              name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
+              seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
+              speculate: bool = True) -> EditResult:
+        """Merge an update snippet on the server: the region, prompt and placement of the local engine's apply."""
+        job = plan_apply(document, update, instruction)
+        first, last = job.merge.first, job.merge.last
+        doc, _, default_tokens, _ = self._prepare(document, first, last, job.instruction, program, max_tokens)
+        if max_tokens is None:
+            max_tokens = max(default_tokens, job.max_tokens(self.tokenizer))
+        prompt = build_prompt(self.tokenizer, document, first, last, job.instruction, name, update=job.hints)
+        stats = VLLMStats(prompt_tokens=len(prompt.ids))
+        t0 = time.perf_counter()
+        script = None if program is None else format_program(program)
+        ops, complete = self._run(prompt.ids, doc, first, last, stats, max_tokens,
+                                  {"temperature": temperature, "top_p": top_p}, seed, script, cancel, progress)
+        stats.total_s = time.perf_counter() - t0
+        result = EditResult(ops, format_program(ops), resolve(ops, document, first, last), complete, first, last, stats)
+        result.merge = job.merge
+        return result
 
     # -- the loop: one request per copy, plus one
     def _run(self, prompt_ids, doc, first, last, stats, max_tokens, sampling, seed, script, cancel, progress):

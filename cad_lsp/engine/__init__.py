@@ -17,7 +17,7 @@ _EXPORTS = {
     "backend": ("PREFILL_CHUNK", "EngineError", "Cancelled", "KVState", "ModelBackend"),
     "decode": ("Stats", "TeacherScript", "sync_prefix", "sample", "choose_token", "check_cancel", "copy_tokens",
                "expand", "decode_loop", "program_script", "autoregressive"),
-    "engine": ("Engine", "EditResult", "WARM_CHUNK"),
+    "engine": ("Engine", "EditResult", "ApplyJob", "plan_apply", "WARM_CHUNK"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

@@ -49,6 +49,8 @@ class Stats:
     accepted_gen_tokens: int = 0
     drafted_lookup_tokens: int = 0  # ... <gen> text found elsewhere in the document or program
     accepted_lookup_tokens: int = 0
+    drafted_update_tokens: int = 0  # ... the program an apply's update implies
+    accepted_update_tokens: int = 0
     prefill_s: float = 0.0
     decode_s: float = 0.0
     splice_s: float = 0.0

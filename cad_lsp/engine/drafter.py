@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from ..program import Copy, Document, Gen, escape_gen, format_op, split_lines
 
 # draft kinds: program structure (tags, line numbers, the end); <gen> text from the line it rewrites; <gen>
-# text found elsewhere (prompt lookup).  Each has its own acceptance rate: lookups miss far more often.
-TAG, GEN, LOOKUP = "tag", "gen", "lookup"
-KINDS = (TAG, GEN, LOOKUP)
+# text found elsewhere (prompt lookup); the program an apply's update implies (tags and text alike).  Each has
+# its own acceptance rate: lookups miss far more often, an update's program rarely.
+TAG, GEN, LOOKUP, UPDATE = "tag", "gen", "lookup", "update"
+EDIT_KINDS = (TAG, GEN, LOOKUP)  # what an edit drafts
+KINDS = EDIT_KINDS + (UPDATE,)
 _COPY_HEAD = '<copy lines="'
 _GEN_HEAD, _GEN_TAIL = "<gen>", "</gen>\n"
 SIMILAR = 0.5  # difflib ratio above which a generated line is taken to replace the document line it resembles
@@ -296,6 +298,35 @@ def _resume(partial: str, source: str, common: int, least: int, most: int) -> st
         if at >= 0:
             return source[at + size:]
     return None
+
+
+class PlanDrafter(Drafter):
+    """Drafts a program known in advance (an apply: the program of the update's merge), every op of it and
+    the end, for as long as the model's program follows it; where the model parts from it, the document's
+    guesses (``Drafter``) take over.  The model's program stays its own: a draft only saves forwards."""
+
+    def __init__(self, tokenizer, document: Document, first: int, last: int, eos: int, plan: list):
+        super().__init__(tokenizer, document, first, last, eos)
+        self.planned_ops = list(plan)
+
+    def propose(self, ops: list, next_line: int, copy_start: int | None, op_text: str,
+                op_tokens: list[int]) -> Draft:
+        done = len(ops)
+        if ops != self.planned_ops[:done]:
+            return super().propose(ops, next_line, copy_start, op_text, op_tokens)
+        draft = Draft()
+        if done < len(self.planned_ops):
+            current = self.planned_ops[done]
+            text = self.op_text(current)
+            if not text.startswith(op_text):
+                return super().propose(ops, next_line, copy_start, op_text, op_tokens)
+            draft = self._tokens(op_text, op_tokens, text, [(len(text), UPDATE)])
+            for op in self.planned_ops[done + 1:]:
+                draft.extend(self._tokens("", [], self.op_text(op), [(len(self.op_text(op)), UPDATE)]))
+        elif op_text:
+            return super().propose(ops, next_line, copy_start, op_text, op_tokens)
+        draft.add([self.eos], UPDATE)
+        return draft
 
 
 def _splits_copies(ops: list) -> bool:

@@ -13,7 +13,8 @@ from typing import Sequence
 
 import torch
 
-from ..program import Document, Op, format_program, resolve, selection_problem, split_lines
+from ..program import Document, Op, format_program, oracle_for_selection, resolve, selection_problem, split_lines
+from ..program.update import Merge, UpdateError, merge_update
 from . import grammar as grammar_mod
 from .backend import PREFILL_CHUNK, Cancelled, EngineError, KVState, ModelBackend
 from .decode import (
@@ -29,9 +30,17 @@ from .decode import (
     sample,
     sync_prefix,
 )
-from .drafter import DraftBudget, Drafter
+from .drafter import DraftBudget, Drafter, PlanDrafter
 from .grammar import ProgramConstraint
-from .prompt import Prompt, build_prompt, default_examples, document_prefix_ids, numbered_line_tokens
+from .prompt import (
+    Prompt,
+    apply_instruction,
+    build_prompt,
+    default_examples,
+    document_prefix_ids,
+    numbered_line_tokens,
+    update_hints,
+)
 from .window import BLOCK_LINES, SelectionTooLong, Window, choose_window
 
 WARM_CHUNK = 256  # tokens per turn of a background warm: an edit arriving meanwhile waits for one such forward
@@ -52,6 +61,34 @@ class EditResult:
     last_line: int
     stats: Stats
     window: Window | None = None  # the lines the prompt showed, when not the whole document
+    merge: Merge | None = None  # an apply's deterministic merge of the update (the program's plan)
+
+
+@dataclass
+class ApplyJob:
+    """What an apply asks the model, worked out without it: the deterministic merge, the region's program it
+    implies (the plan a drafter proposes), the instruction and the update as the prompt shows them."""
+
+    merge: Merge
+    plan: list[Op]
+    instruction: str
+    hints: str
+
+    def max_tokens(self, tokenizer) -> int:
+        """The plan's program twice over: room for a model that writes it its own way."""
+        return 2 * len(tokenizer.encode(format_program(self.plan), add_special_tokens=False)) + 64
+
+
+def plan_apply(document: str, update: str, instruction: str | None = None) -> ApplyJob:
+    """Place the update in the document; EngineError, saying why, when it has no place there."""
+    if not isinstance(update, str) or not update.strip():
+        raise EngineError("the update is empty")
+    try:
+        merge = merge_update(document, update)
+    except UpdateError as exc:
+        raise EngineError(str(exc)) from None
+    plan = oracle_for_selection(document, merge.first, merge.last, merge.text)
+    return ApplyJob(merge, plan, apply_instruction(instruction), update_hints(merge.placement, merge.first, merge.last))
 
 
 class Engine:
@@ -223,13 +260,14 @@ class Engine:
                               f"lines, or use a model with a longer context") from None
 
     def _prompt(self, document: str, first: int, last: int, instruction: str, name: str,
-                selection_tokens: int) -> tuple[Prompt, Window | None]:
+                selection_tokens: int, update: str | None = None) -> tuple[Prompt, Window | None]:
         """The request's prompt: the whole document, or the window of it that fits."""
-        request = build_prompt(self.tokenizer, "", first, last, instruction, name, examples=self.examples)
+        request = build_prompt(self.tokenizer, "", first, last, instruction, name, examples=self.examples,
+                               update=update)
         needed = len(request.request_ids) + selection_tokens + MIN_PROGRAM_TOKENS
         window = self._window(document, first, last, needed, name, selection_tokens)
         return build_prompt(self.tokenizer, document, first, last, instruction, name, examples=self.examples,
-                            window=window), window
+                            window=window, update=update), window
 
     def _fit_context(self, prompt_tokens: int, selection_tokens: int, max_tokens: int) -> int:
         """The program's token limit within the model's context; refuses a request that does not fit.
@@ -260,13 +298,53 @@ class Engine:
         """
         doc, last_line, max_tokens, selection_tokens = self._prepare(document, first_line, last_line, instruction,
                                                                      program, max_tokens)
+        drafter = Drafter(self.tokenizer, doc, first_line, last_line, self.ll_tokenizer.eos_token) if speculate \
+            else None
+        return self._run(doc, first_line, last_line, instruction, None, key or name, name, max_tokens,
+                         selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward)
+
+    def apply(self, document: str, update: str, instruction: str | None = None, *, key: str | None = None,
+              name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
+              seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
+              fast_forward: bool | None = None, speculate: bool = True) -> EditResult:
+        """Merge a chat model's update snippet into the document: the model writes the program of the region
+        the update changes, shown where each update line sits in the file (``program.update``).
+
+        The program spans only that region, so its cost follows the change,
+        not the file.  ``speculate`` drafts the whole program the placement
+        implies (``PlanDrafter``): a model that agrees has it accepted in a
+        few forwards, and the program is still the model's own.  The result
+        carries the deterministic merge as ``merge``.  An update that cannot
+        be placed (empty, matching nothing, only markers, fitting in several
+        places) raises EngineError saying why.
+        """
+        job = plan_apply(document, update, instruction)
+        first, last = job.merge.first, job.merge.last
+        doc = Document(document)
+        _, _, default_tokens, selection_tokens = self._prepare(document, first, last, job.instruction, program,
+                                                               max_tokens)
+        if max_tokens is None:
+            max_tokens = max(default_tokens, job.max_tokens(self.tokenizer))
+        drafter = PlanDrafter(self.tokenizer, doc, first, last, self.ll_tokenizer.eos_token, job.plan) \
+            if speculate else None
+        result = self._run(doc, first, last, job.instruction, job.hints, key or name, name, max_tokens,
+                           selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward)
+        result.merge = job.merge
+        return result
+
+    def _run(self, doc: Document, first_line: int, last_line: int, instruction: str, update: str | None, key: str,
+             name: str, max_tokens: int, selection_tokens: int, drafter, program, temperature: float, top_p: float,
+             seed: int, cancel, progress, fast_forward: bool | None) -> EditResult:
+        """One request through the decode loop, on the document's warm cache: its prompt, the program, its text."""
+        document = doc.text
         stats = Stats()
         t_start = time.perf_counter()
         with self._edit_turn():
-            prompt, window = self._prompt(document, first_line, last_line, instruction, name, selection_tokens)
+            prompt, window = self._prompt(document, first_line, last_line, instruction, name, selection_tokens,
+                                          update)
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
-            state = self._state(key or name)
+            state = self._state(key)
 
             def prefilled(done: int, total: int) -> None:  # a long document: say how far the prefill got
                 stats.prefill_tokens, stats.cached_tokens = done, len(prompt.prefix_ids) - total
@@ -289,8 +367,6 @@ class Engine:
                 else:
                     script = TeacherScript(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))
                     choose, expect = script.choose, script.expect_forced
-                drafter = Drafter(self.tokenizer, doc, first_line, last_line,
-                                  self.ll_tokenizer.eos_token) if speculate else None
                 complete = decode_loop(
                     self.backend, state, constraint, self.tokenizer, doc, logits, choose, stats,
                     max_tokens=max_tokens, cancel=cancel, progress=progress, expect_forced=expect,
@@ -324,7 +400,7 @@ class Engine:
 
 
 __all__ = [
-    "Engine", "EditResult", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend",
+    "Engine", "EditResult", "ApplyJob", "plan_apply", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend",
     "sync_prefix", "sample", "choose_token", "check_cancel", "copy_tokens", "expand", "decode_loop", "program_script",
     "autoregressive", "PREFILL_CHUNK", "WARM_CHUNK",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..program import Copy, Document, format_op, split_lines
+from ..program.update import MARKER, NEW
 
 SYSTEM = (
     "You edit code. Answer with an edit program that replaces the selected lines. "
@@ -56,8 +57,46 @@ def file_header(name: str, window=None) -> str:
     return f"File {name}, lines {window.start}-{window.end} of {window.total}:\n"
 
 
-def request_text(first: int, last: int, instruction: str) -> str:
-    return f"\nSelected lines: {first}-{last}\nInstruction: {instruction.strip()}"
+def request_text(first: int, last: int, instruction: str, update: str | None = None) -> str:
+    """The request after the document: the lines to replace, the instruction, and for an apply the update with
+    its placement in the file (``update_hints``)."""
+    text = f"\nSelected lines: {first}-{last}\nInstruction: {instruction.strip()}"
+    return text if update is None else f"{text}\nUpdate:\n{update}"
+
+
+APPLY_INSTRUCTION = "Apply the update."
+
+
+def apply_instruction(instruction: str | None = None) -> str:
+    """What an apply asks: the update, with the chat's instruction as context when there is one."""
+    said = (instruction or "").strip()
+    return f"{APPLY_INSTRUCTION} {said}" if said else APPLY_INSTRUCTION
+
+
+def update_hints(placement, first: int, last: int) -> str:
+    """The update as the model reads it, where it touches lines first..last: a line the file holds under the
+    file's number (``12| text``, as the document is shown), new text as ``+| text``, a marker with the file
+    lines it keeps (``13-40| # ... existing code ...``; ``-|`` when it keeps none).  The model then
+    places rather than searches; lines of the update outside the region are left out."""
+    rows, touching = [], []
+    for k, (line, n) in enumerate(zip(placement.update_lines, placement.lines)):
+        text = line.rstrip("\r\n")
+        if n == NEW:
+            rows.append(f"+| {text}\n")
+            continue
+        if n == MARKER:
+            a, b = placement.kept[k]
+            rows.append(f"{a}-{b}| {text}\n" if a <= b else f"-| {text}\n")
+            inside = a <= last and b >= first and a <= b
+        else:
+            rows.append(_numbered_line(n, line))
+            inside = first <= n <= last
+        if inside:
+            touching.append(k)
+    new = [k for k, n in enumerate(placement.lines) if n == NEW]
+    lo = min(touching + new, default=0)
+    hi = max(touching + new, default=len(rows) - 1)
+    return "".join(rows[lo:hi + 1])
 
 
 def _template(tokenizer) -> str | None:
@@ -79,11 +118,13 @@ class Prompt:
 
 
 def build_prompt(tokenizer, document: str, first: int, last: int, instruction: str,
-                 name: str = "document", system: str = SYSTEM, examples: str = "", window=None) -> Prompt:
+                 name: str = "document", system: str = SYSTEM, examples: str = "", window=None,
+                 update: str | None = None) -> Prompt:
     """The prompt for an edit of lines first..last; with a ``window`` (a ``window.Window``) the document
-    part shows only its lines, under their own numbers, and says which lines of how many they are."""
+    part shows only its lines, under their own numbers, and says which lines of how many they are.  An
+    apply passes its ``update`` (``update_hints``): the document part, and so its cache, is the same."""
     shown = numbered(document) if window is None else numbered(document, window.start, window.end)
-    user = f"{examples}{file_header(name, window)}{shown}{_MARK}{request_text(first, last, instruction)}"
+    user = f"{examples}{file_header(name, window)}{shown}{_MARK}{request_text(first, last, instruction, update)}"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     text = tokenizer.apply_chat_template(
         messages, tokenize=False, add_generation_prompt=True, chat_template=_template(tokenizer)

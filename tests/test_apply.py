@@ -1,0 +1,170 @@
+"""Engine.apply and `cad-lsp apply`: the program spans only the region the update changes, the model's program is
+the same with drafting on and off, and the merged file is written back only when nothing else changed it."""
+
+import json
+import time
+
+import pytest
+
+from cad_lsp.backends.pytorch import LocalModel
+from cad_lsp.backends.pytorch.loading import load_model
+from cad_lsp.cli import main
+from cad_lsp.engine import Engine, EngineError
+from cad_lsp.program import apply_program, oracle_for_selection, parse_program
+
+FILE = "".join(f"def f{i}(x):\n    y = x * {i}\n    return y + {i}\n\n\n" for i in range(200))  # 1,000 lines
+UPDATE = "# ... existing code ...\ndef f120(x):\n    y = x * 120\n    y = abs(y)\n    return y + 120\n" \
+         "# ... existing code ...\n"
+MERGED = FILE.replace("    y = x * 120\n", "    y = x * 120\n    y = abs(y)\n")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")), context_lines=256)
+
+
+def test_the_program_spans_only_the_region_the_update_changes(engine):
+    merge = engine.apply(FILE, UPDATE, max_tokens=1).merge
+    assert merge.merged == MERGED and merge.last - merge.first == 1  # two lines of a 1,000-line file
+    plan = oracle_for_selection(FILE, merge.first, merge.last, merge.text)
+    result = engine.apply(FILE, UPDATE, program=plan)
+    assert result.complete and apply_program(result.ops, FILE, result.first_line, result.last_line) == MERGED
+    assert result.stats.spliced_tokens < 30  # the copies splice the region's lines, not the file
+    assert result.window is not None and result.window.start <= merge.first <= merge.last <= result.window.end
+
+
+def test_drafting_the_update_keeps_the_models_own_program(engine):
+    """Greedy programs with the update's plan drafted at every forward equal the plain loop's, token for token:
+    random weights rarely agree with the plan, so the drafts are checked and mostly refused."""
+    engine.draft_budget.worth_drafting = lambda: True
+    documents = [FILE, MERGED.replace("\n", "\r\n"), "x = '😀'\n" + FILE[:2000] + "tail = 1"]
+    updates_ = [UPDATE, UPDATE.replace("\n", "\r\n"), "def f3(x):\n    y = x * 3\n    print('😀')\n    return y + 3\n"]
+    for document, update in zip(documents, updates_):
+        if document is documents[1]:
+            update = "# ...\ndef f120(x):\n    y = x * 120\n    return y + 120\n# ...\n"  # the line removed again
+        on = engine.apply(document, update, max_tokens=24, speculate=True)
+        off = engine.apply(document, update, max_tokens=24, speculate=False)
+        assert on.program == off.program and on.complete == off.complete
+        assert on.stats.forwards <= off.stats.forwards
+
+
+def test_a_model_that_writes_the_plan_takes_a_handful_of_forwards(engine, monkeypatch):
+    """Teacher-forced through the plan, the drafted plan is accepted: far fewer forwards than without drafting."""
+    from cad_lsp.engine.drafter import DraftBudget
+
+    engine.draft_budget = DraftBudget(head_ratio=0.0)
+    engine.draft_budget.worth_drafting = lambda: True
+    update = "# ...\ndef f50(x):\n    y = x * 50\n    y = max(y, 0)  # never negative\n    z = y - 1\n" \
+             "    return y + 50\n# ...\n"
+    merge = engine.apply(FILE, update, max_tokens=1).merge
+    plan = oracle_for_selection(FILE, merge.first, merge.last, merge.text)
+    drafted = engine.apply(FILE, update, program=plan, speculate=True)
+    plain = engine.apply(FILE, update, program=plan, speculate=False)
+    assert drafted.program == plain.program and drafted.stats.accepted_update_tokens > 0
+    assert drafted.stats.forwards * 2 <= plain.stats.forwards
+
+
+@pytest.mark.parametrize("update, message", [
+    ("", "empty"), ("# ... existing code ...\n", "only markers"), ("class Nothing:\n    pass\n", "matches a line"),
+    ("    y = x * 7\n    y += 1\n    return y + 7\n".replace("7", "x"), "matches a line"),
+])
+def test_an_update_with_no_place_is_a_clear_error(engine, update, message):
+    with pytest.raises(EngineError, match=message):
+        engine.apply(FILE, update)
+
+
+def test_an_update_longer_than_the_context_is_refused(engine, monkeypatch):
+    monkeypatch.setattr(engine.backend.model.config, "max_position_embeddings", 2048)
+    long_update = "# ...\ndef f120(x):\n" + "".join(f"    y = y + {i}\n" for i in range(400)) + "    return y + 120\n# ...\n"
+    with pytest.raises(EngineError, match="context"):
+        engine.apply(FILE, long_update)
+
+
+def run_cli(tmp_path, capsys, *argv) -> tuple[int, str, str]:
+    code = main(["apply", *argv, "--model", "random:tiny", "--keep-warm", "0"])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_apply_json_gives_the_whole_merged_file(tmp_path, capsys, monkeypatch):
+    path, update = tmp_path / "shapes.py", tmp_path / "update.txt"
+    path.write_text(FILE)
+    update.write_text(UPDATE)
+    code, out, err = run_cli(tmp_path, capsys, str(path), "--update", str(update), "--json", "--max-tokens", "64")
+    assert code in (0, 1), err
+    record = json.loads(out)
+    first, last = record["lines"]
+    assert record["text"] == apply_program(parse_program(record["program"]), FILE, first, last)  # the whole file
+    assert first <= MERGED.count("\n", 0, MERGED.index("y = abs(y)")) <= last  # the region around the change
+
+
+@pytest.mark.parametrize("content, update, message", [
+    (FILE, b"", "is empty"), (FILE, b"\xff\xfe# not utf-8\n", "not UTF-8"), (FILE, b"class Z:\n    pass\n", "matches"),
+    ("", UPDATE.encode(), "file is empty"),
+])
+def test_apply_refuses_bad_input_before_any_model_loads(tmp_path, capsys, monkeypatch, content, update, message):
+    from cad_lsp.backends.pytorch import loading
+
+    monkeypatch.setattr(loading, "load_model", lambda *a, **k: pytest.fail("a model was loaded"))
+    path, source = tmp_path / "a.py", tmp_path / "u.txt"
+    path.write_text(content)
+    source.write_bytes(update)
+    code, _, err = run_cli(tmp_path, capsys, str(path), "--update", str(source))
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_apply_reads_the_update_from_standard_input(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    path = tmp_path / "a.py"
+    path.write_text(FILE)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(UPDATE.encode())))
+    code, out, err = run_cli(tmp_path, capsys, str(path), "--update", "-", "--json", "--max-tokens", "8")
+    assert code in (0, 1) and json.loads(out)["program"], err
+
+
+class SlowEngine:
+    """An engine whose edit takes a while, during which the user saves the file in an editor."""
+
+    advice = None
+
+    def __init__(self, path, change_during: bool):
+        self.path, self.change_during = path, change_during
+        self.context_lines = None
+
+    def edit(self, document, first, last, instruction, **kwargs):
+        from cad_lsp.engine.engine import EditResult
+        from cad_lsp.engine.decode import Stats
+        from cad_lsp.program import Gen
+
+        if self.change_during:
+            time.sleep(0.05)
+            self.path.write_text("edited in the editor meanwhile\n")
+        return EditResult([Gen("NEW\n")], "<gen>NEW\n</gen>\n", "NEW\n", True, first, last, Stats())
+
+
+@pytest.mark.parametrize("change_during", [False, True])
+def test_write_replaces_the_file_atomically_and_only_if_it_did_not_change(tmp_path, capsys, monkeypatch,
+                                                                          change_during):
+    import os
+    import stat
+
+    from cad_lsp import backends
+
+    path = tmp_path / "a.py"
+    path.write_text("one\ntwo\nthree\n")
+    os.chmod(path, 0o640)
+    link = tmp_path / "link.py"
+    link.symlink_to(path)
+    monkeypatch.setattr(backends, "open_engine", lambda *a, **k: SlowEngine(path, change_during))
+    code = main(["edit", str(link), "--lines", "2-2", "--instruction", "x", "--keep-warm", "0", "--write"])
+    err = capsys.readouterr().err
+    if change_during:
+        assert code == 1 and "the file changed while the model ran; nothing written" in err
+        assert path.read_text() == "edited in the editor meanwhile\n"
+    else:
+        assert code == 0, err
+        assert path.read_text() == "one\nNEW\nthree\n"
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o640 and link.is_symlink()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".cad-lsp")] == []  # no temporary file left
