@@ -168,3 +168,17 @@ def test_write_replaces_the_file_atomically_and_only_if_it_did_not_change(tmp_pa
         assert path.read_text() == "one\nNEW\nthree\n"
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o640 and link.is_symlink()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".cad-lsp")] == []  # no temporary file left
+
+
+def test_the_merged_file_streams_as_it_is_decided(engine):
+    """on_text: the lines before the region at once, each op as it completes, the rest at the end; together the
+    merged file.  A program cut short streams no end."""
+    merge = engine.apply(FILE, UPDATE, max_tokens=1).merge
+    plan = oracle_for_selection(FILE, merge.first, merge.last, merge.text)
+    pieces = []
+    result = engine.apply(FILE, UPDATE, program=plan, on_text=pieces.append)
+    assert "".join(pieces) == MERGED and len(pieces) == len(result.ops) + 2
+    assert pieces[0] == FILE[:FILE.index("    y = x * 120\n")]
+    cut = []
+    assert not engine.apply(FILE, UPDATE, program=plan, max_tokens=3, on_text=cut.append).complete
+    assert MERGED.startswith("".join(cut)) and "".join(cut) != MERGED

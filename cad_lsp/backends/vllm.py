@@ -425,8 +425,9 @@ class VLLMEngine:
     def apply(self, document: str, update: str, instruction: str | None = None, *, key: str | None = None,
               name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
               seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
-              speculate: bool = True) -> EditResult:
-        """Merge an update snippet on the server: the region, prompt and placement of the local engine's apply."""
+              speculate: bool = True, on_text: Callable[[str], None] | None = None) -> EditResult:
+        """Merge an update snippet on the server: the region, prompt and placement of the local engine's apply
+        (``on_text`` as there: the merged file as it is decided)."""
         job = plan_apply(document, update, instruction)
         first, last = job.merge.first, job.merge.last
         doc, _, default_tokens, _ = self._prepare(document, first, last, job.instruction, program, max_tokens)
@@ -436,19 +437,27 @@ class VLLMEngine:
         stats = VLLMStats(prompt_tokens=len(prompt.ids))
         t0 = time.perf_counter()
         script = None if program is None else format_program(program)
+        start, end = doc.line_range_offsets(first, last)
+        if on_text is not None:
+            on_text(document[:start])
+        on_op = None if on_text is None else lambda op: on_text(resolve([op], document, first, last))
         ops, complete = self._run(prompt.ids, doc, first, last, stats, max_tokens,
-                                  {"temperature": temperature, "top_p": top_p}, seed, script, cancel, progress)
+                                  {"temperature": temperature, "top_p": top_p}, seed, script, cancel, progress, on_op)
+        if on_text is not None and complete:
+            on_text(document[end:])
         stats.total_s = time.perf_counter() - t0
         result = EditResult(ops, format_program(ops), resolve(ops, document, first, last), complete, first, last, stats)
         result.merge = job.merge
         return result
 
     # -- the loop: one request per copy, plus one
-    def _run(self, prompt_ids, doc, first, last, stats, max_tokens, sampling, seed, script, cancel, progress):
-        """Send requests until the program ends; returns (ops, complete)."""
+    def _run(self, prompt_ids, doc, first, last, stats, max_tokens, sampling, seed, script, cancel, progress,
+             on_op=None):
+        """Send requests until the program ends; returns (ops, complete).  ``on_op`` gets each op once complete."""
         sequence = list(prompt_ids)  # every id the server has seen: prompt, program, copied lines
         written: list[int] = []  # the program's own tokens (copied lines are spliced, not written)
         spliced = 0  # ops whose copied lines are in ``sequence``
+        emitted = 0  # ops given to on_op
         added = len(sequence)  # ids appended here since the last request
         while True:
             check_cancel(cancel)
@@ -464,6 +473,10 @@ class VLLMEngine:
             sequence += ids
             ops, rest = split_program(self.tokenizer.decode(written))
             check_ops(ops, first, last)
+            if on_op is not None:
+                for op in ops[emitted:]:
+                    on_op(op)
+                emitted = len(ops)
             finish = stats.rounds[-1]["finish"]
             if finish == "length":
                 return ops, False

@@ -9,7 +9,7 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -306,7 +306,8 @@ class Engine:
     def apply(self, document: str, update: str, instruction: str | None = None, *, key: str | None = None,
               name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
               seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
-              fast_forward: bool | None = None, speculate: bool = True) -> EditResult:
+              fast_forward: bool | None = None, speculate: bool = True,
+              on_text: Callable[[str], None] | None = None) -> EditResult:
         """Merge a chat model's update snippet into the document: the model writes the program of the region
         the update changes, shown where each update line sits in the file (``program.update``).
 
@@ -317,6 +318,11 @@ class Engine:
         carries the deterministic merge as ``merge``.  An update that cannot
         be placed (empty, matching nothing, only markers, fitting in several
         places) raises EngineError saying why.
+
+        ``on_text`` receives the merged file as it is decided: the lines
+        before the region at once, each op's text when the op is complete,
+        the lines after the region when the program ends (a streamed answer);
+        the pieces make the whole file only when the result is complete.
         """
         job = plan_apply(document, update, instruction)
         first, last = job.merge.first, job.merge.last
@@ -327,15 +333,24 @@ class Engine:
             max_tokens = max(default_tokens, job.max_tokens(self.tokenizer))
         drafter = PlanDrafter(self.tokenizer, doc, first, last, self.ll_tokenizer.eos_token, job.plan) \
             if speculate else None
+        start, end = doc.line_range_offsets(first, last)
+        if on_text is not None:
+            on_text(document[:start])
         result = self._run(doc, first, last, job.instruction, job.hints, key or name, name, max_tokens,
-                           selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward)
+                           selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward,
+                           on_op=None if on_text is None else lambda op: on_text(resolve([op], doc, first, last)))
+        if on_text is not None and result.complete:
+            on_text(document[end:])
         result.merge = job.merge
         return result
 
     def _run(self, doc: Document, first_line: int, last_line: int, instruction: str, update: str | None, key: str,
              name: str, max_tokens: int, selection_tokens: int, drafter, program, temperature: float, top_p: float,
-             seed: int, cancel, progress, fast_forward: bool | None) -> EditResult:
-        """One request through the decode loop, on the document's warm cache: its prompt, the program, its text."""
+             seed: int, cancel, progress, fast_forward: bool | None, on_op: Callable[[Op], None] | None = None
+             ) -> EditResult:
+        """One request through the decode loop, on the document's warm cache: its prompt, the program, its text.
+
+        ``on_op`` receives each op of the program as soon as it is complete."""
         document = doc.text
         stats = Stats()
         t_start = time.perf_counter()
@@ -367,15 +382,29 @@ class Engine:
                 else:
                     script = TeacherScript(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))
                     choose, expect = script.choose, script.expect_forced
+                done_ops = 0
+
+                def step(stats_: Stats) -> None:
+                    nonlocal done_ops
+                    if on_op is not None:
+                        while done_ops < len(constraint.ops):
+                            on_op(constraint.ops[done_ops])
+                            done_ops += 1
+                    if progress is not None:
+                        progress(stats_)
+
                 complete = decode_loop(
                     self.backend, state, constraint, self.tokenizer, doc, logits, choose, stats,
-                    max_tokens=max_tokens, cancel=cancel, progress=progress, expect_forced=expect,
+                    max_tokens=max_tokens, cancel=cancel, progress=step, expect_forced=expect,
                     fast_forward=self.fast_forward if fast_forward is None else fast_forward,
                     drafter=drafter, budget=self.draft_budget,
                 )
             finally:
                 self.backend.crop(state, len(prompt.prefix_ids))  # keep the document warm, drop the request
                 self._evict()
+            if on_op is not None:
+                for op in constraint.ops[done_ops:]:  # the ops the loop's last step completed
+                    on_op(op)
         ops = list(constraint.ops)
         stats.total_s = time.perf_counter() - t_start
         text = resolve(ops, doc, first_line, last_line)
