@@ -49,6 +49,21 @@ def test_a_snippet_without_markers_keeps_the_rest_of_the_file():
     assert merged(update) == FILE.replace("return 2 * (w + h)", "return 2 * w + 2 * h")
 
 
+def test_a_function_shown_whole_replaces_the_files_function():
+    """No marker, the update starts on a function's first line: its body is the new body, even where no line of
+    it resembles the old one."""
+    update = "def area(w, h):\n    if w < 0 or h < 0:\n        raise ValueError(w, h)\n"
+    assert merged(update) == FILE.replace("    total = w * h\n    return total\n",
+                                          "    if w < 0 or h < 0:\n        raise ValueError(w, h)\n")
+
+
+def test_blank_lines_where_kept_and_shown_lines_meet_are_not_doubled():
+    update = "def perimeter(w, h):\n    return 2 * (w + h) + 1\n\n\n"
+    assert merged(update) == FILE.replace("2 * (w + h)", "2 * (w + h) + 1")
+    update = "# ... existing code ...\n\n\ndef perimeter(w, h):\n    return 2 * (w + h) + 1\n# ...\n"
+    assert merged(update) == FILE.replace("2 * (w + h)", "2 * (w + h) + 1")
+
+
 def test_a_changed_first_line_rewrites_the_line_it_resembles():
     update = "def area(w, h, scale=1):\n    total = w * h\n    return total\n"
     assert merged(update) == FILE.replace("def area(w, h):", "def area(w, h, scale=1):")
@@ -58,8 +73,12 @@ def test_the_whole_new_file_replaces_the_file():
     new = FILE.replace("import os\n", "import os\nimport sys\n").replace("print(area(2, 3))", "print(area(3, 4))")
     placement = align_update(FILE, new)
     assert placement.whole_file and merged(new) == new
-    shorter = new.replace("def main():\n    print(area(3, 4))\n", "")  # lines left out at its end are gone
-    assert merged(shorter) == shorter
+    no_import = new.replace("import os\nimport sys\n", "import sys\n")  # its first line gone: still the file
+    assert merged(no_import) == no_import
+    # Without markers, an update that stops short of the file's end reads as a snippet: what it does not show
+    # stays (a function shown bare and the whole file minus its last function look alike; this keeps code).
+    shorter = new.replace("\n\ndef main():\n    print(area(3, 4))\n", "")
+    assert not align_update(FILE, shorter).whole_file and merged(shorter).endswith("print(area(2, 3))\n")
 
 
 def test_new_code_after_a_leading_marker_goes_at_the_end():

@@ -38,6 +38,7 @@ ANCHOR_REPEATS = 32  # ... and a line found more often in the file than this is 
 DISTINCTIVE = 8  # characters of the longest placed line at least: an update sharing only ``pass`` is not placed
 REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
 REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in try: is the second)
+REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
@@ -153,7 +154,7 @@ def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str]) -> 
         found = where.get(key, []) if not markers[k] else []
         if not found or len(found) > ANCHOR_REPEATS:
             continue
-        gain = _weight(key)
+        gain = _weight(key) / len(found)  # a line the file repeats places the update less surely (patience diff)
         row = []
         for j in found:
             score, back = gain, None
@@ -217,8 +218,10 @@ def align_update(document: str, update: str) -> Placement:
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
     chain = _anchor_chain(keys, markers, doc_keys)
-    if chain and max(_weight(keys[k]) for k, _ in chain) < DISTINCTIVE:
-        chain = []  # only short lines in common (``pass``, ``return``): they place nothing
+    counts = Counter(doc_keys)
+    if chain and max(_weight(keys[k]) for k, _ in chain) < DISTINCTIVE and \
+            not (any(markers) and any(counts[keys[k]] == 1 for k, _ in chain)):
+        chain = []  # only short, common lines in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
     if not chain:
         return _unanchored(document, update_lines, lines, keys)
@@ -239,11 +242,43 @@ def align_update(document: str, update: str) -> Placement:
     tail = list(range(k_last + 1, len(keys)))
     _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
                range(j_last + 1, len(doc_keys)))
-    whole = not any(markers) and _covers([n for n in lines if n > 0 and doc_keys[n - 1].strip()], doc_keys)
-    replaced = frozenset() if whole else _rewritten(lines, keys, doc_keys)
+    replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
+    reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
+    whole = not any(markers) and _covers(reached, doc_keys)
+    if whole:
+        replaced = frozenset()
+    else:
+        _share_edge_blank_lines(lines, keys, doc_keys, replaced)
     kept = {k: _without(extent, replaced) for k, extent in _marker_extents(lines, keys, doc_keys).items()}
     _share_blank_lines(lines, keys, doc_keys, kept)
     return Placement(document, update_lines, lines, kept, whole, replaced)
+
+
+def _share_edge_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> None:
+    """The blank lines a snippet ends with are the blank lines the file goes on with after it, not more of them
+    (and likewise at its start): placed on them."""
+    placed = [n for n in lines if n > 0]
+    if not placed or MARKER in lines:
+        return
+    last = max([max(placed)] + [n for n in replaced if n > max(placed)])
+    k, j = len(keys) - 1, last + 1
+    while k >= 0 and lines[k] == NEW and not keys[k].strip():
+        k -= 1
+    for i in range(k + 1, len(keys)):  # the update's trailing blank lines, in order, on the file's
+        if j > len(doc_keys) or doc_keys[j - 1].strip() or lines[i] != NEW:
+            break
+        lines[i] = j
+        j += 1
+    first = min([min(placed)] + [n for n in replaced if n < min(placed)])
+    k = 0
+    while k < len(keys) and lines[k] == NEW and not keys[k].strip():
+        k += 1
+    j = first - k
+    for i in range(k):  # the update's leading blank lines, on the file's just before its first line
+        if j < 1 or doc_keys[j - 1].strip():
+            continue
+        lines[i] = j
+        j += 1
 
 
 def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
@@ -314,6 +349,28 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
     return frozenset(out)
 
 
+def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
+    """A function or class shown whole, without markers, replaces the file's: when the update starts on a block's
+    first line (a line the next ones are indented under) and has no marker, the block's lines after the last one
+    it places are the update's to replace, not to keep."""
+    if MARKER in lines:
+        return frozenset()
+    first = next((k for k, key in enumerate(keys) if key.strip()), None)
+    placed = [n for n in lines if n > 0]
+    if first is None or lines[first] <= 0 or not placed:
+        return frozenset()
+    head = lines[first]
+    indent = _indent_of(doc_keys[head - 1])
+    end = head
+    while end < len(doc_keys) and (not doc_keys[end].strip() or _indent_of(doc_keys[end]) > indent):
+        end += 1
+    while end > head and not doc_keys[end - 1].strip():
+        end -= 1  # the blank lines after the block are between blocks
+    if end == head or max(placed) > end:
+        return frozenset()  # not a block, or the update runs past it (a snippet of several blocks)
+    return frozenset(range(max(placed) + 1, end + 1))
+
+
 def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[int], taken: set[int]) -> set[int]:
     """File lines ``js`` (from a placed line outwards) that new lines ``ks`` rewrite, in order: each file line
     has a counterpart among the next few new lines, as a rewrite (``_resembles``), as the same statement
@@ -331,6 +388,9 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
         at = found + 1
     while pairs and not keys[pairs[-1][0]].strip():
         pairs.pop()
+    written = sum(1 for i in ks if keys[i].strip())
+    if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK:
+        return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite
     return {j for _, j in pairs}
 
 
@@ -399,12 +459,12 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
 
 def _covers(placed: list[int], doc_keys: list[str]) -> bool:
     """Whether an update without markers is the whole file: it repeats most of the file's non-blank lines and
-    reaches both its ends, give or take a few lines (a class shown bare to the end of a file leaves its head
-    out)."""
+    reaches both its ends (a line short at most).  Otherwise it is read as a snippet, which keeps the lines it
+    does not reach: where the two readings differ, the one that deletes nothing the update did not show."""
     content = [j + 1 for j, key in enumerate(doc_keys) if key.strip()]
     if not content or not placed or len(placed) < WHOLE_FILE_SHARE * len(content):
         return False
-    return min(placed) in content[:3] and max(placed) in content[-3:]
+    return min(placed) <= content[0] + 1 and max(placed) >= content[-1] - 1
 
 
 def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str]) -> None:
@@ -441,6 +501,10 @@ def _terminator(doc_lines: list[str]) -> str:
     return "\r\n" if crlf > lf else "\n"
 
 
+def keys_of(lines: list[str]) -> list[str]:
+    return [_key(line) for line in lines]
+
+
 def merge_update(document: str, update: str) -> Merge:
     """The file the update makes, and the region it changed; UpdateError when the update cannot be placed."""
     placement = align_update(document, update)
@@ -453,9 +517,15 @@ def merge_update(document: str, update: str) -> Merge:
     replaced = placement.replaced
     if snippet and touching > 0:
         out += [line for n, line in enumerate(doc_lines[: touching - 1], 1) if n not in replaced]  # the file before
+    elif not snippet and keys_of(placement.update_lines[:1]) != [""]:  # a whole file keeps the blank lines the file
+        out += doc_lines[: next(i for i, line in enumerate(doc_lines) if line.strip())]  # starts with, unless it shows some
     for k, n in enumerate(lines):
         if n > 0:
-            out.append(doc_lines[n - 1])
+            written = placement.update_lines[k].rstrip("\r\n")
+            ours = doc_lines[n - 1]
+            # chat models drop trailing blanks, they do not add them: blanks the update has are meant
+            keep = written == written.rstrip() or written == ours.rstrip("\r\n")
+            out.append(ours if keep else written + ours[len(ours.rstrip("\r\n")):])
             done = n
         elif n == MARKER:
             first, last = placement.kept[k]
@@ -466,8 +536,11 @@ def merge_update(document: str, update: str) -> Merge:
     if snippet:
         out += [line for n, line in enumerate(doc_lines[done:], done + 1) if n not in replaced]  # and after it
     out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
-    if out and not document.endswith(("\n", "\r")):
-        out[-1] = out[-1].rstrip("\r\n")  # the file ended without a terminator: so does the merged one
+    ends_bare = not (update if placement.whole_file else document).endswith(("\n", "\r"))
+    if out and ends_bare:  # a snippet keeps the file's last terminator or its absence; a whole file, its own
+        out[-1] = out[-1].rstrip("\r\n")
+    elif out and not out[-1].endswith(("\n", "\r")):
+        out[-1] += newline
     merged = "".join(out)
     # The region: what differs from the file, with one unchanged line on each side where there is one.
     head = 0
