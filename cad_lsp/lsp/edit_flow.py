@@ -1,5 +1,11 @@
 """One edit from a checked request to the editor: decode in a thread, turn the program into
-minimal TextEdits, and send one versioned WorkspaceEdit unless something moved meanwhile."""
+minimal TextEdits, and send one versioned WorkspaceEdit unless something moved meanwhile.
+
+An edit of a selection and an update to apply take the same road; the request
+says what differs (``requests.EditRequest``/``ApplyRequest``: which engine call,
+its title, the lines it names before the model runs).  The edit replaces the
+lines the engine's result names.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from ..program.edits import text_edits
 from .documents import Snapshot, document_name
 from .model_work import wait_for_engine
 from .progress import Progress, progress_message
-from .requests import NAME, EditRequest, RequestError, check_selection, remove_ai_comment, supports_change_annotations
+from .requests import NAME, EditRequest, Request, RequestError, remove_ai_comment, supports_change_annotations
 from .session import Session
 from .workers import in_thread
 
@@ -53,12 +59,13 @@ class Outcome:
         return answer if self.stats is None else {**answer, "stats": self.stats}
 
 
-def claim(session: Session, request: EditRequest, cancel: threading.Event) -> tuple[Snapshot, int, int]:
+def claim(session: Session, request: Request, cancel: threading.Event) -> tuple[Snapshot, tuple[int, int] | None]:
     """The checks that refuse a request at once (RequestError); when they pass, the model is the request's.
 
-    No await between the check of the running edit and setting it: two requests cannot both pass.  A
-    cancelled edit does not hold the model: it stops at its next forward, and the engine runs one edit at a
-    time, so the new one starts then (pygls answers ``$/cancelRequest`` at once; a user who cancels and
+    Returns the document and the lines the request names (an edit's selection; None for an update, which the
+    engine places).  No await between the check of the running edit and setting it: two requests cannot both
+    pass.  A cancelled edit does not hold the model: it stops at its next forward, and the engine runs one edit
+    at a time, so the new one starts then (pygls answers ``$/cancelRequest`` at once; a user who cancels and
     retries must not be refused).
     """
     snapshot = session.documents.get(request.uri)
@@ -67,28 +74,34 @@ def claim(session: Session, request: EditRequest, cancel: threading.Event) -> tu
     if snapshot.version != request.version:
         raise RequestError(f"the request is stale: it was made on version {request.version}, the document "
                            f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
-    first, last = check_selection(snapshot.text, request.range, session.encoding)
-    session.viewed_lines[request.uri] = first  # the user is here: a later warm keeps the window this edit shows
+    lines = request.lines(snapshot.text, session.encoding)
+    if lines is not None:
+        session.viewed_lines[request.uri] = lines[0]  # the user is here: a later warm keeps the window this edit shows
     running = session.edits.holder
     if running is not None and not running.is_set():
         raise RequestError("another edit is running; try again when it has finished", lsp.MessageType.Warning)
     session.edits.holder = cancel
-    return snapshot, first, last
+    return snapshot, lines
 
 
-async def run_claimed(session: Session, request: EditRequest, snapshot: Snapshot, first: int, last: int,
+def where(uri: str, lines: tuple[int, int] | None) -> str:
+    """What a request works on, for the user: ``a.py lines 3-5``, or ``a.py`` before an update is placed."""
+    return document_name(uri) if lines is None else f"{document_name(uri)} lines {lines[0]}-{lines[1]}"
+
+
+async def run_claimed(session: Session, request: Request, snapshot: Snapshot, lines: tuple[int, int] | None,
                       cancel: threading.Event) -> Outcome:
     """Decode a claimed request and send one WorkspaceEdit if nothing moved meanwhile."""
-    progress = Progress(session.editor, f"{NAME}: {request.instruction}", cancel, session.edits.by_progress)
+    progress = Progress(session.editor, f"{NAME}: {request.title}", cancel, session.edits.by_progress)
     outcome = Outcome(False, "failed", lsp.MessageType.Error)
     try:
         try:
-            await progress.begin(f"{document_name(request.uri)} lines {first}-{last}")
-            result = await decode(session, snapshot, first, last, request.instruction, cancel, progress)
+            await progress.begin(where(request.uri, lines))
+            result = await decode(session, snapshot, request, cancel, progress)
         finally:
             if session.edits.holder is cancel:  # the model is free; the editor may hold the edit in a preview
                 session.edits.holder = None
-        outcome = await apply(session, snapshot, first, last, request, result, cancel, progress)
+        outcome = await apply(session, snapshot, request, result, cancel, progress)
         outcome.stats = result.stats.as_dict()
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
@@ -97,53 +110,55 @@ async def run_claimed(session: Session, request: EditRequest, snapshot: Snapshot
     return outcome
 
 
-async def run_edit(session: Session, request: EditRequest, cancel: threading.Event) -> Outcome:
+async def run_edit(session: Session, request: Request, cancel: threading.Event) -> Outcome:
     """Check the request, decode, and send one WorkspaceEdit if nothing moved meanwhile."""
     try:
-        snapshot, first, last = claim(session, request, cancel)
+        snapshot, lines = claim(session, request, cancel)
     except RequestError as exc:
         return Outcome(False, str(exc), exc.kind)
-    return await run_claimed(session, request, snapshot, first, last, cancel)
+    return await run_claimed(session, request, snapshot, lines, cancel)
 
 
-async def decode(session: Session, snapshot: Snapshot, first: int, last: int, instruction: str,
-                 cancel: threading.Event, progress: Progress):
-    """The engine's EditResult, decoded in a worker thread; raises RequestError when cancelled."""
+async def decode(session: Session, snapshot: Snapshot, request: Request, cancel: threading.Event,
+                 progress: Progress):
+    """The engine's EditResult, decoded in a worker thread; raises RequestError when cancelled or refused."""
     engine = await wait_for_engine(session, cancel, progress)
     options = session.options
     name = document_name(snapshot.uri)
     try:
-        result = await in_thread(engine.edit, snapshot.text, first, last, instruction, key=snapshot.uri, name=name,
+        result = await in_thread(request.run, engine, snapshot.text, key=snapshot.uri, name=name,
                                  max_tokens=options.max_tokens, cancel=cancel, speculate=options.speculation,
                                  progress=progress.reporter(asyncio.get_running_loop()))
     except Cancelled:
         raise RequestError("cancelled; nothing applied", lsp.MessageType.Info) from None
-    except EngineError as exc:  # a request the model cannot serve, e.g. longer than its context
+    except EngineError as exc:  # a request the model cannot serve: longer than its context, an update with no place
         raise RequestError(f"{exc}; nothing applied") from None
     stats = result.stats
-    session.editor.log(f"{name} lines {first}-{last}, {instruction!r}: prompt {stats.prompt_tokens} tokens "
-           f"({stats.cached_tokens} cached), {progress_message(stats)}, {stats.forwards} forwards, "
-           f"{stats.total_s:.2f} s; program:\n{result.program}", lsp.MessageType.Log)
+    session.editor.log(f"{name} lines {result.first_line}-{result.last_line}, {request.title!r}: prompt "
+                       f"{stats.prompt_tokens} tokens ({stats.cached_tokens} cached), {progress_message(stats)}, "
+                       f"{stats.forwards} forwards, {stats.total_s:.2f} s; program:\n{result.program}",
+                       lsp.MessageType.Log)
     return result
 
 
-def result_ops(ops, document: str, first: int, last: int, request: EditRequest, keep_ai_comments: bool):
-    """The program's ops, less the ``AI:`` comment that gave the instruction (unless kept).
+def result_ops(ops, document: str, first: int, last: int, request: Request, keep_ai_comments: bool):
+    """The program's ops, less the ``AI:`` comment that gave an edit's instruction (unless kept).
 
     The comment is removed from the resolved text and the ops rebuilt by the
     oracle, so the editor still receives edits only where text changes.
     """
-    if not request.ai_comment or keep_ai_comments:
+    if not isinstance(request, EditRequest) or not request.ai_comment or keep_ai_comments:
         return ops
     text = resolve(ops, document, first, last)
     without = remove_ai_comment(text, request.instruction)
     return ops if without == text else oracle_for_selection(document, first, last, without)
 
 
-async def apply(session: Session, snapshot: Snapshot, first: int, last: int, request: EditRequest, result,
-                cancel: threading.Event, progress: Progress) -> Outcome:
-    """Send the edit unless it was cancelled, is incomplete, changes nothing or the document moved on."""
-    instruction = request.instruction
+async def apply(session: Session, snapshot: Snapshot, request: Request, result, cancel: threading.Event,
+                progress: Progress) -> Outcome:
+    """Send the edit of lines ``result.first_line..result.last_line`` unless it was cancelled, is incomplete,
+    changes nothing or the document moved on."""
+    first, last = result.first_line, result.last_line
     if cancel.is_set():
         return Outcome(False, "cancelled; nothing applied", lsp.MessageType.Info)
     if not result.complete:
@@ -155,11 +170,10 @@ async def apply(session: Session, snapshot: Snapshot, first: int, last: int, req
     ops = result_ops(result.ops, snapshot.text, first, last, request, session.options.keep_ai_comments)
     edits = text_edits(ops, snapshot.text, first, last, session.encoding)
     if not edits:
-        return Outcome(False, "no change: the program reproduces the selected lines", lsp.MessageType.Info)
+        return Outcome(False, f"no change: the program reproduces lines {first}-{last}", lsp.MessageType.Info)
     annotate = session.options.needs_confirmation and supports_change_annotations(session.editor.capabilities)
-    label = f"{NAME}: {instruction}"
-    description = f"{document_name(snapshot.uri)} lines {first}-{last}"
-    edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, description, annotate)
+    label = f"{NAME}: {request.title}"
+    edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, where(snapshot.uri, (first, last)), annotate)
     progress.end("the edit is ready")  # the editor may now hold it in a review for long: nothing left to cancel
     try:
         response = await session.editor.apply_edit(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))

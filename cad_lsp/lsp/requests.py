@@ -1,5 +1,6 @@
-"""What an edit request is, checked before anything runs: settings, the command's argument, the selection,
-the instructions a selection offers (presets and ``AI:`` comments), and what the client supports.
+"""What a request is, checked before anything runs: settings, the commands' arguments (an edit of a selection,
+an update to apply), the selection, the instructions a selection offers (presets and ``AI:`` comments), and what
+the client supports.
 
 Plain functions over lsprotocol types; nothing here knows a running server.
 """
@@ -7,17 +8,22 @@ Plain functions over lsprotocol types; nothing here knows a running server.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 
 from ..engine.window import DEFAULT_CONTEXT_LINES
 from ..program import Document, split_lines
 from ..program.edits import offset_at
+from ..program.update import UpdateError, align_update
 
 NAME = "cad-lsp"
 EDIT_COMMAND = "cad.editSelection"
+APPLY_COMMAND = "cad.applyUpdate"
+EDIT_SHAPE, APPLY_SHAPE = "{uri, version, range, instruction}", "{uri, version, update, instruction?}"
+MAX_UPDATE_CHARS = 1 << 20  # far above any update a chat model writes (its context is far smaller): a paste gone wrong
 ACTION_KIND = lsp.CodeActionKind.RefactorRewrite
 PRESETS = ("Add docstrings", "Add type hints", "Fix the bug", "Simplify")
 MAX_UINTEGER = 2**31 - 1  # LSP's uinteger: positions beyond it are not positions
@@ -129,6 +135,57 @@ class EditRequest:
         flags = {"aiComment": self.ai_comment, "background": self.background}
         return {**answer, **{name: True for name, value in flags.items() if value}}
 
+    @property
+    def title(self) -> str:
+        """What the progress bar and the edit's label say it does."""
+        return self.instruction
+
+    def lines(self, text: str, encoding: str) -> tuple[int, int]:
+        """The selected lines, once both ends of the range are checked against the document (RequestError)."""
+        return check_selection(text, self.range, encoding)
+
+    def run(self, engine, document: str, **options):
+        """The engine's EditResult: the program of the selected lines (``options``: the engine's keywords)."""
+        first, last = selected_lines(self.range)
+        return engine.edit(document, first, last, self.instruction, **options)
+
+
+@dataclass(frozen=True)
+class ApplyRequest:
+    """The one argument of ``cad.applyUpdate``: merge a chat model's update snippet (changed code, unchanged
+    stretches elided by ``# ... existing code ...``) into the document.
+
+    Which lines it changes is found by the engine, so the request names none;
+    otherwise it runs as an edit does (``background`` likewise).
+    """
+
+    uri: str
+    version: int
+    update: str
+    instruction: str | None = None
+    background: bool = False
+
+    @property
+    def title(self) -> str:
+        return f"apply an update: {self.instruction}" if self.instruction else "apply an update"
+
+    def lines(self, text: str, encoding: str) -> tuple[int, int] | None:
+        """None: the engine places the update, and the result names the lines it replaces.  An update with no
+        place in the document is refused here, before the model is claimed (the placement needs no model)."""
+        try:
+            align_update(text, self.update)
+        except UpdateError as exc:
+            raise RequestError(f"{exc}; nothing applied") from None
+        return None
+
+    def run(self, engine, document: str, **options):
+        """The engine's EditResult: the program of the region the update changes (EngineError if it has none)."""
+        return engine.apply(document, self.update, self.instruction, **options)
+
+
+Request = EditRequest | ApplyRequest  # what edit_flow runs: an edit of a selection, or an update to apply
+R = TypeVar("R", EditRequest, ApplyRequest)  # one_argument returns the kind of request its parser makes
+
 
 def range_json(r: lsp.Range) -> dict:
     return {"start": {"line": r.start.line, "character": r.start.character},
@@ -147,15 +204,28 @@ def _position(value: Any, where: str) -> lsp.Position:
     return lsp.Position(line=line, character=character)
 
 
-def parse_edit_request(value: Any) -> EditRequest:
-    """Validate ``{uri, version, range, instruction}`` as JSON; raises RequestError."""
-    if not isinstance(value, dict):
-        raise RequestError(f"{EDIT_COMMAND} takes one object {{uri, version, range, instruction}}")
-    uri, version, instruction = value.get("uri"), value.get("version"), value.get("instruction")
+def _document_version(value: dict) -> tuple[str, int]:
+    uri, version = value.get("uri"), value.get("version")
     if not isinstance(uri, str) or not uri:
         raise RequestError("uri must be a string")
     if not isinstance(version, int) or isinstance(version, bool):
         raise RequestError("version must be the document's integer version")
+    return uri, version
+
+
+def _flag(value: dict, name: str) -> bool:
+    flag = value.get(name, False)
+    if not isinstance(flag, bool):
+        raise RequestError(f"{name} must be true or false")
+    return flag
+
+
+def parse_edit_request(value: Any) -> EditRequest:
+    """Validate ``{uri, version, range, instruction}`` as JSON; raises RequestError."""
+    if not isinstance(value, dict):
+        raise RequestError(f"{EDIT_COMMAND} takes one object {EDIT_SHAPE}")
+    uri, version = _document_version(value)
+    instruction = value.get("instruction")
     if not isinstance(instruction, str) or not instruction.strip():
         raise RequestError("the instruction is empty")
     raw_range = value.get("range")
@@ -164,27 +234,59 @@ def parse_edit_request(value: Any) -> EditRequest:
     start, end = _position(raw_range.get("start"), "range.start"), _position(raw_range.get("end"), "range.end")
     if (end.line, end.character) < (start.line, start.character):
         raise RequestError("range ends before it starts")
-    ai_comment, background = value.get("aiComment", False), value.get("background", False)
-    for name, flag in (("aiComment", ai_comment), ("background", background)):
-        if not isinstance(flag, bool):
-            raise RequestError(f"{name} must be true or false")
-    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(), ai_comment, background)
+    return EditRequest(uri, version, lsp.Range(start=start, end=end), instruction.strip(),
+                       _flag(value, "aiComment"), _flag(value, "background"))
+
+
+def parse_apply_request(value: Any) -> ApplyRequest:
+    """Validate ``{uri, version, update, instruction?}`` as JSON; raises RequestError.
+
+    Whether the update has a place in the document is the engine's to say;
+    here only its type and size are checked.
+    """
+    if not isinstance(value, dict):
+        raise RequestError(f"{APPLY_COMMAND} takes one object {APPLY_SHAPE}")
+    uri, version = _document_version(value)
+    update, instruction = value.get("update"), value.get("instruction")
+    if not isinstance(update, str):
+        raise RequestError("update must be a string: the changed code, unchanged stretches elided by a comment "
+                           "such as '# ... existing code ...'")
+    if not update.strip():
+        raise RequestError("the update is empty")
+    if len(update) > MAX_UPDATE_CHARS:
+        raise RequestError(f"the update is {len(update):,} characters long; at most {MAX_UPDATE_CHARS:,} are accepted")
+    if instruction is not None and not isinstance(instruction, str):
+        raise RequestError("instruction must be a string when given")
+    return ApplyRequest(uri, version, update, (instruction or "").strip() or None, _flag(value, "background"))
+
+
+def one_argument(arguments: list, parse: Callable[[Any], R], shape: str) -> R:
+    """A command's argument list, which holds one request; raises RequestError."""
+    if len(arguments) != 1:
+        raise RequestError(f"takes one argument {shape}, got {len(arguments)}")
+    return parse(arguments[0])
 
 
 def parse_edit_arguments(arguments: list) -> EditRequest:
-    """``cad.editSelection``'s argument list, which holds one request; raises RequestError."""
-    if len(arguments) != 1:
-        raise RequestError(f"takes one argument {{uri, version, range, instruction}}, got {len(arguments)}")
-    return parse_edit_request(arguments[0])
+    return one_argument(arguments, parse_edit_request, EDIT_SHAPE)
 
 
-def edit_arguments_problem(arguments: list) -> str | None:
-    """What is wrong with ``cad.editSelection``'s arguments, or None (answered as invalid params)."""
-    try:
-        parse_edit_arguments(arguments)
-    except RequestError as exc:
-        return str(exc)
-    return None
+def parse_apply_arguments(arguments: list) -> ApplyRequest:
+    return one_argument(arguments, parse_apply_request, APPLY_SHAPE)
+
+
+def arguments_problem(parse: Callable[[list], Any]) -> Callable[[list], str | None]:
+    """A check for protocol's ``command_checks``: what is wrong with a command's arguments, or None
+    (answered as invalid params)."""
+
+    def problem(arguments: list) -> str | None:
+        try:
+            parse(arguments)
+        except RequestError as exc:
+            return str(exc)
+        return None
+
+    return problem
 
 
 def selected_lines(r: lsp.Range) -> tuple[int, int]:

@@ -32,20 +32,23 @@ from pygls.lsp.server import LanguageServer
 from ..engine.window import BLOCK_LINES
 from ..program import split_lines
 from .documents import document_name
-from .edit_flow import Outcome, claim, run_claimed, run_edit
+from .edit_flow import Outcome, claim, run_claimed, run_edit, where
 from .model_work import forget_document, load_engine, schedule_warm, stop_model_work
 from .protocol import CadProtocol, read_frames
 from .requests import (
     ACTION_KIND,
+    APPLY_COMMAND,
     EDIT_COMMAND,
     NAME,
     EditRequest,
     Options,
+    Request,
     RequestError,
     action_instructions,
-    edit_arguments_problem,
+    arguments_problem,
     kind_wanted,
     merge_options,
+    parse_apply_arguments,
     parse_edit_arguments,
     parse_edit_request,
     resolves_commands,
@@ -283,12 +286,23 @@ async def edit_selection(ls: CadServer, *arguments) -> dict:
     are answered, shown with window/showMessage and detailed in the log; the
     server survives any request.
     """
+    return await run_command(ls, parse_edit_arguments, list(arguments))
+
+
+async def apply_update(ls: CadServer, *arguments) -> dict:
+    """``cad.applyUpdate {uri, version, update, instruction?}`` -> ``{applied, message[, stats]}``: a chat
+    model's update snippet merged into the document, through the same road as an edit (``background`` too)."""
+    return await run_command(ls, parse_apply_arguments, list(arguments))
+
+
+async def run_command(ls: CadServer, parse, arguments: list) -> dict:
+    """Parse a command's request and run it: answered when done, or at once for a ``background`` one."""
     cancel = threading.Event()
     msg_id = ls.protocol.msg_id
     if msg_id is not None:
         ls.session.edits.by_request[msg_id] = cancel
     try:
-        request = parse_edit_arguments(list(arguments))
+        request = parse(arguments)
         if request.background:
             return start_in_background(ls, request)
         outcome = await outcome_of(ls, run_edit(ls.session, request, cancel))
@@ -300,7 +314,7 @@ async def edit_selection(ls: CadServer, *arguments) -> dict:
     return outcome.as_json()
 
 
-def start_in_background(ls: CadServer, request: EditRequest) -> dict:
+def start_in_background(ls: CadServer, request: Request) -> dict:
     """Claim the model for ``request`` and run it after answering; a refusal is answered (and shown) at once.
 
     Generic clients give up on a request after a few seconds (Emacs eglot:
@@ -309,7 +323,7 @@ def start_in_background(ls: CadServer, request: EditRequest) -> dict:
     """
     cancel = threading.Event()
     try:
-        snapshot, first, last = claim(ls.session, request, cancel)
+        snapshot, lines = claim(ls.session, request, cancel)
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
         tell(ls, outcome)
@@ -318,14 +332,13 @@ def start_in_background(ls: CadServer, request: EditRequest) -> dict:
     async def run() -> None:
         ls.session.edits.background.add(cancel)
         try:
-            outcome = await outcome_of(ls, run_claimed(ls.session, request, snapshot, first, last, cancel))
+            outcome = await outcome_of(ls, run_claimed(ls.session, request, snapshot, lines, cancel))
         finally:
             ls.session.edits.background.discard(cancel)
         tell(ls, outcome, success_shown=True)  # no client is waiting for the answer: the message is the answer
 
     ls.spawn(run())
-    return {"started": True, "message": f"editing {document_name(request.uri)} lines {first}-{last}: the edit "
-                                        f"arrives as workspace/applyEdit"}
+    return {"started": True, "message": f"editing {where(request.uri, lines)}: the edit arrives as workspace/applyEdit"}
 
 
 async def outcome_of(ls: CadServer, edit) -> Outcome:
@@ -376,7 +389,9 @@ def create_server(options: Options) -> CadServer:
     ls.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)(progress_cancel)
     ls.feature(lsp.SHUTDOWN)(shutdown)
     ls.command(EDIT_COMMAND)(edit_selection)
-    ls.protocol.command_checks = {EDIT_COMMAND: edit_arguments_problem}
+    ls.command(APPLY_COMMAND)(apply_update)
+    ls.protocol.command_checks = {EDIT_COMMAND: arguments_problem(parse_edit_arguments),
+                                  APPLY_COMMAND: arguments_problem(parse_apply_arguments)}
     return ls
 
 

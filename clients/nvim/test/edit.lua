@@ -2,10 +2,16 @@
 --
 --   CAD_LSP_CMD='["python","-m","cad_lsp","serve"]' CAD_INPUT=a.py CAD_LINES=2-4 \
 --   CAD_INSTRUCTION='add a docstring' CAD_OUTPUT=out.py \
+--   [CAD_UPDATE=update.py CAD_APPLY_OUTPUT=applied.py] [CAD_REPORT=report.json] \
 --     nvim --headless --clean -l clients/nvim/test/edit.lua
 --
 -- Opens CAD_INPUT, has the server edit lines CAD_LINES (1-based, inclusive),
--- and writes the resulting buffer to CAD_OUTPUT. Exits 0 on success.
+-- and writes the resulting buffer to CAD_OUTPUT. With CAD_UPDATE, then puts
+-- that file's text on the clipboard (a provider of this script's own, as after
+-- copying the update from a chat), runs :CadApply (which reads the clipboard by
+-- default) and writes the buffer to CAD_APPLY_OUTPUT. Neovim's "Apply all changes?"
+-- (each edit asks for confirmation) is answered Yes and recorded; CAD_REPORT
+-- gets the questions and the notifications as JSON. Exits 0 on success.
 
 local TIMEOUT_MS = 120000
 
@@ -77,8 +83,32 @@ if vim.fn.filereadable(input) ~= 1 then
   fail("cannot read CAD_INPUT " .. input)
 end
 
+-- A clipboard in this process (headless Neovim finds none): "+" and "*" hold
+-- what was copied last.
+local clipboard = { {}, "v" }
+local function copy(lines, regtype)
+  clipboard = { lines, regtype }
+end
+local function paste()
+  return clipboard
+end
+vim.g.clipboard = { name = "edit.lua", copy = { ["+"] = copy, ["*"] = copy }, paste = { ["+"] = paste, ["*"] = paste } }
+
+-- Neovim asks with vim.fn.confirm before it applies an edit that needs
+-- confirmation; headless, the question is recorded and answered Yes.
+local questions, notifications = {}, {}
+vim.fn.confirm = function(message)
+  table.insert(questions, message)
+  return 1
+end
+local notify = vim.notify
+vim.notify = function(message, level, opts)
+  table.insert(notifications, message)
+  return notify(message, level, opts)
+end
+
 local cad = require("cad_lsp")
-cad.setup({ cmd = cmd, needs_confirmation = false })
+cad.setup({ cmd = cmd, needs_confirmation = true })
 
 -- `nvim -l` skips the startup step that turns on filetype detection, and the
 -- client starts on FileType.
@@ -127,14 +157,62 @@ if type(result) ~= "table" or not result.applied then
   fail("edit not applied: " .. vim.inspect(result))
 end
 
-local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, true)
-local text = table.concat(lines, "\n") .. (vim.bo[bufnr].eol and "\n" or "")
-local file = io.open(output, "wb")
-if not file then
-  fail("cannot write CAD_OUTPUT " .. output)
+local function write(path, text)
+  local file = io.open(path, "wb")
+  if not file then
+    fail("cannot write " .. path)
+  end
+  file:write(text)
+  file:close()
 end
-file:write(text)
-file:close()
+
+local function buffer_text()
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, true)
+  return table.concat(lines, "\n") .. (vim.bo[bufnr].eol and "\n" or "")
+end
+
+write(output, buffer_text())
 io.stdout:write(("edit.lua: %s\n"):format(result.message or "edit applied"))
+
+local update_path = os.getenv("CAD_UPDATE")
+if update_path and update_path ~= "" then
+  local file = io.open(update_path, "rb")
+  if not file then
+    fail("cannot read CAD_UPDATE " .. update_path)
+  end
+  vim.fn.setreg("+", file:read("*a"))
+  file:close()
+  vim.fn.setreg("x", "")
+  vim.cmd("CadApply x") -- an empty register: said, and nothing sent
+  -- :CadApply hands its reply to the user; here it is also kept.
+  local apply, sent, applied = cad.apply, false, nil
+  cad.apply = function(buf, update, instruction, on_done)
+    sent = true
+    apply(buf, update, instruction, function(e, r)
+      applied = { err = e, result = r }
+      on_done(e, r)
+    end)
+  end
+  vim.cmd("CadApply")
+  if not sent then
+    fail(":CadApply sent nothing")
+  end
+  if not vim.wait(TIMEOUT_MS, function()
+    return applied ~= nil or cad.get_client(bufnr) == nil
+  end, 100) or applied == nil then
+    fail("no reply to :CadApply")
+  end
+  if applied.err or type(applied.result) ~= "table" or not applied.result.applied then
+    fail("update not applied: " .. vim.inspect(applied))
+  end
+  write(env("CAD_APPLY_OUTPUT"), buffer_text())
+  io.stdout:write(("edit.lua: %s\n"):format(applied.result.message))
+end
+
+local report = os.getenv("CAD_REPORT")
+if report and report ~= "" then
+  vim.wait(200) -- notifications scheduled by the replies
+  write(report, vim.json.encode({ questions = questions, notifications = notifications }))
+end
 stop_clients()
 os.exit(0)

@@ -31,6 +31,15 @@ const CALC = [
   "    end = len(items) - 1\n",
   "    return items[end - n:end]\n",
 ].join("");
+// A chat model's update to calc.py: a check added to total(), the rest elided by a marker.
+const UPDATE = [
+  "def total(prices, tax):\n",
+  "    subtotal = sum(prices)\n",
+  "    if subtotal < 0:\n",
+  '        raise ValueError("a negative total")\n',
+  "    return subtotal * (1 + tax)\n",
+  "# ... existing code ...\n",
+].join("");
 // All CRLF, with emoji (two UTF-16 units each) inside and outside the edited lines.
 const GREET = [
   "def greet(name):\r\n",
@@ -298,6 +307,28 @@ step("the command asks for an instruction; Accept from the diff's title bar", as
   await assertSaved("calc.py", CALC, "calc.py after one undo");
 });
 
+step("an update from the clipboard is reviewed as an edit; Accept applies the merge", async () => {
+  await clearNotifications();
+  await openFile("calc.py");
+  await page.evaluate((text) => navigator.clipboard.writeText(text), UPDATE);
+  await command("cad-lsp: Apply Update from Clipboard");
+  const review = await reviewShown();
+  assert((await review.innerText()).includes("apply an update"), `the review does not say what it applies`);
+  await sleep(500); // the diff renders
+  await shoot("vscode-apply.png");
+  await assertSaved("calc.py", CALC, "calc.py during the review");
+  await review.locator(".monaco-button", { hasText: "Accept" }).click();
+  await until("the diff to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+  await save();
+  // The merge, from plain lines: the update's two new lines after line 2, the rest of the file as it was.
+  const lines = CALC.split(/(?<=\n)/);
+  const merged = [...lines.slice(0, 2), ...UPDATE.split(/(?<=\n)/).slice(2, 4), ...lines.slice(2)].join("");
+  await assertSaved("calc.py", merged, "calc.py after Accept");
+  await command("Undo");
+  await save();
+  await assertSaved("calc.py", CALC, "calc.py after one undo");
+});
+
 step("progress is shown as a notification; Cancel stops the edit and applies nothing", async () => {
   await clearNotifications();
   await openFile("calc.py");
@@ -414,6 +445,8 @@ async function main() {
   let failed = 0;
   try {
     page = await browser.newPage({ viewport: { width: 1100, height: 540 } });
+    // The extension reads the clipboard through the browser's (vscode.env.clipboard), as in any VS Code for the web.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: URL });
     await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await page.locator(".statusbar").waitFor();

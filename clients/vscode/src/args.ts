@@ -2,6 +2,9 @@
 // unit-tested with node:test outside the editor.
 
 export const EDIT_COMMAND = "cad.editSelection";
+export const APPLY_COMMAND = "cad.applyUpdate";
+/** The longest update the server accepts, in characters (its own limit, MAX_UPDATE_CHARS). */
+export const MAX_UPDATE_CHARS = 1 << 20;
 
 export interface Position {
   line: number;
@@ -21,7 +24,14 @@ export interface EditSelectionArgs {
   instruction: string;
 }
 
-/** The reply of `cad.editSelection`. */
+/** The single argument of the server's `cad.applyUpdate` command. */
+export interface ApplyUpdateArgs {
+  uri: string;
+  version: number;
+  update: string;
+}
+
+/** The reply of `cad.editSelection` and `cad.applyUpdate`. */
 export interface EditSelectionResult {
   applied: boolean;
   message: string;
@@ -122,6 +132,26 @@ export function buildEditArgs(
   instruction: string,
 ): EditSelectionArgs {
   return { uri, version, range, instruction: instruction.trim() };
+}
+
+/**
+ * Returns why `text` (the clipboard) cannot be sent as an update, or undefined
+ * if it can. Checked before sending so that an empty clipboard says so plainly.
+ */
+export function validateUpdate(text: string): string | undefined {
+  if (!text.trim()) return "The clipboard is empty: copy the update (the changed code) first.";
+  if (text.length > MAX_UPDATE_CHARS) {
+    return `The clipboard holds ${text.length} characters, more than an update may (${MAX_UPDATE_CHARS}).`;
+  }
+  return undefined;
+}
+
+/**
+ * The argument of `cad.applyUpdate`: the update exactly as copied (its blank
+ * lines and indentation place it in the file), for the document's version.
+ */
+export function buildApplyArgs(uri: string, version: number, update: string): ApplyUpdateArgs {
+  return { uri, version, update };
 }
 
 /**

@@ -8,14 +8,17 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import {
+  APPLY_COMMAND,
   EDIT_COMMAND,
   Settings,
+  buildApplyArgs,
   buildEditArgs,
   buildInitializationOptions,
   describeResult,
   editRange,
   serverCommand,
   validateInstruction,
+  validateUpdate,
 } from "./args";
 import { handleProgress } from "./progress";
 import { registerReview, reviewEdit } from "./review";
@@ -110,12 +113,41 @@ async function editSelection(): Promise<void> {
     return; // Cancelled.
   }
 
-  const args = buildEditArgs(c2p.asUri(document.uri), version, range, instruction);
+  await runCommand(running, EDIT_COMMAND, buildEditArgs(c2p.asUri(document.uri), version, range, instruction));
+}
+
+/**
+ * Merges the update on the clipboard (a chat model's changed code, unchanged
+ * stretches elided by `// ... existing code ...`) into the active document.
+ * The server finds where it goes; its edit is reviewed as any other.
+ */
+async function applyUpdateFromClipboard(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("cad-lsp: no active editor.");
+    return;
+  }
+  if (!client?.isRunning()) {
+    void vscode.window.showErrorMessage("cad-lsp: the server is not running.");
+    return;
+  }
+  const running = client;
+  const { document } = editor;
+  const version = document.version; // the version the update was meant for: a later change refuses the edit
+  const update = await vscode.env.clipboard.readText();
+  const problem = validateUpdate(update);
+  if (problem !== undefined) {
+    void vscode.window.showWarningMessage(`cad-lsp: ${problem}`);
+    return;
+  }
+  const uri = running.code2ProtocolConverter.asUri(document.uri);
+  await runCommand(running, APPLY_COMMAND, buildApplyArgs(uri, version, update));
+}
+
+/** Sends one of the server's commands and waits for its outcome; the edit itself arrives (and is reviewed) meanwhile. */
+async function runCommand(running: LanguageClient, command: string, args: object): Promise<void> {
   try {
-    const result = await running.sendRequest(ExecuteCommandRequest.type, {
-      command: EDIT_COMMAND,
-      arguments: [args],
-    });
+    const result = await running.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
     const { ok, message, shownByServer } = describeResult(result);
     if (ok) {
       vscode.window.setStatusBarMessage(`cad-lsp: ${message}`, 5000);
@@ -132,6 +164,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     registerReview(),
     vscode.commands.registerCommand("cadLsp.editSelection", editSelection),
+    vscode.commands.registerCommand("cadLsp.applyUpdateFromClipboard", applyUpdateFromClipboard),
     vscode.commands.registerCommand("cadLsp.restartServer", async () => {
       await stopClient();
       await startClient();

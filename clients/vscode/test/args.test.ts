@@ -1,6 +1,8 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import {
+  MAX_UPDATE_CHARS,
+  buildApplyArgs,
   buildEditArgs,
   buildInitializationOptions,
   describeResult,
@@ -8,6 +10,7 @@ import {
   serverCommand,
   spliceEdits,
   validateInstruction,
+  validateUpdate,
 } from "../src/args";
 
 const pos = (line: number, character: number) => ({ line, character });
@@ -131,4 +134,17 @@ test("spliceEdits applies edits against the original text, in any order", () => 
   assert.equal(spliceEdits(text, []), text);
   assert.equal(spliceEdits("abc", [{ start: 3, end: 3, newText: "d" }]), "abcd");
   assert.throws(() => spliceEdits("abcdef", [{ start: 0, end: 3, newText: "" }, { start: 2, end: 4, newText: "" }]));
+});
+
+test("the update is sent exactly as copied, for the document's version", () => {
+  const update = "\n    x = 1  \r\n// ... existing code ...\n\n";
+  assert.deepEqual(buildApplyArgs("file:///tmp/a.ts", 4, update), { uri: "file:///tmp/a.ts", version: 4, update });
+});
+
+test("an empty or oversized clipboard is not sent as an update", () => {
+  assert.equal(validateUpdate("def f():\n    return 1\n"), undefined);
+  assert.match(validateUpdate("") ?? "", /clipboard is empty/);
+  assert.match(validateUpdate(" \n\t\r\n") ?? "", /clipboard is empty/);
+  assert.equal(validateUpdate("x".repeat(MAX_UPDATE_CHARS)), undefined);
+  assert.match(validateUpdate("x".repeat(MAX_UPDATE_CHARS + 1)) ?? "", /more than an update may/);
 });

@@ -3,12 +3,14 @@
 --   require("cad_lsp").setup({ model = "...", needs_confirmation = false })
 --
 -- Starts `cad-lsp serve` for buffers of the given filetypes (all by default)
--- and defines :CadEdit, which asks the server to rewrite a range of lines.
+-- and defines :CadEdit, which asks the server to rewrite a range of lines, and
+-- :CadApply, which has it merge a chat model's update snippet from a register.
 
 local M = {}
 
 M.name = "cad_lsp"
 M.command = "cad.editSelection"
+M.apply_command = "cad.applyUpdate"
 
 local defaults = {
   cmd = { "cad-lsp", "serve" },
@@ -76,35 +78,31 @@ function M.get_client(bufnr)
   return get({ bufnr = bufnr, name = M.name })[1]
 end
 
-local function supports_command(client)
+local function supports_command(client, command)
   local provider = client.server_capabilities and client.server_capabilities.executeCommandProvider
-  return type(provider) == "table" and vim.tbl_contains(provider.commands or {}, M.command)
+  return type(provider) == "table" and vim.tbl_contains(provider.commands or {}, command)
 end
 
---- Asks the server to rewrite lines line1..line2 (1-based) of `bufnr` following
---- `instruction`. The server applies the edit itself (workspace/applyEdit)
---- before it replies. `on_done(err, result)` gets an error message, or the
---- reply `{ applied = boolean, message = string }`.
-function M.edit(bufnr, line1, line2, instruction, on_done)
+--- Sends `command` for `bufnr` with one argument: `argument(client, bufnr)`
+--- plus the buffer's uri and version. `on_done(err, result)` as for M.edit.
+local function execute(bufnr, command, argument, on_done)
   on_done = on_done or function() end
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local client = M.get_client(bufnr)
   if not client then
     return on_done("cad-lsp is not attached to this buffer")
   end
-  if not supports_command(client) then
+  if not supports_command(client, command) then
     -- Checked here because client:exec_cmd would only warn and never call back.
-    return on_done(("the server does not offer the command %s"):format(M.command))
+    return on_done(("the server does not offer the command %s"):format(command))
   end
   local params = {
-    command = M.command,
+    command = command,
     arguments = {
-      {
+      vim.tbl_extend("force", argument(client, bufnr), {
         uri = vim.uri_from_bufnr(bufnr),
         version = vim.lsp.util.buf_versions[bufnr] or vim.b[bufnr].changedtick,
-        range = M.line_range(bufnr, line1, line2, client.offset_encoding),
-        instruction = instruction,
-      },
+      }),
     },
   }
   local function handler(err, result)
@@ -125,6 +123,32 @@ function M.edit(bufnr, line1, line2, instruction, on_done)
   if not ok then
     on_done("cad-lsp is not running")
   end
+end
+
+--- Asks the server to rewrite lines line1..line2 (1-based) of `bufnr` following
+--- `instruction`. The server applies the edit itself (workspace/applyEdit)
+--- before it replies. `on_done(err, result)` gets an error message, or the
+--- reply `{ applied = boolean, message = string }`.
+function M.edit(bufnr, line1, line2, instruction, on_done)
+  execute(bufnr, M.command, function(client, buf)
+    return { range = M.line_range(buf, line1, line2, client.offset_encoding), instruction = instruction }
+  end, on_done)
+end
+
+--- Asks the server to merge `update` (changed code, unchanged stretches elided
+--- by a comment such as `# ... existing code ...`) into `bufnr`; the server
+--- finds the lines it changes and applies the edit as for M.edit, with the same
+--- confirmation. `instruction` (optional) says what the update is for.
+function M.apply(bufnr, update, instruction, on_done)
+  execute(bufnr, M.apply_command, function()
+    return { update = update, instruction = instruction }
+  end, on_done)
+end
+
+--- The register :CadApply reads without an argument: the clipboard ("+") when
+--- Neovim has a clipboard provider, else the unnamed register.
+function M.default_register()
+  return vim.fn.has("clipboard") == 1 and "+" or '"'
 end
 
 local function notify_result(err, result)
@@ -193,6 +217,18 @@ function M.setup(opts)
       end)
     end
   end, { range = true, nargs = "*", desc = "cad-lsp: AI edit of the selected lines" })
+
+  vim.api.nvim_create_user_command("CadApply", function(cmd)
+    local register = cmd.args ~= "" and cmd.args or M.default_register()
+    if #register ~= 1 then
+      return vim.notify("cad-lsp: :CadApply takes one register name, e.g. :CadApply a", vim.log.levels.ERROR)
+    end
+    local update = vim.fn.getreg(register)
+    if type(update) ~= "string" or vim.trim(update) == "" then
+      return vim.notify(("cad-lsp: register %s holds no update"):format(register), vim.log.levels.WARN)
+    end
+    M.apply(vim.api.nvim_get_current_buf(), update, nil, vim.schedule_wrap(notify_result))
+  end, { nargs = "?", desc = "cad-lsp: apply the update in a register (default: the clipboard) to the buffer" })
 end
 
 return M
