@@ -96,6 +96,10 @@ def test_updates_with_no_place_in_the_file_are_refused(update, message):
         merge_update(FILE, update)
 
 
+def test_short_lines_place_an_update_when_they_are_most_of_it():
+    assert merge_update("a = 1\nb = 2\nc = 3\n", "b = 5\nc = 3\n").merged == "a = 1\nb = 5\nc = 3\n"
+
+
 def test_an_update_that_fits_twice_is_refused():
     twice = "def f():\n    x = compute_something(1)\n    return x\n\n\ndef g():\n    x = compute_something(1)\n" \
             "    return x\n"

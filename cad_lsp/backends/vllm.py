@@ -339,6 +339,7 @@ class VLLMEngine:
     def __init__(self, url: str, tokenizer, *, served_model: str | None = None, timeout_s: float = TIMEOUT_S,
                  retries: int = RETRIES, check: bool = True):
         self.client = VLLMClient(url, timeout_s, retries)
+        self.name = served_model or url  # the served model's name once known (``served_model``)
         self.tokenizer = tokenizer
         self.lock = threading.RLock()  # kept for the interface; edits do not need it
         self.newline = tokenizer.encode("\n", add_special_tokens=False)

@@ -36,6 +36,7 @@ WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of t
 ANCHOR_WEIGHT = 3  # characters a line needs to be placed in the first pass (braces and blanks fill in later)
 ANCHOR_REPEATS = 32  # ... and a line found more often in the file than this is placed in the gaps only
 DISTINCTIVE = 8  # characters of the longest placed line at least: an update sharing only ``pass`` is not placed
+WEAK_SHARE = 0.4  # ... unless shorter placed lines hold this share of the update's text
 REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
 REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in try: is the second)
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
@@ -218,10 +219,8 @@ def align_update(document: str, update: str) -> Placement:
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
     chain = _anchor_chain(keys, markers, doc_keys)
-    counts = Counter(doc_keys)
-    if chain and max(_weight(keys[k]) for k, _ in chain) < DISTINCTIVE and \
-            not (any(markers) and any(counts[keys[k]] == 1 for k, _ in chain)):
-        chain = []  # only short, common lines in common (``pass``, ``return``): they place nothing
+    if chain and not _trusted(chain, keys, markers, doc_keys):
+        chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
     if not chain:
         return _unanchored(document, update_lines, lines, keys)
@@ -409,6 +408,19 @@ def _without(extent: tuple[int, int], replaced: frozenset[int]) -> tuple[int, in
     return first, last
 
 
+def _trusted(chain: list[tuple[int, int]], keys: list[str], markers: list[bool], doc_keys: list[str]) -> bool:
+    """Whether the placed lines place the update: one distinctive line, a line the file has once next to markers
+    (context the chat chose), or short lines that are a good part of what the update says (``b = 5`` beside an
+    unchanged ``c = 3``), not a lone ``pass`` under new code."""
+    if max(_weight(keys[k]) for k, _ in chain) >= DISTINCTIVE:
+        return True
+    counts = Counter(doc_keys)
+    if any(markers) and any(counts[keys[k]] == 1 for k, _ in chain):
+        return True
+    said = sum(_weight(key) for key, marker in zip(keys, markers) if not marker)
+    return sum(_weight(keys[k]) for k, _ in chain) >= WEAK_SHARE * said
+
+
 def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: list[str]) -> Placement:
     """An update that repeats no line of the file: new code after a marker goes at the end of the file, before
     one at its start; anything else has no place."""
@@ -458,13 +470,13 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
 
 
 def _covers(placed: list[int], doc_keys: list[str]) -> bool:
-    """Whether an update without markers is the whole file: it repeats most of the file's non-blank lines and
-    reaches both its ends (a line short at most).  Otherwise it is read as a snippet, which keeps the lines it
-    does not reach: where the two readings differ, the one that deletes nothing the update did not show."""
+    """Whether an update without markers is the whole file: it repeats (or rewrites) most of the file's non-blank
+    lines and reaches both its ends.  Otherwise it is read as a snippet, which keeps the lines it does not reach:
+    where the two readings differ, the one that deletes nothing the update did not show."""
     content = [j + 1 for j, key in enumerate(doc_keys) if key.strip()]
     if not content or not placed or len(placed) < WHOLE_FILE_SHARE * len(content):
         return False
-    return min(placed) <= content[0] + 1 and max(placed) >= content[-1] - 1
+    return min(placed) == content[0] and max(placed) == content[-1]
 
 
 def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str]) -> None:
