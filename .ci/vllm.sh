@@ -70,6 +70,7 @@ done
 curl -sf "$URL/health" >/dev/null || { tail -50 "$WORK/server.log"; echo "vLLM never became healthy" >&2; exit 1; }
 say "server healthy"
 
-# 4. The backend's tests, from the main venv; here a missing server is a failure, not a skip.
-CAD_LSP_VLLM_URL=$URL .venv/bin/python -m pytest -q tests/test_vllm.py
+# 4. The backend's tests and the HTTP endpoint's on it, from the main venv; here a missing server is a failure,
+#    not a skip.
+CAD_LSP_VLLM_URL=$URL .venv/bin/python -m pytest -q tests/test_vllm.py tests/test_http_vllm.py
 say "done"

@@ -1,4 +1,5 @@
-"""Command line: ``cad-lsp edit``, ``cad-lsp serve``, ``cad-lsp train``, ``cad-lsp bench``."""
+"""Command line: ``cad-lsp edit``, ``cad-lsp apply``, ``cad-lsp serve``, ``cad-lsp http``, ``cad-lsp train``,
+``cad-lsp bench``."""
 
 from __future__ import annotations
 
@@ -250,6 +251,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_http(args: argparse.Namespace) -> int:
+    from .http.server import serve
+    from .http.settings import Settings
+
+    return serve(Settings.from_args(args))
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from .train.sft import TrainConfig, train
 
@@ -347,6 +355,31 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--pipe", default=None, help=argparse.SUPPRESS)
     serve.add_argument("--socket", default=None, help=argparse.SUPPRESS)
     serve.set_defaults(run=cmd_serve)
+
+    http = sub.add_parser("http", help="serve an OpenAI-compatible apply endpoint (Morph's format) over HTTP "
+                                       "(docs/apply-clients.md)")
+    _model_options(http)
+    http.add_argument("--host", default="127.0.0.1",
+                      help="address to listen on (default 127.0.0.1; any other needs --api-key)")
+    http.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    http.add_argument("--api-key", default=None, metavar="KEY",
+                      help="require 'Authorization: Bearer KEY' on every request (or set $CAD_LSP_API_KEY, which "
+                           "keeps the key out of the process list)")
+    http.add_argument("--allow-origin", default=None, metavar="ORIGIN",
+                      help="send CORS headers to this one browser origin, e.g. http://localhost:3000 (default: none)")
+    http.add_argument("--max-tokens", type=int, default=None,
+                      help="the most program tokens a request may decode (default: from the update; a client's "
+                           "max_tokens may ask for fewer)")
+    http.add_argument("--context-lines", type=int, default=DEFAULT_CONTEXT_LINES,
+                      help="show the model at most this many lines around the change "
+                           f"(default {DEFAULT_CONTEXT_LINES})")
+    http.add_argument("--queue", type=int, default=8,
+                      help="requests that may wait while one decodes; more get 429 (default 8)")
+    http.add_argument("--max-body-bytes", type=int, default=8 << 20,
+                      help="the largest request body accepted; larger ones get 413 (default 8 MiB)")
+    http.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
+                      help="what the server writes to stderr (default: info, a line per request)")
+    http.set_defaults(run=cmd_http)
 
     tr = sub.add_parser("train", help="fine-tune a LoRA adapter that writes edit programs (SFT)")
     tr.add_argument("--model", default="smollm2:base", help="the base model (default: smollm2 without an adapter)")
