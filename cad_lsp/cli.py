@@ -268,7 +268,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     quick = dict(model="random:tiny", sequences=8, accumulate=2, warmup=1) if args.quick else {}
     cfg = TrainConfig(**{"model": args.model, "sequences": args.sequences, "lr": args.lr, "rank": args.rank,
                          "seed": args.seed, "device": args.device or "cpu", "bf16": args.bf16, "quick": args.quick,
-                         "families": args.families,
+                         "families": args.families, "apply": args.apply,
                          **quick})
     cfg.out = Path(args.out) if args.out else (Path("out") / "adapter-quick" if args.quick else cfg.out)
     record = train(cfg, log=lambda line: print(line, file=sys.stderr))
@@ -396,6 +396,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--families", action="store_true",
                     help="train on the edit families (delete prints, delete comments, rename, add a docstring) built "
                          "from standard-library modules that bench families never tests")
+    tr.add_argument("--apply", action="store_true",
+                    help="with --families: also train applying update snippets (three sequences in four), from "
+                         "training code only: one adapter for edits and applies")
     tr.set_defaults(run=cmd_train)
 
     sub.add_parser("bench", help="benchmarks: cad-lsp bench NAME --help", add_help=False)

@@ -72,6 +72,34 @@ def test_sequence_is_the_engine_stream_with_copies_masked(loaded):
     assert pos == len(seq.ids) - 1
 
 
+def test_an_apply_sequence_is_the_engine_stream_of_the_apply(loaded):
+    """Training on apply sees exactly what Engine.apply appends to its cache: the prompt with the placed update,
+    the region's program, the copied lines masked; the target is the true edit."""
+    from cad_lsp.train.updates import ApplyCase
+    from cad_lsp.program import apply_program
+
+    before = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(30))
+    after = before.replace("    return x + 12\n", "    x = abs(x)\n    return x + 12\n")
+    update = "# ... existing code ...\ndef f12(x):\n    x = abs(x)\n    return x + 12\n# ... existing code ...\n"
+    case = ApplyCase("t/markers", "stdlib", "markers", before, update, after, "Guard f12.")
+    tok = loaded.tokenizer
+    seq = train.apply_sequence(tok, case, "Guard f12.", train.end_of_program(tok), name="t.py")
+    assert seq is not None and seq.source == "apply:stdlib:markers"
+    backend = Recorder(loaded)
+    engine = Engine(backend)
+    plan = engine.apply(before, update, max_tokens=1).merge
+    from cad_lsp.program import oracle_for_selection
+
+    ops = oracle_for_selection(before, plan.first, plan.last, plan.text)
+    backend.stream.clear()
+    result = engine.apply(before, update, "Guard f12.", name="t.py", program=ops, speculate=False)
+    assert apply_program(result.ops, before, result.first_line, result.last_line) == after
+    assert seq.ids[:-1] == backend.stream
+    assert sum(label != train.IGNORE for label in seq.labels) < len(seq.ids) // 4  # the loss is on the program only
+    wrong = ApplyCase("t/x", "stdlib", "markers", before, update, after.replace("f29", "g29"), None)
+    assert train.apply_sequence(tok, wrong, None, train.end_of_program(tok)) is None  # the merge cannot make it
+
+
 def test_split_is_pinned_disjoint_and_by_task():
     """The split is the same on every machine: its test ids are written out here, not recomputed."""
     ids = [f"humanevalfix/Python/{n}" for n in range(164)] + [f"quixbugs/q{n}" for n in range(40)]

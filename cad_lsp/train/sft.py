@@ -58,14 +58,16 @@ class Sequence:
 
 
 def training_sequence(tokenizer, request: Request, ops, eos: int, name: str = "document",
-                      source: str = "") -> Sequence:
+                      source: str = "", update: str | None = None) -> Sequence:
     """Prompt + program as the engine streams it, with the loss masked on prompt and copied lines.
 
     Tags are tokenized op by op (as ``engine.program_script`` does) and copied
     lines by ``engine.copy_tokens``, so the ids equal what a teacher-forced
-    engine run appends to its cache, plus the end-of-program token.
+    engine run appends to its cache, plus the end-of-program token.  An apply
+    passes the ``update`` as ``Engine.apply`` shows it (``update_hints``).
     """
-    prompt = build_prompt(tokenizer, request.document, request.first, request.last, request.instruction, name)
+    prompt = build_prompt(tokenizer, request.document, request.first, request.last, request.instruction, name,
+                          update=update)
     ids = list(prompt.ids)
     labels = [IGNORE] * len(ids)
     doc = Document(request.document)
@@ -243,6 +245,68 @@ def build_dataset(tokenizer, seed: int = 0, max_tokens: int = 1024, quick: bool 
     return sequences
 
 
+def apply_sequences(tokenizer, seed: int = 0, max_tokens: int = 4096, per_module: int = 4) -> list[Sequence]:
+    """Apply cases from training code only: synthetic edits of TRAIN_MODULES and the corpora's train split, each
+    edit in every update style, as the engine prompts for them (the update placed, the region found); half of
+    them carry the chat's instruction."""
+    from .families import TRAIN_MODULES
+    from .updates import cases_for, synthetic_cases
+
+    eos = end_of_program(tokenizer)
+    pairs = [(pid, "stdlib", "python", before, after, instruction)
+             for pid, before, after, instruction in synthetic_cases(TRAIN_MODULES, per_module, seed)]
+    pairs += corpus_apply_pairs()
+    rng = random.Random(seed)
+    out = []
+    for case in cases_for(pairs, seed):
+        seq = apply_sequence(tokenizer, case, case.instruction if rng.random() < 0.5 else None, eos)
+        if seq is not None and len(seq.ids) <= max_tokens:
+            out.append(seq)
+    return out
+
+
+def apply_sequence(tokenizer, case, instruction: str | None, eos: int, name: str | None = None) -> Sequence | None:
+    """One apply case as ``Engine.apply`` streams it: the update placed, the region's program after the prompt.
+
+    The target is the true edit, never the deterministic merge: a case whose
+    edit the merge gets wrong outside its region teaches nothing (None).
+    """
+    from ..engine.backend import EngineError
+    from ..engine.engine import plan_apply
+
+    try:
+        job = plan_apply(case.document, case.update, instruction)
+    except EngineError:
+        return None  # no place for this update (ambiguous): nothing to teach
+    merge, lines = job.merge, split_lines(case.document)
+    prefix, suffix = "".join(lines[: merge.first - 1]), "".join(lines[merge.last:])
+    if not (case.after.startswith(prefix) and case.after.endswith(suffix)) or \
+            len(prefix) + len(suffix) > len(case.after):
+        return None
+    target = case.after[len(prefix): len(case.after) - len(suffix)]
+    request = Request(case.document, merge.first, merge.last, job.instruction, target, case.after)
+    name = name or ("module.js" if case.source.endswith("js") else "module.py")
+    return training_sequence(tokenizer, request, oracle_for(request), eos, name=name,
+                             source=f"apply:{case.source}:{case.style}", update=job.hints)
+
+
+def corpus_apply_pairs(margin: int = 40) -> list[tuple[str, str, str, str, str, str]]:
+    """(id, source, lang, before, after, instruction) from the corpora's train split; a commit's file is cut to
+    the change and ``margin`` lines around it (long files make long prompts)."""
+    if corpora.data_dir() is None:
+        return []
+    out = []
+    for name in TRAIN_CORPORA + ["editeval"]:
+        train_pairs, _ = split_mod.split(corpora.load(name))
+        for pair in train_pairs:
+            request = request_for(pair)
+            if name == "commits":
+                request = window(request, margin)
+            lang = "javascript" if pair.lang.lower().startswith("j") else "python"
+            out.append((pair.id, name, lang, request.document, request.after, pair.instruction))
+    return out
+
+
 def family_requests() -> list[tuple[Request, str]]:
     """Every family case from the training modules (disjoint from the held-out and few-shot ones)."""
     from .families import FAMILIES, TRAIN_MODULES, cases, request
@@ -284,6 +348,8 @@ class TrainConfig:
     device: str = "cpu"
     quick: bool = False
     families: bool = False  # train on the edit families (cad_lsp/families.py) instead of the corpora
+    apply: bool = False  # ... and on applying update snippets (``apply_sequences``), one adapter for both
+    apply_share: float = 0.75  # of the sequences seen, when training on both
 
 
 def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
@@ -327,6 +393,13 @@ def train(cfg: TrainConfig, log=print) -> dict:
     if not data:
         raise RuntimeError("no training sequences")
     order = [data[i % len(data)] for i in range(cfg.sequences)]
+    if cfg.apply:  # both tasks in one adapter, so one warm cache serves edits and applies
+        applies = apply_sequences(loaded.tokenizer, cfg.seed)
+        random.Random(cfg.seed).shuffle(applies)
+        rng = random.Random(cfg.seed + 1)
+        picks = iter(applies * (1 + cfg.sequences // max(1, len(applies))))
+        order = [next(picks) if rng.random() < cfg.apply_share else seq for seq in order]
+        data = data + applies
     with warnings.catch_warnings():  # peft reads transformers' deprecated is_gradient_checkpointing property
         warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
         model = get_peft_model(loaded.model, LoraConfig(r=cfg.rank, lora_alpha=cfg.alpha, lora_dropout=0.0,
@@ -363,6 +436,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
         "seconds": round(seconds, 1), "threads": torch.get_num_threads(), "device": cfg.device,
         "autocast": "bf16" if cfg.bf16 else "fp32", "lr": cfg.lr, "rank": cfg.rank, "alpha": cfg.alpha,
         "accumulate": cfg.accumulate, "seed": cfg.seed, "max_tokens": cfg.max_tokens, "families": cfg.families,
+        "apply": cfg.apply, "apply_share": cfg.apply_share if cfg.apply else None,
         "loss_first": losses[0], "loss_last": losses[-1], "losses": [round(x, 4) for x in losses],
     }
     save_adapter(model, cfg.out, record)
