@@ -73,6 +73,7 @@ class ApplyJob:
     plan: list[Op]
     instruction: str
     hints: str
+    gen_lines: tuple[str, ...]  # the lines a <gen> may write: the update's and the region's, whole
 
     def max_tokens(self, tokenizer) -> int:
         """The plan's program twice over: room for a model that writes it its own way."""
@@ -88,7 +89,20 @@ def plan_apply(document: str, update: str, instruction: str | None = None) -> Ap
     except UpdateError as exc:
         raise EngineError(str(exc)) from None
     plan = oracle_for_selection(document, merge.first, merge.last, merge.text)
-    return ApplyJob(merge, plan, apply_instruction(instruction), update_hints(merge.placement, merge.first, merge.last))
+    return ApplyJob(merge, plan, apply_instruction(instruction), update_hints(document, merge.first, merge.last, plan),
+                    gen_lines(document, update, merge))
+
+
+def gen_lines(document: str, update: str, merge: Merge) -> tuple[str, ...]:
+    """What an apply's ``<gen>`` may write: whole lines of the update (with the file's line terminator) or of
+    the region, the last of either also without one.  The merged file is made of nothing else, so a model
+    that strays into other text (a line from elsewhere in the file, a word of its own) is kept to the task."""
+    doc_lines = split_lines(document)
+    newline = "\r\n" if sum(line.endswith("\r\n") for line in doc_lines) * 2 > len(doc_lines) else "\n"
+    region = doc_lines[merge.first - 1: merge.last]
+    written = [line.rstrip("\r\n") for line in split_lines(update) if line.strip("\r\n")]
+    ends = written[-1:] + [line.rstrip("\r\n") for line in region[-1:]]  # a last line without its terminator
+    return tuple(dict.fromkeys(region + [line + newline for line in written] + [newline] + ends))
 
 
 class Engine:
@@ -338,7 +352,8 @@ class Engine:
             on_text(document[:start])
         result = self._run(doc, first, last, job.instruction, job.hints, key or name, name, max_tokens,
                            selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward,
-                           on_op=None if on_text is None else lambda op: on_text(resolve([op], doc, first, last)))
+                           on_op=None if on_text is None else lambda op: on_text(resolve([op], doc, first, last)),
+                           gen_lines=job.gen_lines)
         if on_text is not None and result.complete:
             on_text(document[end:])
         result.merge = job.merge
@@ -346,8 +361,8 @@ class Engine:
 
     def _run(self, doc: Document, first_line: int, last_line: int, instruction: str, update: str | None, key: str,
              name: str, max_tokens: int, selection_tokens: int, drafter, program, temperature: float, top_p: float,
-             seed: int, cancel, progress, fast_forward: bool | None, on_op: Callable[[Op], None] | None = None
-             ) -> EditResult:
+             seed: int, cancel, progress, fast_forward: bool | None, on_op: Callable[[Op], None] | None = None,
+             gen_lines: tuple[str, ...] | None = None) -> EditResult:
         """One request through the decode loop, on the document's warm cache: its prompt, the program, its text.
 
         ``on_op`` receives each op of the program as soon as it is complete."""
@@ -374,7 +389,7 @@ class Engine:
                 stats.prefill_tokens = computed + len(prompt.request_ids)
                 stats.cached_tokens = len(prompt.prefix_ids) - computed
                 stats.prefill_s = time.perf_counter() - t0
-                constraint = ProgramConstraint(self.ll_tokenizer, first_line, last_line)
+                constraint = ProgramConstraint(self.ll_tokenizer, first_line, last_line, gen_lines=gen_lines)
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
                     choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731

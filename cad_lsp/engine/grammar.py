@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import llguidance
 import numpy as np
 
-from ..program import Copy, Gen, Op, unescape_gen
+from ..program import Copy, Gen, Op, escape_gen, unescape_gen
 
 _COPY_HEAD = '<copy lines="'
 _COPY_TAIL = '"/>\n'
@@ -67,14 +67,17 @@ def _same_length_ranges(a: str, b: str) -> list[str]:
 
 
 def _lark_string(text: str) -> str:
-    return json.dumps(text)
+    return json.dumps(text, ensure_ascii=False)
 
 
-def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True) -> str:
+def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True,
+                    gen_lines: tuple[str, ...] | None = None) -> str:
     """Lark grammar for one op (or the end of the program, if ``allow_end``).
 
     A copy may start at lines lo..hi; the grammar stops right after the
-    ``-`` so that the end line can be constrained to start..hi.
+    ``-`` so that the end line can be constrained to start..hi.  With
+    ``gen_lines`` a ``<gen>`` body is one or more of those lines, whole (an
+    apply: the merged file holds the file's lines and the update's, nothing else).
     """
     alternatives = []
     if allow_gen:
@@ -85,7 +88,12 @@ def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True) -
     rules = [f"start: ({' | '.join(alternatives)}){optional}" if alternatives else 'start: ""']
     if allow_gen:
         rules.append(f"gen: {_lark_string(_GEN_HEAD)} body {_lark_string(chr(10))}")
-        rules.append(r"body[lazy]: /(?s:.*)<\/gen>/")
+        if gen_lines:
+            lines = " | ".join(_lark_string(escape_gen(line)) for line in sorted(set(gen_lines)))
+            rules.append(f"body: line+ {_lark_string(_GEN_TAIL[:-1])}")
+            rules.append(f"line: {lines}")
+        else:
+            rules.append(r"body[lazy]: /(?s:.*)<\/gen>/")
     if lo <= hi:
         rules.append(f"copy: {_lark_string(_COPY_HEAD)} START {_lark_string('-')}")
         rules.append(f"START: /{number_range_regex(lo, hi)}/")
@@ -124,6 +132,7 @@ class ProgramConstraint:
     ops: list = field(default_factory=list)
     done: bool = False
     must_change: bool = False
+    gen_lines: tuple[str, ...] | None = None  # the only lines a <gen> may write (``next_op_grammar``)
 
     def __post_init__(self):
         if self.first < 1 or self.last < self.first - 1:
@@ -133,7 +142,8 @@ class ProgramConstraint:
         self._unchanged = True  # so far, copies of lines first..next_line-1 in order, nothing generated
         self.consumed = 0  # tokens advanced through, sampled or forced
         self.op_tokens: list[int] = []  # the tokens of the op being written
-        self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True, allow_end=self._may_end()))
+        self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True, allow_end=self._may_end(),
+                                          gen_lines=self.gen_lines))
 
     def clone(self) -> "ProgramConstraint":
         """An independent copy, to try tokens on (a draft) without moving this one."""
@@ -189,7 +199,7 @@ class ProgramConstraint:
                 self._copy_start = None
                 self._next_line = end + 1
                 self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=True,
-                                                  allow_end=self._may_end()))
+                                                  allow_end=self._may_end(), gen_lines=self.gen_lines))
                 return op
             return None
         if text.startswith(_COPY_HEAD) and text.endswith("-"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..program import Copy, Document, format_op, split_lines
-from ..program.update import MARKER, NEW
 
 SYSTEM = (
     "You edit code. Answer with an edit program that replaces the selected lines. "
@@ -73,30 +72,36 @@ def apply_instruction(instruction: str | None = None) -> str:
     return f"{APPLY_INSTRUCTION} {said}" if said else APPLY_INSTRUCTION
 
 
-def update_hints(placement, first: int, last: int) -> str:
-    """The update as the model reads it, where it touches lines first..last: a line the file holds under the
-    file's number (``12| text``, as the document is shown), new text as ``+| text``, a marker with the file
-    lines it keeps (``13-40| # ... existing code ...``; ``-|`` when it keeps none).  The model then
-    places rather than searches; lines of the update outside the region are left out."""
-    rows, touching = [], []
-    for k, (line, n) in enumerate(zip(placement.update_lines, placement.lines)):
-        text = line.rstrip("\r\n")
-        if n == NEW:
-            rows.append(f"+| {text}\n")
-            continue
-        if n == MARKER:
-            a, b = placement.kept[k]
-            rows.append(f"{a}-{b}| {text}\n" if a <= b else f"-| {text}\n")
-            inside = a <= last and b >= first and a <= b
-        else:
-            rows.append(_numbered_line(n, line))
-            inside = first <= n <= last
-        if inside:
-            touching.append(k)
-    new = [k for k, n in enumerate(placement.lines) if n == NEW]
-    lo = min(touching + new, default=0)
-    hi = max(touching + new, default=len(rows) - 1)
-    return "".join(rows[lo:hi + 1])
+def update_hints(document: str, first: int, last: int, plan) -> str:
+    """The update as the model reads it: lines first..last as the update leaves them, in the file's order, a
+    line that stays under its number (``12| text``, as the document is shown; a long run of them as its first
+    line, ``13-39| ...`` and its last), a line the update removes or rewrites as ``-12| text``, a new one as
+    ``+| text``.  The placement is worked out without the model (``program.update``), so the model confirms
+    and writes rather than searches: copy the numbered runs, write the ``+`` lines, skip the ``-`` ones."""
+    doc = Document(document)
+    rows, line = [], first
+
+    def removed(upto: int) -> None:
+        nonlocal line
+        rows.extend(f"-{n}| {doc.lines[n - 1].rstrip(chr(13) + chr(10))}\n" for n in range(line, upto))
+        line = max(line, upto)
+
+    for at, op in enumerate(plan):
+        if isinstance(op, Copy):
+            removed(op.start)
+            run = [_numbered_line(n, doc.lines[n - 1]) for n in range(op.start, op.end + 1)]
+            if len(run) > HINT_RUN:
+                run = [run[0], f"{op.start + 1}-{op.end - 1}| ...\n", run[-1]]
+            rows.extend(run)
+            line = op.end + 1
+        else:  # what the new text replaces first, as a diff shows it
+            removed(next((later.start for later in plan[at + 1:] if isinstance(later, Copy)), last + 1))
+            rows.extend(f"+| {text.rstrip(chr(13) + chr(10))}\n" for text in split_lines(op.text))
+    removed(last + 1)
+    return "".join(rows)
+
+
+HINT_RUN = 4  # a run of unchanged lines longer than this is shown by its ends
 
 
 def _template(tokenizer) -> str | None:
