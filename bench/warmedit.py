@@ -51,7 +51,7 @@ def _fill(engine, key: str, ids: list[int]) -> None:
         state.cache.update(torch.randn(shape, generator=generator).to(engine.backend.loaded.dtype),
                            torch.randn(shape, generator=generator).to(engine.backend.loaded.dtype), layer)
     state.ids = list(ids)
-    engine._states[key] = state
+    engine._states[(key, 0)] = state  # the document's cache at its first place
 
 
 def run(args) -> dict:
@@ -70,8 +70,7 @@ def run(args) -> dict:
         text = document(size)
         first, last = selection(size)
         for variant, engine in engines.items():  # the prompt prefix the edit will look for (a window's, if shown)
-            prompt, _ = engine._prompt(text, first, last, INSTRUCTION, f"doc{size}.py", 0)
-            _fill(engine, f"doc{size}", prompt.prefix_ids)
+            _fill(engine, f"doc{size}", engine.prompt_prefix(text, first, last, f"doc{size}.py", key=f"doc{size}"))
         for _ in progress(range(repeats), f"warmedit {size}"):
             for variant, engine in engines.items():
                 attention = "sdpa" if variant == "concatenating" else "cad_grouped_sdpa"

@@ -308,7 +308,7 @@ def test_cancel_in_mid_decode_stops_before_the_next_forward(engine):
                     temperature=1.0, max_tokens=500, speculate=False)
     assert seen == [0, 1, 2, 3]  # a token chosen after each forward; the flag set after the third
     assert engine.backend.forwards - forwards_before == 1 + 3  # the request prefill and three decode forwards
-    state = engine._states["cancel"]
+    state = engine.cache_of("cancel")
     assert state.ids == prefix and state.cache.get_seq_length() == len(prefix)  # nothing of the request kept
     result = engine.edit(BLANK_RUNS, 1, 2, "x", key="cancel", max_tokens=4)
     assert result.stats.cached_tokens == len(prefix)

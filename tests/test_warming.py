@@ -22,7 +22,7 @@ def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
     extend = engine.backend.extend
 
     def recording(state, ids):
-        who = "warm" if state is engine._states.get("long") else "edit"
+        who = "warm" if state is engine.cache_of("long") else "edit"
         if who == "warm" and log.count("warm") == 3:  # the edit arrives during the warm's fourth chunk
             editor.start()
             while not engine._edits_waiting:
@@ -42,7 +42,7 @@ def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
     first_warm_after = log.index("warm", arrived + 2)
     assert "edit" not in log[first_warm_after:]  # the whole edit ran before warming resumed
     assert computed == len(prefix) and log.count("warm") == chunks  # the warm finished, nothing computed twice
-    assert engine._states["long"].ids == prefix
+    assert engine.cache_of("long").ids == prefix
 
 
 def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):
@@ -71,7 +71,7 @@ def test_warming_waits_while_an_edit_waits_for_the_engine():
         engine._edits_waiting = 0
         engine._turn.notify_all()
     warming.join()
-    assert engine._states["doc"].ids == document_prefix_ids(engine.tokenizer, document)
+    assert engine.cache_of("doc").ids == document_prefix_ids(engine.tokenizer, document)
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import pytest
 from cad_lsp.backends.pytorch import LocalModel
 from cad_lsp.backends.pytorch.loading import load_model
 from cad_lsp.engine import Engine, EngineError
+from cad_lsp.engine.decode import common_prefix
 from cad_lsp.engine.prompt import document_prefix_ids
 from cad_lsp.engine.window import SelectionTooLong, Window, choose_window
 from cad_lsp.program import Copy, Gen, apply_program, oracle_for_selection, split_lines
@@ -76,8 +77,9 @@ def test_a_10000_line_document_resolves_byte_exact_through_a_window(loaded, monk
     assert window is not None and window.start <= first and last <= window.end and window.total == 10_000
     assert window.start % engine.block_lines == 1
     assert result.stats.prompt_tokens + result.stats.spliced_tokens < context
-    prompt_text = engine.tokenizer.decode(engine._states["long"].ids)
-    assert f"lines {window.start}-{window.end} of 10000:\n{window.start}| " in prompt_text
+    shown = engine.tokenizer.decode(engine.cache_of("long").ids)  # the window's lines, numbered from 1
+    assert f"File document:\n1| {lines[window.start - 1]}" in shown
+    assert shown.endswith(f"\n{window.lines}| {lines[window.end - 1]}")
 
 
 def test_warming_a_window_serves_the_edit_from_cache(loaded, monkeypatch):
@@ -113,3 +115,73 @@ def test_a_selection_too_long_for_the_context_is_refused_with_the_lines_that_wou
     assert 10 < fits < 1001
     result = engine.edit(document, 1000, 1000 + fits - 1, "x", max_tokens=2)  # and that many do
     assert result.window is not None
+
+
+# ---------------------------------------------------------------------------
+# Typing elsewhere in the file: the window is found again by its text
+
+
+def _with_line(document: str, before: int, text: str) -> str:
+    """The document with ``text`` inserted before line ``before``."""
+    lines = split_lines(document)
+    return "".join(lines[: before - 1] + [text] + lines[before - 1 :])
+
+
+def _edit_checked(engine, document: str, first: int, key: str):
+    """Teacher-force an edit of lines first..first+3 that inserts a comment; check it byte for byte."""
+    lines = split_lines(document)
+    new_text = "".join(lines[first - 1 : first + 1]) + "    # checked\n" + "".join(lines[first + 1 : first + 3])
+    ops = oracle_for_selection(document, first, first + 3, new_text)
+    result = engine.edit(document, first, first + 3, "x", program=ops, key=key)
+    assert result.complete and result.ops == ops and result.text == new_text
+    assert apply_program(result.ops, document, first, first + 3) == "".join(lines[: first - 1]) + new_text + \
+        "".join(lines[first + 3 :])
+    return result
+
+
+def test_a_line_typed_above_the_window_leaves_its_prompt_cached(loaded):
+    document = long_document(2000)
+    engine = Engine(LocalModel(loaded), context_lines=256)
+    first = 1000
+    warm = _edit_checked(engine, document, first, "doc")
+    prefix = engine.prompt_prefix(document, first, first + 3, key="doc")
+    assert warm.window is not None and warm.window.start > 3
+    typed = _with_line(document, 3, "import os\n")  # above the window: every line below it moves by one
+    after = _edit_checked(engine, typed, first + 1, "doc")
+    assert after.window.start == warm.window.start + 1 and after.window.lines == warm.window.lines
+    assert after.stats.cached_tokens == len(prefix)  # the window's whole prompt part came from the cache
+    assert after.stats.prefill_tokens == after.stats.prompt_tokens - len(prefix)  # only the request was read
+    deleted = "".join(split_lines(typed)[:1] + split_lines(typed)[2:])  # a line deleted above: the same again
+    again = _edit_checked(engine, deleted, first, "doc")
+    assert again.stats.cached_tokens == len(prefix)
+
+
+def test_edits_after_lines_inserted_inside_and_below_the_window_stay_exact(loaded):
+    document = long_document(2000)
+    engine = Engine(LocalModel(loaded), context_lines=256)
+    first = 1000
+    warm = _edit_checked(engine, document, first, "doc")
+    prefix = engine.prompt_prefix(document, first, first + 3, key="doc")
+    inside = _with_line(document, first - 20, "    # typed inside the window\n")
+    result = _edit_checked(engine, inside, first + 1, "doc")
+    assert result.window.start == warm.window.start
+    # Only what follows the typed line is read again: its tokens and the window's lines after it.
+    shown = engine.prompt_prefix(inside, first + 1, first + 4, key="doc")
+    assert 0 < result.stats.cached_tokens == common_prefix(prefix, shown) < len(prefix)
+    below = _with_line(inside, 1900, "x = 1\n")  # below the window: the prompt does not change
+    cached = engine.prompt_prefix(inside, first + 1, first + 4, key="doc")
+    assert _edit_checked(engine, below, first + 1, "doc").stats.cached_tokens == len(cached)
+
+
+def test_two_places_in_one_long_file_edited_in_turn_both_stay_warm(loaded):
+    document = long_document(2000)
+    engine = Engine(LocalModel(loaded), context_lines=256)
+    near, far = 100, 1900
+    _edit_checked(engine, document, near, "doc")
+    _edit_checked(engine, document, far, "doc")
+    for first in (near, far, near, far):
+        result = _edit_checked(engine, document, first, "doc")
+        assert result.stats.cached_tokens == len(engine.prompt_prefix(document, first, first + 3, key="doc"))
+    assert engine.cached_documents() == ["doc"]
+    engine.forget("doc")
+    assert engine.cached_documents() == [] and engine.cache_of("doc") is None

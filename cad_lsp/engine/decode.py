@@ -65,6 +65,14 @@ class Stats:
 # The loop's small functions
 
 
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many tokens two sequences share from the start."""
+    common, limit = 0, min(len(a), len(b))
+    while common < limit and a[common] == b[common]:
+        common += 1
+    return common
+
+
 def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=None,
                 on_chunk: Callable[[int, int], None] | None = None) -> tuple[torch.Tensor | None, int]:
     """Make the state hold exactly ``ids``, computing only what is not cached.
@@ -75,10 +83,7 @@ def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=
     ``on_chunk(done, total)`` follows each chunk.  Returns (logits after the
     last new token or None, tokens computed).
     """
-    common = 0
-    limit = min(len(state.ids), len(ids))
-    while common < limit and state.ids[common] == ids[common]:
-        common += 1
+    common = common_prefix(state.ids, ids)
     model.crop(state, common)
     rest = list(ids[common:])
     logits = None
@@ -393,6 +398,6 @@ def autoregressive(model: ModelBackend, state: KVState, ids: Sequence[int], canc
 
 
 __all__ = [
-    "EngineError", "Cancelled", "Stats", "sync_prefix", "sample", "choose_token", "copy_tokens", "check_cancel",
+    "EngineError", "Cancelled", "Stats", "common_prefix", "sync_prefix", "sample", "choose_token", "copy_tokens", "check_cancel",
     "expand", "decode_loop", "program_script", "TeacherScript", "autoregressive",
 ]

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import torch
 
-from ..program import Document, Op, format_program, oracle_for_selection, resolve, selection_problem, split_lines
+from ..program import Copy, Document, Op, format_program, oracle_for_selection, resolve, selection_problem, split_lines
 from ..program.update import Merge, UpdateError, merge_update
 from . import grammar as grammar_mod
 from .backend import PREFILL_CHUNK, Cancelled, EngineError, KVState, ModelBackend
@@ -23,6 +23,7 @@ from .decode import (
     autoregressive,
     check_cancel,
     choose_token,
+    common_prefix,
     copy_tokens,
     decode_loop,
     expand,
@@ -41,10 +42,41 @@ from .prompt import (
     numbered_line_tokens,
     update_hints,
 )
-from .window import BLOCK_LINES, SelectionTooLong, Window, choose_window
+from .window import BLOCK_LINES, Placed, SelectionTooLong, Window, choose_window, find_again
 
 WARM_CHUNK = 256  # tokens per turn of a background warm: an edit arriving meanwhile waits for one such forward
 MIN_PROGRAM_TOKENS = 16  # room a request must leave in the model's context for its program
+WINDOWS_KEPT = 4  # per document: windows found again by their text after lines are inserted or deleted above
+SAME_PLACE_TOKENS = 16  # a cache shares more than this many tokens of the document part with a prompt: its place
+
+
+@dataclass(frozen=True)
+class View:
+    """What the prompt shows of the document, numbered from 1: all of it, or a window's lines.
+
+    The decode loop works on the view, whose line numbers do not change when
+    lines are inserted above the window; ``to_file`` gives a program the
+    file's own numbers back."""
+
+    doc: Document
+    offset: int = 0  # a file line's number is its view line's plus this
+    window: Window | None = None
+
+    @classmethod
+    def of(cls, doc: Document, window: Window | None) -> "View":
+        if window is None:
+            return cls(doc)
+        start, end = doc.line_range_offsets(window.start, window.end)
+        return cls(Document(doc.text[start:end]), window.start - 1, window)
+
+    def _shift(self, ops: Sequence[Op], by: int) -> list[Op]:
+        return [Copy(op.start + by, op.end + by) if isinstance(op, Copy) else op for op in ops]
+
+    def to_view(self, ops: Sequence[Op]) -> list[Op]:
+        return self._shift(ops, -self.offset)
+
+    def to_file(self, ops: Sequence[Op]) -> list[Op]:
+        return self._shift(ops, self.offset)
 
 
 # ---------------------------------------------------------------------------
@@ -112,7 +144,7 @@ class Engine:
     callable) is checked before every forward.
     """
 
-    def __init__(self, backend: ModelBackend, *, max_documents: int = 4, max_cache_bytes: int = 4 << 30,
+    def __init__(self, backend: ModelBackend, *, max_documents: int = 8, max_cache_bytes: int = 4 << 30,
                  fast_forward: bool = True, examples: str | None = None, context_lines: int | None = None,
                  block_lines: int = BLOCK_LINES):
         self.backend = backend
@@ -129,15 +161,37 @@ class Engine:
         self.lock = threading.RLock()
         self._turn = threading.Condition()  # edits waiting for the lock, so that warming lets them go first
         self._edits_waiting = 0
-        self._states: OrderedDict[str, KVState] = OrderedDict()
+        self._states: OrderedDict[tuple[str, int], KVState] = OrderedDict()  # (document key, place): its cache
+        self._places = 0  # numbers the places
+        self._windows: dict[str, list[Placed]] = {}  # per document key, the windows shown last, most recent first
         self.draft_budget = DraftBudget(  # acceptance rates and a token's cost, learned across requests
             head_ratio=getattr(self.backend, "head_ratio", 0.3))
 
-    # -- caches
-    def _state(self, key: str) -> KVState:
-        state = self._states.pop(key, None) or self.backend.new_state()
-        self._states[key] = state  # most recently used last
-        return state
+    # -- caches: one per place of a document, so that edits in two windows of a long file, in turn, stay warm
+    def _state(self, key: str, ids: Sequence[int], name: str, windowed: bool) -> KVState:
+        """The cache for a prompt whose document part is ``ids``: the document's cache that shares most of it.
+
+        A window shares with another window of the same file no more than the
+        header; past ``SAME_PLACE_TOKENS`` of the document it is the same
+        place, as is a cache that holds a beginning of the prompt (a warm
+        under way).  A new place of a windowed document gets a cache of its own (the
+        least recently used go when the engine's limits are reached); a
+        document shown whole has one."""
+        places = [label for label in self._states if label[0] == key]
+        header = len(document_prefix_ids(self.tokenizer, "", name, self.examples)) if windowed else 0
+        best, shared = None, -1
+        for label in reversed(places):  # most recently used first
+            common = common_prefix(self._states[label].ids, ids)
+            if common > shared:
+                best, shared = label, common
+        place = best is not None and (not windowed or shared == len(self._states[best].ids)  # a part-made warm
+                                      or shared >= min(len(ids), header + SAME_PLACE_TOKENS))
+        if not place:
+            self._places += 1
+            best = (key, self._places)
+            self._states[best] = self.backend.new_state()
+        self._states.move_to_end(best)  # most recently used last
+        return self._states[best]
 
     def _evict(self) -> None:
         while len(self._states) > self.max_documents:
@@ -147,10 +201,16 @@ class Engine:
 
     def forget(self, key: str) -> None:
         with self.lock:
-            self._states.pop(key, None)
+            for label in [label for label in self._states if label[0] == key]:
+                del self._states[label]
+            self._windows.pop(key, None)
 
     def cached_documents(self) -> list[str]:
-        return list(self._states)
+        return list(dict.fromkeys(key for key, _ in self._states))
+
+    def cache_of(self, key: str) -> KVState | None:
+        """The document's most recently used cache."""
+        return next((self._states[label] for label in reversed(self._states) if label[0] == key), None)
 
     def warm(self, key: str, document: str, name: str = "document", line: int | None = None, cancel=None) -> int:
         """Bring the document's prompt prefix into the cache; returns tokens computed.
@@ -163,21 +223,20 @@ class Engine:
         """
         count = len(split_lines(document))
         try:
-            window = self._window(document, line or 1, line or 1, 0, name) if count else None
+            with self.lock:
+                view = View.of(Document(document), self._window(document, line or 1, line or 1, 0, name, key=key)
+                               if count else None)
         except EngineError:
             return 0  # no request on it can run: edit() says why
-        ids = document_prefix_ids(self.tokenizer, document, name, self.examples, window)
+        ids = document_prefix_ids(self.tokenizer, view.doc.text, name, self.examples)
         if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
             return 0
         computed = 0
         while True:
             self._after_waiting_edits()
             with self.lock:
-                state = self._state(key)
-                common = 0
-                limit = min(len(state.ids), len(ids))
-                while common < limit and state.ids[common] == ids[common]:
-                    common += 1
+                state = self._state(key, ids, name, view.window is not None)
+                common = common_prefix(state.ids, ids)
                 if common == len(ids) == len(state.ids):
                     self._evict()
                     return computed
@@ -237,13 +296,15 @@ class Engine:
         return self.backend.context_length
 
     def _window(self, document: str, first: int, last: int, request_tokens: int, name: str,
-                selection_tokens: int = 0) -> Window | None:
+                selection_tokens: int = 0, key: str | None = None) -> Window | None:
         """The lines the prompt shows around lines first..last: None for the whole document.
 
         A window when the whole document, ``request_tokens`` (the request, the room it keeps for copying
         the ``selection_tokens`` and for the program) do not fit the model's context, or when
         the document is longer than ``context_lines``.  The window leaves the request a quarter of the
-        context (more if it needs it), so that warming and most requests agree on it.
+        context (more if it needs it), so that warming and most requests agree on it.  A window shown
+        before on the document ``key`` that still holds the selection and fits is shown again, found by
+        its text: lines inserted or deleted above it leave its prompt, and cache, as they were.
         """
         limit = self.context_length
         total = len(split_lines(document))
@@ -258,10 +319,11 @@ class Engine:
         if limit is None:
             budget = sum(line_tokens)
         else:
-            fixed = len(document_prefix_ids(self.tokenizer, "", name, self.examples, Window(total, total, total)))
+            fixed = len(document_prefix_ids(self.tokenizer, "", name, self.examples))
             budget = limit - reserve - fixed
         try:
-            return choose_window(line_tokens, first, last, budget, max_lines=self.context_lines, block=self.block_lines)
+            window = choose_window(line_tokens, first, last, budget, max_lines=self.context_lines,
+                                   block=self.block_lines)
         except SelectionTooLong:
             # Each selected line is shown numbered and may be copied: count it about twice.
             room = limit - fixed - (request_tokens - selection_tokens)
@@ -272,16 +334,30 @@ class Engine:
             raise EngineError(f"the {last - first + 1} selected lines do not fit the model's {limit}-token context "
                               f"with the request and room for the program; about {fits} would: select fewer "
                               f"lines, or use a model with a longer context") from None
+        if key is None:
+            return window
+        lines = split_lines(document)
+        placed = self._windows.get(key, [])
+        known = next(filter(None, (find_again(p, lines, line_tokens, first, last, budget,
+                                              max_lines=self.context_lines) for p in placed)), None)
+        window = known or window
+        again = Placed.of(lines, window)
+        self._windows[key] = [again] + [p for p in placed if p.anchor != again.anchor][: WINDOWS_KEPT - 1]
+        return window
 
-    def _prompt(self, document: str, first: int, last: int, instruction: str, name: str,
-                selection_tokens: int, update: str | None = None) -> tuple[Prompt, Window | None]:
-        """The request's prompt: the whole document, or the window of it that fits."""
+    def _view(self, doc: Document, first: int, last: int, instruction: str, name: str, selection_tokens: int,
+              update: str | None, key: str) -> View:
+        """What the request's prompt shows: the whole document, or the window of it that fits."""
         request = build_prompt(self.tokenizer, "", first, last, instruction, name, examples=self.examples,
-                               update=update)
+                               update=update)  # a window's note is paid from the quarter of the context it leaves
         needed = len(request.request_ids) + selection_tokens + MIN_PROGRAM_TOKENS
-        window = self._window(document, first, last, needed, name, selection_tokens)
-        return build_prompt(self.tokenizer, document, first, last, instruction, name, examples=self.examples,
-                            window=window, update=update), window
+        return View.of(doc, self._window(doc.text, first, last, needed, name, selection_tokens, key))
+
+    def _prompt(self, view: View, first: int, last: int, instruction: str, name: str,
+                update: str | None = None) -> Prompt:
+        """The request's prompt on the view, for file lines first..last."""
+        return build_prompt(self.tokenizer, view.doc.text, first - view.offset, last - view.offset, instruction,
+                            name, examples=self.examples, window=view.window, update=update)
 
     def _fit_context(self, prompt_tokens: int, selection_tokens: int, max_tokens: int) -> int:
         """The program's token limit within the model's context; refuses a request that does not fit.
@@ -312,10 +388,8 @@ class Engine:
         """
         doc, last_line, max_tokens, selection_tokens = self._prepare(document, first_line, last_line, instruction,
                                                                      program, max_tokens)
-        drafter = Drafter(self.tokenizer, doc, first_line, last_line, self.ll_tokenizer.eos_token) if speculate \
-            else None
-        return self._run(doc, first_line, last_line, instruction, None, key or name, name, max_tokens,
-                         selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward)
+        return self._run(doc, first_line, last_line, instruction, key or name, name, max_tokens, selection_tokens,
+                         program, temperature, top_p, seed, cancel, progress, fast_forward, speculate)
 
     def apply(self, document: str, update: str, instruction: str | None = None, *, key: str | None = None,
               name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
@@ -345,36 +419,45 @@ class Engine:
                                                                max_tokens)
         if max_tokens is None:
             max_tokens = max(default_tokens, job.max_tokens(self.tokenizer))
-        drafter = PlanDrafter(self.tokenizer, doc, first, last, self.ll_tokenizer.eos_token, job.plan) \
-            if speculate else None
         start, end = doc.line_range_offsets(first, last)
         if on_text is not None:
             on_text(document[:start])
-        result = self._run(doc, first, last, job.instruction, job.hints, key or name, name, max_tokens,
-                           selection_tokens, drafter, program, temperature, top_p, seed, cancel, progress, fast_forward,
-                           on_op=None if on_text is None else lambda op: on_text(resolve([op], doc, first, last)),
-                           gen_lines=job.gen_lines)
+        result = self._run(doc, first, last, job.instruction, key or name, name, max_tokens, selection_tokens,
+                           program, temperature, top_p, seed, cancel, progress, fast_forward, speculate, job=job,
+                           on_op=None if on_text is None else lambda op: on_text(resolve([op], doc, first, last)))
         if on_text is not None and result.complete:
             on_text(document[end:])
         result.merge = job.merge
         return result
 
-    def _run(self, doc: Document, first_line: int, last_line: int, instruction: str, update: str | None, key: str,
-             name: str, max_tokens: int, selection_tokens: int, drafter, program, temperature: float, top_p: float,
-             seed: int, cancel, progress, fast_forward: bool | None, on_op: Callable[[Op], None] | None = None,
-             gen_lines: tuple[str, ...] | None = None) -> EditResult:
-        """One request through the decode loop, on the document's warm cache: its prompt, the program, its text.
+    def _run(self, doc: Document, first_line: int, last_line: int, instruction: str, key: str, name: str,
+             max_tokens: int, selection_tokens: int, program, temperature: float, top_p: float, seed: int, cancel,
+             progress, fast_forward: bool | None, speculate: bool, job: ApplyJob | None = None,
+             on_op: Callable[[Op], None] | None = None) -> EditResult:
+        """One request through the decode loop, on the view's warm cache: its prompt, the program, its text.
 
-        ``on_op`` receives each op of the program as soon as it is complete."""
-        document = doc.text
+        The loop works in the view's line numbers (a window's, from 1); the
+        program comes back in the file's.  ``on_op`` receives each op of the
+        program, in the file's numbers, as soon as it is complete."""
         stats = Stats()
         t_start = time.perf_counter()
+        eos = self.ll_tokenizer.eos_token
         with self._edit_turn():
-            prompt, window = self._prompt(document, first_line, last_line, instruction, name, selection_tokens,
-                                          update)
+            view = self._view(doc, first_line, last_line, instruction, name, selection_tokens,
+                              None if job is None else job.hints, key)
+            first, last = first_line - view.offset, last_line - view.offset
+            hints, drafter = None, None
+            if job is not None:
+                plan = view.to_view(job.plan)
+                hints = update_hints(view.doc.text, first, last, plan)
+                if speculate:
+                    drafter = PlanDrafter(self.tokenizer, view.doc, first, last, eos, plan)
+            elif speculate:
+                drafter = Drafter(self.tokenizer, view.doc, first, last, eos)
+            prompt = self._prompt(view, first_line, last_line, instruction, name, hints)
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
-            state = self._state(key)
+            state = self._state(key, prompt.prefix_ids, name, view.window is not None)
 
             def prefilled(done: int, total: int) -> None:  # a long document: say how far the prefill got
                 stats.prefill_tokens, stats.cached_tokens = done, len(prompt.prefix_ids) - total
@@ -389,13 +472,14 @@ class Engine:
                 stats.prefill_tokens = computed + len(prompt.request_ids)
                 stats.cached_tokens = len(prompt.prefix_ids) - computed
                 stats.prefill_s = time.perf_counter() - t0
-                constraint = ProgramConstraint(self.ll_tokenizer, first_line, last_line, gen_lines=gen_lines)
+                constraint = ProgramConstraint(self.ll_tokenizer, first, last,
+                                               gen_lines=None if job is None else job.gen_lines)
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
                     choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731
                     expect = None
                 else:
-                    script = TeacherScript(program_script(self.tokenizer, program, self.ll_tokenizer.eos_token))
+                    script = TeacherScript(program_script(self.tokenizer, view.to_view(program), eos))
                     choose, expect = script.choose, script.expect_forced
                 done_ops = 0
 
@@ -403,13 +487,13 @@ class Engine:
                     nonlocal done_ops
                     if on_op is not None:
                         while done_ops < len(constraint.ops):
-                            on_op(constraint.ops[done_ops])
+                            on_op(view.to_file([constraint.ops[done_ops]])[0])
                             done_ops += 1
                     if progress is not None:
                         progress(stats_)
 
                 complete = decode_loop(
-                    self.backend, state, constraint, self.tokenizer, doc, logits, choose, stats,
+                    self.backend, state, constraint, self.tokenizer, view.doc, logits, choose, stats,
                     max_tokens=max_tokens, cancel=cancel, progress=step, expect_forced=expect,
                     fast_forward=self.fast_forward if fast_forward is None else fast_forward,
                     drafter=drafter, budget=self.draft_budget,
@@ -418,12 +502,20 @@ class Engine:
                 self.backend.crop(state, len(prompt.prefix_ids))  # keep the document warm, drop the request
                 self._evict()
             if on_op is not None:
-                for op in constraint.ops[done_ops:]:  # the ops the loop's last step completed
+                for op in view.to_file(constraint.ops[done_ops:]):  # the ops the loop's last step completed
                     on_op(op)
-        ops = list(constraint.ops)
+        ops = view.to_file(constraint.ops)
         stats.total_s = time.perf_counter() - t_start
         text = resolve(ops, doc, first_line, last_line)
-        return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats, window)
+        return EditResult(ops, format_program(ops), text, complete, first_line, last_line, stats, view.window)
+
+    def prompt_prefix(self, document: str, first_line: int, last_line: int, name: str = "document",
+                      key: str | None = None) -> list[int]:
+        """The cacheable part of an edit's prompt at lines first..last (for measuring what a request reuses)."""
+        doc = Document(document)
+        with self.lock:
+            view = self._view(doc, first_line, last_line, "", name, 0, None, key or name)
+        return document_prefix_ids(self.tokenizer, view.doc.text, name, self.examples)
 
     def rewrite_baseline(self, document: str, first_line: int, last_line: int | None, new_text: str, *,
                          key: str | None = None, name: str = "document", instruction: str = "rewrite",
@@ -431,9 +523,11 @@ class Engine:
         """Time the rewrite of ``new_text`` on the same warm prompt: plain autoregressive, or ``decode(backend,
         state, ids)`` for another way of writing the same tokens (forwards, seconds)."""
         last_line = self._check_request(document, first_line, last_line)
+        key = key or name
         with self.lock:
-            state = self._state(key or name)
-            prompt, _ = self._prompt(document, first_line, last_line, instruction, name, 0)
+            view = self._view(Document(document), first_line, last_line, instruction, name, 0, None, key)
+            prompt = self._prompt(view, first_line, last_line, instruction, name)
+            state = self._state(key, prompt.prefix_ids, name, view.window is not None)
             try:
                 sync_prefix(self.backend, state, prompt.prefix_ids)
                 self.backend.extend(state, prompt.request_ids)
@@ -444,7 +538,7 @@ class Engine:
 
 
 __all__ = [
-    "Engine", "EditResult", "ApplyJob", "plan_apply", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend",
+    "Engine", "EditResult", "ApplyJob", "View", "plan_apply", "TeacherScript", "EngineError", "Cancelled", "Stats", "KVState", "ModelBackend",
     "sync_prefix", "sample", "choose_token", "check_cancel", "copy_tokens", "expand", "decode_loop", "program_script",
     "autoregressive", "PREFILL_CHUNK", "WARM_CHUNK",
 ]

@@ -33,7 +33,7 @@ _PLAIN = (
 def numbered(document: str, start: int = 1, end: int | None = None) -> str:
     """The document as the model reads it: `N| text` per line, terminators normalised.
 
-    ``start``/``end`` show only those lines (a window), still under their own numbers.
+    ``start``/``end`` show only those lines, still under their own numbers.
     """
     lines = split_lines(document)[start - 1 : end]
     return "".join(_numbered_line(n, line) for n, line in enumerate(lines, start))
@@ -49,17 +49,20 @@ def numbered_line_tokens(tokenizer, document: str) -> list[int]:
     return [len(ids) for ids in tokenizer(lines, add_special_tokens=False)["input_ids"]] if lines else []
 
 
-def file_header(name: str, window=None) -> str:
-    """``File NAME:``, or with a window ``File NAME, lines A-B of N:``."""
-    if window is None:
-        return f"File {name}:\n"
-    return f"File {name}, lines {window.start}-{window.end} of {window.total}:\n"
+def file_header(name: str) -> str:
+    return f"File {name}:\n"
 
 
-def request_text(first: int, last: int, instruction: str, update: str | None = None) -> str:
-    """The request after the document: the lines to replace, the instruction, and for an apply the update with
-    its placement in the file (``update_hints``)."""
-    text = f"\nSelected lines: {first}-{last}\nInstruction: {instruction.strip()}"
+def shown_note(window) -> str:
+    """Where a window's lines sit in the file.  It follows the document, in the request: it changes with every
+    line typed above the window, and the document part, whose cache is kept, must not."""
+    return "" if window is None else f"\nShown: lines {window.start}-{window.end} of {window.total}, numbered from 1"
+
+
+def request_text(first: int, last: int, instruction: str, update: str | None = None, window=None) -> str:
+    """The request after the document: where a window sits, the lines to replace, the instruction, and for an
+    apply the update with its placement in the file (``update_hints``)."""
+    text = f"{shown_note(window)}\nSelected lines: {first}-{last}\nInstruction: {instruction.strip()}"
     return text if update is None else f"{text}\nUpdate:\n{update}"
 
 
@@ -125,11 +128,14 @@ class Prompt:
 def build_prompt(tokenizer, document: str, first: int, last: int, instruction: str,
                  name: str = "document", system: str = SYSTEM, examples: str = "", window=None,
                  update: str | None = None) -> Prompt:
-    """The prompt for an edit of lines first..last; with a ``window`` (a ``window.Window``) the document
-    part shows only its lines, under their own numbers, and says which lines of how many they are.  An
-    apply passes its ``update`` (``update_hints``): the document part, and so its cache, is the same."""
-    shown = numbered(document) if window is None else numbered(document, window.start, window.end)
-    user = f"{examples}{file_header(name, window)}{shown}{_MARK}{request_text(first, last, instruction, update)}"
+    """The prompt for an edit of lines first..last of ``document``, numbered from 1.
+
+    For a long file ``document`` is the window's text (a ``window.Window`` says where it sits) and the lines
+    are the window's own: a line typed above the window then changes only the request, and the document part,
+    whose cache is kept, stays the same.  An apply passes its ``update`` (``update_hints``): the document part
+    is the same as an edit's."""
+    request = request_text(first, last, instruction, update, window)
+    user = f"{examples}{file_header(name)}{numbered(document)}{_MARK}{request}"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     text = tokenizer.apply_chat_template(
         messages, tokenize=False, add_generation_prompt=True, chat_template=_template(tokenizer)
@@ -161,10 +167,9 @@ def example_text(document: str, first: int, last: int, instruction: str, ops, na
             f"Answer:\n{program_stream(ops, document)}\n")
 
 
-def document_prefix_ids(tokenizer, document: str, name: str = "document", examples: str = "",
-                        window=None) -> list[int]:
-    """The cacheable part of every prompt on this document version (and window)."""
-    return build_prompt(tokenizer, document, 1, 1, "", name, examples=examples, window=window).prefix_ids
+def document_prefix_ids(tokenizer, document: str, name: str = "document", examples: str = "") -> list[int]:
+    """The cacheable part of every prompt on this document version (or this window's text)."""
+    return build_prompt(tokenizer, document, 1, 1, "", name, examples=examples).prefix_ids
 
 
 # Worked examples for models too small to follow the format from the system text alone (SmolLM2-135M

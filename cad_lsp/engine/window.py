@@ -7,7 +7,11 @@ the cached prefix -- the same for nearby selections and for edits outside the
 window; a window placed on a half-window grid keeps it the same while the
 selection moves within half a window.
 
-Pure arithmetic over per-line token counts: no model, no tokenizer.
+A window once shown is found again by its text (``Placed``): a line inserted
+or deleted above it then leaves the window's lines, their numbers (the prompt
+numbers a window's lines from 1) and so its cache as they were.
+
+Pure arithmetic over lines and per-line token counts: no model, no tokenizer.
 """
 
 from __future__ import annotations
@@ -100,4 +104,40 @@ def choose_window(line_tokens: list[int], first: int, last: int, budget: int, *,
     return Window(start, end, total)
 
 
-__all__ = ["BLOCK_LINES", "Window", "SelectionTooLong", "choose_window"]
+ANCHOR_LINES = 8  # a window is found again by the text of its first lines
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A window shown before: the text of its first lines, its length and where it began."""
+
+    anchor: tuple[str, ...]
+    lines: int
+    start: int
+
+    @classmethod
+    def of(cls, lines: list[str], window: Window) -> "Placed":
+        return cls(tuple(lines[window.start - 1 : window.start - 1 + ANCHOR_LINES]), window.lines, window.start)
+
+
+def find_again(placed: Placed, lines: list[str], line_tokens: list[int], first: int, last: int, budget: int, *,
+               max_lines: int | None = None) -> Window | None:
+    """The window that begins where ``placed``'s first lines are now (the nearest place to where they were),
+    as long as before, when it still holds lines first..last and fits; else None."""
+    anchor, total = placed.anchor, len(lines)
+    if not anchor:
+        return None
+    found = [at + 1 for at in range(total - len(anchor) + 1)
+             if lines[at] == anchor[0] and tuple(lines[at : at + len(anchor)]) == anchor]
+    if not found:
+        return None
+    start = min(found, key=lambda at: abs(at - placed.start))
+    end = min(total, start + placed.lines - 1)
+    if not (start <= first and last <= end) or _cost(line_tokens, start, end) > budget:
+        return None
+    if max_lines is not None and end - start + 1 > max_lines:
+        return None
+    return Window(start, end, total)
+
+
+__all__ = ["BLOCK_LINES", "ANCHOR_LINES", "Window", "Placed", "SelectionTooLong", "choose_window", "find_again"]
