@@ -45,6 +45,32 @@ def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
     assert engine.cache_of("long").ids == prefix
 
 
+def test_a_warm_of_a_window_the_user_has_left_gives_way_to_the_edit_elsewhere(monkeypatch):
+    """The warm of the top of a long file stops when an edit far below it arrives: that edit does not show it."""
+    monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
+    engine = Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")), context_lines=128)
+    document = "".join(f"value_{i} = {i} * 2\n" for i in range(1000))
+    extend, warm_chunks = engine.backend.extend, []
+
+    def recording(state, ids):
+        if threading.current_thread() is threading.main_thread():
+            warm_chunks.append(len(ids))
+            if len(warm_chunks) == 6:  # the edit arrives during the warm's sixth chunk, past the file's header
+                editor.start()
+                while not engine._edits_waiting:
+                    time.sleep(0.001)
+        return extend(state, ids)
+
+    monkeypatch.setattr(engine.backend, "extend", recording)
+    editor = threading.Thread(target=lambda: engine.edit(document, 900, 901, "y", key="long", max_tokens=4))
+    top = engine.prompt_prefix(document, 1, 1, key="long")
+    computed = engine.warm("long", document, line=1)
+    editor.join()
+    assert len(warm_chunks) == 6 and computed == 6 * 16 < len(top)  # it stopped after the chunk under way
+    assert engine.warm("long", document, line=1) == len(top) - computed  # what it computed stays, at its place
+    assert engine.warm("long", document, line=900) == 0  # and so does the edit's window
+
+
 def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):
     monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
     engine = Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")))

@@ -164,6 +164,8 @@ class Engine:
         self._states: OrderedDict[tuple[str, int], KVState] = OrderedDict()  # (document key, place): its cache
         self._places = 0  # numbers the places
         self._windows: dict[str, list[Placed]] = {}  # per document key, the windows shown last, most recent first
+        self._requests = 0  # requests run
+        self._shown: dict[str, list[int]] = {}  # per document key, the prompt's document part its last request showed
         self.draft_budget = DraftBudget(  # acceptance rates and a token's cost, learned across requests
             head_ratio=getattr(self.backend, "head_ratio", 0.3))
 
@@ -177,16 +179,15 @@ class Engine:
         under way).  A new place of a windowed document gets a cache of its own (the
         least recently used go when the engine's limits are reached); a
         document shown whole has one."""
-        places = [label for label in self._states if label[0] == key]
         header = len(document_prefix_ids(self.tokenizer, "", name, self.examples)) if windowed else 0
         best, shared = None, -1
-        for label in reversed(places):  # most recently used first
-            common = common_prefix(self._states[label].ids, ids)
-            if common > shared:
+        for label in reversed([label for label in self._states if label[0] == key]):  # most recently used first
+            held = self._states[label].ids
+            common = common_prefix(held, ids)
+            same = not windowed or common == len(held) or common >= min(len(ids), header + SAME_PLACE_TOKENS)
+            if same and common > shared:
                 best, shared = label, common
-        place = best is not None and (not windowed or shared == len(self._states[best].ids)  # a part-made warm
-                                      or shared >= min(len(ids), header + SAME_PLACE_TOKENS))
-        if not place:
+        if best is None:
             self._places += 1
             best = (key, self._places)
             self._states[best] = self.backend.new_state()
@@ -204,6 +205,7 @@ class Engine:
             for label in [label for label in self._states if label[0] == key]:
                 del self._states[label]
             self._windows.pop(key, None)
+            self._shown.pop(key, None)
 
     def cached_documents(self) -> list[str]:
         return list(dict.fromkeys(key for key, _ in self._states))
@@ -217,9 +219,10 @@ class Engine:
 
         Only what differs from the cached prefix is computed, WARM_CHUNK tokens per turn of the engine:
         between turns a waiting ``edit`` (on any document) goes first, and what the warm computed stays
-        cached.  ``cancel`` (an Event or a callable) stops it between chunks.  A document too long to
-        show whole is warmed as the window an edit at ``line`` would show; without a line, at the top,
-        where editors open a file.
+        cached.  ``cancel`` (an Event or a callable) stops it between chunks, and so does a request on the
+        document that has shown other text meanwhile (another window: the user is elsewhere).  A document
+        too long to show whole is warmed as the window an edit at ``line`` would show; without a line, at
+        the top, where editors open a file.
         """
         count = len(split_lines(document))
         try:
@@ -231,10 +234,12 @@ class Engine:
         ids = document_prefix_ids(self.tokenizer, view.doc.text, name, self.examples)
         if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
             return 0
-        computed = 0
+        computed, requests = 0, self._requests
         while True:
             self._after_waiting_edits()
             with self.lock:
+                if self._requests != requests and self._shown.get(key, ids) != ids:
+                    return computed  # a request showed the user is elsewhere in the document: give way
                 state = self._state(key, ids, name, view.window is not None)
                 common = common_prefix(state.ids, ids)
                 if common == len(ids) == len(state.ids):
@@ -458,6 +463,8 @@ class Engine:
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
             state = self._state(key, prompt.prefix_ids, name, view.window is not None)
+            self._requests += 1
+            self._shown[key] = prompt.prefix_ids
 
             def prefilled(done: int, total: int) -> None:  # a long document: say how far the prefill got
                 stats.prefill_tokens, stats.cached_tokens = done, len(prompt.prefix_ids) - total
