@@ -19,10 +19,15 @@ choices: every request does the same work after the prompt, and the
 difference between rows is the prompt and its cache.  The client does not
 apply the edit, so each request sees the same text.
 
-Then two things an editor does all the time, on the longest document:
+Then what an editor does all the time, on the longest document:
 
 - **a line inserted near the top**, and the edit right after it (the
-  prompt changes from that line on);
+  window shown is found again by its text: its prompt is unchanged);
+- **a line inserted inside the window**, 20 lines above the selection, and
+  the edit right after it (the window's tokens after that line are read
+  again);
+- **edits alternating between two places** far apart (the first and last
+  tenth of the file), each place keeping its own cache;
 - **typing**: 100 one-character changes over 20 s in the selection's middle
   (pauses drawn at random, seeded), with the server's CPU-seconds counted
   during the session and until it is idle again, for today's warming and for
@@ -50,6 +55,8 @@ FULL_SIZES = [50, 2000]
 QUICK_SIZES = [20, 200]
 SELECTION = 8  # lines selected, in the middle of the document
 INSERTED_AT = 3  # the line inserted near the top goes before this line
+INSIDE_ABOVE = 20  # ... and one inside the window, this many lines above the selection
+ALTERNATIONS = 6  # edits alternating between two places of the longest document
 TYPED = "  # noted while typing: each character is one change"
 TYPING_CHANGES, TYPING_S = 100, 20.0
 QUICK_TYPING = (20, 4.0)
@@ -250,12 +257,20 @@ async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeat
             cold = await editor.edit(uri, first, last)
             warm = [await editor.edit(uri, first, last) for _ in range(2)]
             row = results.setdefault(size, {"lines": size, "chars": len(text), "selection": [first, last],
-                                            "cold": [], "warm": [], "inserted": []})
+                                            "cold": [], "warm": [], "inserted": [], "inside": [],
+                                            "alternating": []})
             row["cold"].append(cold)
             row["warm"].extend(warm)
             if size == sizes[-1]:
                 editor.insert(uri, INSERTED_AT - 1, 0, "# a line inserted near the top\n")
                 row["inserted"].append(await editor.edit(uri, first + 1, last + 1))
+                editor.insert(uri, first - INSIDE_ABOVE, 0, "# a line inserted inside the window\n")
+                row["inside"].append(await editor.edit(uri, first + 2, last + 2))
+                if r == 0:
+                    places = [size // 10, size - size // 10 - SELECTION]
+                    for n in range(ALTERNATIONS):
+                        at = places[n % 2]
+                        row["alternating"].append({"place": at, **await editor.edit(uri, at, at + SELECTION - 1)})
                 if r == repeats - 1:
                     typing["today"] = await typing_session(editor, uri, (first + last) // 2 + 1, seed, typing_changes,
                                                            typing_s)
@@ -287,7 +302,7 @@ def run(args) -> dict:
     data = asyncio.run(measure(name, dtype, args.threads or 0, sizes, repeats, args.seed, *typing))
     for row in data["sizes"]:
         row["prompt_tokens"] = row["cold"][0]["prompt_tokens"]
-        for state in ("cold", "warm", "inserted"):
+        for state in ("cold", "warm", "inserted", "inside"):
             for key in ("apply_s", "answer_s", "engine_s", "cached_tokens"):
                 values = [m[key] for m in row[state] if m[key] is not None]
                 row[f"{state}_{key}"] = median(values) if values else None
@@ -331,6 +346,23 @@ def markdown(data: dict) -> str:
                     f"engine; {long['inserted_cached_tokens']:,.0f} of {long['prompt_tokens']:,} prompt tokens still cached), "
                     f"against {ms(long['warm_apply_s'])} ms warm and {ms(long['cold_apply_s'])} ms cold; "
                     f"{len(long['inserted'])} run(s)."]
+    if long.get("inside_apply_s") is not None:
+        out += ["", f"A line inserted inside the window, {INSIDE_ABOVE} lines above the selection, then the edit: "
+                    f"**{ms(long['inside_apply_s'])} ms** ({ms(long['inside_engine_s'])} ms in the engine; "
+                    f"{long['inside_cached_tokens']:,.0f} prompt tokens cached, the rest read again), against "
+                    f"{ms(long['warm_apply_s'])} ms warm."]
+    alternating = long.get("alternating") or []
+    if alternating:
+        rows = [[n + 1, a["place"], ms(a["apply_s"]), ms(a["engine_s"]), a["cached_tokens"], a["prompt_tokens"]]
+                for n, a in enumerate(alternating)]
+        later = [a["apply_s"] for a in alternating[2:]]
+        out += ["", f"Edits alternating between two places of the {long['lines']}-line document (lines "
+                    f"{alternating[0]['place']} and {alternating[1]['place']}), after the edits above:", "",
+                table(["edit", "first line", "to applyEdit (ms)", "in the engine (ms)", "tokens cached",
+                       "prompt tokens"], rows)]
+        if later:
+            out += ["", f"Every edit after the first two: median {ms(median(later))} ms, "
+                        f"{median(later) / long['warm_apply_s']:.2f}× the warm edit."]
     typing = data.get("typing") or {}
     if typing:
         names = {"today": "warms stop when the text changes; 256-token turns",

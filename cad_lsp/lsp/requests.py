@@ -52,7 +52,7 @@ class Options:
     vllm_url: str | None = None
     max_tokens: int | None = None
     needs_confirmation: bool = True
-    max_documents: int = 4
+    max_documents: int = 8  # caches kept: one per document, one per window of a long file
     keep_ai_comments: bool = False  # leave the AI: comment that gave the instruction in the result
     speculation: bool = True  # draft the program from the document, check the draft in the same forwards
     context_lines: int | None = DEFAULT_CONTEXT_LINES  # show the model at most this many lines around the selection
