@@ -203,3 +203,23 @@ def test_ll_tokenizer_skips_the_copy_and_sees_the_same_tokenizer():
         for text in ["def f(x):\r\n    return '😀' + x\r\n", '<copy lines="12-30"/>\n<gen>x</gen>\n', "<|im_end|>"]:
             assert ours.tokenize_str(text) == theirs.tokenize_str(text)
             assert ours.tokenize_str(text, parse_special=True) == theirs.tokenize_str(text, parse_special=True)
+
+
+def test_an_apply_copies_only_the_lines_its_placement_keeps_and_reaches_the_last(tok, llt):
+    """keep: copies name only kept runs, never across a removed line, and the program cannot end before the
+    last kept line; what it writes in between is still the model's choice."""
+    keep = ((3, 5), (8, 12))  # the update removes or rewrites lines 6-7
+    ok = [Copy(3, 5), Gen("new\n"), Copy(8, 12)]
+    constraint = ProgramConstraint(llt, 3, 12, keep=keep)
+    assert feed(constraint, tok, format_program(ok)) == ok and constraint.accepts(llt.eos_token)
+    other = [Copy(4, 5), Copy(9, 12)]  # a kept line skipped: allowed, the model's decision
+    assert feed(ProgramConstraint(llt, 3, 12, keep=keep), tok, format_program(other)) == other
+    across = ProgramConstraint(llt, 3, 12, keep=keep)
+    feed(across, tok, '<copy lines="3-')
+    assert not across.accepts(tok.encode("6", add_special_tokens=False)[0])  # not across line 6
+    removed = ProgramConstraint(llt, 3, 12, keep=keep)
+    feed(removed, tok, '<copy lines="')
+    assert not removed.accepts(tok.encode("6", add_special_tokens=False)[0])  # line 6 is never copied
+    short = ProgramConstraint(llt, 3, 12, keep=keep)
+    feed(short, tok, format_program([Copy(3, 5), Gen("new\n"), Copy(8, 11)]))
+    assert not short.accepts(llt.eos_token)  # line 12, kept, is still ahead

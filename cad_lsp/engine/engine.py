@@ -479,8 +479,9 @@ class Engine:
                 stats.prefill_tokens = computed + len(prompt.request_ids)
                 stats.cached_tokens = len(prompt.prefix_ids) - computed
                 stats.prefill_s = time.perf_counter() - t0
-                constraint = ProgramConstraint(self.ll_tokenizer, first, last,
-                                               gen_lines=None if job is None else job.gen_lines)
+                constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else \
+                    ProgramConstraint(self.ll_tokenizer, first, last, gen_lines=job.gen_lines,
+                                      keep=tuple((op.start, op.end) for op in plan if isinstance(op, Copy)))
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
                     choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731

@@ -71,18 +71,21 @@ def _lark_string(text: str) -> str:
 
 
 def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True,
-                    gen_lines: tuple[str, ...] | None = None) -> str:
+                    gen_lines: tuple[str, ...] | None = None, starts: list[tuple[int, int]] | None = None) -> str:
     """Lark grammar for one op (or the end of the program, if ``allow_end``).
 
-    A copy may start at lines lo..hi; the grammar stops right after the
-    ``-`` so that the end line can be constrained to start..hi.  With
+    A copy may start at lines lo..hi (or, with ``starts``, in those ranges);
+    the grammar stops right after the ``-`` so that the end line can be
+    constrained to start..hi.  With
     ``gen_lines`` a ``<gen>`` body is one or more of those lines, whole (an
     apply: the merged file holds the file's lines and the update's, nothing else).
     """
     alternatives = []
     if allow_gen:
         alternatives.append("gen")
-    if lo <= hi:
+    ranges = [(lo, hi)] if starts is None else starts
+    ranges = [(a, b) for a, b in ranges if a <= b]
+    if ranges:
         alternatives.append("copy")
     optional = "?" if allow_end else ""
     rules = [f"start: ({' | '.join(alternatives)}){optional}" if alternatives else 'start: ""']
@@ -94,9 +97,9 @@ def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True,
             rules.append(f"line: {lines}")
         else:
             rules.append(r"body[lazy]: /(?s:.*)<\/gen>/")
-    if lo <= hi:
+    if ranges:
         rules.append(f"copy: {_lark_string(_COPY_HEAD)} START {_lark_string('-')}")
-        rules.append(f"START: /{number_range_regex(lo, hi)}/")
+        rules.append(f"START: /{'|'.join(number_range_regex(a, b) for a, b in ranges)}/")
     return "\n".join(rules) + "\n"
 
 
@@ -124,6 +127,11 @@ class ProgramConstraint:
     ``must_change`` refuses the programs that leave the selection as it is:
     once copies in order have covered every selected line and nothing was
     generated or skipped, the program may not end there (a ``<gen>`` must follow).
+
+    ``keep`` (an apply: the runs of lines the update's placement keeps) lets
+    copies name only those lines, and the program end only after the last of
+    them: a line the update removes or rewrites is never copied, and the
+    region's unchanged last lines are never dropped.
     """
 
     tokenizer: llguidance.LLTokenizer
@@ -133,6 +141,7 @@ class ProgramConstraint:
     done: bool = False
     must_change: bool = False
     gen_lines: tuple[str, ...] | None = None  # the only lines a <gen> may write (``next_op_grammar``)
+    keep: tuple[tuple[int, int], ...] | None = None  # the only lines a copy may name, as runs
 
     def __post_init__(self):
         if self.first < 1 or self.last < self.first - 1:
@@ -142,8 +151,7 @@ class ProgramConstraint:
         self._unchanged = True  # so far, copies of lines first..next_line-1 in order, nothing generated
         self.consumed = 0  # tokens advanced through, sampled or forced
         self.op_tokens: list[int] = []  # the tokens of the op being written
-        self._start_phase(next_op_grammar(self.first, self.last, allow_gen=True, allow_end=self._may_end(),
-                                          gen_lines=self.gen_lines))
+        self._start_phase(self._next_op(allow_gen=True))
 
     def clone(self) -> "ProgramConstraint":
         """An independent copy, to try tokens on (a draft) without moving this one."""
@@ -173,8 +181,23 @@ class ProgramConstraint:
     # -- phases
     def _may_end(self) -> bool:
         """Whether the program may end after the ops so far: not, under must_change, when they are the
-        selection's lines copied in order and nothing else."""
+        selection's lines copied in order and nothing else; not, under keep, before its last line."""
+        if self.keep and self._next_line <= max(b for _, b in self.keep):
+            return False
         return not (self.must_change and self._unchanged and self._next_line > self.last)
+
+    def _next_op(self, allow_gen: bool) -> str:
+        starts = None
+        if self.keep is not None:
+            starts = [(max(a, self._next_line), min(b, self.last)) for a, b in self.keep]
+        return next_op_grammar(self._next_line, self.last, allow_gen=allow_gen, allow_end=self._may_end(),
+                               gen_lines=self.gen_lines if allow_gen else None, starts=starts)
+
+    def _copy_end(self, start: int) -> int:
+        """The last line a copy from ``start`` may reach."""
+        if self.keep is None:
+            return self.last
+        return next(min(b, self.last) for a, b in self.keep if a <= start <= b)
 
     def _start_phase(self, lark: str) -> None:
         key = (id(self.tokenizer), lark)
@@ -198,18 +221,17 @@ class ProgramConstraint:
                 self._unchanged = self._unchanged and self._copy_start == self._next_line
                 self._copy_start = None
                 self._next_line = end + 1
-                self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=True,
-                                                  allow_end=self._may_end(), gen_lines=self.gen_lines))
+                self._start_phase(self._next_op(allow_gen=True))
                 return op
             return None
         if text.startswith(_COPY_HEAD) and text.endswith("-"):
             self._copy_start = int(text[len(_COPY_HEAD) : -1])
-            self._start_phase(copy_end_grammar(self._copy_start, self.last))
+            self._start_phase(copy_end_grammar(self._copy_start, self._copy_end(self._copy_start)))
             return None
         if text.startswith(_GEN_HEAD) and text.endswith(_GEN_TAIL) and self._matcher.is_accepting():
             op = Gen(unescape_gen(text[len(_GEN_HEAD) : -len(_GEN_TAIL)]))
             self._unchanged = False
-            self._start_phase(next_op_grammar(self._next_line, self.last, allow_gen=False))
+            self._start_phase(self._next_op(allow_gen=False))
             return op
         return None
 
