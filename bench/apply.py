@@ -214,7 +214,8 @@ def run_speed(engine, model: str, args) -> dict:
         assert plain.program == warm[0].program, "drafting changed the program"
         merged_tokens = len(engine.tokenizer.encode(merged, add_special_tokens=False))
         warm_s = median([r.stats.total_s for r in warm])
-        rewrite = time_rewrite(engine, document, merged, key, 0 if args.quick else REWRITE_TIMED_TOKENS)
+        rewrite = time_rewrite(engine, document, merged, key, 0 if args.quick else REWRITE_TIMED_TOKENS,
+                               cold.first_line, cold.last_line)
         rows.append({"document": label, "lines": document.count("\n"), "exact": merged == after,
                      "region_lines": cold.last_line - cold.first_line + 1, "merged_tokens": merged_tokens,
                      "cold_s": round(cold.stats.total_s, 3), "warm_s": round(warm_s, 3),
@@ -338,9 +339,10 @@ if __name__ == "__main__":
     sys.exit(child_main(sys.argv[1:]))
 
 
-def time_rewrite(engine, document: str, merged: str, key: str, timed_tokens: int) -> dict:
-    """The same model writing the merged file on the same warm prompt, one decode step a token: all of it, or its
-    first ``timed_tokens`` tokens (then the whole is that rate times its tokens, and says so)."""
+def time_rewrite(engine, document: str, merged: str, key: str, timed_tokens: int, first: int, last: int) -> dict:
+    """The same model writing the merged file on the same warm prompt (the apply's: its window and region
+    ``first..last``; a long file's whole does not fit the model's context), one decode step a token: all of it,
+    or its first ``timed_tokens`` tokens (then the whole is that rate times its tokens, and says so)."""
     from cad_lsp.engine import autoregressive
 
     ids = engine.tokenizer.encode(merged, add_special_tokens=False)
@@ -349,8 +351,7 @@ def time_rewrite(engine, document: str, merged: str, key: str, timed_tokens: int
     def decode(backend, state, _ids):
         return autoregressive(backend, state, measured)
 
-    lines = document.count("\n") or 1
-    forwards, seconds = engine.rewrite_baseline(document, 1, lines, merged, key=key, decode=decode)
+    forwards, seconds = engine.rewrite_baseline(document, first, last, merged, key=key, decode=decode)
     whole = seconds * len(ids) / max(1, len(measured))
     return {"tokens": len(ids), "timed_tokens": len(measured), "timed_s": round(seconds, 2),
             "seconds": round(whole, 1), "measured_whole": len(measured) == len(ids)}
