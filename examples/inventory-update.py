@@ -1,0 +1,8 @@
+# ... existing code ...
+@dataclass
+class Item:
+    name: str
+    price: float
+    quantity: int = 0
+    sku: str = ""
+# ... existing code ...
