@@ -10,7 +10,7 @@ choices the model kept, per kind.
 
 from __future__ import annotations
 
-from cad_lsp.engine.drafter import KINDS
+from cad_lsp.engine.drafter import EDIT_KINDS as KINDS  # an edit drafts no update
 
 from .runner import NO_CORPUS, corpus_pairs, draft_counts, median, progress, table, times
 
