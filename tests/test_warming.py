@@ -45,11 +45,16 @@ def test_an_edit_during_a_long_warm_starts_within_one_warm_chunk(monkeypatch):
     assert engine.cache_of("long").ids == prefix
 
 
-def test_a_warm_of_a_window_the_user_has_left_gives_way_to_the_edit_elsewhere(monkeypatch):
-    """The warm of the top of a long file stops when an edit far below it arrives: that edit does not show it."""
+LONG = "".join(f"value_{i} = {i} * 2\n" for i in range(1000))
+
+
+def _warm_with_an_edit_arriving(monkeypatch, edit, before=None) -> tuple[Engine, int, list[int]]:
+    """Warm the top window of LONG (document "long") while ``edit(engine)`` arrives during its sixth chunk
+    (after ``before(engine)``, if given)."""
     monkeypatch.setattr(engine_mod, "WARM_CHUNK", 16)
     engine = Engine(LocalModel(load_model("random:tiny", "cpu", "fp32")), context_lines=128)
-    document = "".join(f"value_{i} = {i} * 2\n" for i in range(1000))
+    if before is not None:
+        before(engine)
     extend, warm_chunks = engine.backend.extend, []
 
     def recording(state, ids):
@@ -62,13 +67,28 @@ def test_a_warm_of_a_window_the_user_has_left_gives_way_to_the_edit_elsewhere(mo
         return extend(state, ids)
 
     monkeypatch.setattr(engine.backend, "extend", recording)
-    editor = threading.Thread(target=lambda: engine.edit(document, 900, 901, "y", key="long", max_tokens=4))
-    top = engine.prompt_prefix(document, 1, 1, key="long")
-    computed = engine.warm("long", document, line=1)
+    editor = threading.Thread(target=lambda: edit(engine))
+    computed = engine.warm("long", LONG, line=1)
     editor.join()
+    return engine, computed, warm_chunks
+
+
+def test_a_warm_of_a_window_the_user_has_left_gives_way_to_the_edit_elsewhere(monkeypatch):
+    """The warm of the top of a long file stops when an edit far below it arrives: that edit does not show it."""
+    engine, computed, warm_chunks = _warm_with_an_edit_arriving(
+        monkeypatch, lambda engine: engine.edit(LONG, 900, 901, "y", key="long", max_tokens=4))
+    top = engine.prompt_prefix(LONG, 1, 1, key="long")
     assert len(warm_chunks) == 6 and computed == 6 * 16 < len(top)  # it stopped after the chunk under way
-    assert engine.warm("long", document, line=1) == len(top) - computed  # what it computed stays, at its place
-    assert engine.warm("long", document, line=900) == 0  # and so does the edit's window
+    assert engine.warm("long", LONG, line=1) == len(top) - computed  # what it computed stays, at its place
+    assert engine.warm("long", LONG, line=900) == 0  # and so does the edit's window
+
+
+def test_an_edit_on_another_document_does_not_stop_a_warm(monkeypatch):
+    """The warm waits for it, then runs to its end, whatever the warmed document's own last request showed."""
+    engine, computed, _ = _warm_with_an_edit_arriving(
+        monkeypatch, lambda engine: engine.edit("x = 1\n", 1, 1, "y", key="other", max_tokens=4),
+        before=lambda engine: engine.edit(LONG, 900, 901, "y", key="long", max_tokens=4))  # "long" showed another window
+    assert computed == len(engine.prompt_prefix(LONG, 1, 1, key="long"))
 
 
 def test_a_cancelled_warm_keeps_what_it_computed(monkeypatch):

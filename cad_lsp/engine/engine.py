@@ -164,7 +164,6 @@ class Engine:
         self._states: OrderedDict[tuple[str, int], KVState] = OrderedDict()  # (document key, place): its cache
         self._places = 0  # numbers the places
         self._windows: dict[str, list[Placed]] = {}  # per document key, the windows shown last, most recent first
-        self._requests = 0  # requests run
         self._shown: dict[str, list[int]] = {}  # per document key, the prompt's document part its last request showed
         self.draft_budget = DraftBudget(  # acceptance rates and a token's cost, learned across requests
             head_ratio=getattr(self.backend, "head_ratio", 0.3))
@@ -234,11 +233,12 @@ class Engine:
         ids = document_prefix_ids(self.tokenizer, view.doc.text, name, self.examples)
         if self.context_length is not None and len(ids) + MIN_PROGRAM_TOKENS > self.context_length:
             return 0
-        computed, requests = 0, self._requests
+        computed, shown = 0, self._shown.get(key)
         while True:
             self._after_waiting_edits()
             with self.lock:
-                if self._requests != requests and self._shown.get(key, ids) != ids:
+                latest = self._shown.get(key)
+                if latest is not shown and latest != ids:  # a request on this document since the warm began
                     return computed  # a request showed the user is elsewhere in the document: give way
                 state = self._state(key, ids, name, view.window is not None)
                 common = common_prefix(state.ids, ids)
@@ -463,8 +463,7 @@ class Engine:
             stats.prompt_tokens = len(prompt.ids)
             max_tokens = self._fit_context(len(prompt.ids), selection_tokens, max_tokens)
             state = self._state(key, prompt.prefix_ids, name, view.window is not None)
-            self._requests += 1
-            self._shown[key] = prompt.prefix_ids
+            self._shown[key] = prompt.prefix_ids  # a new list each request: warm() tells them apart by identity
 
             def prefilled(done: int, total: int) -> None:  # a long document: say how far the prefill got
                 stats.prefill_tokens, stats.cached_tokens = done, len(prompt.prefix_ids) - total
