@@ -164,6 +164,7 @@ class Engine:
         self._states: OrderedDict[tuple[str, int], KVState] = OrderedDict()  # (document key, place): its cache
         self._places = 0  # numbers the places
         self._windows: dict[str, list[Placed]] = {}  # per document key, the windows shown last, most recent first
+        self._headers: dict[str, int] = {}  # per file name, tokens before the first line (_header_tokens)
         self._shown: dict[str, list[int]] = {}  # per document key, the prompt's document part its last request showed
         self.draft_budget = DraftBudget(  # acceptance rates and a token's cost, learned across requests
             head_ratio=getattr(self.backend, "head_ratio", 0.3))
@@ -178,7 +179,7 @@ class Engine:
         under way).  A new place of a windowed document gets a cache of its own (the
         least recently used go when the engine's limits are reached); a
         document shown whole has one."""
-        header = len(document_prefix_ids(self.tokenizer, "", name, self.examples)) if windowed else 0
+        header = self._header_tokens(name) if windowed else 0
         best, shared = None, -1
         for label in reversed([label for label in self._states if label[0] == key]):  # most recently used first
             held = self._states[label].ids
@@ -192,6 +193,12 @@ class Engine:
             self._states[best] = self.backend.new_state()
         self._states.move_to_end(best)  # most recently used last
         return self._states[best]
+
+    def _header_tokens(self, name: str) -> int:
+        """Tokens of the prompt before a document's first line (system text, examples, the file's name)."""
+        if name not in self._headers:
+            self._headers[name] = len(document_prefix_ids(self.tokenizer, "", name, self.examples))
+        return self._headers[name]
 
     def _evict(self) -> None:
         while len(self._states) > self.max_documents:
@@ -324,7 +331,7 @@ class Engine:
         if limit is None:
             budget = sum(line_tokens)
         else:
-            fixed = len(document_prefix_ids(self.tokenizer, "", name, self.examples))
+            fixed = self._header_tokens(name)
             budget = limit - reserve - fixed
         try:
             window = choose_window(line_tokens, first, last, budget, max_lines=self.context_lines,
