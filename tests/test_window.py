@@ -139,12 +139,18 @@ def _edit_checked(engine, document: str, first: int, key: str):
     return result
 
 
-def test_a_line_typed_above_the_window_leaves_its_prompt_cached(loaded):
+def _edited_in_the_middle(loaded):
+    """A 2,000-line document shown through 256-line windows, edited at line 1000: the engine, the document, the
+    line, the edit and its window's prompt prefix (now cached)."""
     document = long_document(2000)
     engine = Engine(LocalModel(loaded), context_lines=256)
     first = 1000
     warm = _edit_checked(engine, document, first, "doc")
-    prefix = engine.prompt_prefix(document, first, first + 3, key="doc")
+    return engine, document, first, warm, engine.prompt_prefix(document, first, first + 3, key="doc")
+
+
+def test_a_line_typed_above_the_window_leaves_its_prompt_cached(loaded):
+    engine, document, first, warm, prefix = _edited_in_the_middle(loaded)
     assert warm.window is not None and warm.window.start > 3
     typed = _with_line(document, 3, "import os\n")  # above the window: every line below it moves by one
     after = _edit_checked(engine, typed, first + 1, "doc")
@@ -157,11 +163,7 @@ def test_a_line_typed_above_the_window_leaves_its_prompt_cached(loaded):
 
 
 def test_edits_after_lines_inserted_inside_and_below_the_window_stay_exact(loaded):
-    document = long_document(2000)
-    engine = Engine(LocalModel(loaded), context_lines=256)
-    first = 1000
-    warm = _edit_checked(engine, document, first, "doc")
-    prefix = engine.prompt_prefix(document, first, first + 3, key="doc")
+    engine, document, first, warm, prefix = _edited_in_the_middle(loaded)
     inside = _with_line(document, first - 20, "    # typed inside the window\n")
     result = _edit_checked(engine, inside, first + 1, "doc")
     assert result.window.start == warm.window.start
