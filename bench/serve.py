@@ -47,9 +47,10 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+from cad_lsp.lsp import model_work
 from cad_lsp.lsp.requests import EDIT_COMMAND
 
-from .runner import median, model_name, progress, table
+from .runner import median, progress, table
 
 FULL_SIZES = [50, 2000]
 QUICK_SIZES = [20, 200]
@@ -60,6 +61,7 @@ ALTERNATIONS = 6  # edits alternating between two places of the longest document
 TYPED = "  # noted while typing: each character is one change"
 TYPING_CHANGES, TYPING_S = 100, 20.0
 QUICK_TYPING = (20, 4.0)
+PREVIOUS_WARM_DELAY_S = 0.5  # the previous warming's debounce
 IDLE_CAP_S = 900.0  # the longest wait for the server to go idle after typing
 GEN_LINE = "    # checked: the bound includes the last element\n"
 INSTRUCTION = "Add a comment that the bound was checked"
@@ -95,9 +97,12 @@ def planned_program(first: int, last: int):
 
 
 def previous_warming() -> None:
-    """Warming as it was before warms stopped for changed text: 2,048-token turns, each run to its end."""
+    """Warming as it was before warms stopped for changed text: 2,048-token turns, each run to its end, after
+    half a second without a change."""
     from cad_lsp.engine import engine
+    from cad_lsp.lsp import model_work
 
+    model_work.WARM_DELAY_S = PREVIOUS_WARM_DELAY_S
     engine.WARM_CHUNK = engine.PREFILL_CHUNK
     warm = engine.Engine.warm
     engine.Engine.warm = lambda self, *args, cancel=None, **kwargs: warm(self, *args, **kwargs)
@@ -218,9 +223,11 @@ class Editor:
             await self.client.stop()
 
 
-async def typing_session(editor: Editor, uri: str, line: int, seed: int, changes: int, seconds: float) -> dict:
+async def typing_session(editor: Editor, uri: str, line: int, seed: int, changes: int, seconds: float,
+                         warm_delay: float) -> dict:
     """Type TYPED at the end of ``line`` (1-based), one change per character, with random pauses that add up
-    to ``seconds``; the server's CPU-seconds during the session and until it has been idle for 2 s."""
+    to ``seconds``; the server's CPU-seconds during the session and until it has been idle for 2 s
+    (``warm_delay``: the server's debounce, to count the pauses that let a warm start)."""
     rng = random.Random(seed)
     gaps = [rng.expovariate(1.0) for _ in range(changes)]
     gaps = [seconds * g / sum(gaps) for g in gaps]
@@ -238,7 +245,8 @@ async def typing_session(editor: Editor, uri: str, line: int, seed: int, changes
         idle_for = idle_for + 0.5 if now - last < 0.05 else 0.0
         last = now
     return {"changes": changes, "session_s": session_s, "cpu_session_s": cpu_session, "cpu_until_idle_s": last - cpu0,
-            "idle_after_s": time.perf_counter() - t0 - session_s, "pauses_over_warm_delay": sum(g > 0.5 for g in gaps),
+            "idle_after_s": time.perf_counter() - t0 - session_s, "warm_delay_s": warm_delay,
+            "pauses_over_warm_delay": sum(g > warm_delay for g in gaps),
             "capped": idle_for < 2.0}
 
 
@@ -273,7 +281,7 @@ async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeat
                         row["alternating"].append({"place": at, **await editor.edit(uri, at, at + SELECTION - 1)})
                 if r == repeats - 1:
                     typing["today"] = await typing_session(editor, uri, (first + last) // 2 + 1, seed, typing_changes,
-                                                           typing_s)
+                                                           typing_s, model_work.WARM_DELAY_S)
     finally:
         await editor.stop()
     if sizes:  # the previous warming, in a second server: the same document, warmed, the same session
@@ -286,20 +294,32 @@ async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeat
             previous.open(uri, text)
             await previous.edit(uri, first, last)  # warm
             typing["previous"] = await typing_session(previous, uri, (first + last) // 2, seed, typing_changes,
-                                                        typing_s)
+                                                        typing_s, PREVIOUS_WARM_DELAY_S)
         finally:
             await previous.stop()
     return {"load_s": load_s, "sizes": list(results.values()), "typing": typing,
             "typing_lines": sizes[-1] if sizes else None}
 
 
+DEFAULT_MODELS = ["smollm2", "random:qwen2.5-0.5b"]  # the embedded model, and the paper's smallest shape
+
+
 def run(args) -> dict:
-    name = model_name(args)
+    """Every model of ``--model`` (comma-separated; default DEFAULT_MODELS, random:tiny with --quick), one after
+    the other in this run."""
+    models = args.model.split(",") if args.model else (["random:tiny"] if args.quick else DEFAULT_MODELS)
     dtype = args.dtype or "auto"
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     repeats = args.repeats or (1 if args.quick else 3)
     typing = (QUICK_TYPING if args.quick else (TYPING_CHANGES, TYPING_S))
-    data = asyncio.run(measure(name, dtype, args.threads or 0, sizes, repeats, args.seed, *typing))
+    runs = [summarize(model, asyncio.run(measure(model, dtype, args.threads or 0, sizes, repeats, args.seed, *typing)))
+            for model in models]
+    return {"models": models, "dtype": dtype, "repeats": repeats, "program": "copy 3 lines, gen 1 line, copy 5 lines",
+            "runs": runs}
+
+
+def summarize(model: str, data: dict) -> dict:
+    """Medians per document size and cache state, and the long/short ratios."""
     for row in data["sizes"]:
         row["prompt_tokens"] = row["cold"][0]["prompt_tokens"]
         for state in ("cold", "warm", "inserted", "inside"):
@@ -311,11 +331,17 @@ def run(args) -> dict:
         short, long = sizes_rows[0], sizes_rows[-1]
         data["warm_long_over_short"] = long["warm_apply_s"] / short["warm_apply_s"]
         data["cold_long_over_short"] = long["cold_apply_s"] / short["cold_apply_s"]
-    return {"model": name, "dtype": dtype, "repeats": repeats, "program": "copy 3 lines, gen 1 line, copy 5 lines",
-            **data}
+    return {"model": model, **data}
 
 
 def markdown(data: dict) -> str:
+    runs = data.get("runs") or [data]  # one model per run before the list
+    parts = [f"### {run['model']}\n\n{model_markdown(run, data)}" for run in runs]
+    return "\n\n".join(parts) if len(runs) > 1 else model_markdown(runs[0], data)
+
+
+def model_markdown(data: dict, common: dict) -> str:
+    """One model's tables (``common``: the run's dtype, program and typing settings)."""
     def ms(x):
         return "" if x is None else f"{1e3 * x:.0f}"
 
@@ -323,9 +349,9 @@ def markdown(data: dict) -> str:
              ms(r["cold_apply_s"]), ms(r["cold_engine_s"]), ms(r["warm_apply_s"]), ms(r["warm_engine_s"]),
              r["warm_cached_tokens"], f"{r['cold_apply_s'] / r['warm_apply_s']:.1f}×", len(r["cold"]), len(r["warm"])]
             for r in data["sizes"]]
-    out = [f"`cad-lsp serve --model {data['model']} --dtype {data['dtype']}` as a subprocess over stdio; a pygls "
+    out = [f"`cad-lsp serve --model {data['model']} --dtype {common['dtype']}` as a subprocess over stdio; a pygls "
            f"client times `workspace/executeCommand` (`cad.editSelection`) → `workspace/applyEdit`. The model is "
-           f"teacher-forced through one fixed program ({data['program']}) so every request does the same work after "
+           f"teacher-forced through one fixed program ({common['program']}) so every request does the same work after "
            f"the prompt. Cold: the document was just opened (new URI), the whole prompt is prefilled. Warm: the same "
            f"document again, its prompt prefix already cached. Model load: {data['load_s']:.1f} s. Medians.",
            "",
@@ -367,14 +393,21 @@ def markdown(data: dict) -> str:
     if typing:
         names = {"today": "warms stop when the text changes; 256-token turns",
                  "previous": "before: a warm runs to its end; 2,048-token turns"}
-        rows = [[names[k], f"{t['session_s']:.1f}", t["pauses_over_warm_delay"], f"{t['cpu_session_s']:.1f}",
+
+        def delay(t):  # runs before the debounce was recorded: half a second
+            return t.get("warm_delay_s", PREVIOUS_WARM_DELAY_S)
+
+        rows = [[names[k], f"{delay(t):g}", f"{t['session_s']:.1f}", t["pauses_over_warm_delay"],
+                 f"{t['cpu_session_s']:.1f}",
                  f"{t['cpu_until_idle_s']:.1f}" + (" (capped)" if t["capped"] else ""), f"{t['idle_after_s']:.1f}"]
                 for k, t in typing.items()]
         first = next(iter(typing.values()))
         out += ["", f"Typing in the warm {data['typing_lines']}-line document: {first['changes']} one-character changes "
-                    f"over {first['session_s']:.0f} s in the selection's middle (random pauses, seeded; the server warms after "
-                    f"0.5 s without a change). The server's CPU-seconds from /proc, each warming in its own server:",
-                "", table(["warming", "session (s)", "pauses > 0.5 s", "server CPU during the session (s)",
+                    f"over {first['session_s']:.0f} s in the selection's middle (random pauses, seeded; the server warms "
+                    f"once changes pause for its debounce). The server's CPU-seconds from /proc, each warming in its own "
+                    f"server:",
+                "", table(["warming", "debounce (s)", "session (s)", "pauses over the debounce",
+                           "server CPU during the session (s)",
                            "server CPU until idle (s)", "busy after the last change (s)"], rows)]
     return "\n".join(out)
 

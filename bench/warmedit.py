@@ -16,7 +16,8 @@ from __future__ import annotations
 from .runner import median, model_name, progress, table
 from .serve import FULL_SIZES, INSTRUCTION, QUICK_SIZES, document, planned_program, selection
 
-VARIANTS = ["concatenating", "growing", "growing, window"]
+WINDOWS = (512, 256)  # contextLines measured: the window a warm edit attends to is the lever on its cost
+VARIANTS = ["concatenating", "growing", *(f"growing, {n}-line window" for n in WINDOWS)]
 
 
 def _engines(loaded):
@@ -29,12 +30,10 @@ def _engines(loaded):
         def new_state(self) -> KVState:
             return KVState([], DynamicCache(config=self.model.config))
 
-    from cad_lsp.engine.window import DEFAULT_CONTEXT_LINES
-
     growing = Engine(LocalModel(loaded))  # switches the model to grouped attention
     concatenating = Engine(Concatenating(loaded))
-    window = Engine(LocalModel(loaded), context_lines=DEFAULT_CONTEXT_LINES)  # the editors' default
-    return {"concatenating": concatenating, "growing": growing, "growing, window": window}
+    windows = {f"growing, {n}-line window": Engine(LocalModel(loaded), context_lines=n) for n in WINDOWS}
+    return {"concatenating": concatenating, "growing": growing, **windows}
 
 
 def _fill(engine, key: str, ids: list[int]) -> None:
@@ -89,7 +88,10 @@ def run(args) -> dict:
                          "runs": seconds[(variant, size)]})
     ratios = {v: next(r["edit_s"] for r in rows if r["variant"] == v and r["lines"] == sizes[-1])
               / next(r["edit_s"] for r in rows if r["variant"] == v and r["lines"] == sizes[0]) for v in VARIANTS}
+    from cad_lsp.engine.window import DEFAULT_CONTEXT_LINES
+
     return {"model": name, "dtype": str(loaded.dtype).replace("torch.", ""), "repeats": repeats,
+            "default_context_lines": DEFAULT_CONTEXT_LINES,
             "threads": torch.get_num_threads(), "rows": rows, "long_over_short": ratios}
 
 
@@ -102,8 +104,7 @@ def markdown(data: dict) -> str:
         f"`{data['model']}`, {data['dtype']}: `Engine.edit` with the document's prompt prefix already cached "
         "(random keys and values of its real length), teacher-forced through serve's program without speculation (the same forwards in every row); *concatenating* is "
         "DynamicCache + SDPA, *growing* is cad_lsp.backends.pytorch.kvcache + grouped attention, showing the whole document; *growing, "
-        "window* is the same with the editors' default `contextLines` (a window around the selection); interleaved, "
-        "median of "
-        f"{data['repeats']}.", "",
+        f"N-line window* is the same showing N lines around the selection (`contextLines`; the editors' default is "
+        f"{data.get('default_context_lines', 512)}); interleaved, median of {data['repeats']}.", "",
         table(["engine", "document lines", "prompt tokens", "cached", "forwards", "warm edit (ms)"], rows), "",
         f"{sizes[-1]} vs {sizes[0]} lines, warm: {ratio}."])

@@ -60,7 +60,7 @@ def test_kernel_shape(quick_out):
 
 @pytest.mark.slow
 def test_serve_latency_shape(quick_out):
-    data = load(quick_out, "serve")
+    (data,) = load(quick_out, "serve")["runs"]
     assert data["model"] == "random:tiny" and data["load_s"] > 0
     assert [row["lines"] for row in data["sizes"]] == [20, 200]
     for row in data["sizes"]:
