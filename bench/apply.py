@@ -121,9 +121,11 @@ def run(args) -> dict:
     import torch
 
     from cad_lsp.backends import open_engine
+    from cad_lsp.engine.window import DEFAULT_CONTEXT_LINES
 
     model = args.model or ("random:tiny" if args.quick else "smollm2")
-    engine = open_engine(model, args.device, args.dtype or "fp32", context_lines=512)
+    engine = open_engine(model, args.device, args.dtype or "fp32", context_lines=DEFAULT_CONTEXT_LINES)  # as editors do
+
     threads = torch.get_num_threads()
     quality = run_quality(engine, args)
     speed = run_speed(engine, model, args)

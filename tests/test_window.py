@@ -23,8 +23,10 @@ def test_window_bounds_fall_on_blocks_and_hold_the_selection():
 def test_nearby_selections_share_one_window():
     tokens = [10] * 1000
     windows = {choose_window(tokens, line, line + 2, budget=5200, block=64) for line in range(513, 759)}
-    assert windows == {Window(513, 1000, 1000)}  # eight blocks fit; selections across four blocks share them
-    assert choose_window(tokens, 300, 302, budget=5200, block=64) == Window(257, 768, 1000)
+    # eight blocks fit; selections across four blocks share them, and sit in the window's lower half (a change at
+    # the selection leaves most of the window's prompt as it was)
+    assert windows == {Window(257, 768, 1000)}
+    assert choose_window(tokens, 300, 302, budget=5200, block=64) == Window(1, 512, 1000)  # none starts earlier
     shown = choose_window(tokens, 996, 1000, budget=2000, block=64)
     assert shown.end == 1000 and shown.total == 1000
 
