@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 BLOCK_LINES = 64
 # The editors' default: a longer file is shown as a window of at most this many lines around the selection.  Attention
-# over the window is what a warm edit of a long file pays beyond a short one's (SmolLM2 on a 2-core CPU: 2.1x a 50-line
+# over the window is what a warm edit of a long file pays beyond a short one's (SmolLM2 on a 2-core CPU: 1.9x a 50-line
 # file's with 512 lines, 1.6x with 256, bench warmedit), and what a change inside it makes the next warm read again;
 # a local edit rarely needs what lies 130 lines away.  Users set ``contextLines`` higher for more of the file.
 DEFAULT_CONTEXT_LINES = 256
