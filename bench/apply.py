@@ -125,7 +125,6 @@ def run(args) -> dict:
 
     model = args.model or ("random:tiny" if args.quick else "smollm2")
     engine = open_engine(model, args.device, args.dtype or "fp32", context_lines=DEFAULT_CONTEXT_LINES)  # as editors do
-
     threads = torch.get_num_threads()
     quality = run_quality(engine, args)
     speed = run_speed(engine, model, args)

@@ -100,7 +100,6 @@ def previous_warming() -> None:
     """Warming as it was before warms stopped for changed text: 2,048-token turns, each run to its end, after
     half a second without a change."""
     from cad_lsp.engine import engine
-    from cad_lsp.lsp import model_work
 
     model_work.WARM_DELAY_S = PREVIOUS_WARM_DELAY_S
     engine.WARM_CHUNK = engine.PREFILL_CHUNK

@@ -100,7 +100,8 @@ def test_a_warm_run_imports_neither_torch_nor_the_engine(tmp_path, runtime):
 def edit_request(path: Path) -> dict:
     """The request `cad-lsp edit --lines 1-3 --max-tokens 12` sends."""
     return {"document": path.read_text(), "first": 1, "last": 3, "instruction": "Delete the print", "name": path.name,
-            "key": str(path), "max_tokens": 12, "temperature": 0.0, "seed": 0, "speculate": True, "context_lines": DEFAULT_CONTEXT_LINES}
+            "key": str(path), "max_tokens": 12, "temperature": 0.0, "seed": 0, "speculate": True,
+            "context_lines": DEFAULT_CONTEXT_LINES}
 
 
 def test_each_model_is_answered_by_its_own_process(tmp_path, runtime, monkeypatch, capsys):
