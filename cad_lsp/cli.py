@@ -31,11 +31,14 @@ def _line_range(text: str) -> tuple[int, int]:
 
 def _model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=DEFAULT_MODEL,
-                        help="smollm2 (embedded), random:tiny, random:qwen2.5-0.5b, a local path or a hub id")
+                        help="smollm2 (embedded), gguf:PATH, ollama:NAME[:TAG], random:tiny, random:qwen2.5-0.5b, "
+                             "a local path or a hub id")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda if available)")
     parser.add_argument("--dtype", default="auto", help="auto, bf16, fp16, fp32")
-    parser.add_argument("--backend", choices=("local", "vllm"), default="local",
-                        help="local: the model runs in this process; vllm: a vLLM server runs it (docs/vllm.md)")
+    parser.add_argument("--backend", choices=("auto", "torch", "llamacpp", "vllm", "local"), default="auto",
+                        help="torch or llamacpp: the model runs in this process (llamacpp for GGUF files, an extra: "
+                             "pip install 'cad-lsp[llamacpp]'); vllm: a vLLM server runs it (docs/vllm.md); auto "
+                             "(default): llamacpp for GGUF names and, when installed, the embedded model; else torch")
     parser.add_argument("--vllm-url", default=None, help="the vLLM server, e.g. http://gpu-host:8000 (--backend vllm)")
 
 
@@ -79,10 +82,13 @@ def _number_problems(args: argparse.Namespace) -> str | None:
 
 def _answer(args: argparse.Namespace, request: dict) -> dict:
     """The request answered by the background process for this model (started if none runs), else here."""
-    if args.backend == "local" and args.keep_warm > 0 and warm.supported():
+    from .backends import resolve_backend
+
+    backend = resolve_backend(args.model, args.backend)
+    if backend != "vllm" and args.keep_warm > 0 and warm.supported():
         try:
             return warm.edit_in_background(request, args.model, args.device, args.dtype, args.keep_warm,
-                                           log=lambda line: print(line, file=sys.stderr))
+                                           log=lambda line: print(line, file=sys.stderr), backend=backend)
         except warm.WorkerGone as exc:
             print(f"cad-lsp: {exc}; loading the model in this process", file=sys.stderr)
     return _edit_here(args, request)

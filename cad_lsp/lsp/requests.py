@@ -48,7 +48,7 @@ class Options:
     model: str = "smollm2"
     device: str | None = None
     dtype: str | None = "auto"
-    backend: str = "local"  # or "vllm": a vLLM server at vllm_url runs the model
+    backend: str = "auto"  # torch, llamacpp (GGUF files), vllm (a vLLM server at vllm_url), auto: see backends
     vllm_url: str | None = None
     max_tokens: int | None = None
     needs_confirmation: bool = True

@@ -395,7 +395,7 @@ def create_server(options: Options) -> CadServer:
     return ls
 
 
-def serve(model: str = "smollm2", device: str | None = None, dtype: str | None = "auto", backend: str = "local",
+def serve(model: str = "smollm2", device: str | None = None, dtype: str | None = "auto", backend: str = "auto",
           vllm_url: str | None = None, max_tokens: int | None = None, needs_confirmation: bool = True,
           tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, log_level: str = "warning") -> None:
     """Run the server on stdio, or on TCP on the loopback interface only.

@@ -1,0 +1,266 @@
+"""The llama.cpp backend: a GGUF model in this process, through llama-cpp-python's low-level API.
+
+llama.cpp's quantized CPU kernels are what people run coder models with on
+their own machines; this puts the same files behind the engine's seam
+(``engine.backend``): a forward appends a batch of tokens to the KV cache and
+returns logits at the positions the decode loop asks for.
+
+- **One sequence, a saved state per document.**  The engine keeps a cache per
+  document (and per window); llama.cpp keeps one KV memory per context.  The
+  active state lives in sequence 0; switching to another state saves the
+  active one out (``llama_state_seq_get_data``, the cells it holds) and
+  restores the other.  Memory follows what each state holds, and attention
+  never looks at another document's cells.
+- **No one-row products** (``batch_invariant``).  llama.cpp multiplies a
+  single row with other kernels than several (matrix-vector products), so
+  the same position gets logits that differ in the last bits (up to 0.04 on
+  SmolLM2), and greedy choices at near-ties flip: speculation on and off
+  would write different programs.  So a one-token extend decodes the
+  previous token again with it (crop one, extend two), a forward asks for at
+  least two rows of logits (the last layer runs on those rows only), and no
+  forward is cut into a one-token piece.  With that, a position's logits are
+  bitwise the same in a forward of 2 tokens or of 41 (tested).
+- **The tokenizer is the GGUF file's own**, read by transformers' GGUF reader
+  (what the grammar and the prompt builder need: encode, decode, a chat
+  template); the load checks it against ``llama_tokenize`` on a probe text and
+  says so in ``advice`` where they split text differently.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from ...engine import backend as seam
+from ...engine.backend import KVState
+from ..catalog import ModelLoadError, load_tokenizer
+
+LLAMACPP_INSTALL = "pip install 'cad-lsp[llamacpp]' (builds llama-cpp-python: needs cmake and a C compiler)"
+MICRO_BATCH = 512  # tokens per llama.cpp forward: its compute buffer holds their attention over the context
+MAX_CONTEXT = 16384  # positions allocated at most: a 32k-context 7B model's f16 cache alone would take 1.8 GB
+TOKENIZER_PROBE = ("def f(xs: list[int]) -> int:\r\n\treturn sum(x * 2 for x in xs)  # 😀 ünïcode, 12-30\n"
+                   '    <copy lines="12-30"/>\n<gen>  if not xs:\n        return 0\n</gen>\n')
+
+
+def import_llama_cpp():
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise ModelLoadError(f"the llama.cpp backend is not installed ({exc}): {LLAMACPP_INSTALL}") from None
+    return llama_cpp
+
+
+_LOG_LINES: list[str] = []  # llama.cpp's log, kept for error messages instead of printed over the user's output
+
+
+def _quiet_log(llama_cpp) -> None:
+    @llama_cpp.llama_log_callback
+    def log(level, text, user_data):
+        _LOG_LINES.append(text.decode("utf-8", "replace"))
+        del _LOG_LINES[:-50]
+
+    _quiet_log.callback = log  # kept alive: llama.cpp holds only the pointer
+    llama_cpp.llama_log_set(log, ctypes.c_void_p())
+
+
+class LlamaCppModel:
+    """A GGUF model behind the seam: ``extend``, ``extend_scored`` and ``crop`` over llama.cpp's KV memory."""
+
+    def __init__(self, name: str, path: str | Path, adapter: str | Path | None = None,
+                 n_threads: int | None = None, max_context: int = MAX_CONTEXT, batch_invariant: bool = True):
+        llama_cpp = self.lib = import_llama_cpp()
+        _quiet_log(llama_cpp)
+        llama_cpp.llama_backend_init()
+        self.name, self.path, self.batch_invariant = name, Path(path), batch_invariant
+        self.adapted, self.advice, self.forwards = adapter is not None, None, 0
+        params = llama_cpp.llama_model_default_params()
+        params.n_gpu_layers = 0
+        self.model = llama_cpp.llama_model_load_from_file(str(self.path).encode(), params)
+        if not self.model:
+            raise ModelLoadError(f"llama.cpp cannot load {self.path}: {_last_log()}")
+        self.vocab = llama_cpp.llama_model_get_vocab(self.model)
+        self.vocab_size = llama_cpp.llama_vocab_n_tokens(self.vocab)
+        self.context_length = min(llama_cpp.llama_model_n_ctx_train(self.model), max_context)
+        embed = llama_cpp.llama_model_n_embd(self.model)
+        body = max(1, llama_cpp.llama_model_n_params(self.model) - self.vocab_size * embed)
+        self.head_ratio = self.vocab_size * embed / body
+        cparams = llama_cpp.llama_context_default_params()
+        cparams.n_ctx = self.context_length
+        cparams.n_batch = seam.PREFILL_CHUNK
+        cparams.n_ubatch = self.micro_batch = min(MICRO_BATCH, seam.PREFILL_CHUNK)
+        cparams.n_seq_max = 1
+        cparams.n_threads = cparams.n_threads_batch = n_threads or len(os.sched_getaffinity(0))
+        cparams.no_perf = True
+        if batch_invariant:  # its CPU kernel tiles long batches' attention, and sums in another order then
+            cparams.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        self.ctx = llama_cpp.llama_init_from_model(self.model, cparams)
+        if not self.ctx:
+            raise ModelLoadError(f"llama.cpp cannot make a context of {self.context_length} positions for "
+                                 f"{self.path}: {_last_log()}")
+        self.memory = llama_cpp.llama_get_memory(self.ctx)
+        if adapter is not None:
+            self._adapter = llama_cpp.llama_adapter_lora_init(self.model, str(adapter).encode())
+            if not self._adapter:
+                raise ModelLoadError(f"llama.cpp cannot load the adapter {adapter}: {_last_log()}")
+            adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(self._adapter)
+            if llama_cpp.llama_set_adapters_lora(self.ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
+                raise ModelLoadError(f"llama.cpp cannot apply the adapter {adapter}")
+        self.tokenizer = self._read_tokenizer()
+        self._batch = llama_cpp.llama_batch_init(seam.PREFILL_CHUNK, 0, 1)
+        self._active: KVState | None = None  # the state whose cells are in sequence 0
+
+    # -- the tokenizer -----------------------------------------------------------------------------
+
+    def _read_tokenizer(self):
+        try:
+            tokenizer = load_tokenizer(self.path.parent, gguf_file=self.path.name)
+        except Exception as exc:  # noqa: BLE001 - transformers raises many kinds for a GGUF it cannot read
+            raise ModelLoadError(f"cannot read the tokenizer of {self.path}: {exc}") from None
+        ours = tokenizer.encode(TOKENIZER_PROBE, add_special_tokens=False)
+        theirs = self.tokenize(TOKENIZER_PROBE)
+        if ours != theirs:
+            self.advice = (f"the tokenizer read from {self.path.name} splits text differently from llama.cpp's "
+                           f"({len(ours)} and {len(theirs)} tokens for a probe text): edits work, but the model "
+                           f"sees text split in ways it was not trained on")
+        return tokenizer
+
+    def tokenize(self, text: str) -> list[int]:
+        """llama.cpp's own tokenization (no special tokens added, none parsed)."""
+        data = text.encode("utf-8")
+        room = len(data) + 16
+        out = (self.lib.llama_token * room)()
+        count = self.lib.llama_tokenize(self.vocab, data, len(data), out, room, False, False)
+        return list(out[:count])
+
+    # -- the seam --------------------------------------------------------------------------------------
+
+    def new_state(self) -> KVState:
+        return KVState([], None)
+
+    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+        if not ids:
+            raise ValueError("extend needs at least one token")
+        return self.extend_scored(state, ids, [len(ids) - 1])[0]
+
+    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
+        ids, positions = list(ids), list(positions)
+        self._activate(state)
+        again = 0
+        if self.batch_invariant and len(ids) == 1 and state.ids:
+            again = 1  # decode the previous token again beside this one: see the module's docstring
+            self._crop_cells(len(state.ids) - 1)
+            ids, positions = state.ids[-1:] + ids, [p + 1 for p in positions]
+        start, rows = len(state.ids) - again, []
+        for at, end in self._pieces(len(ids)):
+            chunk = ids[at:end]
+            wanted = [p - at for p in positions if at <= p < at + len(chunk)]
+            rows += self._decode(chunk, start + at, wanted)
+            if again:
+                state.ids.extend(chunk[again:])
+                again = 0
+            else:
+                state.ids.extend(chunk)
+        return torch.from_numpy(np.stack(rows)) if rows else torch.empty(0, self.vocab_size)
+
+    def _pieces(self, n: int) -> list[tuple[int, int]]:
+        """Forwards of at most one micro-batch each (llama.cpp would split a longer one itself), none of
+        a single token where the whole has more: each forward is then computed by the batch kernels."""
+        size = self.micro_batch
+        bounds = list(range(0, n, size)) + [n]
+        if self.batch_invariant and len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
+            bounds[-2] -= 1
+        return list(zip(bounds, bounds[1:]))
+
+    def crop(self, state: KVState, length: int) -> None:
+        if len(state.ids) <= length:
+            return
+        if state is self._active:
+            self._crop_cells(length)
+        else:
+            self._activate(state)
+            self._crop_cells(length)
+        del state.ids[length:]
+
+    def nbytes(self, state: KVState) -> int:
+        if isinstance(state.cache, (bytes, bytearray)):
+            return len(state.cache)
+        return len(state.ids) * self._bytes_per_token()
+
+    # -- llama.cpp ----------------------------------------------------------------------------------------
+
+    def _decode(self, chunk: list[int], first_pos: int, wanted: list[int]) -> list[np.ndarray]:
+        batch, n = self._batch, len(chunk)
+        flags = set(wanted)
+        if self.batch_invariant and len(flags) == 1 and n > 1:
+            flags.add(wanted[0] - 1 if wanted[0] > 0 else 1)  # the last layer runs on output rows only: two, not one
+        for i, token in enumerate(chunk):
+            batch.token[i] = token
+            batch.pos[i] = first_pos + i
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = 0
+            batch.logits[i] = i in flags
+        batch.n_tokens = n
+        code = self.lib.llama_decode(self.ctx, batch)
+        self.forwards += 1
+        if code != 0:
+            self._crop_cells(first_pos)  # a failed batch may leave some of its cells
+            raise seam.EngineError(f"llama.cpp could not run a forward of {n} tokens at position {first_pos} "
+                                   f"(code {code}): {_last_log()}")
+        rows = []
+        for i in wanted:
+            pointer = self.lib.llama_get_logits_ith(self.ctx, i)
+            rows.append(np.ctypeslib.as_array(pointer, shape=(self.vocab_size,)).astype(np.float32, copy=True))
+        return rows
+
+    def _crop_cells(self, length: int) -> None:
+        self.lib.llama_memory_seq_rm(self.memory, 0, length, -1)
+
+    def _activate(self, state: KVState) -> None:
+        """Put ``state``'s cells in sequence 0, saving the active state's out first."""
+        if state is self._active:
+            return
+        if self._active is not None and self._active.ids:
+            self._active.cache = self._save()
+        self.lib.llama_memory_clear(self.memory, True)
+        saved, state.cache = state.cache, None
+        if state.ids:
+            if not isinstance(saved, (bytes, bytearray)):
+                raise seam.EngineError("a cache state was lost; the request will read its document again")
+            buffer = (ctypes.c_uint8 * len(saved)).from_buffer_copy(saved)
+            if self.lib.llama_state_seq_set_data(self.ctx, buffer, len(saved), 0) == 0:
+                raise seam.EngineError("llama.cpp could not restore a cache state")
+        self._active = state
+
+    def _save(self) -> bytes:
+        size = self.lib.llama_state_seq_get_size(self.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = self.lib.llama_state_seq_get_data(self.ctx, buffer, size, 0)
+        return bytes(buffer[:written])
+
+    def _bytes_per_token(self) -> int:
+        lib, model = self.lib, self.model
+        layers, embd = lib.llama_model_n_layer(model), lib.llama_model_n_embd(model)
+        heads, kv_heads = lib.llama_model_n_head(model), lib.llama_model_n_head_kv(model)
+        return 2 * layers * (embd // max(1, heads)) * kv_heads * 2  # keys and values, f16
+
+    def close(self) -> None:
+        if getattr(self, "ctx", None):
+            self.lib.llama_batch_free(self._batch)
+            self.lib.llama_free(self.ctx)
+            self.ctx = None
+        if getattr(self, "model", None):
+            self.lib.llama_model_free(self.model)
+            self.model = None
+
+
+def _last_log() -> str:
+    lines = [line.strip() for line in _LOG_LINES[-6:] if line.strip()]
+    return "; ".join(lines) or "no reason given"
+
+
+__all__ = ["LlamaCppModel", "LLAMACPP_INSTALL", "import_llama_cpp"]
