@@ -21,7 +21,7 @@ if ! ls "$WHEELS"/llama_cpp_python-"$VERSION"-*.whl >/dev/null 2>&1; then
     command -v cmake >/dev/null || { echo "cmake is missing: apt-get install cmake build-essential" >&2; exit 1; }
     mkdir -p "$WHEELS.tmp"
     # the multimodal library (LLAVA_BUILD) is half of the build and cad-lsp reads text only
-    CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip wheel -q --no-deps --no-binary llama-cpp-python \
+    CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip wheel -q --no-cache-dir --no-deps --no-binary llama-cpp-python \
         "llama-cpp-python==$VERSION" -w "$WHEELS.tmp"
     rm -rf "$WHEELS" && mv "$WHEELS.tmp" "$WHEELS"
     say "built"

@@ -41,7 +41,8 @@ def need_llamacpp() -> None:
 
 @pytest.fixture(scope="session")
 def tiny_gguf(tmp_path_factory) -> Path:
-    return write_tiny_gguf(tmp_path_factory.mktemp("gguf") / "tiny.gguf", smollm2_path())
+    # seed 6: the random model's programs for test_nvim's edit and update complete and change the buffer
+    return write_tiny_gguf(tmp_path_factory.mktemp("gguf") / "tiny.gguf", smollm2_path(), seed=6)
 
 
 @pytest.fixture(scope="session")
@@ -292,20 +293,28 @@ def tiny_gguf_engine(tiny_gguf):
     return open_engine(f"gguf:{tiny_gguf}")
 
 
-REQUESTS = [((1, 5), "Add type hints"), ((8, 13), "Add a pop method"), ((2, 4), "Use sum()"),
-            ((9, 10), "Add a docstring"), ((1, 1), "Rename mean to average")]
+def test_speculation_on_and_off_write_the_same_programs(tiny_llama):
+    """The lossless rule on llama.cpp, by the same harness as on PyTorch (test_speculation): random requests,
+    drafting at every forward, token for token the plain loop's greedy program."""
+    from cad_lsp.engine import Engine
 
+    from .greedy import assert_same_greedy, engine_runner, random_cases
+    from .test_speculation import MAX_TOKENS, always_draft
 
-def test_speculation_on_and_off_write_the_same_programs(tiny_gguf_engine):
-    engine = tiny_gguf_engine
-    assert type(engine.backend).__name__ == "LlamaCppModel"
-    drafted = 0
-    for (first, last), instruction in REQUESTS:
-        on = engine.edit(CODE, first, last, instruction, max_tokens=60, speculate=True)
-        off = engine.edit(CODE, first, last, instruction, max_tokens=60, speculate=False)
-        assert on.program == off.program and on.text == off.text, instruction
-        drafted += on.stats.drafted_tokens
-    assert drafted > 0  # drafts were checked in batches, so the two paths ran different forwards
+    speculating, stats = always_draft(Engine(tiny_llama)), []
+    edit = speculating.edit
+
+    def recording(*args, **kwargs):
+        result = edit(*args, **kwargs)
+        stats.append(result.stats)
+        return result
+
+    speculating.edit = recording
+    pairs = assert_same_greedy(engine_runner(speculating, MAX_TOKENS, speculate=True),
+                               engine_runner(Engine(tiny_llama), MAX_TOKENS, speculate=False),
+                               random_cases(seed=29, count=40), MAX_TOKENS)
+    assert 0 < sum(s.accepted_tokens for s in stats) < sum(s.drafted_tokens for s in stats)
+    assert all(run.forwards <= plain.forwards for run, plain in pairs)
 
 
 def test_an_apply_through_llamacpp_merges_what_the_program_says(tiny_gguf_engine):
@@ -360,3 +369,29 @@ def test_the_readme_apply_example_is_merged_on_llamacpp(tmp_path):
                           "llamacpp"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["text"] == expected
+
+
+# ---------------------------------------------------------------------------
+# A real editor on a model from Ollama's store
+
+
+@pytest.fixture(scope="module")
+def ollama_store(tmp_path_factory, tiny_gguf):
+    """An Ollama model folder as ``ollama pull`` leaves it, holding the tiny model as ``tiny:test``."""
+    root = tmp_path_factory.mktemp("ollama")
+    blob = write_ollama_store(root, "tiny", "test", b"")
+    blob.write_bytes(tiny_gguf.read_bytes())
+    return root
+
+
+def test_neovim_edits_and_applies_with_an_ollama_model(tmp_path, ollama_store, monkeypatch):
+    """The plugin in a real Neovim, the server started with ``--model ollama:tiny:test``: the edit and the
+    :CadApply land in the buffer as the same model computes them in this process."""
+    need_llamacpp()
+    from .test_nvim import check_apply, check_edit, neovim_session
+
+    monkeypatch.setenv("OLLAMA_MODELS", str(ollama_store))
+    engine = open_engine("ollama:tiny:test")
+    session = neovim_session(tmp_path, "ollama:tiny:test", {"OLLAMA_MODELS": str(ollama_store)})
+    check_edit(session, engine)
+    check_apply(session, engine)

@@ -43,6 +43,11 @@ def find_nvim() -> str | None:
 @pytest.fixture(scope="module")
 def neovim(tmp_path_factory):
     """One headless Neovim session: the edit, then :CadApply; its buffers, questions and notifications."""
+    return neovim_session(tmp_path_factory.mktemp("nvim"), "random:tiny")
+
+
+def neovim_session(tmp_path: Path, model: str, env: dict | None = None) -> SimpleNamespace:
+    """Neovim with the plugin and ``cad-lsp serve --model MODEL`` (``env`` for both): the edit, then :CadApply."""
     nvim = find_nvim()
     if nvim is None:
         message = f"nvim not found on PATH or next to {sys.executable}: {INSTALL}"
@@ -50,13 +55,13 @@ def neovim(tmp_path_factory):
             pytest.fail(message)
         pytest.skip(message)
 
-    tmp_path = tmp_path_factory.mktemp("nvim")
     source, update = tmp_path / "emoji.py", tmp_path / "update.py"
     source.write_bytes(DOC.encode())
     update.write_bytes(UPDATE.encode())
-    server = [sys.executable, "-m", "cad_lsp", "serve", "--model", "random:tiny", "--max-tokens", str(MAX_TOKENS)]
+    server = [sys.executable, "-m", "cad_lsp", "serve", "--model", model, "--max-tokens", str(MAX_TOKENS)]
     env = {
         **os.environ,
+        **(env or {}),
         "CAD_LSP_CMD": json.dumps(server),
         "CAD_INPUT": str(source),
         "CAD_LINES": f"{LINES[0]}-{LINES[1]}",
@@ -78,6 +83,10 @@ def neovim(tmp_path_factory):
 
 
 def test_neovim_applies_the_servers_edit(neovim, tiny_engine):
+    check_edit(neovim, tiny_engine)
+
+
+def check_edit(neovim: SimpleNamespace, tiny_engine) -> None:
     expected = tiny_engine.edit(DOC, *LINES, INSTRUCTION, name=neovim.name, max_tokens=MAX_TOKENS)
     want = apply_program(expected.ops, DOC, *LINES)
     assert expected.complete and want != DOC, f"the random model's program changed ({expected.program!r})"
@@ -90,6 +99,10 @@ def test_neovim_applies_the_servers_edit(neovim, tiny_engine):
 def test_cad_apply_merges_the_update_from_a_register(neovim, tiny_engine):
     """:CadApply with the update on the clipboard (the register it reads by default), confirmed: the buffer is
     the engine's merge of it; an empty register is said and sends nothing."""
+    check_apply(neovim, tiny_engine)
+
+
+def check_apply(neovim: SimpleNamespace, tiny_engine) -> None:
     expected = tiny_engine.apply(neovim.edited, UPDATE, name=neovim.name, max_tokens=MAX_TOKENS)
     want = apply_program(expected.ops, neovim.edited, expected.first_line, expected.last_line)
     assert expected.complete and want != neovim.edited, f"the random model's program changed ({expected.program!r})"
