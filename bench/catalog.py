@@ -5,7 +5,7 @@ sections) read this list; neither imports the other for it.
 """
 
 BENCHMARKS = ["apply", "kernel", "smallforward", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless",
-              "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit"]
+              "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit", "llamacpp"]
 
 TITLES = {
     "apply": "Apply: a chat model's update snippet merged into a file by the embedded model, on held-out code",
@@ -25,4 +25,5 @@ TITLES = {
     "kvcache": "KV cache: one forward over a long cached document, growing vs dynamic vs static",
     "layout": "Prompt layout: line numbers on every line, only on the selection, or sparse",
     "warmedit": "Warm edit of a long document vs a short one, in the engine: concatenating vs growing cache",
+    "llamacpp": "llama.cpp: the embedded model's GGUF file in llama.cpp beside PyTorch",
 }
