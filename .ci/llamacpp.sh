@@ -3,8 +3,8 @@
 #
 # llama-cpp-python has no CPU wheel on PyPI: it compiles llama.cpp (cmake and a C compiler; Debian's
 # cmake and build-essential). The wheel is built once per version and CPU (it is compiled for the CPU
-# it is built on) into ~/.cache/cad-lsp-ci/wheels, and installed from there on later runs: about
-# 6 minutes on 2 idle cores the first time, seconds afterwards. Run .ci/run's install first: the
+# it is built on) into ~/.cache/cad-lsp-ci/wheels, and installed from there on later runs: the build
+# took 7.5 minutes on 2 busy cores, installing it seconds afterwards. Run .ci/run's install first: the
 # wheel goes into the main venv, and its tests run with CAD_LSP_REQUIRE_LLAMACPP=1, so that a
 # missing backend fails them instead of skipping them.
 set -euo pipefail

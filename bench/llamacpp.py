@@ -3,7 +3,7 @@
 Variants of SmolLM2-135M with the shipped adapter: PyTorch fp32 (the GGUF
 file de-quantized, the adapter merged), and llama.cpp on the Q4_1 file as
 shipped and on q8_0 and f16 copies that llama.cpp's own quantizer writes from
-it (the same weights up to rounding; made in the output folder, not shipped).
+it (the same weights up to rounding; made in the cache folder, not shipped).
 
 - forwards: a decode step and forwards of 8 and 64 tokens after 1,000 cached
   tokens of code, and that prefill of 1,000, median of 5;
@@ -226,7 +226,9 @@ def run(args) -> dict:
         return {"skipped": NO_CORPUS}
     k = args.limit or (1 if args.quick else 3)
     repeats = args.repeats or (1 if args.quick else 3)
-    folder = args.out / "llamacpp-models"
+    from cad_lsp.backends.catalog import cache_dir
+
+    folder = cache_dir() / "bench-llamacpp"  # the q8_0 and f16 copies: 400 MB, kept out of the results folder
     folder.mkdir(parents=True, exist_ok=True)
     variants = VARIANTS[:2] if args.quick else VARIANTS
     data = {"sample": {"per_corpus": k, "seed": args.seed}, "repeats": repeats, "variants": variants,
