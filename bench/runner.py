@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("name", choices=NAMES, help="the benchmark; 'all' runs every one, then 'report'")
     parser.add_argument("--model", default=None,
                         help="kernel/e2e model (default random:qwen2.5-0.5b; random:tiny with --quick); serve takes a "
-                             "comma-separated list (default smollm2,random:qwen2.5-0.5b)")
+                             "comma-separated list (default smollm2,random:qwen2.5-0.5b; MODEL@BACKEND picks a backend, "
+                             "e.g. smollm2@llamacpp)")
     parser.add_argument("--dtype", default=None,
                         help="fp32, bf16 or both (default: kernel both, e2e bf16, ceiling: bf16 curve if measured)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda ...")

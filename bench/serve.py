@@ -114,7 +114,9 @@ def child_main(argv: list[str]) -> int:
     if policy == ["previous-warming"]:
         previous_warming()
     plan = lambda document, first, last, instruction: planned_program(first, last)  # noqa: E731
-    return serve(plan, ["--model", model, "--dtype", dtype, "--no-confirm"], int(threads))
+    model, _, backend = model.partition("@")  # smollm2@llamacpp: a model on a backend other than auto's
+    return serve(plan, ["--model", model, "--dtype", dtype, "--no-confirm", *(["--backend", backend] if backend else [])],
+                 int(threads))
 
 
 # ---------------------------------------------------------------------------

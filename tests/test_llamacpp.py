@@ -395,3 +395,26 @@ def test_neovim_edits_and_applies_with_an_ollama_model(tmp_path, ollama_store, m
     session = neovim_session(tmp_path, "ollama:tiny:test", {"OLLAMA_MODELS": str(ollama_store)})
     check_edit(session, engine)
     check_apply(session, engine)
+
+
+@pytest.mark.slow
+def test_bench_llamacpp_quick_run(tmp_path):
+    """The benchmark's smoke run: forwards, end to end, the peer, programs compared, speculation on and off."""
+    need_llamacpp()
+    import subprocess
+    import sys
+
+    from cad_lsp.train import corpora
+
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-m", "cad_lsp", "bench", "llamacpp", "--quick", "--out", str(tmp_path)],
+                   cwd=root, check=True, timeout=900)
+    data = json.loads((tmp_path / "llamacpp.json").read_text(encoding="utf-8"))
+    if corpora.data_dir() is None:
+        assert "corpus folder not present" in data["skipped"]
+        return
+    assert set(data["forwards"]) == set(data["e2e"]) == {"torch fp32", "llama.cpp q4_1"}
+    assert all(row["forward_64_s"] > 0 for row in data["forwards"].values())
+    assert data["agreement"]["n"] == data["speculation"]["n"] == 1
+    assert data["speculation"]["differ"] == 0  # the lossless rule on llama.cpp's batch-invariant forwards
+    assert (tmp_path / "llamacpp.md").read_text(encoding="utf-8").startswith("## llama.cpp")
