@@ -5,6 +5,7 @@ quick run happens once per session, in a subprocess so that its OpenMP
 setting applies (it must be set before torch is imported).
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -128,6 +129,8 @@ def test_results_md_has_a_section_per_benchmark(quick_out):
     for section in text.split("\n## ")[1:]:
         if section.startswith("vLLM") and not os.environ.get("CAD_LSP_VLLM_URL"):
             continue  # needs a vLLM server; .ci/vllm.sh runs that benchmark's tests against one
+        if section.startswith("llama.cpp") and importlib.util.find_spec("llama_cpp") is None:
+            continue  # needs llama-cpp-python; .ci/llamacpp.sh installs it and runs this benchmark's quick run
         if "corpus folder not present" in section and corpora.data_dir() is None:
             continue  # a clone without the corpora: those benchmarks say so instead of crashing
         assert "not run" not in section, section[:80]

@@ -298,21 +298,10 @@ def test_speculation_on_and_off_write_the_same_programs(tiny_llama):
     drafting at every forward, token for token the plain loop's greedy program."""
     from cad_lsp.engine import Engine
 
-    from .greedy import assert_same_greedy, engine_runner, random_cases
-    from .test_speculation import MAX_TOKENS, always_draft
+    from .greedy import random_cases
+    from .test_speculation import always_draft, same_as_plain
 
-    speculating, stats = always_draft(Engine(tiny_llama)), []
-    edit = speculating.edit
-
-    def recording(*args, **kwargs):
-        result = edit(*args, **kwargs)
-        stats.append(result.stats)
-        return result
-
-    speculating.edit = recording
-    pairs = assert_same_greedy(engine_runner(speculating, MAX_TOKENS, speculate=True),
-                               engine_runner(Engine(tiny_llama), MAX_TOKENS, speculate=False),
-                               random_cases(seed=29, count=40), MAX_TOKENS)
+    pairs, stats = same_as_plain(always_draft(Engine(tiny_llama)), Engine(tiny_llama), random_cases(seed=29, count=40))
     assert 0 < sum(s.accepted_tokens for s in stats) < sum(s.drafted_tokens for s in stats)
     assert all(run.forwards <= plain.forwards for run, plain in pairs)
 

@@ -35,12 +35,10 @@ def always_draft(engine: Engine) -> Engine:
     return engine
 
 
-@pytest.mark.parametrize("count", [100, pytest.param(CASES, marks=pytest.mark.slow)])
-def test_speculation_writes_the_plain_greedy_program(tiny, one_thread, count):  # noqa: F811
-    cases = random_cases(seed=29, count=count)
-    speculating = always_draft(Engine(LocalModel(tiny)))
-    stats = []
-    edit = speculating.edit
+def same_as_plain(speculating: Engine, plain: Engine, cases: list[Case]) -> tuple[list, list]:
+    """Greedy programs with speculation and without, asserted the same on every case; the pairs of runs, and
+    the speculating edits' stats."""
+    stats, edit = [], speculating.edit
 
     def recording(*args, **kwargs):
         result = edit(*args, **kwargs)
@@ -49,7 +47,14 @@ def test_speculation_writes_the_plain_greedy_program(tiny, one_thread, count):  
 
     speculating.edit = recording
     pairs = assert_same_greedy(engine_runner(speculating, MAX_TOKENS, speculate=True),
-                               engine_runner(Engine(LocalModel(tiny)), MAX_TOKENS, speculate=False), cases, MAX_TOKENS)
+                               engine_runner(plain, MAX_TOKENS, speculate=False), cases, MAX_TOKENS)
+    return pairs, stats
+
+
+@pytest.mark.parametrize("count", [100, pytest.param(CASES, marks=pytest.mark.slow)])
+def test_speculation_writes_the_plain_greedy_program(tiny, one_thread, count):  # noqa: F811
+    pairs, stats = same_as_plain(always_draft(Engine(LocalModel(tiny))), Engine(LocalModel(tiny)),
+                                 random_cases(seed=29, count=count))
     # the cases reach accepted and rejected drafts, and finished programs with copies
     assert sum(run.complete and any(isinstance(op, Copy) for op in run.ops) for run, _ in pairs) >= count // 10
     accepted, drafted = sum(s.accepted_tokens for s in stats), sum(s.drafted_tokens for s in stats)
