@@ -240,7 +240,7 @@ class LlamaCppModel:
         size = self.lib.llama_state_seq_get_size(self.ctx, 0)
         buffer = (ctypes.c_uint8 * size)()
         written = self.lib.llama_state_seq_get_data(self.ctx, buffer, size, 0)
-        return bytes(buffer[:written])
+        return bytes(memoryview(buffer)[:written])  # not buffer[:written]: a list of ints, 1.6 s for 70 MB
 
     def _bytes_per_token(self) -> int:
         lib, model = self.lib, self.model
