@@ -91,8 +91,7 @@ class LlamaCppModel:
         self.head_ratio = self.vocab_size * embed / body
         cparams = llama_cpp.llama_context_default_params()
         cparams.n_ctx = self.context_length
-        cparams.n_batch = seam.PREFILL_CHUNK
-        cparams.n_ubatch = self.micro_batch = min(MICRO_BATCH, seam.PREFILL_CHUNK)
+        cparams.n_batch = cparams.n_ubatch = self.micro_batch = MICRO_BATCH  # the backend cuts forwards itself
         cparams.n_seq_max = 1
         cparams.n_threads = cparams.n_threads_batch = n_threads or len(os.sched_getaffinity(0))
         cparams.no_perf = True
@@ -111,7 +110,7 @@ class LlamaCppModel:
             if llama_cpp.llama_set_adapters_lora(self.ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
                 raise ModelLoadError(f"llama.cpp cannot apply the adapter {adapter}")
         self.tokenizer = self._read_tokenizer()
-        self._batch = llama_cpp.llama_batch_init(seam.PREFILL_CHUNK, 0, 1)
+        self._batch = llama_cpp.llama_batch_init(MICRO_BATCH, 0, 1)
         self._active: KVState | None = None  # the state whose cells are in sequence 0
 
     # -- the tokenizer -----------------------------------------------------------------------------
@@ -150,25 +149,20 @@ class LlamaCppModel:
     def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
         ids, positions = list(ids), list(positions)
         self._activate(state)
-        again = 0
         if self.batch_invariant and len(ids) == 1 and state.ids:
-            again = 1  # decode the previous token again beside this one: see the module's docstring
-            self._crop_cells(len(state.ids) - 1)
-            ids, positions = state.ids[-1:] + ids, [p + 1 for p in positions]
-        start, rows = len(state.ids) - again, []
+            # decode the previous token again beside this one: see the module's docstring
+            ids, positions = [state.ids.pop()] + ids, [p + 1 for p in positions]
+            self._crop_cells(len(state.ids))
+        rows = []
         for at, end in self._pieces(len(ids)):
             chunk = ids[at:end]
-            wanted = [p - at for p in positions if at <= p < at + len(chunk)]
-            rows += self._decode(chunk, start + at, wanted)
-            if again:
-                state.ids.extend(chunk[again:])
-                again = 0
-            else:
-                state.ids.extend(chunk)
+            wanted = [p - at for p in positions if at <= p < end]
+            rows += self._decode(chunk, len(state.ids), wanted)
+            state.ids.extend(chunk)
         return torch.from_numpy(np.stack(rows)) if rows else torch.empty(0, self.vocab_size)
 
     def _pieces(self, n: int) -> list[tuple[int, int]]:
-        """Forwards of at most one micro-batch each (llama.cpp would split a longer one itself), none of
+        """Forwards of at most one micro-batch each (the context takes no more), none of
         a single token where the whole has more: each forward is then computed by the batch kernels."""
         size = self.micro_batch
         bounds = list(range(0, n, size)) + [n]
@@ -177,14 +171,10 @@ class LlamaCppModel:
         return list(zip(bounds, bounds[1:]))
 
     def crop(self, state: KVState, length: int) -> None:
-        if len(state.ids) <= length:
-            return
-        if state is self._active:
-            self._crop_cells(length)
-        else:
+        if len(state.ids) > length:
             self._activate(state)
             self._crop_cells(length)
-        del state.ids[length:]
+            del state.ids[length:]
 
     def nbytes(self, state: KVState) -> int:
         if isinstance(state.cache, (bytes, bytearray)):
