@@ -119,17 +119,6 @@ def own_lookup(path: Path, adapter: Path, engine, pair, count) -> dict:
             "equal": outputs["greedy"] == outputs["lookup"]}
 
 
-def held_out_requests(per_corpus: int) -> list:
-    from cad_lsp.train.split import request_for, split, window
-
-    requests = []
-    for corpus, items in (corpus_pairs() or {}).items():
-        _, test = split(items)
-        chosen = sorted((window(request_for(p), 8) for p in test), key=lambda r: len(r.document))[:per_corpus]
-        requests += [(f"{corpus}/{i}", r) for i, r in enumerate(chosen)]
-    return requests
-
-
 def greedy_with_logits(engine, key: str, request) -> tuple:
     """The greedy program (speculation off), and each sampled step's logits row and choice."""
     import cad_lsp.engine.engine as engine_module
@@ -260,7 +249,9 @@ def run(args) -> dict:
             if row["lookup_tokens_per_s"]:
                 row["spec_over_lookup"] = n_out / row["lookup_tokens_per_s"] / spec[f"{corpus}/{pair.id}"]
             data["own_lookup"].append({"id": f"{corpus}/{pair.id}", "n_out": n_out, **row})
-    requests = held_out_requests(4)[:1] if args.quick else held_out_requests(4)
+    from .speculation import held_out_requests
+
+    requests = held_out_requests(pairs, 4)[:1] if args.quick else held_out_requests(pairs, 4)
     data["agreement"] = agreement(engines["torch fp32"], engines["llama.cpp q4_1"], requests)
     data["speculation"] = speculation_flips(engines["llama.cpp q4_1"], requests)
     plain = open_variant("llama.cpp q4_1", folder, batch_invariant=False)

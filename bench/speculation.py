@@ -21,7 +21,6 @@ def run(args) -> dict:
     from cad_lsp.backends.pytorch import LocalModel
     from cad_lsp.backends.pytorch.loading import load_model
     from cad_lsp.engine import Engine
-    from cad_lsp.train.split import request_for, split, window
 
     pairs = corpus_pairs()
     if pairs is None:
@@ -32,12 +31,10 @@ def run(args) -> dict:
     loaded = load_model(name, args.device, dtype)
     engine = Engine(LocalModel(loaded))
     corpora = {}
-    for corpus, items in pairs.items():
-        _, test = split(items)
-        requests = sorted((window(request_for(p), 8) for p in test), key=lambda r: len(r.document))[:per_corpus]
+    for corpus in pairs:
         rows = []
-        for i, request in enumerate(progress(requests, f"speculation {corpus}")):
-            key = f"{corpus}/{i}"
+        requests = held_out_requests({corpus: pairs[corpus]}, per_corpus)
+        for i, (key, request) in enumerate(progress(requests, f"speculation {corpus}")):
             engine.warm(key, request.document)
             results = {}
             for speculate in ((False, True) if i % 2 == 0 else (True, False)):  # timed by the engine's own stats
@@ -55,6 +52,19 @@ def run(args) -> dict:
         corpora[corpus] = {"rows": rows, **summarize(rows)}
     corpora["pooled"] = summarize([r for c in corpora.values() for r in c["rows"]])
     return {"model": name, "dtype": dtype, "per_corpus": per_corpus, "max_tokens": MAX_TOKENS, "corpora": corpora}
+
+
+def held_out_requests(pairs: dict, per_corpus: int) -> list:
+    """(corpus/i, request) for the shortest ``per_corpus`` test-split requests of each corpus, each shown as a
+    window of 8 lines around its selection."""
+    from cad_lsp.train.split import request_for, split, window
+
+    requests = []
+    for corpus, items in pairs.items():
+        _, test = split(items)
+        chosen = sorted((window(request_for(p), 8) for p in test), key=lambda r: len(r.document))[:per_corpus]
+        requests += [(f"{corpus}/{i}", r) for i, r in enumerate(chosen)]
+    return requests
 
 
 def summarize(rows: list[dict]) -> dict:

@@ -38,7 +38,7 @@ def _model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=("auto", "torch", "llamacpp", "vllm", "local"), default="auto",
                         help="torch or llamacpp: the model runs in this process (llamacpp for GGUF files, an extra: "
                              "pip install 'cad-lsp[llamacpp]'); vllm: a vLLM server runs it (docs/vllm.md); auto "
-                             "(default): llamacpp for GGUF names and, when installed, the embedded model; else torch")
+                             "(default): llamacpp for gguf: and ollama: models, else torch; local: torch's old name")
     parser.add_argument("--vllm-url", default=None, help="the vLLM server, e.g. http://gpu-host:8000 (--backend vllm)")
 
 

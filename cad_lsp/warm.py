@@ -121,7 +121,7 @@ def holder(model: str, device: str | None, dtype: str, backend: str = "torch") -
 
 def worker_key(model: str, device: str | None, dtype: str, backend: str = "torch") -> str:
     """MODEL-CODE: which model, device, dtype and backend; then which installed code and model files."""
-    return (_digest(model, device, dtype, *([backend] if backend != "torch" else []))[:8] + "-" +
+    return (_digest(model, device, dtype, backend)[:8] + "-" +
             _digest(__version__, sys.executable, _code_stamp(), _model_stamp(model))[:12])
 
 
@@ -209,7 +209,8 @@ def _spawn(key: str, model: str, device: str | None, dtype: str, keep_warm_s: in
         log.truncate(0)
     local = Path(model).expanduser()
     command = [sys.executable, "-m", "cad_lsp.warm", "--key", key, "--dtype", dtype, "--idle", str(keep_warm_s),
-               "--backend", backend, "--model", str(local.resolve()) if local.exists() else model] + (["--device", device] if device else [])
+               "--backend", backend, "--model", str(local.resolve()) if local.exists() else model]
+    command += ["--device", device] if device else []
     try:  # its own session and no inherited pipes: a caller that waits for our output is not held up by it;
         # started beside this package, so that `-m` finds this very package and not one in the caller's folder
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
