@@ -156,7 +156,10 @@ def run_quality(engine, args) -> dict:
             result = engine.apply(case.document, case.update, case.instruction, key=case.id.rsplit("/", 1)[0])
             merged = apply_program(result.ops, case.document, result.first_line, result.last_line)
             row.update(cad=result.complete and merged == case.after, forwards=result.stats.forwards,
-                       seconds=round(time.perf_counter() - t0, 3), region=result.last_line - result.first_line + 1)
+                       seconds=round(time.perf_counter() - t0, 3), region=result.last_line - result.first_line + 1,
+                       # the model's own call: a line the placement thinks new text rewrites, which it may keep
+                       choice=any(result.first_line <= n <= result.last_line for n in result.merge.placement.replaced),
+                       differs=merged != result.merge.merged)
         except EngineError:
             row["cad"] = None
         if row["lines"] <= REWRITE_LINES and rewrites < (2 if args.quick else REWRITE_CASES):
@@ -184,7 +187,8 @@ def summarize(rows: list[dict]) -> dict:
     for row in rows:
         for key in [(row["group"], row["style"]), (row["group"], "all"), ("all", row["style"]), ("all", "all")]:
             cell = out.setdefault(" / ".join(key), {"n": 0, "cad": 0, "merge": 0, "refused": 0, "rewrite_n": 0,
-                                                   "rewrite": 0, "forwards": []})
+                                                   "rewrite": 0, "forwards": [], "choices": 0, "differs": 0,
+                                                   "differs_right": 0})
             cell["n"] += 1
             cell["cad"] += bool(row.get("cad"))
             cell["merge"] += bool(row.get("merge"))
@@ -194,6 +198,9 @@ def summarize(rows: list[dict]) -> dict:
                 cell["rewrite"] += bool(row["rewrite"])
             if "forwards" in row:
                 cell["forwards"].append(row["forwards"])
+                cell["choices"] += row["choice"]
+                cell["differs"] += row["differs"]
+                cell["differs_right"] += row["differs"] and row["cad"]
     for cell in out.values():
         cell["forwards_median"] = median(cell.pop("forwards")) if cell.get("forwards") else None
     return out
@@ -409,10 +416,12 @@ def markdown(data: dict) -> str:
             rows.append([f"**{group}**" if style == "all" else group, style, cell["n"],
                          f"{cell['cad']} ({pct(cell['cad'] / cell['n'])})",
                          f"{cell['merge']} ({pct(cell['merge'] / cell['n'])})", cell["refused"],
-                         f"{cell['rewrite']}/{cell['rewrite_n']}" if cell["rewrite_n"] else "", cell["forwards_median"]])
+                         f"{cell['rewrite']}/{cell['rewrite_n']}" if cell["rewrite_n"] else "",
+                         f"{cell['choices']} / {cell['differs']} ({cell['differs_right']})",
+                         cell["forwards_median"]])
     quality = table(["cases", "style", "n", "cad-lsp apply (exact)", "deterministic merge (exact)",
                      "refused (no place)", f"model rewrites the file (exact, files ≤ {REWRITE_LINES} lines)",
-                     "forwards (median)"], rows)
+                     "model's call: cases / merged otherwise (exact)", "forwards (median)"], rows)
     speed_rows = []
     for r in s["rows"]:
         rw = r["rewrite"]
@@ -434,6 +443,10 @@ def markdown(data: dict) -> str:
             f"and synthetic edits of modules kept for testing; each edit shown in four update styles "
             f"(`cad_lsp/train/updates.py`). *exact*: the merged file equals the edited file byte for byte; "
             f"*refused*: the update has no single place in the file (cad-lsp says so and applies nothing). "
+            f"The program's grammar admits only merges of the update (copies of the lines the update keeps, "
+            f"its new text where it puts it); *model's call*: the cases with a line that the update's new text "
+            f"may rewrite or join (the placement guesses by likeness; the model decides), and those the model "
+            f"merged otherwise than the deterministic merge (exactly right). "
             f"Morph v3-fast claims 96% and ~10,500 tokens/s on GPUs.\n\n{quality}\n\n"
             f"A ~10-line update (a check added to a function in the middle) into the first lines of "
             f"`{SPEED_MODULE}.py` (held out). *warm*: the file's prompt cached, median of {s['repeats']}; *cold*: "

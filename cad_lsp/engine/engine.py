@@ -9,7 +9,7 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import torch
 
@@ -105,7 +105,6 @@ class ApplyJob:
     plan: list[Op]
     instruction: str
     hints: str
-    gen_lines: tuple[str, ...]  # the lines a <gen> may write: the update's and the region's, whole
 
     def max_tokens(self, tokenizer) -> int:
         """The plan's program twice over: room for a model that writes it its own way."""
@@ -121,20 +120,26 @@ def plan_apply(document: str, update: str, instruction: str | None = None) -> Ap
     except UpdateError as exc:
         raise EngineError(str(exc)) from None
     plan = oracle_for_selection(document, merge.first, merge.last, merge.text)
-    return ApplyJob(merge, plan, apply_instruction(instruction), update_hints(document, merge.first, merge.last, plan),
-                    gen_lines(document, update, merge))
+    return ApplyJob(merge, plan, apply_instruction(instruction), update_hints(document, merge.first, merge.last, plan))
 
 
-def gen_lines(document: str, update: str, merge: Merge) -> tuple[str, ...]:
-    """What an apply's ``<gen>`` may write: whole lines of the update (with the file's line terminator) or of
-    the region, the last of either also without one.  The merged file is made of nothing else, so a model
-    that strays into other text (a line from elsewhere in the file, a word of its own) is kept to the task."""
-    doc_lines = split_lines(document)
-    newline = "\r\n" if sum(line.endswith("\r\n") for line in doc_lines) * 2 > len(doc_lines) else "\n"
-    region = doc_lines[merge.first - 1: merge.last]
-    written = [line.rstrip("\r\n") for line in split_lines(update) if line.strip("\r\n")]
-    ends = written[-1:] + [line.rstrip("\r\n") for line in region[-1:]]  # a last line without its terminator
-    return tuple(dict.fromkeys(region + [line + newline for line in written] + [newline] + ends))
+def apply_constraint(tokenizer, plan: Sequence[Op], first: int, last: int,
+                     rewritten: Iterable[int] = ()) -> ProgramConstraint:
+    """The programs that are merges of the update: the plan's copies are lines the program must copy, the
+    lines the placement thinks new text ``rewritten`` it may keep or leave out, each ``<gen>`` is the plan's
+    text after the line the plan writes it after (first - 1 at the region's start)."""
+    must = sorted({n for op in plan if isinstance(op, Copy) for n in range(op.start, op.end + 1)})
+    may = sorted(set(must) | {n for n in rewritten if first <= n <= last})
+    keep = [(n, n) for n in may[:1]]
+    for n in may[1:]:
+        keep[-1:] = [(keep[-1][0], n)] if n == keep[-1][1] + 1 else [keep[-1], (n, n)]
+    adds, after = [], first - 1
+    for op in plan:
+        if isinstance(op, Copy):
+            after = op.end
+        else:
+            adds.append((after, op.text))
+    return ProgramConstraint(tokenizer, first, last, keep=tuple(keep), must=tuple(must), adds=tuple(adds))
 
 
 class Engine:
@@ -485,9 +490,8 @@ class Engine:
                 stats.prefill_tokens = computed + len(prompt.request_ids)
                 stats.cached_tokens = len(prompt.prefix_ids) - computed
                 stats.prefill_s = time.perf_counter() - t0
-                constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else \
-                    ProgramConstraint(self.ll_tokenizer, first, last, gen_lines=job.gen_lines,
-                                      keep=tuple((op.start, op.end) for op in plan if isinstance(op, Copy)))
+                constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else apply_constraint(
+                    self.ll_tokenizer, plan, first, last, (n - view.offset for n in job.merge.placement.replaced))
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
                     choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731

@@ -13,6 +13,7 @@ then the end-of-sequence token.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import json
 from dataclasses import dataclass, field
@@ -70,15 +71,14 @@ def _lark_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True,
-                    gen_lines: tuple[str, ...] | None = None, starts: list[tuple[int, int]] | None = None) -> str:
+def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True, gen_text: str | None = None,
+                    starts: list[tuple[int, int]] | None = None) -> str:
     """Lark grammar for one op (or the end of the program, if ``allow_end``).
 
     A copy may start at lines lo..hi (or, with ``starts``, in those ranges);
     the grammar stops right after the ``-`` so that the end line can be
-    constrained to start..hi.  With
-    ``gen_lines`` a ``<gen>`` body is one or more of those lines, whole (an
-    apply: the merged file holds the file's lines and the update's, nothing else).
+    constrained to start..hi.  With ``gen_text`` (an apply: the update's
+    new lines at this place) a ``<gen>`` writes exactly that.
     """
     alternatives = []
     if allow_gen:
@@ -91,10 +91,8 @@ def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True,
     rules = [f"start: ({' | '.join(alternatives)}){optional}" if alternatives else 'start: ""']
     if allow_gen:
         rules.append(f"gen: {_lark_string(_GEN_HEAD)} body {_lark_string(chr(10))}")
-        if gen_lines:
-            lines = " | ".join(_lark_string(escape_gen(line)) for line in sorted(set(gen_lines)))
-            rules.append(f"body: line+ {_lark_string(_GEN_TAIL[:-1])}")
-            rules.append(f"line: {lines}")
+        if gen_text is not None:
+            rules.append(f"body: {_lark_string(escape_gen(gen_text) + _GEN_TAIL[:-1])}")
         else:
             rules.append(r"body[lazy]: /(?s:.*)<\/gen>/")
     if ranges:
@@ -130,8 +128,16 @@ class ProgramConstraint:
 
     ``keep`` (an apply: the runs of lines the update's placement keeps) lets
     copies name only those lines, and the program end only after the last of
-    them: a line the update removes or rewrites is never copied, and the
-    region's unchanged last lines are never dropped.
+    them: a line the update removes is never copied, and the region's
+    unchanged last lines are never dropped.  ``must`` (the lines the update
+    shows or a marker keeps) are copied, none left out; a line in ``keep``
+    but not in ``must`` (one the placement thinks a new line rewrites) may be
+    kept or left out.  ``adds`` (the update's new text, each piece with the
+    line the update shows before it) is all a ``<gen>`` may write, after that
+    line and before the next ``must`` line; the program ends once all are
+    written.  So every program is a merge of the update: what stays the
+    model's is whether a new line rewrites the line it resembles or joins it,
+    the one call the placement makes by a guess (``program.update``).
     """
 
     tokenizer: llguidance.LLTokenizer
@@ -140,8 +146,9 @@ class ProgramConstraint:
     ops: list = field(default_factory=list)
     done: bool = False
     must_change: bool = False
-    gen_lines: tuple[str, ...] | None = None  # the only lines a <gen> may write (``next_op_grammar``)
     keep: tuple[tuple[int, int], ...] | None = None  # the only lines a copy may name, as runs
+    must: tuple[int, ...] | None = None  # lines a copy may not leave out, ascending
+    adds: tuple[tuple[int, str], ...] | None = None  # (after line, text): the only <gen>s, in this order
 
     def __post_init__(self):
         if self.first < 1 or self.last < self.first - 1:
@@ -151,6 +158,7 @@ class ProgramConstraint:
         self._unchanged = True  # so far, copies of lines first..next_line-1 in order, nothing generated
         self.consumed = 0  # tokens advanced through, sampled or forced
         self.op_tokens: list[int] = []  # the tokens of the op being written
+        self._added = 0  # how many of adds the program has written
         self._start_phase(self._next_op(allow_gen=True))
 
     def clone(self) -> "ProgramConstraint":
@@ -181,23 +189,52 @@ class ProgramConstraint:
     # -- phases
     def _may_end(self) -> bool:
         """Whether the program may end after the ops so far: not, under must_change, when they are the
-        selection's lines copied in order and nothing else; not, under keep, before its last line."""
-        if self.keep and self._next_line <= max(b for _, b in self.keep):
+        selection's lines copied in order and nothing else; not before a line it must copy (under keep,
+        its last line), nor before its adds are written."""
+        if self.must is not None:
+            if self._next_must(self._next_line - 1) <= self.last:
+                return False
+        elif self.keep and self._next_line <= max(b for _, b in self.keep):
+            return False
+        if self.adds is not None and self._added < len(self.adds):
             return False
         return not (self.must_change and self._unchanged and self._next_line > self.last)
 
+    def _next_must(self, line: int) -> int:
+        """The first line after ``line`` that a copy may not leave out (last + 1 when none)."""
+        if not self.must:
+            return self.last + 1
+        at = bisect.bisect_right(self.must, line)
+        return self.must[at] if at < len(self.must) else self.last + 1
+
+    def _pending_add(self) -> tuple[int, str] | None:
+        return self.adds[self._added] if self.adds is not None and self._added < len(self.adds) else None
+
     def _next_op(self, allow_gen: bool) -> str:
-        starts = None
+        starts, gen_text, pending = None, None, self._pending_add()
         if self.keep is not None:
-            starts = [(max(a, self._next_line), min(b, self.last)) for a, b in self.keep]
-        return next_op_grammar(self._next_line, self.last, allow_gen=allow_gen, allow_end=self._may_end(),
-                               gen_lines=self.gen_lines if allow_gen else None, starts=starts)
+            first_start = min(self._copy_limit(), self._next_must(self._next_line - 1))  # a must line is not skipped
+            starts = [(max(a, self._next_line), min(b, first_start)) for a, b in self.keep]
+        if self.adds is not None:
+            allow_gen = allow_gen and pending is not None and self._next_line > pending[0]
+            gen_text = pending[1] if allow_gen else None
+        return next_op_grammar(self._next_line, self._copy_limit(), allow_gen=allow_gen, allow_end=self._may_end(),
+                               gen_text=gen_text, starts=starts)
+
+    def _copy_limit(self) -> int:
+        """The last line a copy may name: with new text still to write, the last before the next line it
+        must follow (under must: the last line before the must line after it)."""
+        pending = self._pending_add()
+        if pending is None:
+            return self.last
+        after = pending[0]
+        return min(self.last, after if self.must is None else self._next_must(after) - 1)
 
     def _copy_end(self, start: int) -> int:
         """The last line a copy from ``start`` may reach."""
         if self.keep is None:
-            return self.last
-        return next(min(b, self.last) for a, b in self.keep if a <= start <= b)
+            return self._copy_limit()
+        return next(min(b, self._copy_limit()) for a, b in self.keep if a <= start <= b)
 
     def _start_phase(self, lark: str) -> None:
         key = (id(self.tokenizer), lark)
@@ -231,6 +268,7 @@ class ProgramConstraint:
         if text.startswith(_GEN_HEAD) and text.endswith(_GEN_TAIL) and self._matcher.is_accepting():
             op = Gen(unescape_gen(text[len(_GEN_HEAD) : -len(_GEN_TAIL)]))
             self._unchanged = False
+            self._added += self.adds is not None
             self._start_phase(self._next_op(allow_gen=False))
             return op
         return None
