@@ -67,6 +67,18 @@ def test_a_model_that_writes_the_plan_takes_a_handful_of_forwards(engine, monkey
     assert drafted.stats.forwards <= 3 < plain.stats.forwards
 
 
+def test_an_apply_the_grammar_decides_needs_no_forward(engine):
+    """An update that leaves the model no call (no line it may rewrite or join) is merged without reading
+    the document or the request: the same program the model's forwards reach with fast-forwarding off."""
+    decided = engine.apply(FILE, UPDATE)
+    assert decided.complete and decided.stats.forwards == 0 and decided.stats.prefill_tokens == 0
+    assert apply_program(decided.ops, FILE, decided.first_line, decided.last_line) == MERGED
+    read = engine.apply(FILE, UPDATE, fast_forward=False)
+    assert read.program == decided.program and read.stats.forwards > 0 and read.stats.prefill_tokens > 0
+    call = engine.apply(FILE, "# ...\ndef f50(x, scale=1):\n    y = x * 50\n    return y + 50\n# ...\n")
+    assert call.stats.forwards > 0  # whether the new signature rewrites the old is the model's call
+
+
 @pytest.mark.parametrize("update, message", [
     ("", "empty"), ("# ... existing code ...\n", "only markers"), ("class Nothing:\n    pass\n", "matches a line"),
     ("    y = x * 7\n    y += 1\n    return y + 7\n".replace("7", "x"), "matches a line"),

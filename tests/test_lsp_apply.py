@@ -47,6 +47,7 @@ MAX_TOKENS = 40
 CHANGE_LAST_LINE = '# ... existing code ...\ny = "😀 one"\ny = "😀 two"  # changed\n# ... existing code ...\n'
 ABS_IN_F = "def f(x):\n    x = abs(x)\n    return x + 1\n# ... existing code ...\n"
 LONG_IN_F = ABS_IN_F.replace("abs(x)", "abs(x)  # a comment long enough to run past the program's token limit")
+NEW_SIGNATURE = "def f(x, scale=1):\n    return x + 1\n# ... existing code ...\n"
 UNCHANGED = 'def f(x):\n    return x + 1\n\ny = "😀 one"\n'  # the file's lines: the snippet changes nothing
 UNPLACEABLE = "print('nothing of this file')\n"
 TITLE = "apply an update"  # the progress bar's title and the edit's label, after "cad-lsp: "
@@ -225,7 +226,8 @@ async def test_malformed_arguments_are_refused_before_anything_runs(client: Lang
 @on_module_loop
 async def test_a_cancel_stops_an_apply(client: LanguageClient):
     """An apply that reads a long document into the cache runs until cancelled, from the progress bar or by
-    $/cancelRequest (the grammar forces an apply's program, so the prompt is what takes time)."""
+    $/cancelRequest (the model reads the document only for a call the grammar leaves it: here, whether the
+    new signature rewrites the old one)."""
     def max_tokens(n: int) -> None:  # at once, through the settings
         settings = {"cad-lsp": {"maxTokens": n}}
         client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=settings))
@@ -234,7 +236,7 @@ async def test_a_cancel_stops_an_apply(client: LanguageClient):
     max_tokens(100_000)
     try:
         uri, other = open_document(client, EMOJI + "\n" + long_lines), open_document(client, EMOJI + "\n" + long_lines)
-        args = [update_args(uri, 1, ABS_IN_F, instruction="cancel me")]
+        args = [update_args(uri, 1, NEW_SIGNATURE, instruction="cancel me")]
         title = f"{TITLE}: cancel me"
 
         def decoding(count: int) -> bool:
@@ -248,7 +250,7 @@ async def test_a_cancel_stops_an_apply(client: LanguageClient):
         assert await asyncio.wait_for(running, 5) == {"applied": False, "message": "cancelled; nothing applied"}
 
         shown = len(client.messages)
-        args = [update_args(other, 1, ABS_IN_F, instruction="cancel me")]  # not read into the cache yet
+        args = [update_args(other, 1, NEW_SIGNATURE, instruction="cancel me")]  # not read into the cache yet
         running = asyncio.ensure_future(apply_update(client, args, msg_id=f"apply-to-cancel-{client.preset}"))
         await wait_until(lambda: decoding(2))
         client.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=f"apply-to-cancel-{client.preset}"))

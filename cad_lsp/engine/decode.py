@@ -180,9 +180,10 @@ class _Expansion:
     spliced: int  # copied lines' tokens among ``appended``
 
 
-def expand(constraint: ProgramConstraint, token: int, tokenizer, document: Document, fast_forward: bool,
+def expand(constraint: ProgramConstraint, token: int | None, tokenizer, document: Document, fast_forward: bool,
            expect_forced: ExpectForced | None) -> _Expansion:
-    """Advance ``constraint`` through ``token`` and whatever the grammar then forces."""
+    """Advance ``constraint`` through ``token`` (None: none, at the program's start) and whatever the grammar
+    then forces."""
     result = _Expansion([], [], 0)
 
     def take(t: int) -> None:
@@ -195,9 +196,12 @@ def expand(constraint: ProgramConstraint, token: int, tokenizer, document: Docum
             result.appended.extend(content)
             result.spliced += len(content)
 
-    take(token)
+    if token is not None:
+        take(token)
     while fast_forward and not constraint.done:
         forced = constraint.forced()
+        if not forced and (sole := constraint.sole_token()) is not None:
+            forced = [sole]  # the grammar's own choice, the end of the program included
         if not forced or (expect_forced is not None and not expect_forced(forced, constraint)):
             break
         for t in forced:
@@ -255,9 +259,10 @@ MAX_DRAFT_CHOICES = 64  # drafted choices per forward at most
 
 
 def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstraint, tokenizer, document: Document,
-                logits: torch.Tensor, choose: Chooser, stats: Stats, *, max_tokens: int = 2048,
+                logits: torch.Tensor | None, choose: Chooser, stats: Stats, *, max_tokens: int = 2048,
                 fast_forward: bool = True, cancel=None, progress=None, expect_forced: ExpectForced | None = None,
-                drafter: Drafter | None = None, budget: DraftBudget | None = None) -> bool:
+                drafter: Drafter | None = None, budget: DraftBudget | None = None,
+                unsent: Sequence[int] = ()) -> bool:
     """Run the program to its end; returns False if max_tokens was hit first.
 
     ``choose`` picks the next token from the logits (sampling, or a script
@@ -269,11 +274,26 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
     at each as it would have anyway, keeps the draft up to the first choice
     that differs, and crops the rest from the cache.  The program is the one
     the plain loop writes, token for token.
+
+    ``unsent`` (with ``logits`` None) are prompt tokens not in the cache yet:
+    they go with the first forward the program needs, after what the grammar
+    writes alone (an apply's request: the model reads it only for a call the
+    grammar leaves it).
     """
-    pending: list[int] = []
+    pending: list[int] = list(unsent)
     carries_copy = False
     budget = budget or DraftBudget()
     budget.new_request()
+    if logits is None:
+        head = expand(constraint, None, tokenizer, document, fast_forward, expect_forced)
+        stats.forced_tokens += len(head.forced)
+        stats.spliced_tokens += head.spliced
+        pending += head.appended
+        carries_copy = head.spliced > 0
+        if stats.forced_tokens > max_tokens:
+            return False  # a program longer than max_tokens is cut short, decided or not
+        if constraint.done:
+            return True
 
     def choose_and_expand(scores: torch.Tensor, drafted: int | None) -> tuple[int, _Expansion]:
         """The loop's choice at one position (the draft's token there, if any, as a hint), taken."""
@@ -323,6 +343,8 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
             else:
                 stats.decode_steps += 1
                 stats.decode_s += elapsed
+            stats.prefill_tokens += len(unsent)  # the prompt's last tokens, read with the program's first ones
+            unsent = ()
             pending.clear()
             carries_copy = False
             row_logits = iter(scored)

@@ -142,6 +142,13 @@ def apply_constraint(tokenizer, plan: Sequence[Op], first: int, last: int,
     return ProgramConstraint(tokenizer, first, last, keep=tuple(keep), must=tuple(must), adds=tuple(adds))
 
 
+def decided_alone(constraint: ProgramConstraint, tokenizer, document: Document) -> bool:
+    """Whether the grammar writes the whole program without a choice for the model (tried on a copy)."""
+    probe = constraint.clone()
+    expand(probe, None, tokenizer, document, True, None)
+    return probe.done
+
+
 class Engine:
     """A model with warm per-document prompt caches; one request at a time.
 
@@ -482,16 +489,22 @@ class Engine:
                 if progress is not None:
                     progress(stats)
 
+            constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else apply_constraint(
+                self.ll_tokenizer, plan, first, last, (n - view.offset for n in job.merge.placement.replaced))
+            ff = self.fast_forward if fast_forward is None else fast_forward
+            # an apply's request waits for the first call the grammar leaves the model; with none, the model
+            # reads nothing, not even the document (the background warming still does)
+            unsent = prompt.request_ids if job is not None else ()
+            decided = job is not None and ff and program is None and decided_alone(constraint, self.tokenizer,
+                                                                                   view.doc)
             try:
                 t0 = time.perf_counter()
-                _, computed = sync_prefix(self.backend, state, prompt.prefix_ids, cancel, prefilled)
+                computed = 0 if decided else sync_prefix(self.backend, state, prompt.prefix_ids, cancel, prefilled)[1]
                 check_cancel(cancel)
-                logits = self.backend.extend(state, prompt.request_ids)
-                stats.prefill_tokens = computed + len(prompt.request_ids)
-                stats.cached_tokens = len(prompt.prefix_ids) - computed
+                logits = None if unsent else self.backend.extend(state, prompt.request_ids)
+                stats.prefill_tokens = computed + len(prompt.request_ids) - len(unsent)
+                stats.cached_tokens = 0 if decided else len(prompt.prefix_ids) - computed
                 stats.prefill_s = time.perf_counter() - t0
-                constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else apply_constraint(
-                    self.ll_tokenizer, plan, first, last, (n - view.offset for n in job.merge.placement.replaced))
                 if program is None:
                     generator = torch.Generator().manual_seed(seed)
                     choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731
@@ -513,8 +526,7 @@ class Engine:
                 complete = decode_loop(
                     self.backend, state, constraint, self.tokenizer, view.doc, logits, choose, stats,
                     max_tokens=max_tokens, cancel=cancel, progress=step, expect_forced=expect,
-                    fast_forward=self.fast_forward if fast_forward is None else fast_forward,
-                    drafter=drafter, budget=self.draft_budget,
+                    fast_forward=ff, drafter=drafter, budget=self.draft_budget, unsent=unsent,
                 )
             finally:
                 self.backend.crop(state, len(prompt.prefix_ids))  # keep the document warm, drop the request

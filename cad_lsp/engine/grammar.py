@@ -283,6 +283,15 @@ class ProgramConstraint:
         bits = np.frombuffer(self._matcher.compute_bitmask(), dtype=np.uint8)
         return np.unpackbits(bits, bitorder="little")[: self.tokenizer.vocab_size].astype(bool)
 
+    def sole_token(self) -> int | None:
+        """The one token the grammar allows next, end of program included, or None.  Checked only under an
+        apply's ``adds``: there the grammar decides most of the program and the model only its calls, so a
+        program decided to its end needs no forward (elsewhere the mask would cost each step for nothing)."""
+        if self.adds is None or self.done:
+            return None
+        allowed = np.flatnonzero(self.allowed())
+        return int(allowed[0]) if len(allowed) == 1 else None
+
     def forced(self) -> list[int]:
         """Tokens the grammar forces next (without consuming them)."""
         if self.done or self._matcher.is_stopped():
