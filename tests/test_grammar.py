@@ -223,3 +223,38 @@ def test_an_apply_copies_only_the_lines_its_placement_keeps_and_reaches_the_last
     short = ProgramConstraint(llt, 3, 12, keep=keep)
     feed(short, tok, format_program([Copy(3, 5), Gen("new\n"), Copy(8, 11)]))
     assert not short.accepts(llt.eos_token)  # line 12, kept, is still ahead
+
+
+def refuses(constraint, tok, text) -> bool:
+    """Whether the constraint refuses ``text`` somewhere along its tokens (tried on a copy)."""
+    twin = constraint.clone()
+    for token in tok.encode(text, add_special_tokens=False):
+        if not twin.accepts(token):
+            return True
+        twin.advance(token)
+    return False
+
+
+def test_an_apply_admits_only_merges_of_its_update(tok, llt):
+    """must and adds: every kept line copied, the new text written whole and only after the line the update
+    shows before it; the one freedom left is a line the new text may rewrite (here 6: kept or not, before
+    or after the new line)."""
+    from cad_lsp.engine.engine import apply_constraint
+
+    plan = [Copy(3, 5), Gen("    y = abs(y)\n"), Copy(7, 12)]  # line 6 is the one the new line may rewrite
+    make = lambda: apply_constraint(llt, plan, 3, 12, rewritten=[6])  # noqa: E731
+    assert feed(make(), tok, format_program(plan)) == plan
+    for joined in ([Copy(3, 6), Gen("    y = abs(y)\n"), Copy(7, 12)], [Copy(3, 5), Gen("    y = abs(y)\n"),
+                                                                         Copy(6, 12)]):
+        assert feed(make(), tok, format_program(joined)) == joined  # the new line joins line 6: allowed
+    assert refuses(make(), tok, '<copy lines="4-')  # line 3 is never left out
+    assert refuses(make(), tok, '<copy lines="3-4"/>\n')  # nor split from 5: the same text, no call in it
+    assert refuses(make(), tok, '<copy lines="3-5"/>\n<gen>    y = y\n')  # only the update's text
+    assert refuses(make(), tok, '<copy lines="3-5"/>\n<copy lines="7-')  # the new line comes first
+    short = make()
+    feed(short, tok, '<copy lines="3-5"/>\n<gen>    y = abs(y)\n</gen>\n')
+    assert not short.accepts(llt.eos_token)  # lines 7-12 are still to copy
+    assert refuses(short, tok, '<copy lines="7-11"/>\n') and not refuses(short, tok, '<copy lines="7-12"/>\n')
+    done = make()
+    feed(done, tok, format_program(plan))
+    assert done.sole_token() == llt.eos_token  # then the end, the grammar's own choice

@@ -101,9 +101,10 @@ def next_op_grammar(lo: int, hi: int, allow_gen: bool, allow_end: bool = True, g
     return "\n".join(rules) + "\n"
 
 
-def copy_end_grammar(lo: int, hi: int) -> str:
-    """Lark grammar for the end line of a copy (lo..hi) and the tag's close."""
-    return f"start: END {_lark_string(_COPY_TAIL)}\nEND: /{number_range_regex(lo, hi)}/\n"
+def copy_end_grammar(lo: int, hi: int, ends: list[tuple[int, int]] | None = None) -> str:
+    """Lark grammar for the end line of a copy (lo..hi, or in the ranges ``ends``) and the tag's close."""
+    ranges = [(lo, hi)] if ends is None else ends
+    return f"start: END {_lark_string(_COPY_TAIL)}\nEND: /{'|'.join(number_range_regex(a, b) for a, b in ranges)}/\n"
 
 
 _MATCHERS: dict[tuple[int, str], llguidance.LLMatcher] = {}  # phase grammars in their initial state
@@ -230,6 +231,22 @@ class ProgramConstraint:
         after = pending[0]
         return min(self.last, after if self.must is None else self._next_must(after) - 1)
 
+    def _copy_ends(self, start: int) -> list[tuple[int, int]] | None:
+        """Under must, where a copy from ``start`` may end: not just before a line it must copy too (a copy
+        split in two writes the same text: the split would be a choice that changes nothing), so the end
+        is the model's to choose only among the lines it may leave out."""
+        if self.must is None:
+            return None
+        last = self._copy_end(start)
+        ends: list[tuple[int, int]] = []
+        for end in range(start, last + 1):
+            if end == last or self._next_must(end) != end + 1:
+                if ends and ends[-1][1] == end - 1:
+                    ends[-1] = (ends[-1][0], end)
+                else:
+                    ends.append((end, end))
+        return ends
+
     def _copy_end(self, start: int) -> int:
         """The last line a copy from ``start`` may reach."""
         if self.keep is None:
@@ -263,7 +280,8 @@ class ProgramConstraint:
             return None
         if text.startswith(_COPY_HEAD) and text.endswith("-"):
             self._copy_start = int(text[len(_COPY_HEAD) : -1])
-            self._start_phase(copy_end_grammar(self._copy_start, self._copy_end(self._copy_start)))
+            self._start_phase(copy_end_grammar(self._copy_start, self._copy_end(self._copy_start),
+                                               self._copy_ends(self._copy_start)))
             return None
         if text.startswith(_GEN_HEAD) and text.endswith(_GEN_TAIL) and self._matcher.is_accepting():
             op = Gen(unescape_gen(text[len(_GEN_HEAD) : -len(_GEN_TAIL)]))
