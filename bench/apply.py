@@ -422,6 +422,12 @@ def markdown(data: dict) -> str:
     quality = table(["cases", "style", "n", "cad-lsp apply (exact)", "deterministic merge (exact)",
                      "refused (no place)", f"model rewrites the file (exact, files ≤ {REWRITE_LINES} lines)",
                      "model's call: cases / merged otherwise (exact)", "forwards (median)"], rows)
+    ran = [r for r in data["quality"]["rows"] if "forwards" in r]
+    called = [r for r in ran if r["forwards"]]
+    calls = (f"{len(ran) - len(called)} of the {len(ran)} applies were decided by the grammar alone: no forward, "
+             f"median {median([r['seconds'] for r in ran if not r['forwards']] or [0]):.3f} s; {len(called)} left "
+             f"the model a call: median {median([r['forwards'] for r in called] or [0])} forwards, "
+             f"{median([r['seconds'] for r in called] or [0]):.2f} s (each edit's first style reads its file cold).")
     speed_rows = []
     for r in s["rows"]:
         rw = r["rewrite"]
@@ -447,9 +453,10 @@ def markdown(data: dict) -> str:
             f"its new text where it puts it); *model's call*: the cases with a line that the update's new text "
             f"may rewrite or join (the placement guesses by likeness; the model decides), and those the model "
             f"merged otherwise than the deterministic merge (exactly right). "
-            f"Morph v3-fast claims 96% and ~10,500 tokens/s on GPUs.\n\n{quality}\n\n"
+            f"Morph v3-fast claims 96% and ~10,500 tokens/s on GPUs.\n\n{quality}\n\n{calls}\n\n"
             f"A ~10-line update (a check added to a function in the middle) into the first lines of "
-            f"`{SPEED_MODULE}.py` (held out). *warm*: the file's prompt cached, median of {s['repeats']}; *cold*: "
+            f"`{SPEED_MODULE}.py` (held out), an update that leaves the model no call when forwards are 0 "
+            f"(then nothing is read, warm or cold). *warm*: the file's prompt cached, median of {s['repeats']}; *cold*: "
             f"the first apply on the file; *cad-lsp apply*: the whole command as a user runs it, answered by its "
             f"background process (first run: starting it and loading the model); *cad.applyUpdate*: a real `cad-lsp "
             f"serve`, from the command to its workspace/applyEdit; *HTTP*: a real `cad-lsp http` and the official "
