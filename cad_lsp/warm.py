@@ -97,7 +97,15 @@ def _code_stamp() -> list:
 
 
 def _model_stamp(model: str) -> list | None:
-    """What says a model's files changed: a local folder's or GGUF file's time, or the embedded model's folder."""
+    """What says a model's files changed: a local folder's or GGUF file's time, the file an Ollama manifest
+    names now (a model pulled again is another blob), or the embedded model's folder."""
+    if model.startswith("ollama:"):
+        from .backends.catalog import ModelLoadError, ollama_blob
+
+        try:
+            model = str(ollama_blob(model[len("ollama:"):]))
+        except ModelLoadError:
+            return None  # not pulled: the load says so
     if model.startswith("gguf:"):
         model = model[len("gguf:"):]
     if model.startswith("smollm2"):

@@ -77,6 +77,21 @@ def write_ollama_store(root: Path, name: str, tag: str, blob: bytes, host_path=(
     return root / "blobs" / f"sha256-{digest}"
 
 
+def test_a_model_pulled_again_gets_a_new_background_process(tmp_path, monkeypatch):
+    """The background process's key follows the blob the manifest names: after ``ollama pull`` brings another
+    file, a request no longer reaches a process holding the old one."""
+    from cad_lsp import warm
+
+    monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path))
+    write_ollama_store(tmp_path, "coder", "1.5b", b"GGUF one")
+    before = warm.worker_key("ollama:coder:1.5b", None, "auto", "llamacpp")
+    assert warm.worker_key("ollama:coder:1.5b", None, "auto", "llamacpp") == before
+    manifest = tmp_path.joinpath("manifests", "registry.ollama.ai", "library", "coder", "1.5b")
+    manifest.write_text(manifest.read_text().replace("0" * 63 + "1", "3" * 64))
+    (tmp_path / "blobs" / f"sha256-{'3' * 64}").write_bytes(b"GGUF two")
+    assert warm.worker_key("ollama:coder:1.5b", None, "auto", "llamacpp") != before
+
+
 def test_ollama_names_lead_to_the_model_file_its_manifest_names(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path))
     blob = write_ollama_store(tmp_path, "qwen2.5-coder", "1.5b", b"GGUF")
