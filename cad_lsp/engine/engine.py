@@ -32,7 +32,7 @@ from .decode import (
     sync_prefix,
 )
 from .drafter import DraftBudget, Drafter, PlanDrafter
-from .grammar import ProgramConstraint
+from .grammar import ProgramConstraint, line_runs
 from .prompt import (
     Prompt,
     apply_instruction,
@@ -129,10 +129,7 @@ def apply_constraint(tokenizer, plan: Sequence[Op], first: int, last: int,
     lines the placement thinks new text ``rewritten`` it may keep or leave out, each ``<gen>`` is the plan's
     text after the line the plan writes it after (first - 1 at the region's start)."""
     must = sorted({n for op in plan if isinstance(op, Copy) for n in range(op.start, op.end + 1)})
-    may = sorted(set(must) | {n for n in rewritten if first <= n <= last})
-    keep = [(n, n) for n in may[:1]]
-    for n in may[1:]:
-        keep[-1:] = [(keep[-1][0], n)] if n == keep[-1][1] + 1 else [keep[-1], (n, n)]
+    keep = line_runs(sorted(set(must) | {n for n in rewritten if first <= n <= last}))
     adds, after = [], first - 1
     for op in plan:
         if isinstance(op, Copy):

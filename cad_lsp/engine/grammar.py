@@ -107,6 +107,17 @@ def copy_end_grammar(lo: int, hi: int, ends: list[tuple[int, int]] | None = None
     return f"start: END {_lark_string(_COPY_TAIL)}\nEND: /{'|'.join(number_range_regex(a, b) for a, b in ranges)}/\n"
 
 
+def line_runs(lines) -> list[tuple[int, int]]:
+    """Ascending line numbers as runs of consecutive ones, (first, last) each."""
+    runs: list[tuple[int, int]] = []
+    for n in lines:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
 _MATCHERS: dict[tuple[int, str], llguidance.LLMatcher] = {}  # phase grammars in their initial state
 _MATCHERS_KEPT = 512
 
@@ -238,14 +249,7 @@ class ProgramConstraint:
         if self.must is None:
             return None
         last = self._copy_end(start)
-        ends: list[tuple[int, int]] = []
-        for end in range(start, last + 1):
-            if end == last or self._next_must(end) != end + 1:
-                if ends and ends[-1][1] == end - 1:
-                    ends[-1] = (ends[-1][0], end)
-                else:
-                    ends.append((end, end))
-        return ends
+        return line_runs(end for end in range(start, last + 1) if end == last or self._next_must(end) != end + 1)
 
     def _copy_end(self, start: int) -> int:
         """The last line a copy from ``start`` may reach."""
@@ -380,6 +384,7 @@ __all__ = [
     "number_range_regex",
     "next_op_grammar",
     "copy_end_grammar",
+    "line_runs",
     "ProgramConstraint",
     "GrammarError",
     "ll_tokenizer",
