@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .runner import NO_CORPUS, corpus_pairs, median, progress, table, times
 
 VARIANTS = ["torch fp32", "llama.cpp q4_1", "llama.cpp q8_0", "llama.cpp f16"]
@@ -127,7 +129,7 @@ def greedy_with_logits(engine, key: str, request) -> tuple:
 
     def recording(logits, constraint, *args):
         token = choose(logits, constraint, *args)
-        steps.append((logits.clone(), token))
+        steps.append((np.array(logits, dtype=np.float32), token))  # a copy: torch or numpy rows
         return token
 
     engine_module.choose_token = recording

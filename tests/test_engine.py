@@ -356,7 +356,7 @@ def test_sampling_respects_the_mask_and_top_p():
     logits = torch.tensor([5.0, 4.0, 3.0, -1.0, 2.0, 0.0])
     allowed = np.array([False, True, True, True, False])  # index 5 lies past the mask: never allowed
     assert sample(logits, allowed) == 1
-    generator = torch.Generator().manual_seed(0)
+    generator = np.random.default_rng(0)
     draws = {sample(logits, allowed, 1.0, 1.0, generator) for _ in range(300)}
     assert draws == {1, 2, 3}
     draws = {sample(logits, allowed, 1.0, 0.5, generator) for _ in range(300)}

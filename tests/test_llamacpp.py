@@ -206,8 +206,8 @@ def test_the_gguf_adapter_computes_what_the_merged_weights_compute(tmp_path, tin
     plain = LlamaCppModel("plain", tiny_gguf)
     ids = model.tokenizer.encode(CODE, add_special_tokens=False)
     positions = list(range(len(ids)))
-    ours = model.extend_scored(model.new_state(), ids, positions)
-    base = plain.extend_scored(plain.new_state(), ids, positions)
+    ours = torch.from_numpy(model.extend_scored(model.new_state(), ids, positions))
+    base = torch.from_numpy(plain.extend_scored(plain.new_state(), ids, positions))
     with torch.no_grad():
         reference = merged(torch.tensor([ids])).logits[0]
     scale, gap = reference.abs().max().item(), (ours - reference).abs()
@@ -232,7 +232,7 @@ def test_logits_are_the_models_as_transformers_computes_them(tiny_llama, tiny_re
     with torch.no_grad():
         reference = tiny_reference(torch.tensor([ids + ids[:1]])).logits[0]
     scale = reference.abs().max().item()
-    ours = torch.cat([rows, rest, last[None]])
+    ours = torch.from_numpy(np.concatenate([rows, rest, last[None]]))
     expected = torch.cat([reference[[0, 7, 19]], reference[20:]])
     assert ours.shape == expected.shape and ours.dtype == torch.float32
     assert (ours - expected).abs().max().item() < 0.005 * scale
@@ -259,8 +259,8 @@ def test_states_switch_and_crop_as_fresh_caches_would(tiny_llama):
     tiny_llama.crop(b, 10)  # cropped while not active
     got_a = tiny_llama.extend(a, ids[30:40])
     got_b = tiny_llama.extend(b, other[10:14])
-    assert torch.equal(got_a, fresh(ids[:30], ids[30:40]))
-    assert torch.equal(got_b, fresh(other[:10], other[10:14]))
+    assert np.array_equal(got_a, fresh(ids[:30], ids[30:40]))
+    assert np.array_equal(got_b, fresh(other[:10], other[10:14]))
     assert len(a.ids) == 40 and len(b.ids) == 14
     assert tiny_llama.nbytes(a) > 0 and tiny_llama.nbytes(b) > 0
 
@@ -271,19 +271,84 @@ def test_a_one_token_forward_is_computed_as_a_batch(tiny_llama):
     ids = tiny_llama.tokenizer.encode(CODE, add_special_tokens=False)
     stepped, batched = tiny_llama.new_state(), tiny_llama.new_state()
     tiny_llama.extend(stepped, ids[:10])
-    steps = torch.stack([tiny_llama.extend(stepped, [token]) for token in ids[10:16]])
+    steps = np.stack([tiny_llama.extend(stepped, [token]) for token in ids[10:16]])
     tiny_llama.extend(batched, ids[:9])
     before = tiny_llama.forwards
     rows = tiny_llama.extend_scored(batched, ids[9:16], list(range(1, 7)))
     assert tiny_llama.forwards == before + 1
-    assert torch.equal(steps, rows)
+    assert np.array_equal(steps, rows)
     assert stepped.ids == batched.ids == ids[:16]
     long = tiny_llama.tokenizer.encode(CODE * 40, add_special_tokens=False)[:2 * 512 + 1]
     assert len(long) == 2 * 512 + 1  # two micro-batches and a one-token remainder
     whole, stepped = tiny_llama.new_state(), tiny_llama.new_state()
     tiny_llama.extend(stepped, long[:1015])
     last = [tiny_llama.extend(stepped, [token]) for token in long[1015:]][-1]
-    assert torch.equal(tiny_llama.extend(whole, long), last)
+    assert np.array_equal(tiny_llama.extend(whole, long), last)
+
+
+def test_the_context_grows_with_the_longest_state_and_keeps_every_states_cells(tiny_gguf, monkeypatch):
+    """A context starts small (its cells are allocated and cleared when it is made) and doubles as a state
+    needs: the active state's cells move over, the others stay saved, and logits are as in a context that
+    was long from the start."""
+    need_llamacpp()
+    from cad_lsp.backends.llamacpp import model as llamacpp_model
+
+    ids = llamacpp_model.LlamaCppModel("probe", tiny_gguf).tokenizer.encode(CODE * 2, add_special_tokens=False)
+    monkeypatch.setattr(llamacpp_model, "FIRST_CONTEXT", 16)
+    growing = llamacpp_model.LlamaCppModel("growing", tiny_gguf)
+    monkeypatch.setattr(llamacpp_model, "FIRST_CONTEXT", SHAPE["context"])
+    long = llamacpp_model.LlamaCppModel("long", tiny_gguf)
+    assert growing.positions == 16 and long.positions == SHAPE["context"]
+    got, expected = [], []
+    for model, out in ((growing, got), (long, expected)):
+        a, b = model.new_state(), model.new_state()
+        model.extend(a, ids[:10])
+        model.extend(b, ids[:40])  # grows to 64 while a is saved out
+        out.append(model.extend(a, ids[10:30]))  # a back, then past 16 cells
+        out.append(model.extend(b, ids[40:90]))  # grows to 128 with b active
+        out.append(model.extend_scored(a, ids[30:35], [0, 4]))
+    assert growing.positions == 128
+    assert all(np.array_equal(x, y) for x, y in zip(got, expected))
+    for model in (growing, long):
+        model.close()
+
+
+def test_the_tokenizer_is_transformers_reading_of_the_file_without_transformers(tiny_gguf, tmp_path, monkeypatch):
+    """The tokenizer kept in the cache folder splits, decodes and renders chat templates as transformers'
+    reading of the GGUF file does (llama.cpp's own splits a space before a line break otherwise)."""
+    from cad_lsp.backends.catalog import load_tokenizer
+    from cad_lsp.backends.llamacpp.tokenizer import load_gguf_tokenizer
+    from cad_lsp.engine.prompt import build_prompt
+
+    monkeypatch.setenv("CAD_LSP_CACHE", str(tmp_path))
+    ours, theirs = load_gguf_tokenizer(tiny_gguf), load_tokenizer(tiny_gguf.parent, gguf_file=tiny_gguf.name)
+    assert (tmp_path / "tokenizers").is_dir() and load_gguf_tokenizer(tiny_gguf).vocab_size == ours.vocab_size
+    texts = [CODE, "1| def f():\n2| \n3|     return 1  # ünï 😀 <|im_end|>\r\n", "12345 + 678", "", "\t\n\n  x"]
+    for text in texts:
+        assert ours.encode(text) == theirs.encode(text, add_special_tokens=False), text
+        assert ours.decode(ours.encode(text)) == theirs.decode(theirs.encode(text, add_special_tokens=False))
+    assert ours([CODE, "x"])["input_ids"] == theirs([CODE, "x"], add_special_tokens=False)["input_ids"]
+    assert ours.eos_token_id == theirs.eos_token_id and ours.convert_tokens_to_ids("<|im_start|>") == \
+        theirs.convert_tokens_to_ids("<|im_start|>")
+    assert build_prompt(ours, CODE, 2, 4, "Add type hints") == build_prompt(theirs, CODE, 2, 4, "Add type hints")
+
+
+def test_a_llamacpp_process_loads_neither_pytorch_nor_transformers(tiny_gguf, tmp_path):
+    """What keeps the background process small: the tokenizer is read by transformers in a child process
+    the first time, and the decode loop samples with numpy."""
+    need_llamacpp()
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom cad_lsp.backends import open_engine\n"
+              f"engine = open_engine('gguf:{tiny_gguf}')\n"
+              f"result = engine.edit({CODE!r}, 2, 4, 'Add type hints', max_tokens=24, temperature=0.8)\n"
+              "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules), result.stats.prefill_tokens > 0)\n")
+    for _ in range(2):  # the tokenizer made, then read from the cache folder
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                             env={**os.environ, "CAD_LSP_CACHE": str(tmp_path)})
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.stdout.split() == ["[]", "True"]
 
 
 def test_a_context_overflow_is_an_error_for_the_user_and_the_state_stays_usable(tiny_llama):

@@ -139,7 +139,7 @@ def test_sampling_with_a_draft_keeps_the_exact_distribution(draft):
     allowed = np.array([True, True, True, True, False, True])
     temperature, top_p, n = 0.8, 0.95, 20000
     expected = exact_distribution(logits, allowed, temperature, top_p)
-    generator = torch.Generator().manual_seed(7)
+    generator = np.random.default_rng(7)
     counts = collections.Counter(sample(logits, allowed, temperature, top_p, generator, draft) for _ in range(n))
     observed = np.array([counts[i] / n for i in range(len(logits))])
     assert observed[~allowed].sum() == 0 and observed[expected == 0].sum() == 0

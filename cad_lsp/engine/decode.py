@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
-import torch
 
 from ..program import Copy, Document, Op, format_op
 from . import backend
@@ -74,7 +73,7 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=None,
-                on_chunk: Callable[[int, int], None] | None = None) -> tuple[torch.Tensor | None, int]:
+                on_chunk: Callable[[int, int], None] | None = None) -> tuple[object | None, int]:
     """Make the state hold exactly ``ids``, computing only what is not cached.
 
     Keeps the longest common prefix and prefills the rest PREFILL_CHUNK tokens
@@ -95,8 +94,14 @@ def sync_prefix(model: ModelBackend, state: KVState, ids: Sequence[int], cancel=
     return logits, len(rest)
 
 
-def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float = 0.0, top_p: float = 1.0,
-           generator: torch.Generator | None = None, draft: int | None = None) -> int:
+def as_logits(logits) -> np.ndarray:
+    """A backend's logits as a float32 numpy array: PyTorch's CPU tensors are read in place, llama.cpp's are
+    numpy already.  The loop itself imports no model library (a llama.cpp process holds no PyTorch)."""
+    return np.asarray(logits, dtype=np.float32)
+
+
+def sample(logits, allowed: np.ndarray | None, temperature: float = 0.0, top_p: float = 1.0,
+           generator: np.random.Generator | None = None, draft: int | None = None) -> int:
     """Greedy by default; temperature/top-p sampling over the allowed tokens only.
 
     With a ``draft`` token (speculation) sampling stays exact: the draft is
@@ -104,37 +109,39 @@ def sample(logits: torch.Tensor, allowed: np.ndarray | None, temperature: float 
     the distribution without it, renormalised -- together exactly p.  Greedy
     ignores the draft: it is kept iff it is the argmax.
     """
-    logits = logits.clone()
+    logits = as_logits(logits).copy()
     if allowed is not None:
         n = len(allowed)
-        logits[:n].masked_fill_(torch.from_numpy(~allowed), float("-inf"))
-        logits[n:] = float("-inf")
+        logits[:n][~allowed] = -np.inf
+        logits[n:] = -np.inf
     if temperature <= 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits / temperature, dim=-1)
+        return int(np.argmax(logits))
+    generator = generator if generator is not None else np.random.default_rng()
+    scaled = logits / temperature
+    probs = np.exp(scaled - scaled.max())
+    probs /= probs.sum()
     order = None
     if top_p < 1.0:
-        probs, order = torch.sort(probs, descending=True)
-        probs[1:][torch.cumsum(probs, 0)[:-1] >= top_p] = 0.0
+        order = np.argsort(-probs, kind="stable")
+        probs = probs[order]
+        probs[1:][np.cumsum(probs)[:-1] >= top_p] = 0.0
     if draft is not None:
-        at = draft if order is None else int(torch.nonzero(order == draft)[0, 0])
+        at = draft if order is None else int(np.flatnonzero(order == draft)[0])
         kept = float(probs[at]) / float(probs.sum())
-        if kept > 0 and float(torch.rand(1, generator=generator)) < kept:
+        if kept > 0 and generator.random() < kept:
             return draft
         probs[at] = 0.0
         if float(probs.sum()) <= 0:
             return draft  # the draft had all the mass (kept above unless round-off)
-    # inverse-CDF draw: torch.multinomial takes ~30 ms over a 151k vocabulary on a CPU
-    cdf = torch.cumsum(probs, 0)
-    u = torch.rand(1, generator=generator) * cdf[-1]
-    index = min(int(torch.searchsorted(cdf, u)), len(cdf) - 1)
+    cdf = np.cumsum(probs, dtype=np.float64)  # inverse-CDF draw
+    index = min(int(np.searchsorted(cdf, generator.random() * cdf[-1], side="right")), len(cdf) - 1)
     while probs[index] == 0:  # float round-off may land on a masked token: step back
         index -= 1
     return int(order[index]) if order is not None else index
 
 
-def choose_token(logits: torch.Tensor, constraint: ProgramConstraint, temperature: float = 0.0, top_p: float = 1.0,
-                 generator: torch.Generator | None = None, draft: int | None = None) -> int:
+def choose_token(logits, constraint: ProgramConstraint, temperature: float = 0.0, top_p: float = 1.0,
+                 generator: np.random.Generator | None = None, draft: int | None = None) -> int:
     """``sample`` over the tokens the grammar allows, computing the mask only when it can matter.
 
     Greedy: when the unmasked argmax is a token the grammar accepts, it is also
@@ -143,7 +150,7 @@ def choose_token(logits: torch.Tensor, constraint: ProgramConstraint, temperatur
     steps of a model that writes programs, and every accepted drafted position.
     """
     if temperature <= 0:
-        top = int(torch.argmax(logits[: constraint.vocab_size]))
+        top = int(np.argmax(as_logits(logits)[: constraint.vocab_size]))
         if constraint.accepts(top):
             return top
     return sample(logits, constraint.allowed(), temperature, top_p, generator, draft)
@@ -167,7 +174,7 @@ def check_cancel(cancel) -> None:
         raise Cancelled("cancelled")
 
 
-Chooser = Callable[[torch.Tensor, ProgramConstraint, "int | None"], int]  # (logits, grammar, drafted token) -> token
+Chooser = Callable[[object, ProgramConstraint, "int | None"], int]  # (logits, grammar, drafted token) -> token
 ExpectForced = Callable[[list[int], ProgramConstraint], bool]
 
 
@@ -259,7 +266,7 @@ MAX_DRAFT_CHOICES = 64  # drafted choices per forward at most
 
 
 def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstraint, tokenizer, document: Document,
-                logits: torch.Tensor | None, choose: Chooser, stats: Stats, *, max_tokens: int = 2048,
+                logits: object | None, choose: Chooser, stats: Stats, *, max_tokens: int = 2048,
                 fast_forward: bool = True, cancel=None, progress=None, expect_forced: ExpectForced | None = None,
                 drafter: Drafter | None = None, budget: DraftBudget | None = None,
                 unsent: Sequence[int] = ()) -> bool:
@@ -295,7 +302,7 @@ def decode_loop(model: ModelBackend, state: KVState, constraint: ProgramConstrai
         if constraint.done:
             return True
 
-    def choose_and_expand(scores: torch.Tensor, drafted: int | None) -> tuple[int, _Expansion]:
+    def choose_and_expand(scores, drafted: int | None) -> tuple[int, _Expansion]:
         """The loop's choice at one position (the draft's token there, if any, as a hint), taken."""
         t0 = time.perf_counter()
         token = choose(scores, constraint, drafted)

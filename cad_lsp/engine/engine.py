@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-import torch
+import numpy as np
 
 from ..program import Copy, Document, Op, format_program, oracle_for_selection, resolve, selection_problem, split_lines
 from ..program.update import Merge, UpdateError, merge_update
@@ -503,7 +503,7 @@ class Engine:
                 stats.cached_tokens = 0 if decided else len(prompt.prefix_ids) - computed
                 stats.prefill_s = time.perf_counter() - t0
                 if program is None:
-                    generator = torch.Generator().manual_seed(seed)
+                    generator = np.random.default_rng(seed)
                     choose = lambda lg, c, d: choose_token(lg, c, temperature, top_p, generator, d)  # noqa: E731
                     expect = None
                 else:

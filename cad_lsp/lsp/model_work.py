@@ -39,11 +39,17 @@ def stop_model_work(session: Session, timeout: float = EXIT_WAIT_S) -> bool:
 
 def build_engine(options: Options):
     """Load the model and wrap it in an engine; runs in a thread (torch is imported here, not on the loop)."""
-    from transformers.utils import logging as transformers_logging
+    from ..backends import open_engine, resolve_backend
 
-    # No progress bars on stderr: editors show each stderr line as an error, and the load has its own progress.
-    transformers_logging.disable_progress_bar()
-    from ..backends import open_engine
+    try:
+        llamacpp = resolve_backend(options.model, options.backend) == "llamacpp"  # the one that loads no transformers
+    except ValueError:
+        llamacpp = False  # open_engine says what is wrong with the name
+    if not llamacpp:
+        from transformers.utils import logging as transformers_logging
+
+        # No progress bars on stderr: editors show each stderr line as an error, and the load has its own progress.
+        transformers_logging.disable_progress_bar()
 
     return open_engine(options.model, options.device, options.dtype, options.backend, options.vllm_url,
                        max_documents=options.max_documents, context_lines=options.context_lines)

@@ -20,10 +20,15 @@ returns logits at the positions the decode loop asks for.
   least two rows of logits (the last layer runs on those rows only), and no
   forward is cut into a one-token piece.  With that, a position's logits are
   bitwise the same in a forward of 2 tokens or of 41 (tested).
-- **The tokenizer is the GGUF file's own**, read by transformers' GGUF reader
-  (what the grammar and the prompt builder need: encode, decode, a chat
-  template); the load checks it against ``llama_tokenize`` on a probe text and
-  says so in ``advice`` where they split text differently.
+- **The tokenizer is the GGUF file's own**, as transformers reads it (what the
+  model was trained with), kept in the cache folder and read without
+  transformers (``tokenizer``): no PyTorch in the process (``decode`` samples
+  with numpy).  The load checks it against ``llama_tokenize`` on a probe text
+  and says so in ``advice`` where they split text differently.
+- **The context grows** with the longest state (``_room_for``): llama.cpp
+  allocates and clears a context's keys and values when it is made, so a
+  context as long as the model's (8,192 positions for SmolLM2: 180 MB) would
+  hold that memory for a 50-line file.
 """
 
 from __future__ import annotations
@@ -34,17 +39,18 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-import torch
 
 from ...engine import backend as seam
 from ...engine.backend import KVState
-from ..catalog import ModelLoadError, load_tokenizer
+from ..catalog import ModelLoadError
+from .tokenizer import load_gguf_tokenizer
 
 LLAMACPP_INSTALL = "pip install 'cad-lsp[llamacpp]' (builds llama-cpp-python: needs cmake and a C compiler)"
-MICRO_BATCH = 512  # tokens per llama.cpp forward: its compute buffer holds their attention over the context
-MAX_CONTEXT = 16384  # positions allocated at most: a 32k-context 7B model's f16 cache alone would take 1.8 GB
 TOKENIZER_PROBE = ("def f(xs: list[int]) -> int:\r\n\treturn sum(x * 2 for x in xs)  # 😀 ünïcode, 12-30\n"
                    '    <copy lines="12-30"/>\n<gen>  if not xs:\n        return 0\n</gen>\n')
+MICRO_BATCH = 512  # tokens per llama.cpp forward: its compute buffer holds their attention over the context
+MAX_CONTEXT = 16384  # positions allocated at most: a 32k-context 7B model's f16 cache alone would take 1.8 GB
+FIRST_CONTEXT = 1024  # positions allocated at first: the context grows with the longest state (SmolLM2: 23 KB each)
 
 
 def import_llama_cpp():
@@ -89,26 +95,15 @@ class LlamaCppModel:
         embed = llama_cpp.llama_model_n_embd(self.model)
         body = max(1, llama_cpp.llama_model_n_params(self.model) - self.vocab_size * embed)
         self.head_ratio = self.vocab_size * embed / body
-        cparams = llama_cpp.llama_context_default_params()
-        cparams.n_ctx = self.context_length
-        cparams.n_batch = cparams.n_ubatch = self.micro_batch = MICRO_BATCH  # the backend cuts forwards itself
-        cparams.n_seq_max = 1
-        cparams.n_threads = cparams.n_threads_batch = n_threads or len(os.sched_getaffinity(0))
-        cparams.no_perf = True
-        if batch_invariant:  # its CPU kernel tiles long batches' attention, and sums in another order then
-            cparams.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        self.ctx = llama_cpp.llama_init_from_model(self.model, cparams)
-        if not self.ctx:
-            raise ModelLoadError(f"llama.cpp cannot make a context of {self.context_length} positions for "
-                                 f"{self.path}: {_last_log()}")
-        self.memory = llama_cpp.llama_get_memory(self.ctx)
+        self._threads = n_threads or len(os.sched_getaffinity(0))
+        self.micro_batch, self.ctx, self.positions = MICRO_BATCH, None, 0
+        self._make_context(min(FIRST_CONTEXT, self.context_length))
+        self._adapter = None
         if adapter is not None:
             self._adapter = llama_cpp.llama_adapter_lora_init(self.model, str(adapter).encode())
             if not self._adapter:
                 raise ModelLoadError(f"llama.cpp cannot load the adapter {adapter}: {_last_log()}")
-            adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(self._adapter)
-            if llama_cpp.llama_set_adapters_lora(self.ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
-                raise ModelLoadError(f"llama.cpp cannot apply the adapter {adapter}")
+            self._set_adapter()
         self.tokenizer = self._read_tokenizer()
         self._batch = llama_cpp.llama_batch_init(MICRO_BATCH, 0, 1)
         self._active: KVState | None = None  # the state whose cells are in sequence 0
@@ -116,10 +111,7 @@ class LlamaCppModel:
     # -- the tokenizer -----------------------------------------------------------------------------
 
     def _read_tokenizer(self):
-        try:
-            tokenizer = load_tokenizer(self.path.parent, gguf_file=self.path.name)
-        except Exception as exc:  # noqa: BLE001 - transformers raises many kinds for a GGUF it cannot read
-            raise ModelLoadError(f"cannot read the tokenizer of {self.path}: {exc}") from None
+        tokenizer = load_gguf_tokenizer(self.path)
         ours = tokenizer.encode(TOKENIZER_PROBE, add_special_tokens=False)
         theirs = self.tokenize(TOKENIZER_PROBE)
         if ours != theirs:
@@ -141,14 +133,15 @@ class LlamaCppModel:
     def new_state(self) -> KVState:
         return KVState([], None)
 
-    def extend(self, state: KVState, ids: Sequence[int]) -> torch.Tensor:
+    def extend(self, state: KVState, ids: Sequence[int]) -> np.ndarray:
         if not ids:
             raise ValueError("extend needs at least one token")
         return self.extend_scored(state, ids, [len(ids) - 1])[0]
 
-    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> torch.Tensor:
+    def extend_scored(self, state: KVState, ids: Sequence[int], positions: Sequence[int]) -> np.ndarray:
         ids, positions = list(ids), list(positions)
         self._activate(state)
+        self._room_for(len(state.ids) + len(ids))
         if self.batch_invariant and len(ids) == 1 and state.ids:
             # decode the previous token again beside this one: see the module's docstring
             ids, positions = [state.ids.pop()] + ids, [p + 1 for p in positions]
@@ -159,7 +152,7 @@ class LlamaCppModel:
             wanted = [p - at for p in positions if at <= p < end]
             rows += self._decode(chunk, len(state.ids), wanted)
             state.ids.extend(chunk)
-        return torch.from_numpy(np.stack(rows)) if rows else torch.empty(0, self.vocab_size)
+        return np.stack(rows) if rows else np.empty((0, self.vocab_size), np.float32)
 
     def _pieces(self, n: int) -> list[tuple[int, int]]:
         """Forwards of at most one micro-batch each (the context takes no more), none of
@@ -207,6 +200,51 @@ class LlamaCppModel:
             rows.append(np.ctypeslib.as_array(pointer, shape=(self.vocab_size,)).astype(np.float32, copy=True))
         return rows
 
+    def _make_context(self, positions: int) -> None:
+        """A llama.cpp context of ``positions`` cells.  Its keys and values are allocated, and cleared, when it
+        is made, so it starts small and grows with the longest document state (``_room_for``)."""
+        lib = self.lib
+        cparams = lib.llama_context_default_params()
+        cparams.n_ctx = positions
+        cparams.n_batch = cparams.n_ubatch = self.micro_batch  # the backend cuts forwards itself
+        cparams.n_seq_max = 1
+        cparams.n_threads = cparams.n_threads_batch = self._threads
+        cparams.no_perf = True
+        if self.batch_invariant:  # its CPU kernel tiles long batches' attention, and sums in another order then
+            cparams.flash_attn_type = lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        ctx = lib.llama_init_from_model(self.model, cparams)
+        if not ctx:
+            raise seam.EngineError(f"llama.cpp cannot make a context of {positions} positions for "
+                                   f"{self.path}: {_last_log()}")
+        if self.ctx:
+            lib.llama_free(self.ctx)
+        self.ctx, self.positions = ctx, positions
+        self.memory = lib.llama_get_memory(ctx)
+
+    def _set_adapter(self) -> None:
+        adapters = (self.lib.llama_adapter_lora_p_ctypes * 1)(self._adapter)
+        if self.lib.llama_set_adapters_lora(self.ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
+            raise ModelLoadError(f"llama.cpp cannot apply the adapter to {self.path}")
+
+    def _room_for(self, positions: int) -> None:
+        """Grow the context to hold ``positions`` cells (doubling, up to the model's length); the active
+        state's cells move over."""
+        if positions <= self.positions or self.positions >= self.context_length:
+            return
+        size = self.positions
+        while size < positions:
+            size *= 2
+        saved = self._save() if self._active is not None and self._active.ids else None
+        self._make_context(min(size, self.context_length))
+        if self._adapter is not None:
+            self._set_adapter()
+        if saved is not None:
+            try:
+                self._restore(saved)
+            except seam.EngineError:
+                self._active.ids.clear()  # read again by the next request, not trusted half restored
+                raise
+
     def _crop_cells(self, length: int) -> None:
         self.lib.llama_memory_seq_rm(self.memory, 0, length, -1)
 
@@ -221,10 +259,14 @@ class LlamaCppModel:
         if state.ids:
             if not isinstance(saved, (bytes, bytearray)):
                 raise seam.EngineError("a cache state was lost; the request will read its document again")
-            buffer = (ctypes.c_uint8 * len(saved)).from_buffer_copy(saved)
-            if self.lib.llama_state_seq_set_data(self.ctx, buffer, len(saved), 0) == 0:
-                raise seam.EngineError("llama.cpp could not restore a cache state")
+            self._room_for(len(state.ids))
+            self._restore(saved)
         self._active = state
+
+    def _restore(self, saved: bytes) -> None:
+        buffer = (ctypes.c_uint8 * len(saved)).from_buffer_copy(saved)
+        if self.lib.llama_state_seq_set_data(self.ctx, buffer, len(saved), 0) == 0:
+            raise seam.EngineError("llama.cpp could not restore a cache state")
 
     def _save(self) -> bytes:
         size = self.lib.llama_state_seq_get_size(self.ctx, 0)
