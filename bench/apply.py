@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from .runner import median, pct, progress, table
-from .serve import Editor as ServeEditor
+from .serve import Editor
 
 STYLES = ("markers", "function", "bare", "whole")
 HELD_OUT_MODULES_PER = 2  # synthetic edits per held-out module
@@ -256,24 +256,6 @@ def child_main(argv: list[str]) -> int:
     return main(["serve", "--model", model, "--dtype", dtype, "--no-confirm"])
 
 
-class Editor(ServeEditor):
-    """The language server's client: opens a file, as an editor does, and sends cad.applyUpdate."""
-
-    async def apply_update(self, uri: str, update: str) -> float:
-        """Seconds from the command to the server's workspace/applyEdit."""
-        from lsprotocol import types as lsp
-
-        from cad_lsp.lsp.requests import APPLY_COMMAND
-
-        self.applied = asyncio.get_running_loop().create_future()
-        t0 = time.perf_counter()
-        answer = await self.client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-            command=APPLY_COMMAND, arguments=[{"uri": uri, "version": self.versions[uri], "update": update}]))
-        if not self.applied.done():
-            raise RuntimeError(f"no workspace/applyEdit: {answer}; {self.messages[-3:]}")
-        return self.applied.result()[0] - t0
-
-
 async def time_interfaces(documents, model: str, args, repeats: int) -> dict:
     """cad.applyUpdate (a real ``cad-lsp serve``: request to workspace/applyEdit, the file opened and warmed
     first as an editor does) and the HTTP endpoint (a real ``cad-lsp http``, the official openai client: the
@@ -287,7 +269,8 @@ async def time_interfaces(documents, model: str, args, repeats: int) -> dict:
             uri = f"file:///bench/apply-{label.split()[0]}.py"
             editor.open(uri, document)
             await editor.apply_update(uri, update)  # the first: the prompt read (the warm may still be on)
-            lsp_rows.append(round(median([await editor.apply_update(uri, update) for _ in range(repeats)]), 3))
+            lsp_rows.append(round(median([(await editor.apply_update(uri, update))["apply_s"]
+                                          for _ in range(repeats)]), 3))
     finally:
         await editor.stop()
     return {"lsp": lsp_rows, "http": await asyncio.to_thread(time_http, documents, model, dtype, repeats)}

@@ -19,6 +19,10 @@ choices: every request does the same work after the prompt, and the
 difference between rows is the prompt and its cache.  The client does not
 apply the edit, so each request sees the same text.
 
+After the warm edits, a **warm apply** (``cad.applyUpdate``) of an update of
+the same lines (one rewritten, one added), teacher-forced through the
+update's merge, on every document size.
+
 Then what an editor does all the time, on the longest document:
 
 - **a line inserted near the top**, and the edit right after it (the
@@ -81,6 +85,20 @@ def document(lines: int) -> str:
 def selection(lines: int) -> tuple[int, int]:
     first = max(1, lines // 2 - SELECTION // 2)
     return first, min(lines, first + SELECTION - 1)
+
+
+def update_snippet(text: str, first: int, last: int) -> str:
+    """A chat model's update of the selected lines, as its markers show it: the first line rewritten, a line
+    added after the third, the rest kept."""
+    import random
+
+    from cad_lsp.program import split_lines
+    from cad_lsp.train.updates import make_update
+
+    lines = split_lines(text)
+    changed = lines[first - 1].rstrip("\n") + "  # checked\n"
+    after = lines[:first - 1] + [changed] + lines[first:first + 2] + [GEN_LINE] + lines[first + 2:]
+    return make_update(text, "".join(after), "markers", random.Random(0))
 
 
 def planned_program(first: int, last: int):
@@ -216,6 +234,20 @@ class Editor:
                 "prompt_tokens": stats.get("prompt_tokens"), "cached_tokens": stats.get("cached_tokens"),
                 "text_edits": sum(len(c.edits) for c in edit.document_changes or [])}
 
+    async def apply_update(self, uri: str, update: str) -> dict:
+        """One ``cad.applyUpdate``; seconds to the applyEdit, and the engine's time and forwards."""
+        from cad_lsp.lsp.requests import APPLY_COMMAND
+
+        self.applied = asyncio.get_running_loop().create_future()
+        t0 = time.perf_counter()
+        answer = await self.client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command=APPLY_COMMAND, arguments=[{"uri": uri, "version": self.versions[uri], "update": update}]))
+        if not self.applied.done():
+            raise RuntimeError(f"no workspace/applyEdit for {uri}: {answer}; {self.messages[-3:]}")
+        stats = (answer.get("stats") if isinstance(answer, dict) else getattr(answer, "stats", None)) or {}
+        return {"apply_s": self.applied.result()[0] - t0, "engine_s": stats.get("total_s"),
+                "forwards": stats.get("forwards")}
+
     async def stop(self) -> None:
         try:
             await asyncio.wait_for(self.client.shutdown_async(None), 30)
@@ -270,6 +302,9 @@ async def measure(model: str, dtype: str, threads: int, sizes: list[int], repeat
                                             "alternating": []})
             row["cold"].append(cold)
             row["warm"].extend(warm)
+            update = update_snippet(text, first, last)
+            await editor.apply_update(uri, update)  # its request read once
+            row.setdefault("apply", []).extend([await editor.apply_update(uri, update) for _ in range(2)])
             if size == sizes[-1]:
                 editor.insert(uri, INSERTED_AT - 1, 0, "# a line inserted near the top\n")
                 row["inserted"].append(await editor.edit(uri, first + 1, last + 1))
@@ -323,9 +358,9 @@ def summarize(model: str, data: dict) -> dict:
     """Medians per document size and cache state, and the long/short ratios."""
     for row in data["sizes"]:
         row["prompt_tokens"] = row["cold"][0]["prompt_tokens"]
-        for state in ("cold", "warm", "inserted", "inside"):
-            for key in ("apply_s", "answer_s", "engine_s", "cached_tokens"):
-                values = [m[key] for m in row[state] if m[key] is not None]
+        for state in ("cold", "warm", "inserted", "inside", "apply"):
+            for key in ("apply_s", "answer_s", "engine_s", "cached_tokens", "forwards"):
+                values = [m[key] for m in row.get(state, []) if m.get(key) is not None]
                 row[f"{state}_{key}"] = median(values) if values else None
     sizes_rows = data["sizes"]
     if len(sizes_rows) >= 2:
@@ -362,6 +397,14 @@ def model_markdown(data: dict, common: dict) -> str:
            "",
            "\"in the engine\" is the engine's own time for the request (prefill, decode, splices); the rest of "
            "each figure is the protocol, the event loop and the worker thread."]
+    applies = [r for r in data["sizes"] if r.get("apply_apply_s") is not None]
+    if applies:
+        out += ["", "A warm apply (`cad.applyUpdate`) of an update of the same lines (the first line rewritten, a "
+                    "line added, with markers; teacher-forced through the update's merge; forwards are those the "
+                    "grammar leaves to the model), to applyEdit: " + "; ".join(
+                        f"{r['lines']} lines **{ms(r['apply_apply_s'])} ms** ({ms(r['apply_engine_s'])} ms in the "
+                        f"engine, {r['apply_forwards']:.0f} forwards)" for r in applies) + f"; {len(applies[0]['apply'])} "
+                    "runs each."]
     if "warm_long_over_short" in data:
         short, long = data["sizes"][0]["lines"], data["sizes"][-1]["lines"]
         out += ["", f"{long} lines vs {short} lines: **warm {data['warm_long_over_short']:.2f}×**, "

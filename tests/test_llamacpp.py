@@ -351,6 +351,24 @@ def test_a_llamacpp_process_loads_neither_pytorch_nor_transformers(tiny_gguf, tm
         assert run.stdout.split() == ["[]", "True"]
 
 
+def test_one_token_steps_are_taken_only_where_this_build_computes_them_as_batches(tiny_llama):
+    """The load's check says whether a one-token forward gives a batch's logits bitwise (llama.cpp built
+    without llamafile's products does, a default build does not); the backend pads steps to two tokens only
+    where it does not, and the check's verdict holds on other tokens than its own."""
+    ids = tiny_llama.tokenizer.encode(CODE, add_special_tokens=False)
+    padded = tiny_llama.pad_one_row
+    tiny_llama.pad_one_row = False  # llama.cpp's own one-token forwards
+    try:
+        stepped, batched = tiny_llama.new_state(), tiny_llama.new_state()
+        tiny_llama.extend(stepped, ids[:10])
+        steps = [tiny_llama.extend(stepped, [token]) for token in ids[10:16]]
+        tiny_llama.extend(batched, ids[:9])
+        rows = tiny_llama.extend_scored(batched, ids[9:16], list(range(1, 7)))
+    finally:
+        tiny_llama.pad_one_row = padded
+    assert all(np.array_equal(step, row) for step, row in zip(steps, rows)) == (not padded)
+
+
 def test_a_context_overflow_is_an_error_for_the_user_and_the_state_stays_usable(tiny_llama):
     from cad_lsp.engine.backend import EngineError
 

@@ -19,7 +19,13 @@ returns logits at the positions the decode loop asks for.
   previous token again with it (crop one, extend two), a forward asks for at
   least two rows of logits (the last layer runs on those rows only), and no
   forward is cut into a one-token piece.  With that, a position's logits are
-  bitwise the same in a forward of 2 tokens or of 41 (tested).
+  bitwise the same in a forward of 2 tokens or of 41 (tested).  The other
+  kernels are llamafile's matrix products, which llama.cpp builds by default;
+  built without them (``-DGGML_LLAMAFILE=OFF``) it multiplies one row as it
+  multiplies several, bitwise (measured on SmolLM2: Q4_1, q8_0, with and
+  without the adapter), so the load checks (``_one_row_is_exact``) and a
+  decode step is then one token: 18 ms against 30 on a 2-core CPU, though
+  its batches, the copies, are about a quarter slower.
 - **The tokenizer is the GGUF file's own**, as transformers reads it (what the
   model was trained with), kept in the cache folder and read without
   transformers (``tokenizer``): no PyTorch in the process (``decode`` samples
@@ -107,6 +113,8 @@ class LlamaCppModel:
         self.tokenizer = self._read_tokenizer()
         self._batch = llama_cpp.llama_batch_init(MICRO_BATCH, 0, 1)
         self._active: KVState | None = None  # the state whose cells are in sequence 0
+        self.pad_one_row = False
+        self.pad_one_row = batch_invariant and not self._one_row_is_exact()  # see the module's docstring
 
     # -- the tokenizer -----------------------------------------------------------------------------
 
@@ -142,7 +150,7 @@ class LlamaCppModel:
         ids, positions = list(ids), list(positions)
         self._activate(state)
         self._room_for(len(state.ids) + len(ids))
-        if self.batch_invariant and len(ids) == 1 and state.ids:
+        if self.pad_one_row and len(ids) == 1 and state.ids:
             # decode the previous token again beside this one: see the module's docstring
             ids, positions = [state.ids.pop()] + ids, [p + 1 for p in positions]
             self._crop_cells(len(state.ids))
@@ -159,7 +167,7 @@ class LlamaCppModel:
         a single token where the whole has more: each forward is then computed by the batch kernels."""
         size = self.micro_batch
         bounds = list(range(0, n, size)) + [n]
-        if self.batch_invariant and len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
+        if self.pad_one_row and len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
             bounds[-2] -= 1
         return list(zip(bounds, bounds[1:]))
 
@@ -179,7 +187,7 @@ class LlamaCppModel:
     def _decode(self, chunk: list[int], first_pos: int, wanted: list[int]) -> list[np.ndarray]:
         batch, n = self._batch, len(chunk)
         flags = set(wanted)
-        if self.batch_invariant and len(flags) == 1 and n > 1:
+        if self.pad_one_row and len(flags) == 1 and n > 1:
             flags.add(wanted[0] - 1 if wanted[0] > 0 else 1)  # the last layer runs on output rows only: two, not one
         for i, token in enumerate(chunk):
             batch.token[i] = token
@@ -199,6 +207,24 @@ class LlamaCppModel:
             pointer = self.lib.llama_get_logits_ith(self.ctx, i)
             rows.append(np.ctypeslib.as_array(pointer, shape=(self.vocab_size,)).astype(np.float32, copy=True))
         return rows
+
+    def _one_row_is_exact(self) -> bool:
+        """Whether a one-token forward gives the logits a two-token forward gives the same position, bitwise.
+
+        A build with llamafile's products never does: they take a batch's
+        attention over a long context (not a few tokens' one), so no short
+        check sees it.  Otherwise three forwards of a few tokens, before any
+        state is active, check the weights' products (llama.cpp's repacked
+        types have a one-row kernel of their own)."""
+        if b"LLAMAFILE = 1" in self.lib.llama_print_system_info():
+            return False
+        ids = self.tokenize(TOKENIZER_PROBE)[:8]
+        self._decode(ids[:7], 0, [6])
+        alone = self._decode(ids[7:8], 7, [0])[0]
+        self._crop_cells(6)
+        paired = self._decode(ids[6:8], 6, [0, 1])[1]
+        self.lib.llama_memory_clear(self.memory, True)
+        return bool(np.array_equal(alone, paired))
 
     def _make_context(self, positions: int) -> None:
         """A llama.cpp context of ``positions`` cells.  Its keys and values are allocated, and cleared, when it
@@ -254,6 +280,7 @@ class LlamaCppModel:
             return
         if self._active is not None and self._active.ids:
             self._active.cache = self._save()
+        self._active = None  # sequence 0 holds no state's cells until this one's are in
         self.lib.llama_memory_clear(self.memory, True)
         saved, state.cache = state.cache, None
         if state.ids:
