@@ -21,8 +21,8 @@ def resolve_backend(model: str, backend: str | None = "auto") -> str:
     The embedded model stays on PyTorch unless llama.cpp is asked for: its
     file is Q4_1, which llama.cpp multiplies a batch at a time without its
     fast matrix kernels, so a copy's forward (most of an apply) costs about
-    2.2 times PyTorch's fp32 one on a 2-core CPU (``bench llamacpp``: 64
-    tokens in 444 ms against 205), while a decode step costs 0.44 of its.
+    2.1 times PyTorch's fp32 one on a 2-core CPU (``bench llamacpp``: 64
+    tokens in 401 ms against 189), while a decode step costs 0.34 of its.
     Raises ValueError for an unknown name.
     """
     from .catalog import is_gguf_name
