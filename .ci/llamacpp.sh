@@ -31,4 +31,8 @@ say "installed"
 
 CAD_LSP_REQUIRE_LLAMACPP=1 python -m pytest -q tests/test_llamacpp.py
 CAD_LSP_REQUIRE_LLAMACPP=1 python -m pytest -q -m slow tests/test_llamacpp.py
+# a real VS Code on a GGUF file (the embedded model's, named as any user's file is): edit, review, apply
+GGUF=$(python -c 'from cad_lsp.backends.catalog import smollm2_path; print(smollm2_path())')
+MODEL_ARGS="[\"--model\", \"gguf:$GGUF\"]" STEPS='server starts|Refactor menu|one undo|update from the clipboard|output channel' \
+    bash .ci/vscode.sh
 say "done"

@@ -103,7 +103,10 @@ class LlamaCppModel:
         self.head_ratio = self.vocab_size * embed / body
         self._threads = n_threads or len(os.sched_getaffinity(0))
         self.micro_batch, self.ctx, self.positions = MICRO_BATCH, None, 0
-        self._make_context(min(FIRST_CONTEXT, self.context_length))
+        try:
+            self._make_context(min(FIRST_CONTEXT, self.context_length))
+        except seam.EngineError as exc:
+            raise ModelLoadError(str(exc)) from None
         self._adapter = None
         if adapter is not None:
             self._adapter = llama_cpp.llama_adapter_lora_init(self.model, str(adapter).encode())

@@ -56,9 +56,10 @@ function writeWorkspace() {
   fs.writeFileSync(path.join(WORKSPACE, "calc.py"), CALC);
   fs.writeFileSync(path.join(WORKSPACE, "greet.py"), GREET);
   const settings = {
-    // The real `cad-lsp serve` (the extension appends --stdio), teacher-forced through a known program.
+    // The real `cad-lsp serve` (the extension appends --stdio), teacher-forced through a known program;
+    // MODEL_ARGS names another model (.ci/llamacpp.sh: a GGUF file, run by llama.cpp).
     "cadLsp.serverCommand": process.env.PYTHON,
-    "cadLsp.serverArgs": ["-m", "bench.scripted", "--model", "random:tiny", "--dtype", "fp32"],
+    "cadLsp.serverArgs": ["-m", "bench.scripted", ...JSON.parse(process.env.MODEL_ARGS || '["--model", "random:tiny", "--dtype", "fp32"]')],
   };
   fs.writeFileSync(path.join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
 }
