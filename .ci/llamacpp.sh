@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI step: the llama.cpp backend (GGUF models) with a real llama-cpp-python, built from source.
+# CI step: the llama.cpp backend (GGUF models) with a real llama-cpp-python, built from source: its tests,
+# and a real VS Code whose server runs a GGUF file.
 #
 # llama-cpp-python has no CPU wheel on PyPI: it compiles llama.cpp (cmake and a C compiler; Debian's
 # cmake and build-essential). The wheel is built once per version and CPU (it is compiled for the CPU
