@@ -132,7 +132,7 @@ def parse_apply_request(raw: bytes) -> ApplyRequest:
         max_tokens=_number(body, limit_name, int, None, 1),
         temperature=_number(body, "temperature", float, 0.0, 0.0, 2.0),
         top_p=_number(body, "top_p", float, 1.0, 1e-6, 1.0),
-        seed=_number(body, "seed", int, 0, -(2**63), 2**63 - 1) % 2**63,  # torch seeds are unsigned 64-bit
+        seed=_number(body, "seed", int, 0, -(2**63), 2**63 - 1) % 2**63,  # the sampler's seed: a non-negative integer
     )
 
 

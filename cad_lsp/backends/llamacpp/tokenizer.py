@@ -84,7 +84,10 @@ def load_gguf_tokenizer(path: Path) -> GGUFTokenizer:
 
     def build(out: Path) -> None:
         if "transformers" in sys.modules:
-            save_transformers_tokenizer(path, out)
+            try:
+                save_transformers_tokenizer(path, out)
+            except Exception as exc:  # noqa: BLE001 - transformers raises many kinds for a GGUF it cannot read
+                raise ModelLoadError(f"cannot read the tokenizer of {path}: {exc}") from None
             return
         run = subprocess.run([sys.executable, "-c", CONVERT, str(path), str(out)], capture_output=True, text=True,
                              timeout=900)
