@@ -290,6 +290,30 @@ def test_the_budget_prices_a_size_not_timed_from_the_sizes_around_it():
     assert budget.keep([GEN] * 12, [1] * 12) == 12
 
 
+
+def test_the_budget_prices_a_step_it_never_timed_alone_from_the_sizes_it_did():
+    """Where every step carries a draft no one-token forward is timed; llama.cpp's tokens cost a fifth of a
+    step each at a long document (rows of attention), and drafts priced at the first guess (0.05) ran to 19
+    choices that one rejection wasted.  The step is read off the line through the sizes timed."""
+    budget = DraftBudget(prior_accept=0.5, prior_weight=1e6, token_cost=0.05, head_ratio=0.0, run_prior=0.5)
+    assert budget.cost(16) == pytest.approx(1.75) and budget.keep([GEN] * 8, [1] * 8) == 4  # the first guess
+    for tokens, seconds in ((6, 0.050), (12, 0.080)):  # 25 ms a step, 5 ms a token
+        budget.observe_forward(tokens, seconds)
+    assert budget.step_s == pytest.approx(0.025) and budget.token_cost == pytest.approx(0.2)
+    assert budget.cost(16) == pytest.approx(3.2) and budget.keep([GEN] * 8, [1] * 8) == 2
+    flat = DraftBudget()
+    for tokens, seconds in ((8, 0.200), (16, 0.210)):  # nearly flat: the step is at most the smallest forward
+        flat.observe_forward(tokens, seconds)
+    assert flat.step_s == pytest.approx(0.2 - 0.01 / 8 * 7)
+    steep = DraftBudget()
+    for tokens, seconds in ((4, 0.040), (8, 0.160)):  # steeper than linear: at least the smallest's per token
+        steep.observe_forward(tokens, seconds)
+    assert steep.step_s == pytest.approx(0.010)
+    one_size = DraftBudget()
+    one_size.observe_forward(54, 0.3)  # one size alone says nothing of a token's cost
+    assert one_size.step_s is None
+
+
 # a <gen> that repeats line 2 with a comment added: its draft runs long
 LONG_GEN = Case("def f(alpha, beta):\n    total = compute(alpha, beta, alpha * beta, beta - alpha)\n    return total\n",
                 1, 3, "note that it was checked")
