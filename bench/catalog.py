@@ -5,7 +5,8 @@ sections) read this list; neither imports the other for it.
 """
 
 BENCHMARKS = ["apply", "kernel", "smallforward", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless",
-              "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit", "llamacpp"]
+              "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit", "llamacpp",
+              "agreement"]
 
 TITLES = {
     "apply": "Apply: a chat model's update snippet merged into a file by the embedded model, on held-out code",
@@ -26,4 +27,5 @@ TITLES = {
     "layout": "Prompt layout: line numbers on every line, only on the selection, or sparse",
     "warmedit": "Warm edit of a long document vs a short one, in the engine: concatenating vs growing cache",
     "llamacpp": "llama.cpp: the embedded model's GGUF file in llama.cpp beside PyTorch",
+    "agreement": "llama.cpp and PyTorch: the same greedy programs on the test split, at each precision",
 }

@@ -11,10 +11,8 @@ it (the same weights up to rounding; made in the cache folder, not shipped).
   prompt lookup; teacher-forced gold programs, ``e2e.time_pair``) on the same
   sampled pairs for every variant, plus llama.cpp's own n-gram lookup decoding
   (``LlamaPromptLookupDecoding``) writing the rewrite greedily, the peer;
-- same programs: greedy programs of the corpora's test split written by
-  PyTorch and by llama.cpp (Q4_1), identical or not, and the logit gap at the
-  first difference in both; speculation on vs off on llama.cpp, with the
-  batch-invariant forwards and without them;
+- speculation on vs off on llama.cpp, with the batch-invariant forwards and
+  without them (PyTorch's programs beside llama.cpp's: ``agreement``);
 - memory and the first run: a process that loads the model and makes one edit
   (peak RSS), and ``cad-lsp apply`` on an empty cache folder, per backend.
 """
@@ -29,8 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from .runner import NO_CORPUS, corpus_pairs, median, progress, table, times
 
 VARIANTS = ["torch fp32", "llama.cpp q4_1", "llama.cpp q8_0", "llama.cpp f16"]
@@ -40,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def requantized(kind: str, folder: Path) -> Path:
-    """The shipped file written by llama.cpp's quantizer as ``kind`` (q8_0, f16)."""
+    """The shipped file written by llama.cpp's quantizer as ``kind`` (q8_0, f16, f32)."""
     import ctypes
 
     import llama_cpp
@@ -50,7 +46,8 @@ def requantized(kind: str, folder: Path) -> Path:
     out = folder / f"smollm2-{kind}.gguf"
     if not out.is_file():
         params = llama_cpp.llama_model_quantize_default_params()
-        params.ftype = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, "f16": llama_cpp.LLAMA_FTYPE_MOSTLY_F16}[kind]
+        params.ftype = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, "f16": llama_cpp.LLAMA_FTYPE_MOSTLY_F16,
+                        "f32": llama_cpp.LLAMA_FTYPE_ALL_F32}[kind]
         params.allow_requantize = True
         if llama_cpp.llama_model_quantize(str(smollm2_path()).encode(), str(out).encode(), ctypes.byref(params)):
             raise RuntimeError(f"llama.cpp could not write {out}")
@@ -119,41 +116,6 @@ def own_lookup(path: Path, adapter: Path, engine, pair, count) -> dict:
         llm.close()
     return {"greedy_tokens_per_s": rates["greedy"], "lookup_tokens_per_s": rates["lookup"],
             "equal": outputs["greedy"] == outputs["lookup"]}
-
-
-def greedy_with_logits(engine, key: str, request) -> tuple:
-    """The greedy program (speculation off), and each sampled step's logits row and choice."""
-    import cad_lsp.engine.engine as engine_module
-
-    steps, choose = [], engine_module.choose_token
-
-    def recording(logits, constraint, *args):
-        token = choose(logits, constraint, *args)
-        steps.append((np.array(logits, dtype=np.float32), token))  # a copy: torch or numpy rows
-        return token
-
-    engine_module.choose_token = recording
-    try:
-        result = engine.edit(request.document, request.first, request.last, request.instruction, key=key,
-                             max_tokens=MAX_TOKENS, speculate=False)
-    finally:
-        engine_module.choose_token = choose
-    return result, steps
-
-
-def agreement(torch_engine, llama_engine, requests) -> dict:
-    rows = []
-    for key, request in progress(requests, "llamacpp agreement"):
-        (a, steps_a), (b, steps_b) = (greedy_with_logits(e, key, request) for e in (torch_engine, llama_engine))
-        row = {"key": key, "identical": (a.ops, a.complete) == (b.ops, b.complete)}
-        for k, ((row_a, tok_a), (row_b, tok_b)) in enumerate(zip(steps_a, steps_b)):
-            if tok_a != tok_b:
-                row.update(step=k, gap_torch=float(row_a[tok_a] - row_a[tok_b]),
-                           gap_llama=float(row_b[tok_b] - row_b[tok_a]),
-                           tokens=[torch_engine.tokenizer.decode([tok_a]), torch_engine.tokenizer.decode([tok_b])])
-                break
-        rows.append(row)
-    return {"rows": rows, "identical": sum(r["identical"] for r in rows), "n": len(rows)}
 
 
 def speculation_flips(engine, requests) -> dict:
@@ -254,7 +216,6 @@ def run(args) -> dict:
     from .speculation import held_out_requests
 
     requests = held_out_requests(pairs, 4)[:1] if args.quick else held_out_requests(pairs, 4)
-    data["agreement"] = agreement(engines["torch fp32"], engines["llama.cpp q4_1"], requests)
     data["speculation"] = speculation_flips(engines["llama.cpp q4_1"], requests)
     plain = open_variant("llama.cpp q4_1", folder, batch_invariant=False)
     data["speculation_plain_kernels"] = speculation_flips(plain, requests)
@@ -306,16 +267,6 @@ def markdown(data: dict) -> str:
                         times(median([r["lookup_tokens_per_s"] / r["greedy_tokens_per_s"] for r in own])),
                         times(median([r["spec_over_lookup"] for r in own])),
                         f"{sum(r['equal'] for r in own)}/{len(own)}"]])]
-    a = data["agreement"]
-    differ = [r for r in a["rows"] if not r["identical"]]
-    out += [f"\n**Same programs**: greedy programs of {a['n']} test-split requests (8-line windows, speculation "
-            f"off), PyTorch fp32 vs llama.cpp Q4_1: **{a['identical']}/{a['n']} identical**.\n"]
-    if differ:
-        out.append(table(["request", "first differing step", "torch / llama.cpp chose", "torch's margin",
-                          "llama.cpp's margin"],
-                         [[r["key"], r.get("step", "after the last sampled step"),
-                           " / ".join(repr(t) for t in r.get("tokens", [])), r.get("gap_torch"),
-                           r.get("gap_llama")] for r in differ]))
     for name, label in (("speculation", "batch-invariant forwards (the default)"),
                         ("speculation_plain_kernels", "llama.cpp's one-row kernels allowed")):
         s = data[name]
