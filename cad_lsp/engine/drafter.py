@@ -424,7 +424,7 @@ class DraftBudget:
         else:  # a forward slowed by another process must not price its size out for long: such times count little
             weight = 0.2 if seconds < 2 * before else 0.02
             self.forward_s[size] = (1 - weight) * before + weight * seconds
-        self._tokens[size] = tokens if before is None else 0.8 * self._tokens[size] + 0.2 * tokens
+        self._tokens[size] = 0.8 * self._tokens.get(size, tokens) + 0.2 * tokens
         self.step_s = self.forward_s.get(1) or self._step_estimate()
         if self.step_s is not None and tokens >= 8:
             per_token = max(0.0, seconds - self.step_s) / (tokens - 1)
@@ -437,7 +437,7 @@ class DraftBudget:
 
         Where every step carries a draft no one-token forward runs, and a
         guessed token cost of 0.05 steps sent drafts of 19 choices at
-        llama.cpp's 0.25 (each choice a row of attention over the document):
+        llama.cpp's 0.2 (each choice a row of attention over the document):
         a warm edit of a 2,000-line file spent 1.1 s in such steps.  The
         estimate lies between the smallest size's time per token and its
         whole time (a forward of n tokens costs at most n steps).
@@ -455,11 +455,10 @@ class DraftBudget:
 
         Not a size class's time for every length in it: a 9-token forward
         then cost what the 16-token ones did, so drafts ran to the end of
-        each class (16, 8, 16 tokens where 15, 5, 13 paid: 13% more rows on
-        PyTorch).  Nor the dearer of the classes around a size not timed:
-        with only 3 and 256 tokens timed (a request's first splice), that
-        priced a 4-token forward at 6 decode steps, so no longer draft was
-        sent, and so none was timed.
+        each class (16, 8, 16, 16 tokens).  Nor the dearer of the classes
+        around a size not timed: with only 3 and 256 tokens timed (a
+        request's first splice), that priced a 4-token forward at 6 decode
+        steps, so no longer draft was sent, and so none was timed.
         """
         if not self.step_s:
             return 1.0 + self.token_cost * (tokens - 1)
