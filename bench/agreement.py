@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .llamacpp import MAX_TOKENS, open_variant
-from .runner import NO_CORPUS, corpus_pairs, median, progress, table
+from .llamacpp import MAX_TOKENS, corpus_or_skip, open_variant, variants_folder
+from .runner import median, progress, table
 
 KINDS = ["q4_1", "q8_0", "f16", "f32"]
 ALL = 10 ** 6  # requests per corpus: the whole test split
@@ -58,22 +58,16 @@ def compare(key: str, reference: tuple, other: tuple, tokenizer) -> dict:
 
 
 def run(args) -> dict:
-    from cad_lsp.backends.catalog import cache_dir
-    from cad_lsp.backends.llamacpp import installed
-
     from .speculation import held_out_requests
 
-    if not installed():
-        return {"skipped": "llama-cpp-python is not installed (pip install -e '.[llamacpp]')"}
-    pairs = corpus_pairs()
-    if pairs is None:
-        return {"skipped": NO_CORPUS}
+    pairs, skipped = corpus_or_skip()
+    if skipped:
+        return skipped
     requests = held_out_requests(pairs, args.limit or ALL)
     kinds = KINDS[:1] if args.quick else KINDS
     if args.quick:
         requests = requests[:1]
-    folder = cache_dir() / "bench-llamacpp"  # the requantized copies, kept out of the results folder
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = variants_folder()
     torch_engine = open_variant("torch fp32", folder)
     engines = {kind: open_variant(f"llama.cpp {kind}", folder) for kind in kinds}
     rows: dict[str, list] = {kind: [] for kind in kinds}

@@ -35,6 +35,25 @@ MAX_TOKENS = 96
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def corpus_or_skip() -> tuple[dict | None, dict | None]:
+    """The corpora's pairs, or the benchmark's answer where it cannot run here (no llama.cpp, no corpora)."""
+    from cad_lsp.backends.llamacpp import installed
+
+    if not installed():
+        return None, {"skipped": "llama-cpp-python is not installed (pip install -e '.[llamacpp]')"}
+    pairs = corpus_pairs()
+    return (pairs, None) if pairs is not None else (None, {"skipped": NO_CORPUS})
+
+
+def variants_folder() -> Path:
+    """Where the requantized copies go (q8_0, f16, f32: 900 MB), kept out of the results folder."""
+    from cad_lsp.backends.catalog import cache_dir
+
+    folder = cache_dir() / "bench-llamacpp"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def requantized(kind: str, folder: Path) -> Path:
     """The shipped file written by llama.cpp's quantizer as ``kind`` (q8_0, f16, f32)."""
     import ctypes
@@ -174,21 +193,14 @@ def run(args) -> dict:
 
     from .e2e import SIDES, sample, time_pair
 
-    from cad_lsp.backends.llamacpp import installed
-
-    if not installed():
-        return {"skipped": "llama-cpp-python is not installed (pip install -e '.[llamacpp]')"}
-    pairs = corpus_pairs()
-    if pairs is None:
-        return {"skipped": NO_CORPUS}
+    pairs, skipped = corpus_or_skip()
+    if skipped:
+        return skipped
     if args.quick:  # a smoke run: one corpus, one pair, one request
         pairs = dict(list(pairs.items())[:1])
     k = args.limit or (1 if args.quick else 3)
     repeats = args.repeats or (1 if args.quick else 3)
-    from cad_lsp.backends.catalog import cache_dir
-
-    folder = cache_dir() / "bench-llamacpp"  # the q8_0 and f16 copies: 400 MB, kept out of the results folder
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = variants_folder()
     variants = VARIANTS[:2] if args.quick else VARIANTS
     data = {"sample": {"per_corpus": k, "seed": args.seed}, "repeats": repeats, "variants": variants,
             "forwards": {}, "e2e": {}, "own_lookup": []}

@@ -484,9 +484,8 @@ def test_neovim_edits_and_applies_with_an_ollama_model(tmp_path, ollama_store, m
     check_apply(session, engine)
 
 
-@pytest.mark.slow
-def test_bench_llamacpp_quick_run(tmp_path):
-    """The benchmark's smoke run: forwards, end to end, the peer, speculation on and off."""
+def bench_quick_run(name: str, tmp_path) -> dict | None:
+    """``cad-lsp bench NAME --quick``'s JSON; None on a clone without the corpora (where it says so)."""
     need_llamacpp()
     import subprocess
     import sys
@@ -494,11 +493,20 @@ def test_bench_llamacpp_quick_run(tmp_path):
     from cad_lsp.train import corpora
 
     root = Path(__file__).resolve().parent.parent
-    subprocess.run([sys.executable, "-m", "cad_lsp", "bench", "llamacpp", "--quick", "--out", str(tmp_path)],
+    subprocess.run([sys.executable, "-m", "cad_lsp", "bench", name, "--quick", "--out", str(tmp_path)],
                    cwd=root, check=True, timeout=900)
-    data = json.loads((tmp_path / "llamacpp.json").read_text(encoding="utf-8"))
+    data = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))
     if corpora.data_dir() is None:
         assert "corpus folder not present" in data["skipped"]
+        return None
+    return data
+
+
+@pytest.mark.slow
+def test_bench_llamacpp_quick_run(tmp_path):
+    """The benchmark's smoke run: forwards, end to end, the peer, speculation on and off."""
+    data = bench_quick_run("llamacpp", tmp_path)
+    if data is None:
         return
     assert set(data["forwards"]) == set(data["e2e"]) == {"torch fp32", "llama.cpp q4_1"}
     assert all(row["forward_64_s"] > 0 for row in data["forwards"].values())
@@ -510,18 +518,8 @@ def test_bench_llamacpp_quick_run(tmp_path):
 @pytest.mark.slow
 def test_bench_agreement_quick_run(tmp_path):
     """PyTorch's and llama.cpp's greedy programs on one request, compared: identical, or where they part."""
-    need_llamacpp()
-    import subprocess
-    import sys
-
-    from cad_lsp.train import corpora
-
-    root = Path(__file__).resolve().parent.parent
-    subprocess.run([sys.executable, "-m", "cad_lsp", "bench", "agreement", "--quick", "--out", str(tmp_path)],
-                   cwd=root, check=True, timeout=900)
-    data = json.loads((tmp_path / "agreement.json").read_text(encoding="utf-8"))
-    if corpora.data_dir() is None:
-        assert "corpus folder not present" in data["skipped"]
+    data = bench_quick_run("agreement", tmp_path)
+    if data is None:
         return
     assert data["requests"] == 1 and data["kinds"] == ["q4_1"]
     (row,) = data["variants"]["q4_1"]["rows"]
