@@ -202,6 +202,11 @@ def test_the_gguf_adapter_computes_what_the_merged_weights_compute(tmp_path, tin
     adapter = random_adapter(tmp_path / "lora", merged)
     merge_lora(merged, adapter)
     lora_gguf.convert(adapter, tiny_gguf, tmp_path / "lora.gguf")
+    import gguf
+
+    written = gguf.GGUFReader(str(tmp_path / "lora.gguf"))  # rank 4 padded with zeros to 16, alpha / rank kept
+    assert {int(t.shape[1]) for t in written.tensors if t.name.endswith("lora_a")} == {16}  # ggml order: (in, rank)
+    assert written.fields["adapter.lora.alpha"].parts[-1][0] == 2 * 16
     model = LlamaCppModel("adapted", tiny_gguf, adapter=tmp_path / "lora.gguf")
     plain = LlamaCppModel("plain", tiny_gguf)
     ids = model.tokenizer.encode(CODE, add_special_tokens=False)
