@@ -58,6 +58,8 @@ def compare(key: str, reference: tuple, other: tuple, tokenizer) -> dict:
 
 
 def run(args) -> dict:
+    from cad_lsp.engine.backend import EngineError
+
     from .speculation import held_out_requests
 
     pairs, skipped = corpus_or_skip()
@@ -71,12 +73,17 @@ def run(args) -> dict:
     torch_engine = open_variant("torch fp32", folder)
     engines = {kind: open_variant(f"llama.cpp {kind}", folder) for kind in kinds}
     rows: dict[str, list] = {kind: [] for kind in kinds}
+    too_long = []  # requests the model's context cannot hold (the whole split has selections of 400 lines)
     for key, request in progress(requests, "agreement"):
-        reference = greedy_with_logits(torch_engine, key, request)
+        try:
+            reference = greedy_with_logits(torch_engine, key, request)
+        except EngineError:
+            too_long.append(key)
+            continue
         for kind, engine in engines.items():
             rows[kind].append(compare(key, reference, greedy_with_logits(engine, key, request),
                                       torch_engine.tokenizer))
-    return {"requests": len(requests), "per_corpus": args.limit, "kinds": kinds,
+    return {"requests": len(requests) - len(too_long), "too_long": too_long, "per_corpus": args.limit, "kinds": kinds,
             "variants": {kind: {"rows": r, "identical": sum(x["identical"] for x in r)} for kind, r in rows.items()}}
 
 
@@ -89,6 +96,8 @@ def markdown(data: dict) -> str:
         return f"_Skipped: {data['skipped']}._\n"
     n, variants = data["requests"], data["variants"]
     scope = "the whole test split" if not data["per_corpus"] else f"the {data['per_corpus']} shortest per corpus"
+    if data.get("too_long"):
+        scope += f"; {len(data['too_long'])} more do not fit the model's context: {', '.join(data['too_long'])}"
     out = [f"SmolLM2-135M with the shipped adapter: greedy programs (speculation off, 8-line windows) of {n} "
            f"test-split requests ({scope}), PyTorch fp32 against llama.cpp on the Q4_1 file as shipped and on the "
            f"copies llama.cpp's quantizer writes from it. *Margin*: a side's logit for its own choice minus its "
