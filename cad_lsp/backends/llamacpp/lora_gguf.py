@@ -31,8 +31,8 @@ TENSOR_NAMES = {
     "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
     "mlp.down_proj": "ffn_down",
 }
-PERMUTED_ARCHITECTURES = ("llama",)
-RANK_MULTIPLE = 16  # llamafile's float products need inner sizes in multiples of 16  # architectures whose GGUF converter reorders q and k rows
+PERMUTED_ARCHITECTURES = ("llama",)  # architectures whose GGUF converter reorders q and k rows
+RANK_MULTIPLE = 16  # llamafile's float products need inner sizes in multiples of 16
 
 
 def rope_permute(rows: np.ndarray, heads: int) -> np.ndarray:
