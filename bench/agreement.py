@@ -58,7 +58,7 @@ def compare(key: str, reference: tuple, other: tuple, tokenizer) -> dict:
 
 
 def run(args) -> dict:
-    from cad_lsp.engine.backend import EngineError
+    from cad_lsp.engine.backend import TooLongForContext
 
     from .speculation import held_out_requests
 
@@ -77,13 +77,14 @@ def run(args) -> dict:
     for key, request in progress(requests, "agreement"):
         try:
             reference = greedy_with_logits(torch_engine, key, request)
-        except EngineError:
+        except TooLongForContext:
             too_long.append(key)
             continue
         for kind, engine in engines.items():
             rows[kind].append(compare(key, reference, greedy_with_logits(engine, key, request),
                                       torch_engine.tokenizer))
-    return {"requests": len(requests) - len(too_long), "too_long": too_long, "per_corpus": args.limit, "kinds": kinds,
+    return {"requests": len(requests) - len(too_long), "too_long": too_long, "per_corpus": args.limit,
+            "kinds": kinds,
             "variants": {kind: {"rows": r, "identical": sum(x["identical"] for x in r)} for kind, r in rows.items()}}
 
 

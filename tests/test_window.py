@@ -4,7 +4,8 @@ import pytest
 
 from cad_lsp.backends.pytorch import LocalModel
 from cad_lsp.backends.pytorch.loading import load_model
-from cad_lsp.engine import Engine, EngineError
+from cad_lsp.engine import Engine
+from cad_lsp.engine.backend import TooLongForContext
 from cad_lsp.engine.decode import common_prefix
 from cad_lsp.engine.prompt import document_prefix_ids
 from cad_lsp.engine.window import SelectionTooLong, Window, choose_window
@@ -111,7 +112,8 @@ def test_a_selection_too_long_for_the_context_is_refused_with_the_lines_that_wou
     document = long_document(3000)
     engine = Engine(LocalModel(loaded))
     monkeypatch.setattr(loaded.model.config, "max_position_embeddings", 2048)
-    with pytest.raises(EngineError, match=r"the 1001 selected lines do not fit the model's 2048-token context") as e:
+    too_long = r"the 1001 selected lines do not fit the model's 2048-token context"
+    with pytest.raises(TooLongForContext, match=too_long) as e:
         engine.edit(document, 1000, 2000, "x")
     fits = int(str(e.value).split("about ")[1].split(" ")[0])
     assert 10 < fits < 1001

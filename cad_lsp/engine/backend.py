@@ -20,6 +20,10 @@ class EngineError(ValueError):
     """A request the engine cannot serve (bad selection, empty document...); the message is for the user."""
 
 
+class TooLongForContext(EngineError):
+    """A request that the model's context cannot hold with room for its program; the message says what would fit."""
+
+
 class Cancelled(RuntimeError):
     """The request was cancelled; nothing was produced."""
 

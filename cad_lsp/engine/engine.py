@@ -16,7 +16,7 @@ import numpy as np
 from ..program import Copy, Document, Op, format_program, oracle_for_selection, resolve, selection_problem, split_lines
 from ..program.update import Merge, UpdateError, merge_update
 from . import grammar as grammar_mod
-from .backend import PREFILL_CHUNK, Cancelled, EngineError, KVState, ModelBackend
+from .backend import PREFILL_CHUNK, Cancelled, EngineError, KVState, ModelBackend, TooLongForContext
 from .decode import (
     Stats,
     TeacherScript,
@@ -352,9 +352,9 @@ class Engine:
             while first + fits <= last and 2 * line_tokens[first - 1 + fits] <= room:
                 room -= 2 * line_tokens[first - 1 + fits]
                 fits += 1
-            raise EngineError(f"the {last - first + 1} selected lines do not fit the model's {limit}-token context "
-                              f"with the request and room for the program; about {fits} would: select fewer "
-                              f"lines, or use a model with a longer context") from None
+            raise TooLongForContext(f"the {last - first + 1} selected lines do not fit the model's {limit}-token "
+                                    f"context with the request and room for the program; about {fits} would: "
+                                    f"select fewer lines, or use a model with a longer context") from None
         if key is None:
             return window
         lines = split_lines(document)
@@ -390,9 +390,9 @@ class Engine:
             return max_tokens
         room = limit - prompt_tokens - selection_tokens
         if room < MIN_PROGRAM_TOKENS:
-            raise EngineError(f"the document, the request and the selected lines take more than the model's "
-                              f"{limit}-token context ({prompt_tokens} tokens of prompt): edit a shorter file or "
-                              f"selection, or use a model with a longer context")
+            raise TooLongForContext(f"the document, the request and the selected lines take more than the model's "
+                                    f"{limit}-token context ({prompt_tokens} tokens of prompt): edit a shorter file "
+                                    f"or selection, or use a model with a longer context")
         return min(max_tokens, room)
 
     def edit(self, document: str, first_line: int, last_line: int | None, instruction: str, *, key: str | None = None,
