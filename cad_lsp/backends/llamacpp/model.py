@@ -25,7 +25,9 @@ returns logits at the positions the decode loop asks for.
   multiplies several, bitwise (measured on SmolLM2: Q4_1, q8_0, with and
   without the adapter), so the load checks (``_one_row_is_exact``) and a
   decode step is then one token: 18 ms against 25 on a 2-core CPU, though
-  its batches, the copies, are slower (a 64-token forward: 28%).
+  its batches, the copies, are slower (a 64-token forward: 28%), and a
+  warm edit as a whole is not faster (with a dearer row the drafts grow
+  shorter and the edit takes more forwards).
 - **The tokenizer is the GGUF file's own**, as transformers reads it (what the
   model was trained with), kept in the cache folder and read without
   transformers (``tokenizer``): no PyTorch in the process (``decode`` samples
