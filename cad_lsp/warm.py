@@ -261,7 +261,8 @@ def _edit_in_background(request: dict, model: str, device: str | None, dtype: st
                 raise WorkerGone(f"the background process did not start (see {runtime_dir() / (key + '.log')})") \
                     from None
             time.sleep(0.05)  # exit code 0: another run's process holds the lock and is about to listen
-    if log is not None and process.poll() is None:  # ours is the one that stays (not a concurrent run's)
+    # ours is the one that stays (not a concurrent run's), unless its model failed to load: then it is leaving
+    if log is not None and process.poll() is None and reply.get("loaded", True):
         log(f"cad-lsp: {model} stays loaded in a background process (pid {process.pid}) for the next edits, "
             f"until {keep_warm_s} s pass without one (--keep-warm 0: load it in the calling process instead)")
     return _checked(reply)
@@ -346,7 +347,7 @@ def serve_warm(key: str, model: str, device: str | None, dtype: str, idle_s: int
                     if request.get("holder") != own:  # the socket's name is no proof of what this process holds
                         reply = {"refused": f"the background process holds {own}, not {request.get('holder')}"}
                     elif load_error is not None:
-                        reply = {"error": load_error}
+                        reply = {"error": load_error, "loaded": False}  # the caller must not say it stays loaded
                     else:
                         try:
                             reply = {**answer(engine, request, cancel=_client_left(conn)), "holder": own}
