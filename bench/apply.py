@@ -158,7 +158,7 @@ def run_quality(engine, args) -> dict:
             row.update(cad=result.complete and merged == case.after, forwards=result.stats.forwards,
                        seconds=round(time.perf_counter() - t0, 3), region=result.last_line - result.first_line + 1,
                        # the model's own call: a line the placement thinks new text rewrites, which it may keep
-                       choice=any(result.first_line <= n <= result.last_line for n in result.merge.placement.replaced),
+                       choice=any(result.first_line <= n <= result.last_line for n in result.merge.rewritten),
                        differs=merged != result.merge.merged)
         except EngineError:
             row["cad"] = None

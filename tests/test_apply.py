@@ -39,7 +39,7 @@ def test_drafting_the_update_keeps_the_models_own_program(engine):
     engine.draft_budget.worth_drafting = lambda: True
     documents = [FILE, MERGED.replace("\n", "\r\n"), "x = '😀'\n" + FILE[:2000] + "tail = 1"]
     updates_ = [UPDATE, UPDATE.replace("\n", "\r\n"), "def f3(x):\n    y = x * 3\n    print('😀')\n    return y + 3\n"]
-    documents.append(FILE)  # a new signature: whether it rewrites the old line is the model's call
+    documents.append(FILE)  # a new signature
     updates_.append("# ...\ndef f50(x, scale=1):\n    y = x * 50\n    y = abs(y)\n    return y + 50\n# ...\n")
     for document, update in zip(documents, updates_):
         if document is documents[1]:
@@ -51,18 +51,18 @@ def test_drafting_the_update_keeps_the_models_own_program(engine):
 
 
 def test_a_model_that_writes_the_plan_takes_a_handful_of_forwards(engine, monkeypatch):
-    """Teacher-forced through the plan, the drafted plan is accepted: a handful of forwards, fewer than without drafting
-    (where the grammar leaves the model a choice: elsewhere it forces the merge's tokens in one forward)."""
+    """Teacher-forced through the plan with the grammar's forcing off (the model reads every choice), the drafted
+    plan is accepted: a handful of forwards, fewer than without drafting."""
     from cad_lsp.engine.drafter import DraftBudget
 
     engine.draft_budget = DraftBudget(head_ratio=0.0)
     engine.draft_budget.worth_drafting = lambda: True
     update = "# ...\ndef f50(x, scale=1):\n    y = x * 50\n    y = max(y, 0)  # never negative\n    z = y - 1\n" \
-             "    return y + 50\n# ...\n"  # the new signature rewrites the old or joins it: the model's call
+             "    return y + 50\n# ...\n"
     merge = engine.apply(FILE, update, max_tokens=1).merge
     plan = oracle_for_selection(FILE, merge.first, merge.last, merge.text)
-    drafted = engine.apply(FILE, update, program=plan, speculate=True)
-    plain = engine.apply(FILE, update, program=plan, speculate=False)
+    drafted = engine.apply(FILE, update, program=plan, speculate=True, fast_forward=False)
+    plain = engine.apply(FILE, update, program=plan, speculate=False, fast_forward=False)
     assert drafted.program == plain.program and drafted.stats.accepted_update_tokens > 0
     assert drafted.stats.forwards <= 3 < plain.stats.forwards
 
@@ -75,8 +75,10 @@ def test_an_apply_the_grammar_decides_needs_no_forward(engine):
     assert apply_program(decided.ops, FILE, decided.first_line, decided.last_line) == MERGED
     read = engine.apply(FILE, UPDATE, fast_forward=False)
     assert read.program == decided.program and read.stats.forwards > 0 and read.stats.prefill_tokens > 0
-    call = engine.apply(FILE, "# ...\ndef f50(x, scale=1):\n    y = x * 50\n    return y + 50\n# ...\n")
-    assert call.stats.forwards > 0  # whether the new signature rewrites the old is the model's call
+    signature = engine.apply(FILE, "# ...\ndef f50(x, scale=1):\n    y = x * 50\n    return y + 50\n# ...\n")
+    assert signature.stats.forwards == 0  # the syntax says the new signature replaces the old: no call is left
+    assert apply_program(signature.ops, FILE, signature.first_line, signature.last_line) == \
+        FILE.replace("def f50(x):", "def f50(x, scale=1):")
 
 
 @pytest.mark.parametrize("update, message", [

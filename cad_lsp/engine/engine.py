@@ -487,7 +487,7 @@ class Engine:
                     progress(stats)
 
             constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else apply_constraint(
-                self.ll_tokenizer, plan, first, last, (n - view.offset for n in job.merge.placement.replaced))
+                self.ll_tokenizer, plan, first, last, (n - view.offset for n in job.merge.rewritten))
             ff = self.fast_forward if fast_forward is None else fast_forward
             # an apply's request waits for the first call the grammar leaves the model; with none, the model
             # reads nothing, not even the document (the background warming still does)

@@ -27,7 +27,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from .blocks import Piece, merge_by_blocks
 from .ops import split_lines
+from .syntax import error_count, guess_language, language_of
 
 __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "align_update", "merge_update"]
 
@@ -44,6 +46,7 @@ REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and t
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
                             r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
+_CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
 NEW, MARKER = 0, -1  # Placement.lines values besides a file line
 
 
@@ -63,10 +66,13 @@ def _weight(key: str) -> int:
 
 def is_marker(line: str) -> bool:
     """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
-    ``// ...``, ``/* ... */``, ``# (unchanged)``, ``<!-- rest of the file -->``), or a bare ``...``."""
+    ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
+    ``// ... other methods ...``), or a bare ``...``."""
     text = _key(line).strip()
     if text in ("...", "\u2026"):
         return True
+    if text.startswith("{/*") and text.endswith("*/}"):  # JSX: a comment inside braces
+        text = text[1:-1].strip()
     m = _COMMENT.match(text)
     if not m:
         return False
@@ -97,11 +103,34 @@ class Merge:
     first: int
     last: int
     text: str
-    placement: Placement
+    placement: Placement | None  # the line placement, when lines placed the update (not its syntax)
+    # file lines (first, last), 1-based, that the merge removes although the update neither showed them nor put
+    # them between two lines it shows: the user should hear of them before accepting
+    unseen: tuple[tuple[int, int], ...] = ()
+    placement_document: str = ""
+    whole_file: bool = False  # the update was read as the whole new file (no marker, most of the file shown)
 
     @property
     def changed(self) -> bool:
-        return self.merged != self.placement.document
+        return self.merged != self.placement_document
+
+    @property
+    def rewritten(self) -> frozenset[int]:
+        """File lines the line placement guesses new text rewrites (the model may keep them); none by syntax."""
+        return frozenset() if self.placement is None else self.placement.replaced
+
+    @property
+    def unseen_lines(self) -> int:
+        return sum(last - first + 1 for first, last in self.unseen)
+
+    def unseen_note(self) -> str | None:
+        """One line for the user naming what the merge removes unseen, or None."""
+        if not self.unseen:
+            return None
+        where = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in self.unseen)
+        n = self.unseen_lines
+        return (f"the merge removes {n} line{'s' if n != 1 else ''} the update did not show (file line"
+                f"{'s' if n != 1 else ''} {where}): check them before accepting")
 
 
 class _PrefixMax:
@@ -249,8 +278,31 @@ def align_update(document: str, update: str) -> Placement:
     else:
         _share_edge_blank_lines(lines, keys, doc_keys, replaced)
     kept = {k: _without(extent, replaced) for k, extent in _marker_extents(lines, keys, doc_keys).items()}
+    _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept)
     return Placement(document, update_lines, lines, kept, whole, replaced)
+
+
+def _place_closing_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
+    """Closing lines that end the update after new code (``}``, ``});``, ``end``) close the blocks the file
+    closes next: placed on those file lines, not written a second time beside them."""
+    k = len(keys)
+    while k > 0 and (lines[k - 1] == NEW and (_CLOSING.match(keys[k - 1]) or not keys[k - 1].strip())):
+        k -= 1
+    closing = [i for i in range(k, len(keys)) if keys[i].strip()]
+    if not closing or k == 0 or lines[k - 1] != NEW:
+        return  # nothing closes, or the closing lines follow placed ones (the line alignment placed them)
+    done = max([n for n in lines if n > 0] + [last for _, last in kept.values()] + [0])
+    following = []  # the file's closing lines next after what the update accounts for
+    for j in range(done + 1, len(doc_keys) + 1):
+        if doc_keys[j - 1].strip():
+            if not _CLOSING.match(doc_keys[j - 1]) or len(following) == len(closing):
+                break
+            following.append(j)
+    pairs = list(zip(closing[len(closing) - len(following):], following))  # the update's last ones close them
+    if pairs and all(keys[i].strip() == doc_keys[j - 1].strip() for i, j in pairs):
+        for i, j in pairs:
+            lines[i] = j
 
 
 def _share_edge_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> None:
@@ -517,38 +569,103 @@ def keys_of(lines: list[str]) -> list[str]:
     return [_key(line) for line in lines]
 
 
-def merge_update(document: str, update: str) -> Merge:
-    """The file the update makes, and the region it changed; UpdateError when the update cannot be placed."""
+def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False) -> Merge:
+    """The file the update makes, and the region it changed; UpdateError when the update cannot be placed.
+
+    ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
+    it the update is placed by the file's syntax where both parse (``program.blocks``), else line by line.
+    A merge that breaks a file which parsed before is refused unless ``force``."""
+    if not update.strip():
+        raise UpdateError("the update is empty")
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    if not doc_lines:
+        raise UpdateError("the file is empty: there is nothing to apply an update to")
+    grammar = language_of(language) if language is not None else guess_language(document)
+    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker) if grammar else None
+    if blockwise is None:
+        return _checked(_line_merge(document, update), grammar, force)
+    candidates = [_finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole)]
+    try:
+        candidates.append(_line_merge(document, update))
+    except UpdateError:
+        pass
+    # The merge that parses where the file did, then the one that removes fewest lines the update did not show
+    # (a marker the syntax reads as a block's end where the update meant lines), then the syntax's.
+    best = min(candidates, key=lambda merge: (_breaks(document, merge.merged, grammar), merge.unseen_lines))
+    return _checked(best, grammar, force)
+
+
+def _ends_line(text: str) -> bool:
+    return text.endswith(("\n", "\r"))
+
+
+def _breaks(document: str, merged: str, grammar: str | None) -> bool:
+    """Whether the merge has syntax errors where the file had none."""
+    if not grammar or error_count(document, grammar) != 0:
+        return False
+    return bool(error_count(merged, grammar))
+
+
+def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
+    if not force and _breaks(merge.placement_document, merge.merged, grammar):
+        raise UpdateError(f"the merged file would not parse as {grammar} where the file does (the update is "
+                          f"not valid {grammar} in its place): check the update, or apply it with force")
+    return merge
+
+
+def _line_merge(document: str, update: str) -> Merge:
+    """The update placed line by line (``align_update``)."""
     placement = align_update(document, update)
     doc_lines = split_lines(document)
     newline = _terminator(doc_lines)
     lines, snippet = placement.lines, not placement.whole_file
-    out: list[str] = []
+    out: list[Piece] = []
     touching = next(n for n in lines if n != NEW)  # the first update line placed in the file, or a marker
     done = 0  # file lines accounted for: copied, kept by a marker, or left out (deleted)
     replaced = placement.replaced
-    if snippet and touching > 0:
-        out += [line for n, line in enumerate(doc_lines[: touching - 1], 1) if n not in replaced]  # the file before
+    if snippet and touching > 0:  # the file before
+        out += [Piece(line, n, None) for n, line in enumerate(doc_lines[: touching - 1], 1) if n not in replaced]
     elif not snippet and keys_of(placement.update_lines[:1]) != [""]:  # a whole file keeps the blank lines the file
-        out += doc_lines[: next(i for i, line in enumerate(doc_lines) if line.strip())]  # starts with, unless it shows some
+        out += [Piece(line, n, None)  # starts with, unless it shows some
+                for n, line in enumerate(doc_lines[: next(i for i, line in enumerate(doc_lines) if line.strip())], 1)]
     for k, n in enumerate(lines):
         if n > 0:
             written = placement.update_lines[k].rstrip("\r\n")
             ours = doc_lines[n - 1]
             # chat models drop trailing blanks, they do not add them: blanks the update has are meant
             keep = written == written.rstrip() or written == ours.rstrip("\r\n")
-            out.append(ours if keep else written + ours[len(ours.rstrip("\r\n")):])
+            out.append(Piece(ours if keep else written + ours[len(ours.rstrip("\r\n")):], n, k + 1))
             done = n
         elif n == MARKER:
             first, last = placement.kept[k]
-            out += doc_lines[first - 1: last]
+            out += [Piece(doc_lines[m - 1], m, None) for m in range(first, last + 1)]
             done = max(done, last)
         else:
-            out.append(placement.update_lines[k].rstrip("\r\n") + newline)
-    if snippet:
-        out += [line for n, line in enumerate(doc_lines[done:], done + 1) if n not in replaced]  # and after it
+            out.append(Piece(placement.update_lines[k].rstrip("\r\n") + newline, None, k + 1))
+    if snippet:  # and after it
+        out += [Piece(line, n, None) for n, line in enumerate(doc_lines[done:], done + 1) if n not in replaced]
+    return _finish(document, update, out, _seen_by_lines(placement), placement, placement.whole_file)
+
+
+def _seen_by_lines(placement: Placement) -> frozenset[int]:
+    """File lines a line placement removes in sight: those new lines rewrite, and those between two placed lines
+    with no marker between them."""
+    seen = set(placement.replaced)
+    placed = [(k, n) for k, n in enumerate(placement.lines) if n > 0]
+    for (k0, n0), (k1, n1) in zip(placed, placed[1:]):
+        if n1 > n0 + 1 and MARKER not in placement.lines[k0:k1]:
+            seen.update(range(n0 + 1, n1))
+    return frozenset(seen)
+
+
+def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int], placement: Placement | None,
+            whole_file: bool) -> Merge:
+    """The merged file from its lines, the region that changed, and what it removes unseen."""
+    doc_lines = split_lines(document)
+    newline = _terminator(doc_lines)
+    out = [piece.text if piece.file_line is not None else piece.text.rstrip("\r\n") + newline for piece in pieces]
     out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
-    ends_bare = not (update if placement.whole_file else document).endswith(("\n", "\r"))
+    ends_bare = not _ends_line(update if whole_file else document)
     if out and ends_bare:  # a snippet keeps the file's last terminator or its absence; a whole file, its own
         out[-1] = out[-1].rstrip("\r\n")
     elif out and not out[-1].endswith(("\n", "\r")):
@@ -563,4 +680,17 @@ def merge_update(document: str, update: str) -> Merge:
         tail += 1
     first, last = max(1, head), min(len(doc_lines), len(doc_lines) - tail + 1)
     text = "".join(out[first - 1: len(out) - (len(doc_lines) - last)])
-    return Merge(merged, first, last, text, placement)
+    kept = {piece.file_line for piece in pieces if piece.file_line is not None}
+    removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
+    return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file)
+
+
+def _runs(numbers: list[int], doc_lines: list[str]) -> tuple[tuple[int, int], ...]:
+    """Line numbers as (first, last) runs; blank lines between two of them join the run."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and all(not doc_lines[m - 1].strip() for m in range(runs[-1][1] + 1, n)):
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return tuple((a, b) for a, b in runs)

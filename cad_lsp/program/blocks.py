@@ -1,0 +1,572 @@
+"""Placing an update by the file's syntax: its functions, classes and sections found by name, merged block by block.
+
+The update and the file are read as units (``program.syntax``).  Each unit of
+the update finds the file's unit it stands for: by name and kind (a method,
+an import from one module, a ``test('...')`` call, a Markdown heading), by
+its text, or, next to a marker, by likeness (a line rewritten where the
+marker would otherwise keep it).  Then, level by level:
+
+- a unit shown with a marker inside is merged into its counterpart's body;
+- a unit shown whole replaces its counterpart whole, at its counterpart's
+  indentation, closing lines included (they belong to the block they close);
+- a marker stands for the file's units around it that the update does not
+  show, between the units it does show;
+- a file unit the update neither shows nor keeps under a marker is deleted.
+
+A method or function pasted alone, which the file's top level does not hold,
+replaces the one of that name wherever it is nested.  ``merge_by_blocks``
+answers the merged lines, each with where it came from, or None when the
+update does not read as units of this file (no grammar, a file that does not
+parse, an update with no unit the file has): then lines are placed one by one
+(``program.update``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .syntax import LANGUAGES, Unit, parse_units
+
+__all__ = ["Piece", "BlockMerge", "merge_by_blocks"]
+
+LIKENESS = 0.6  # a new unit next to a marker rewrites a file unit whose text it resembles this much
+NAMED = {"function", "type", "impl", "section", "import"}  # units that a name identifies: never paired by likeness
+WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A merged line and where it comes from: a file line, an update line, or both (a line shown unchanged)."""
+
+    text: str
+    file_line: int | None  # 1-based
+    update_line: int | None  # 1-based
+
+
+@dataclass(frozen=True)
+class BlockMerge:
+    pieces: list[Piece]
+    seen: frozenset[int]  # file lines the update replaced or removed where it shows what surrounds them
+    whole: bool = False  # the update is the whole file (no marker, most of the file's units): it ends as it ends
+
+
+class _Refused(Exception):
+    """The update does not read as units of this file: place it line by line."""
+
+
+@dataclass
+class _Side:
+    lines: list[str]
+    marker: list[bool]  # per line: a marker line
+
+
+def merge_by_blocks(document_lines: list[str], update_lines: list[str], language: str,
+                    is_marker: Callable[[str], bool]) -> BlockMerge | None:
+    """The merged file's lines placed by syntax, or None (see the module's docstring)."""
+    if language not in LANGUAGES:
+        return None
+    document, update = "".join(document_lines), "".join(update_lines)
+    parsed = parse_units(document, language, document_lines)
+    if parsed is None or parsed[1] or not parsed[0]:
+        return None  # no grammar, or a file its parser does not read: lines decide
+    old_units = parsed[0]
+    in_file = {line.strip() for line in document_lines}
+    markers = [is_marker(line) and line.strip() not in in_file for line in update_lines]
+    new = _update_units(update, update_lines, language)
+    if new is None:
+        return None
+    new_units, new_lines, first_row = new
+    new_side = _Side(new_lines, [False] * first_row + markers + [False] * (len(new_lines) - first_row - len(markers)))
+    merger = _Merger(_Side(document_lines, [False] * len(document_lines)), new_side, first_row,
+                     indented=language == "python")
+    new_units = merger.elided_bodies(new_units)
+    if language == "markdown":
+        new_units = merger.lifted_markers(new_units)
+    if not merger.starts_at_one_depth(new_units):
+        return None
+    try:
+        return merger.top(old_units, new_units)
+    except _Refused:
+        return None
+
+
+def _update_units(update: str, update_lines: list[str], language: str):
+    """The update's units: as written, or, when that reads with errors, inside the language's container (a
+    method pasted alone); (units, lines, rows added before the update's first line), or None when neither
+    reads without an error."""
+    parsed = parse_units(update, language, update_lines)
+    if parsed is None:
+        return None
+    units, errors = parsed
+    if not errors:
+        return units, list(update_lines), 0
+    wrapper = LANGUAGES[language].wrapper
+    if wrapper is not None:
+        head, tail = wrapper
+        lines = [head] + [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines] + [tail]
+        wrapped = parse_units("".join(lines), language, lines)
+        if wrapped is not None and not wrapped[1] and len(wrapped[0]) == 1 and wrapped[0][0].body is not None:
+            return wrapped[0][0].body, lines, 1
+    return None  # a fragment the parser cannot read (an ``except:`` clause alone): lines place it
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _normal(lines: list[str]) -> tuple[str, ...]:
+    return tuple(line.strip() for line in lines if line.strip())
+
+
+class _Merger:
+    def __init__(self, old: _Side, new: _Side, row_offset: int, indented: bool = False):
+        self.old, self.new, self.row_offset = old, new, row_offset
+        self.indented = indented  # the language's blocks are its indentation
+        self._normals: dict[tuple[bool, int, int], tuple[str, ...]] = {}
+        self.seen: set[int] = set()
+
+    # -- reading units
+    def text(self, side: _Side, unit: Unit) -> list[str]:
+        return side.lines[unit.start: unit.end + 1]
+
+    def is_marker(self, unit: Unit) -> bool:
+        """A unit that is a marker: every line of it a marker line (``// ... existing code ...``,
+        ``{/* ... */}``)."""
+        rows = [r for r in range(unit.start, unit.end + 1) if self.new.lines[r].strip()]
+        return bool(rows) and all(self.new.marker[r] for r in rows)
+
+    def has_marker(self, unit: Unit) -> bool:
+        return any(self.new.marker[r] for r in range(unit.start, unit.end + 1))
+
+    def normal(self, side: _Side, unit: Unit) -> tuple[str, ...]:
+        """A unit's lines as compared: stripped, without blank ones (read once per unit)."""
+        key = (side is self.old, unit.start, unit.end)
+        if key not in self._normals:
+            self._normals[key] = _normal(self.text(side, unit))
+        return self._normals[key]
+
+    def same(self, old: Unit, new: Unit) -> bool:
+        return self.normal(self.old, old) == self.normal(self.new, new)
+
+    def likeness(self, old: Unit, new: Unit) -> float:
+        a, b = self.normal(self.old, old), self.normal(self.new, new)
+        if not a or not b:
+            return 0.0
+        if len(a) > 1 or len(b) > 1:  # a block: its opening line says what it is
+            a, b = a[:1], b[:1]
+        return difflib.SequenceMatcher(None, a[0], b[0], autojunk=False).ratio()
+
+    # -- reading the update
+    def elided_bodies(self, units: list[Unit]) -> list[Unit]:
+        """A block shown with only a marker indented under it (``def f(x):`` then ``    # ...``) has the marker as
+        its body: the parser reads an empty body and a comment after it."""
+        out: list[Unit] = []
+        for unit in units:
+            previous = out[-1] if out else None
+            if (previous is not None and self.is_marker(unit) and not previous.body
+                    and len(_indent(self.new.lines[unit.start])) > len(_indent(self.new.lines[previous.start]))
+                    and self.new.lines[previous.end].rstrip().endswith((":", "{"))):
+                out[-1] = Unit(previous.start, unit.end, previous.kind, previous.key, [unit], unit.start, unit.end)
+                continue
+            if unit.body:
+                unit = Unit(unit.start, unit.end, unit.kind, unit.key, self.elided_bodies(unit.body),
+                            unit.body_start, unit.body_end)
+            out.append(unit)
+        return out
+
+    def lifted_markers(self, sections: list[Unit]) -> list[Unit]:
+        """A marker that ends a Markdown section stands for sections, not for the section's last paragraphs
+        (``<!-- ... existing sections ... -->`` before a subsection): it becomes a unit of its own after it."""
+        out: list[Unit] = []
+        for unit in sections:
+            body = list(unit.body or [])
+            tail: list[Unit] = []
+            while body and self.is_marker(body[-1]):
+                tail.insert(0, body.pop())
+            if tail and unit.key is not None:
+                end = body[-1].end if body else unit.body_start - 1
+                out.append(Unit(unit.start, max(unit.start, end), unit.kind, unit.key, body, unit.body_start,
+                                max(unit.start, end)))
+                out += tail
+            else:
+                out.append(unit)
+        return out
+
+    def starts_at_one_depth(self, units: list[Unit], nested: bool = False) -> bool:
+        """Whether the update's units are at the depths of their level: one that starts deeper than a later one
+        began inside a block (a snippet from the middle of a function), which the parser reads as top-level
+        code; in Python, where depth is syntax, a body's units all start at one depth (a line after a marker
+        that is deeper than those before it belongs to a block the update does not show)."""
+        depths = [len(_indent(self.new.lines[u.start])) for u in units
+                  if not self.is_marker(u) and _content(self.new.lines, u)]
+        if not all(a <= b for a, b in zip(depths, depths[1:])):
+            return False
+        if nested and self.indented and len(set(depths)) > 1:
+            return False
+        return all(self.starts_at_one_depth(u.body, True) for u in units if u.body)
+
+    # -- the top level
+    def top(self, old_units: list[Unit], new_units: list[Unit]) -> BlockMerge:
+        if not any(_content(self.new.lines, u) for u in new_units if not self.is_marker(u)):
+            raise _Refused
+        matches = self.match(old_units, new_units)
+        if not matches:
+            return self.targeted(old_units, new_units)
+        # units the file holds nested, not at its top level (a method shown beside the file's imports)
+        top_keys = {u.key for u in old_units}
+        nested = {i: self.target(u, old_units) for i, u in enumerate(new_units)
+                  if i not in matches and u.key is not None and u.key[0] in NAMED and u.key not in top_keys
+                  and any(o.key == u.key for o in _walk(old_units))}
+        if nested:
+            new_units = [u for i, u in enumerate(new_units) if i not in nested]
+            matches = self.match(old_units, new_units)
+        explicit = any(self.is_marker(u) for u in new_units)
+        ends = {(0, 0), (len(new_units) - 1, len(old_units) - 1)}  # the update's first or last unit is the file's
+        whole = not any(self.new.marker) and self.covers(any(matches.get(k) == j for k, j in ends))
+        pieces = self.level(old_units, new_units, matches, None, None, edges=not explicit and not whole,
+                            keep_end=not whole, old_region=(0, len(self.old.lines) - 1),
+                            new_region=(self.row_offset, len(self.new.lines) - 1 - self.row_offset), shift=None)
+        for old, new in sorted(nested.values(), key=lambda pair: -pair[0].start):
+            rows = [n for n, piece in enumerate(pieces) if piece.file_line is not None
+                    and old.start < piece.file_line <= old.end + 1]
+            if len(rows) != old.end - old.start + 1 or rows[-1] - rows[0] + 1 != len(rows):
+                raise _Refused  # the file's unit is not in the merge as it was: the update means something else
+            pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None)
+        return BlockMerge(pieces, frozenset(self.seen), whole)
+
+    def target(self, unit: Unit, old_units: list[Unit]) -> tuple[Unit, Unit]:
+        """The file unit, at any depth, that an update's unit pasted alone stands for: the one of its name (the
+        most alike among several); _Refused when none, or two are as alike."""
+        if unit.key is None or unit.key[0] not in ("function", "type", "impl", "variable", "section", "call"):
+            raise _Refused
+        found = [o for o in _walk(old_units) if o.key == unit.key]
+        if not found:
+            raise _Refused
+        scores = [self.resemblance(o, unit) for o in found]
+        if scores.count(max(scores)) > 1:
+            raise _Refused
+        return found[scores.index(max(scores))], unit
+
+    def covers(self, same_ends: bool) -> bool:
+        """Whether an update without markers is the whole file: it repeats most of the file's lines, and its
+        first or last line or unit is the file's (otherwise it is a snippet, which keeps what it does not show)."""
+        content = [line.strip() for line in self.old.lines if len(line.strip()) >= 3]  # not braces and blanks
+        shown = {line.strip() for line in self.new.lines}
+        if not content:
+            return False
+        share = sum(line in shown for line in content) / len(content)
+        return share >= WHOLE_FILE_SHARE and (same_ends or content[0] in shown or content[-1] in shown)
+
+    def targeted(self, old_units: list[Unit], new_units: list[Unit]) -> BlockMerge:
+        """Units pasted alone (no marker needed): each replaces the unit of its name wherever it is nested."""
+        targets = [self.target(u, old_units) for u in new_units
+                   if not self.is_marker(u) and _content(self.new.lines, u)]
+        targets.sort(key=lambda pair: pair[0].start)
+        if any(a.end >= b.start for (a, _), (b, _) in zip(targets, targets[1:])):
+            raise _Refused
+        pieces, at = [], 0
+        for old, new in targets:
+            pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, old.start)]
+            pieces += self.pair(old, new, None)
+            at = old.end + 1
+        pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, len(self.old.lines))]
+        return BlockMerge(pieces, frozenset(self.seen))
+
+    # -- matching one level
+    def match(self, old_units: list[Unit], new_units: list[Unit]) -> dict[int, int]:
+        """New unit index -> old unit index: units shown unchanged by their text, then the others by name (among
+        several of one name, the most alike, then the next in order)."""
+        matches: dict[int, int] = {}
+        by_text: dict[tuple[str, ...], list[int]] = {}
+        by_key: dict[tuple[str, str], list[int]] = {}
+        for j, unit in enumerate(old_units):
+            by_text.setdefault(self.normal(self.old, unit), []).append(j)
+            if unit.key is not None:
+                by_key.setdefault(unit.key, []).append(j)
+        shown = [i for i, unit in enumerate(new_units)
+                 if not self.is_marker(unit) and _content(self.new.lines, unit)]
+        after = -1  # the file unit the last match took: the next one is most likely after it
+        for i in shown:
+            found = by_text.get(self.normal(self.new, new_units[i]), [])
+            if found:
+                j = min(found, key=lambda j: (j <= after, abs(j - after)))
+                matches[i] = after = j
+                found.remove(j)
+        used = set(matches.values())
+        for i in shown:
+            unit = new_units[i]
+            if i in matches or unit.key is None:
+                continue
+            after = max((matches[k] for k in matches if k < i), default=-1)
+            found = [j for j in by_key.get(unit.key, []) if j not in used]
+            if found:
+                matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
+                                                       -abs(j - after)))
+                used.add(matches[i])
+        return matches
+
+    def resemblance(self, old: Unit, new: Unit) -> float:
+        """How alike two units' whole texts are (a unit's name may repeat: ``try:``, overloads)."""
+        a, b = "\n".join(self.normal(self.old, old)), "\n".join(self.normal(self.new, new))
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+    def rewrites(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int]) -> None:
+        """Pair new units that rewrite a file unit the marker next to them would otherwise keep: walking out from
+        the shown neighbour, each new unit with the file unit at that place if they look alike."""
+        used = set(matches.values())
+        i = 0
+        while i < len(new_units):
+            if i in matches or self.is_marker(new_units[i]):
+                i += 1
+                continue
+            end = i
+            while end < len(new_units) and end not in matches and not self.is_marker(new_units[end]):
+                end += 1
+            run = [k for k in range(i, end) if _content(self.new.lines, new_units[k])]
+            left_marker = i > 0 and self.is_marker(new_units[i - 1])
+            right_marker = end < len(new_units) and self.is_marker(new_units[end])
+            low = max((matches[k] for k in matches if k < i), default=-1)
+            high = min((matches[k] for k in matches if k >= end), default=len(old_units))
+            gap = [j for j in range(low + 1, high) if j not in used]
+            if left_marker and not right_marker:
+                pairs = self._walk_pairs(old_units, new_units, reversed(run), reversed(gap))
+            elif right_marker and not left_marker:
+                pairs = self._walk_pairs(old_units, new_units, run, gap)
+            else:
+                pairs = self._best_pairs(old_units, new_units, run, gap)
+            for k, j in pairs:
+                matches[k] = j
+                used.add(j)
+            i = end
+
+    def rewrite_of(self, old: Unit, new: Unit) -> bool:
+        """Whether a new unit reads as a rewrite of a file unit: the same kind of node, alike, and not a
+        definition of another name (a new function next to an old one is not its rewrite)."""
+        if old.kind != new.kind or NAMED.intersection({(old.key or ("",))[0], (new.key or ("",))[0]}):
+            return False
+        return self.likeness(old, new) >= LIKENESS
+
+    def _walk_pairs(self, old_units, new_units, run, gap) -> list[tuple[int, int]]:
+        pairs = []
+        for k, j in zip(run, gap):
+            if not self.rewrite_of(old_units[j], new_units[k]):
+                break
+            pairs.append((k, j))
+        return pairs
+
+    def _best_pairs(self, old_units, new_units, run, gap) -> list[tuple[int, int]]:
+        pairs, floor = [], -1
+        for k in run:
+            scored = [(self.likeness(old_units[j], new_units[k]), j) for j in gap
+                      if j > floor and self.rewrite_of(old_units[j], new_units[k])]
+            if scored:
+                _, j = max(scored)
+                pairs.append((k, j))
+                floor = j
+        return pairs
+
+    # -- merging one level
+    def level(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int] | None,
+              old_container: Unit | None, new_container: Unit | None, *, edges: bool, keep_end: bool = False,
+              open_end: bool = False, old_region: tuple[int, int], new_region: tuple[int, int],
+              shift) -> list[Piece]:
+        """The merged lines of one level: the units in the update's order, markers standing for the file's
+        units around them; ``edges``: the update's start and end stand for the file's units before and after it
+        (a snippet without markers at the top level); ``open_end``: its end does (a Python body: no closing line
+        shows where the update meant it to end)."""
+        if matches is None:
+            matches = self.match(old_units, new_units)
+        self.rewrites(old_units, new_units, matches)
+        for k, j in sorted(matches.items()):
+            if not self.is_marker(new_units[k]):
+                shift = (_indent(self.new.lines[new_units[k].start]), _indent(self.old.lines[old_units[j].start]))
+                break
+        matched_old = set(matches.values())
+        consumed: set[int] = set()
+        items: list[tuple[str, object]] = []  # ("old", j) | ("new", k) | ("pair", (j, k))
+        sequence = list(range(len(new_units)))
+        markers_at = {k for k in sequence if self.is_marker(new_units[k])}
+        if edges:
+            markers_at |= {-1, len(new_units)}
+            sequence = [-1] + sequence + [len(new_units)]
+        elif open_end:
+            markers_at.add(len(new_units))
+            sequence.append(len(new_units))
+        for k in sequence:
+            if k in markers_at:
+                before = max((matches[m] for m in matches if m < k), default=-1)
+                after = min((matches[m] for m in matches if m > k), default=len(old_units))
+                covered = self._covered(before, after, matched_old, consumed, len(old_units))
+                consumed |= set(covered)
+                items += [("old", j) for j in covered]
+            elif k in matches:
+                items.append(("pair", (matches[k], k)))
+            else:
+                items.append(("new", k))
+        deleted = [j for j in range(len(old_units)) if j not in matched_old and j not in consumed]
+        self._note_deleted(deleted, old_units, new_units, matches, markers_at, old_container is not None)
+        # the file's end stays after a marker that ends the update, and after a snippet at the top level
+        ends_kept = keep_end or bool(sequence) and sequence[-1] in markers_at
+        return self._emit(items, old_units, new_units, old_region, new_region, shift, ends_kept)
+
+    @staticmethod
+    def _covered(before: int, after: int, matched: set[int], consumed: set[int], total: int) -> list[int]:
+        """The file units a marker stands for: those after the shown unit before it, and those before the shown
+        unit after it, that nothing else shows or keeps (both runs, when the update reorders units)."""
+        out = []
+        j = before + 1
+        while j < total and j not in matched and j not in consumed:
+            out.append(j)
+            j += 1
+        j = after - 1
+        tail = []
+        while j >= 0 and j not in matched and j not in consumed and j not in out:
+            tail.append(j)
+            j -= 1
+        return out + tail[::-1]
+
+    def _note_deleted(self, deleted, old_units, new_units, matches, markers_at, nested: bool) -> None:
+        """Deleted units the update surrounds with what it shows (no marker between) are deleted in sight."""
+        order = sorted((j, k) for k, j in matches.items())
+        for j in deleted:
+            before = [k for jj, k in order if jj < j]
+            after = [k for jj, k in order if jj > j]
+            low = before[-1] if before else (-1 if nested else None)
+            high = after[0] if after else (len(new_units) if nested else None)
+            if low is None or high is None or low >= high:
+                continue
+            if any(low < m < high for m in markers_at):
+                continue
+            unit = old_units[j]
+            self.seen.update(range(unit.start + 1, unit.end + 2))
+
+    def _emit(self, items, old_units, new_units, old_region, new_region, shift, ends_kept: bool) -> list[Piece]:
+        """The items' lines, each after the lines that separate it from the item before: the update's where the
+        update shows both next to each other, else the file's where the file has both next to each other."""
+        pieces: list[Piece] = []
+        before: tuple[int | None, int | None] = (-1, -1)  # (file unit, update unit) of the item before
+        for side, what in items:
+            j, k = (what, None) if side == "old" else (what[0], what[1]) if side == "pair" else (None, what)
+            new_lead = k is not None and before[1] == k - 1
+            old_lead = j is not None and before[0] == j - 1
+            if new_lead and not (old_lead and before == (-1, -1) and not self._lead(self.new, new_units, k,
+                                                                                     new_region, shift)):
+                pieces += self._lead(self.new, new_units, k, new_region, shift)
+            elif j is not None:
+                pieces += self._lead(self.old, old_units, j, old_region)
+            elif before[1] is None and before[0] is not None and 0 <= before[0] < len(old_units) - 1:
+                # new code after what a marker keeps: set off as the file sets off what follows there
+                pieces += self._lead(self.old, old_units, before[0] + 1, old_region)
+            else:
+                pieces += self._lead(self.new, new_units, k, new_region, shift)
+            if side == "old":
+                unit = old_units[j]
+                pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(unit.start, unit.end + 1)]
+            elif side == "pair":
+                pieces += self.pair(old_units[j], new_units[k], shift)
+            else:
+                pieces += self._lines(new_units[k].start, new_units[k].end, shift)
+            before = (j, k)
+        # the lines after the last unit, up to the container's end
+        last_old, last_new = before
+        if last_old == len(old_units) - 1 and (ends_kept or last_new is None):
+            end = old_units[-1].end if old_units else old_region[0] - 1
+            pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(end + 1, old_region[1] + 1)]
+        else:
+            end = new_units[-1].end if new_units else new_region[0] - 1
+            pieces += self._lines(end + 1, new_region[1], shift)
+        return pieces
+
+    def _lead(self, side: _Side, units: list[Unit], index: int, region, shift=None) -> list[Piece]:
+        """The lines between a unit and the one before it in its own text (blank lines, mostly)."""
+        start = units[index - 1].end + 1 if index > 0 else region[0]
+        if side is self.old:
+            return [Piece(self.old.lines[r], r + 1, None) for r in range(start, units[index].start)]
+        return self._lines(start, units[index].start - 1, shift)
+
+    def _lines(self, first: int, last: int, shift) -> list[Piece]:
+        """Update lines first..last (rows of the text read), indented as the file indents that place."""
+        out = []
+        for r in range(max(first, self.row_offset), min(last, len(self.new.lines) - 1 - self.row_offset) + 1):
+            if not self.new.marker[r]:  # (rows outside: the container a pasted method was read in)
+                out.append(Piece(_reindent(self.new.lines[r], shift), None, r - self.row_offset + 1))
+        return out
+
+    def pair(self, old: Unit, new: Unit, shift) -> list[Piece]:
+        """A file unit and the update's unit for it: kept when the same, merged when the update's has markers
+        inside, else replaced whole at the file unit's indentation."""
+        if old.inner is not None and new.inner is None and new.kind != old.kind:  # shown without its decorators
+            definition = Unit(old.inner, old.end, new.kind, old.key, old.body, old.body_start, old.body_end)
+            kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, old.inner)]
+            return kept + self.pair(definition, new, shift)
+        shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
+        if self.same(old, new):
+            return [Piece(self.old.lines[r], r + 1, self._row(r - old.start + new.start))
+                    for r in range(old.start, old.end + 1)]
+        if self.has_marker(new):
+            if old.body is None or new.body is None:
+                raise _Refused
+            head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
+            inner = self.level(old.body, new.body, None, old, new, edges=False,
+                               open_end=self.indented and new.body_end >= new.end,
+                               old_region=(old.body_start, old.body_end),
+                               new_region=(new.body_start, new.body_end), shift=shift)
+            tail = self._edge(old.body_end + 1, old.end, new.body_end + 1, new.end, shift)
+            return head + inner + tail
+        pieces = self._over(old.start, old.end, self._lines(new.start, new.end, shift))
+        if old.key is not None and old.key[0] != "first line":
+            self.seen.update(range(old.start + 1, old.end + 2))  # a definition shown whole: all of it replaced
+        else:  # a statement's clauses past what the update shows (an ``elif`` it left out) were not seen
+            reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
+            self.seen.update(range(old.start + 1, reached + 1))
+        return pieces
+
+    def _over(self, first: int, last: int, pieces: list[Piece]) -> list[Piece]:
+        """Update lines written over file lines first..last: those that repeat a file line (trailing blanks
+        aside: chat models drop them) are that line, kept as the file has it."""
+        old = [self.old.lines[r].rstrip() for r in range(first, last + 1)]
+        new = [piece.text.rstrip() for piece in pieces]
+        out = list(pieces)
+        for a, b, size in difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+            for t in range(size):
+                if old[a + t]:
+                    out[b + t] = Piece(self.old.lines[first + a + t], first + a + t + 1, pieces[b + t].update_line)
+        return out
+
+    def _edge(self, o0: int, o1: int, n0: int, n1: int, shift) -> list[Piece]:
+        """A block's header or closing lines: the file's when the update shows them unchanged, else the
+        update's (a changed signature)."""
+        if _normal(self.old.lines[o0: o1 + 1]) == _normal(self.new.lines[n0: n1 + 1]):
+            return [Piece(self.old.lines[r], r + 1, None) for r in range(o0, o1 + 1)]
+        self.seen.update(range(o0 + 1, o1 + 2))
+        return self._over(o0, o1, self._lines(n0, n1, shift))
+
+    def _row(self, r: int) -> int | None:
+        row = r - self.row_offset
+        return row + 1 if 0 <= row else None
+
+
+def _reindent(line: str, shift) -> str:
+    """A line written at the update's indentation, at the file's: the update's prefix for that place becomes
+    the file's (a method pasted at column 0 goes back into its class)."""
+    if not shift or not line.strip():
+        return line
+    new, old = shift
+    if new == old:
+        return line
+    if line.startswith(new):
+        return old + line[len(new):]
+    return old + line.lstrip(" \t")
+
+
+def _content(lines: list[str], unit: Unit) -> bool:
+    return any(lines[r].strip() for r in range(unit.start, unit.end + 1))
+
+
+def _walk(units: list[Unit]):
+    for unit in units:
+        yield unit
+        if unit.body:
+            yield from _walk(unit.body)

@@ -1,0 +1,401 @@
+"""Files as trees of blocks, read by tree-sitter: what a chat model's update is made of, as a parser sees it.
+
+A *unit* is one statement, definition, comment or Markdown section: a run of
+whole lines, with the units of its body when it has one (a class's methods,
+a function's statements, a section's paragraphs and subsections).  A unit has
+a *key* when it names something (``("function", "area")``, ``("import",
+"fastapi")``, ``("call", "test 'adds numbers'")``), so that an update's unit
+finds the file's unit it rewrites by name, wherever the update puts it.
+
+The grammars are the per-language wheels (``tree-sitter-python``, ...),
+which work offline; a file whose language has no grammar here, or whose
+grammar wheel is missing, gets no units and is placed line by line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+__all__ = ["Unit", "language_of", "guess_language", "parse_units", "error_count", "LANGUAGES"]
+
+
+@dataclass(frozen=True)
+class Grammar:
+    module: str  # the grammar wheel's module
+    function: str  # the function in it that returns the language
+    wrapper: tuple[str, str] | None = None  # how a method pasted alone is read: inside this container
+
+
+LANGUAGES: dict[str, Grammar] = {
+    "python": Grammar("tree_sitter_python", "language"),
+    "javascript": Grammar("tree_sitter_javascript", "language", ("class __Snippet__ {\n", "}\n")),
+    "typescript": Grammar("tree_sitter_typescript", "language_typescript", ("class __Snippet__ {\n", "}\n")),
+    "tsx": Grammar("tree_sitter_typescript", "language_tsx", ("class __Snippet__ {\n", "}\n")),
+    "go": Grammar("tree_sitter_go", "language"),
+    "rust": Grammar("tree_sitter_rust", "language", ("impl __Snippet__ {\n", "}\n")),
+    "java": Grammar("tree_sitter_java", "language", ("class __Snippet__ {\n", "}\n")),
+    "c": Grammar("tree_sitter_c", "language"),
+    "cpp": Grammar("tree_sitter_cpp", "language", ("struct __Snippet__ {\n", "};\n")),
+    "markdown": Grammar("tree_sitter_markdown", "language"),
+}
+
+_EXTENSIONS = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
+    ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".md": "markdown", ".markdown": "markdown",
+}
+_EDITOR_IDS = {  # editors' language ids (LSP's languageId) that are not the names above
+    "javascriptreact": "javascript", "typescriptreact": "tsx", "golang": "go", "c++": "cpp", "cuda": "cpp",
+    "objective-c": "c", "py": "python", "js": "javascript", "ts": "typescript", "rs": "rust", "md": "markdown",
+}
+
+# Node types that hold a block's units: a body, a class body, a list of declarations.
+_BODIES = {"block", "statement_block", "class_body", "declaration_list", "field_declaration_list",
+           "compound_statement", "enum_body", "interface_body", "enum_variant_list", "object_type",
+           "switch_body", "match_block", "constructor_body", "annotation_type_body", "literal_value",
+           "translation_unit", "program", "module", "source_file", "document", "section"}
+_CLOSERS = re.compile(r"^[\s)\]}>;,]*$")
+
+
+@dataclass
+class Unit:
+    """Lines ``start..end`` (0-based, inclusive) of a file; ``body`` the units inside it, ``key`` its name."""
+
+    start: int
+    end: int
+    kind: str
+    key: tuple[str, str] | None = None
+    body: list["Unit"] | None = None  # None: no body to merge into (a statement, a comment)
+    body_start: int = 0  # the first and last lines of the body's region (its units lie within)
+    body_end: int = -1
+    inner: int | None = None  # a decorated definition: the line its definition starts on, after the decorators
+
+
+def language_of(hint: str | None) -> str | None:
+    """The grammar for a file name, an extension or an editor's language id; None when none fits."""
+    if not hint:
+        return None
+    name = hint.strip().lower()
+    if name in LANGUAGES:
+        return name
+    if name in _EDITOR_IDS:
+        return _EDITOR_IDS[name]
+    suffix = PurePosixPath(name).suffix or (name if name.startswith(".") else "")
+    return _EXTENSIONS.get(suffix)
+
+
+@lru_cache(maxsize=None)
+def _parser(language: str):
+    """A tree-sitter parser for the language, or None when its grammar wheel is not installed."""
+    try:
+        import tree_sitter
+
+        grammar = LANGUAGES[language]
+        module = importlib.import_module(grammar.module)
+        return tree_sitter.Parser(tree_sitter.Language(getattr(module, grammar.function)()))
+    except (ImportError, AttributeError, ValueError):
+        return None
+
+
+def _tree(text: str, language: str):
+    parser = _parser(language)
+    return None if parser is None else parser.parse(text.encode("utf-8"))
+
+
+def error_count(text: str, language: str | None) -> int | None:
+    """How many syntax errors the parser finds (error and missing nodes); None without a grammar."""
+    tree = _tree(text, language) if language else None
+    if tree is None:
+        return None
+    if not tree.root_node.has_error:
+        return 0
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    return count
+
+
+def guess_language(text: str) -> str | None:
+    """The first language whose grammar reads the text without an error, for an answer that names no file (the
+    HTTP endpoint's); None when none does (the update is then placed line by line)."""
+    for language in ("python", "tsx", "typescript", "javascript", "go", "rust", "java", "cpp", "c"):
+        if error_count(text, language) == 0:
+            return language
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Units
+
+
+def _line_of_end(node) -> int:
+    """The last line a node's text is on (a node that ends at column 0 ends on the line before)."""
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point[0] else row
+
+
+def _text(node, source: bytes) -> str:
+    return source[node.start_byte: node.end_byte].decode("utf-8", "replace")
+
+
+def _find_body(node):
+    """The descendant holding a block's units: the widest body-like node below it that is not itself a unit's
+    whole line range elsewhere (a class's class_body, a function's block, a call's last callback's body)."""
+    best, stack = None, list(node.children)
+    while stack:
+        child = stack.pop()
+        if child.type in _BODIES and child.end_point[0] > child.start_point[0]:
+            span = child.end_point[0] - child.start_point[0]
+            if best is None or span > best[0]:
+                best = (span, child)
+            continue
+        if child.type in ("arguments", "arrow_function", "function_expression", "function", "call_expression",
+                          "expression_statement", "function_definition", "class_definition",
+                          "lexical_declaration", "variable_declarator", "export_statement", "decorated_definition",
+                          "class_declaration", "class", "function_declaration", "method_definition", "type_spec",
+                          "struct_type", "interface_type", "parenthesized_expression", "jsx_expression",
+                          "return_statement", "with_statement", "if_statement", "for_statement", "while_statement",
+                          "try_statement", "else_clause", "impl_item", "trait_item", "mod_item", "function_item",
+                          "struct_item", "enum_item", "class_specifier", "struct_specifier", "namespace_definition",
+                          "template_declaration", "declaration", "function_declarator", "type_declaration",
+                          "method_declaration", "interface_declaration", "enum_declaration", "object",
+                          "assignment_expression", "assignment", "await_expression", "new_expression"):
+            stack.extend(child.children)
+    return None if best is None else best[1]
+
+
+def _name(node, source: bytes) -> str | None:
+    """The name a definition declares: its ``name`` field, looked for through wrappers (a decorated
+    definition, an export, a declarator)."""
+    for _ in range(4):
+        name = node.child_by_field_name("name")
+        if name is not None:
+            return _text(name, source)
+        inner = (node.child_by_field_name("definition") or node.child_by_field_name("declaration")
+                 or node.child_by_field_name("declarator") or node.child_by_field_name("type"))
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type.endswith(("declarator", "_spec", "definition",
+                                                                              "declaration", "_item"))), None)
+        if inner is None:
+            return None
+        if inner.type in ("identifier", "field_identifier", "type_identifier", "property_identifier"):
+            return _text(inner, source)
+        node = inner
+    return None
+
+
+def _category(kind: str) -> str | None:
+    """What a node type declares, in words shared by the grammars: a function and a method are one (a method
+    pasted alone is read as a function)."""
+    if "import" in kind or kind in ("use_declaration", "preproc_include", "package_clause"):
+        return "import"
+    if any(word in kind for word in ("function", "method", "constructor")):
+        return "function"
+    if any(word in kind for word in ("class", "struct", "interface", "enum", "trait", "type_declaration",
+                                     "type_alias", "union", "record", "namespace", "mod_item", "module")):
+        return "type"
+    if kind in ("impl_item",):
+        return "impl"
+    return None
+
+
+def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
+    category = _category(kind)
+    if kind == "decorated_definition":
+        inner = node.child_by_field_name("definition")
+        return _key(inner, source, inner.type) if inner is not None else None
+    if kind == "export_statement":
+        inner = node.child_by_field_name("declaration")
+        return _key(inner, source, inner.type) if inner is not None else None
+    if category == "import":
+        return ("import", _import_source(node, source))
+    if category == "impl":
+        return ("impl", " ".join(_text(c, source) for c in (node.child_by_field_name("trait"),
+                                                              node.child_by_field_name("type")) if c is not None))
+    if category in ("function", "type"):
+        name = _name(node, source)
+        if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:  # Go: per type
+            receiver = re.sub(r"[\s*()]|\b\w+\s+(?=\w)", "", _text(node.child_by_field_name("receiver"), source))
+            name = f"{receiver}.{name}"
+        return (category, name) if name else None
+    if kind in ("lexical_declaration", "variable_declaration", "const_declaration", "var_declaration",
+                "static_item", "const_item", "let_declaration", "field_declaration", "public_field_definition",
+                "field_definition", "short_var_declaration"):
+        name = _name(node, source) or _first_identifier(node, source)
+        return ("variable", name) if name else None
+    if kind == "expression_statement" and node.named_children:
+        inner = node.named_children[0]
+        if inner.type in ("assignment", "assignment_expression", "augmented_assignment"):
+            left = inner.child_by_field_name("left")
+            return ("variable", _text(left, source)) if left is not None else None
+        if inner.type in ("call_expression", "call", "await_expression"):
+            return _call_key(inner if inner.type != "await_expression" else inner.named_children[0], source)
+    if kind == "section":
+        heading = next((c for c in node.named_children if c.type.endswith("heading")), None)
+        if heading is not None:
+            return ("section", re.sub(r"\s+", " ", _text(heading, source).strip("#=- \n\t")).lower())
+    return None
+
+
+def _first_identifier(node, source: bytes) -> str | None:
+    stack = list(node.named_children)
+    while stack:
+        child = stack.pop(0)
+        if child.type in ("identifier", "field_identifier", "property_identifier"):
+            return _text(child, source)
+        stack = list(child.named_children) + stack
+    return None
+
+
+def _import_source(node, source: bytes) -> str:
+    """What an import imports from: the module (``from fastapi import A`` and ``from fastapi import A, B`` are
+    one import rewritten), else the whole statement."""
+    for field_name in ("module_name", "source", "path", "argument"):
+        child = node.child_by_field_name(field_name)
+        if child is not None:
+            return _text(child, source)
+    if node.type == "use_declaration":
+        text = _text(node, source)
+        return re.sub(r"::\{.*|::\w+;?$", "", text.removeprefix("pub ").removeprefix("use ").strip().rstrip(";"))
+    return re.sub(r"\s+", " ", _text(node, source))
+
+
+def _call_key(call, source: bytes) -> tuple[str, str] | None:
+    """A call statement named by its callee and its first argument when that is a string (``test('adds')``,
+    ``app.get("/")``), else by its callee alone (``print(...)``)."""
+    callee = call.child_by_field_name("function")
+    if callee is None:
+        return None
+    args = call.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    name = _text(callee, source)
+    if first is not None and first.type in ("string", "template_string", "string_literal"):
+        name += " " + _text(first, source)
+    return ("call", name)
+
+
+def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
+    """The units directly inside a container node: its named children, those that share a line joined into
+    one (``a = 1; b = 2``, a statement and the comment after it)."""
+    units: list[Unit] = []
+    for child in container.named_children:
+        if child.type in ("atx_heading", "setext_heading") and container.type == "section":
+            continue  # a section's heading is its header
+        start, end = child.start_point[0], _line_of_end(child)
+        if end < start:
+            continue
+        unit = _unit(child, source, lines, start, end)
+        if units and start <= units[-1].end:  # shares a line with the previous unit: one unit
+            last = units[-1]
+            units[-1] = Unit(last.start, max(last.end, end), last.kind, last.key if end <= last.end else None,
+                             last.body if end <= last.end else None, last.body_start, last.body_end)
+            continue
+        units.append(unit)
+    return units
+
+
+def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
+    kind = node.type
+    key = _key(node, source, kind)
+    if key is None and end > start:  # a compound statement: named by its first line (``if (!response.ok) {``)
+        key = ("first line", lines[start].strip())
+    body = None
+    body_node = node if kind == "section" else _find_body(node)
+    body_start, body_end = 0, -1
+    if body_node is not None and end > start:
+        units = _units_of(body_node, source, lines)
+        if kind == "section":
+            heading = next((c for c in node.named_children if c.type.endswith("heading")), None)
+            body_start = _line_of_end(heading) + 1 if heading is not None else start
+            body_end = end
+        else:
+            body_start = body_node.start_point[0] + (1 if _opens_on_line(body_node, source) else 0)
+            body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
+        units = [u for u in units if u.start >= body_start and u.end <= body_end]
+        if body_start <= body_end:
+            body = units
+    inner = None
+    if kind == "decorated_definition" and node.child_by_field_name("definition") is not None:
+        inner = node.child_by_field_name("definition").start_point[0]
+    return Unit(start, end, kind, key, body, body_start, body_end, inner)
+
+
+def _opens_on_line(body, source: bytes) -> bool:
+    """Whether a body starts with its opening bracket (``class A {``): its first line is then the header's."""
+    return source[body.start_byte: body.start_byte + 1] in (b"{", b"(", b"[")
+
+
+def _closes_on_line(body, lines: list[str]) -> bool:
+    """Whether a body ends on a line of closing brackets (``}``, ``});``): that line is the block's end."""
+    row = _line_of_end(body)
+    return 0 <= row < len(lines) and bool(_CLOSERS.match(lines[row])) and row > body.start_point[0]
+
+
+def parse_units(text: str, language: str, lines: list[str]) -> tuple[list[Unit], int] | None:
+    """The top-level units of a file and its error count; None without a grammar."""
+    tree = _tree(text, language)
+    if tree is None:
+        return None
+    source = text.encode("utf-8")
+    root = tree.root_node
+    errors = error_count(text, language) or 0
+    if language == "markdown":
+        return _markdown_units(root, source, lines), errors
+    return _units_of(root, source, lines), errors
+
+
+def _markdown_units(root, source: bytes, lines: list[str]) -> list[Unit]:
+    """A Markdown file's units: its sections, flat (a heading of any level and the lines up to the next
+    heading), so that sections found again after a reordering keep their text; what precedes the first
+    heading is a unit per block."""
+    units: list[Unit] = []
+    stack = [root]
+    headings = []
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            if child.type in ("atx_heading", "setext_heading"):
+                headings.append(child)
+            elif child.type == "section":
+                stack.append(child)
+    headings.sort(key=lambda h: h.start_point[0])
+    first = headings[0].start_point[0] if headings else len(lines)
+    blocks = [c for c in _descendant_blocks(root) if c.start_point[0] < first]
+    for block in blocks:
+        units.append(Unit(block.start_point[0], max(block.start_point[0], _line_of_end(block)), block.type,
+                          None))
+    for n, heading in enumerate(headings):
+        start = heading.start_point[0]
+        end = (headings[n + 1].start_point[0] if n + 1 < len(headings) else len(lines)) - 1
+        while end > start and not lines[end].strip():
+            end -= 1
+        body_start = _line_of_end(heading) + 1
+        body = [Unit(b.start_point[0], max(b.start_point[0], _line_of_end(b)), b.type, None)
+                for b in _descendant_blocks(root) if body_start <= b.start_point[0] <= end]
+        body = [u for u in body if u.end <= end] if body_start <= end else []
+        title = re.sub(r"\s+", " ", _text(heading, source).strip("#=- \n\t")).lower()
+        units.append(Unit(start, end, "section", ("section", title), body, body_start, end))
+    return units
+
+
+def _descendant_blocks(root) -> list:
+    """Markdown's leaf blocks (paragraphs, lists, code, HTML comments), not sections or headings."""
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            if child.type in ("section", "document"):
+                stack.append(child)
+            elif child.type not in ("atx_heading", "setext_heading"):
+                out.append(child)
+    return sorted(out, key=lambda n: n.start_point[0])
