@@ -76,7 +76,8 @@ def scripted_apply() -> Callable:
     apply = engine.Engine.apply
 
     def scripted(self, document, update, instruction=None, **kwargs):
-        kwargs["program"] = engine.plan_apply(document, update, instruction).plan
+        kwargs["program"] = engine.plan_apply(document, update, instruction, kwargs.get("language"),
+                                              kwargs.get("force", False)).plan
         return apply(self, document, update, instruction, **slowed(instruction, kwargs))
 
     return scripted

@@ -54,7 +54,7 @@ class TeacherEngine:
         self.engine = engine
 
     def apply(self, document, update, instruction=None, **kwargs):
-        job = plan_apply(document, update, instruction)
+        job = plan_apply(document, update, instruction, kwargs.get("language"), kwargs.get("force", False))
         plan = oracle_for_selection(document, job.merge.first, job.merge.last, job.merge.text)
         return self.engine.apply(document, update, instruction, program=plan, **kwargs)
 

@@ -426,10 +426,11 @@ class VLLMEngine:
     def apply(self, document: str, update: str, instruction: str | None = None, *, key: str | None = None,
               name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
               seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
-              speculate: bool = True, on_text: Callable[[str], None] | None = None) -> EditResult:
+              speculate: bool = True, on_text: Callable[[str], None] | None = None, language: str | None = None,
+              force: bool = False) -> EditResult:
         """Merge an update snippet on the server: the region, prompt and placement of the local engine's apply
-        (``on_text`` as there: the merged file as it is decided)."""
-        job = plan_apply(document, update, instruction)
+        (``on_text``, ``language`` and ``force`` as there)."""
+        job = plan_apply(document, update, instruction, language, force)
         first, last = job.merge.first, job.merge.last
         doc, _, default_tokens, _ = self._prepare(document, first, last, job.instruction, program, max_tokens)
         if max_tokens is None:

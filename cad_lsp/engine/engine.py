@@ -111,12 +111,14 @@ class ApplyJob:
         return 2 * len(tokenizer.encode(format_program(self.plan), add_special_tokens=False)) + 64
 
 
-def plan_apply(document: str, update: str, instruction: str | None = None) -> ApplyJob:
-    """Place the update in the document; EngineError, saying why, when it has no place there."""
+def plan_apply(document: str, update: str, instruction: str | None = None, language: str | None = None,
+               force: bool = False) -> ApplyJob:
+    """Place the update in the document; EngineError, saying why, when it has no place there (or, unless
+    ``force``, when its merge breaks a file that parsed).  ``language``: ``merge_update``'s."""
     if not isinstance(update, str) or not update.strip():
         raise EngineError("the update is empty")
     try:
-        merge = merge_update(document, update)
+        merge = merge_update(document, update, language, force=force)
     except UpdateError as exc:
         raise EngineError(str(exc)) from None
     plan = oracle_for_selection(document, merge.first, merge.last, merge.text)
@@ -416,7 +418,8 @@ class Engine:
               name: str = "document", max_tokens: int | None = None, temperature: float = 0.0, top_p: float = 1.0,
               seed: int = 0, cancel=None, progress=None, program: Sequence[Op] | None = None,
               fast_forward: bool | None = None, speculate: bool = True,
-              on_text: Callable[[str], None] | None = None) -> EditResult:
+              on_text: Callable[[str], None] | None = None, language: str | None = None,
+              force: bool = False) -> EditResult:
         """Merge a chat model's update snippet into the document: the model writes the program of the region
         the update changes, shown where each update line sits in the file (``program.update``).
 
@@ -426,14 +429,17 @@ class Engine:
         few forwards, and the program is still the model's own.  The result
         carries the deterministic merge as ``merge``.  An update that cannot
         be placed (empty, matching nothing, only markers, fitting in several
-        places) raises EngineError saying why.
+        places, or breaking a file that parsed unless ``force``) raises
+        EngineError saying why.  ``language`` is the file's name or an
+        editor's language id (``merge_update``'s): the placement reads the
+        file's syntax with it.
 
         ``on_text`` receives the merged file as it is decided: the lines
         before the region at once, each op's text when the op is complete,
         the lines after the region when the program ends (a streamed answer);
         the pieces make the whole file only when the result is complete.
         """
-        job = plan_apply(document, update, instruction)
+        job = plan_apply(document, update, instruction, language, force)
         first, last = job.merge.first, job.merge.last
         doc = Document(document)
         _, _, default_tokens, selection_tokens = self._prepare(document, first, last, job.instruction, program,
