@@ -11,6 +11,9 @@ tests check that road's ends for an update, not every turn of it again.
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
+from dataclasses import replace
 
 import pytest
 import pytest_lsp
@@ -19,6 +22,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from cad_lsp.engine import EngineError
+from cad_lsp.lsp.documents import Documents, Snapshot, document_language
+from cad_lsp.lsp.edit_flow import UNSEEN_ANNOTATION
 from cad_lsp.lsp.requests import (
     APPLY_COMMAND,
     EDIT_COMMAND,
@@ -30,17 +35,20 @@ from cad_lsp.lsp.requests import (
 )
 from cad_lsp.program import apply_program
 from cad_lsp.program.edits import apply_text_edits
+from cad_lsp.program.update import merge_update
 from tests.test_server import (
     EMOJI,
     NAME,
     SERVER,
     applied_to,
     edit_progress,
+    initialize,
     make_client,
     open_document,
     rng,
     wait_until,
 )
+from tests.unseen import BREAKS, patch_merges
 
 MAX_TOKENS = 40
 # The last line of EMOJI changes: the region is lines 4-5, the last one without a terminator and after an emoji.
@@ -67,12 +75,13 @@ def test_the_argument_is_kept_as_sent():
         ApplyRequest("file:///a.py", 3, update, None)
     assert parse_apply_arguments([{"uri": "u", "version": 1, "update": "x", "instruction": " go ",
                                    "background": True}]) == ApplyRequest("u", 1, "x", "go", background=True)
+    assert parse_apply_request({**GOOD, "force": True}) == ApplyRequest("file:///a.py", 1, "x = 1\n", force=True)
     assert ApplyRequest("u", 1, "x").title == TITLE and ApplyRequest("u", 1, "x", "go").title == f"{TITLE}: go"
     assert parse_apply_request({**GOOD, "update": "x" * MAX_UPDATE_CHARS}).update  # the limit itself passes
 
 
 @pytest.mark.parametrize("value, error", [
-    ("x = 1", "takes one object {uri, version, update, instruction?}"),
+    ("x = 1", "takes one object {uri, version, update, instruction?, force?}"),
     ({**GOOD, "uri": 7}, "uri must be a string"),
     ({**GOOD, "version": "1"}, "version must be the document's integer version"),
     ({**GOOD, "update": None}, "update must be a string"),
@@ -81,10 +90,39 @@ def test_the_argument_is_kept_as_sent():
     ({**GOOD, "update": "x" * (MAX_UPDATE_CHARS + 1)}, f"at most {MAX_UPDATE_CHARS:,} are accepted"),
     ({**GOOD, "instruction": 5}, "instruction must be a string"),
     ({**GOOD, "background": "yes"}, "background must be true or false"),
+    ({**GOOD, "force": 1}, "force must be true or false"),
 ])
 def test_parse_apply_request_refuses(value, error):
     with pytest.raises(RequestError, match=error.replace("?", r"\?")):
         parse_apply_request(value)
+
+
+def test_the_merge_reads_the_documents_language():
+    """The editor's language id, else (none, or plain text) the file's name; None when there is neither."""
+    assert document_language(Snapshot("file:///w/app.tsx", 1, "", "typescriptreact")) == "typescriptreact"
+    assert document_language(Snapshot("file:///w/app.tsx", 1, "", "plaintext")) == "app.tsx"
+    assert document_language(Snapshot("file:///w/my%20app.py", 1, "")) == "my app.py"
+    assert document_language(Snapshot("file:///", 1, "")) is None
+    documents = Documents()
+    documents.open("file:///w/a.py", 1, "x = 1\n", "python")
+    documents.change("file:///w/a.py", 2, [lsp.TextDocumentContentChangeWholeDocument(text="x = 2\n")], "utf-16")
+    assert documents.get("file:///w/a.py") == Snapshot("file:///w/a.py", 2, "x = 2\n", "python")  # kept
+
+
+def test_the_request_merges_with_the_language_and_refuses_a_broken_file_unless_forced(monkeypatch):
+    """Before the model is claimed, and again on the engine, with the document's language and ``force``."""
+    calls = patch_merges(monkeypatch.setattr, breaks=True)
+    with pytest.raises(RequestError, match=re.escape(f"{BREAKS}; nothing applied")):
+        ApplyRequest("u", 1, ABS_IN_F).lines(EMOJI, "utf-16", "python")
+    assert ApplyRequest("u", 1, ABS_IN_F, force=True).lines(EMOJI, "utf-16", "python") is None
+    assert calls == [("python", False), ("python", True)]
+
+    class Recording:
+        def apply(self, *args, **kwargs):
+            return args, kwargs
+
+    args, kwargs = ApplyRequest("u", 1, ABS_IN_F, "go", force=True).run(Recording(), EMOJI, "python", key="k")
+    assert args == (EMOJI, ABS_IN_F, "go") and kwargs == {"language": "python", "force": True, "key": "k"}
 
 
 # ---------------------------------------------------------------------------
@@ -149,6 +187,7 @@ async def test_apply_matches_the_engine(client: LanguageClient, tiny_engine, doc
     assert kind == expected_kind, f"the random model's program changed ({expected.program!r}): pick another case"
     received = applied_to(client, uri)
     assert result["stats"]["prompt_tokens"] == expected.stats.prompt_tokens
+    assert result["removedUnseen"] == []  # always there for an update: nothing of the file removed unseen
     if kind == "applied":
         lines = f"lines {expected.first_line}-{expected.last_line}"
         assert result["applied"] is True and result["message"].startswith(f"edited {lines}: "), result
@@ -226,8 +265,8 @@ async def test_malformed_arguments_are_refused_before_anything_runs(client: Lang
 @on_module_loop
 async def test_a_cancel_stops_an_apply(client: LanguageClient):
     """An apply that reads a long document into the cache runs until cancelled, from the progress bar or by
-    $/cancelRequest (the model reads the document only for a call the grammar leaves it: here, whether the
-    new signature rewrites the old one)."""
+    $/cancelRequest (the model reads the document only for a call the grammar leaves it: here, in a plain-text
+    file, placed line by line, whether the new signature rewrites the old one)."""
     def max_tokens(n: int) -> None:  # at once, through the settings
         settings = {"cad-lsp": {"maxTokens": n}}
         client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=settings))
@@ -235,7 +274,7 @@ async def test_a_cancel_stops_an_apply(client: LanguageClient):
     long_lines = "".join(f"x{i} = '{' '.join(str(i * k) for k in range(60))}'\n" for i in range(400))
     max_tokens(100_000)
     try:
-        uri, other = open_document(client, EMOJI + "\n" + long_lines), open_document(client, EMOJI + "\n" + long_lines)
+        uri, other = (open_document(client, EMOJI + "\n" + long_lines, "notes.txt", "plaintext") for _ in range(2))
         args = [update_args(uri, 1, NEW_SIGNATURE, instruction="cancel me")]
         title = f"{TITLE}: cancel me"
 
@@ -263,3 +302,48 @@ async def test_a_cancel_stops_an_apply(client: LanguageClient):
         max_tokens(MAX_TOKENS)
         for closed in (uri, other):  # no warming of them left running in the background
             client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(closed)))
+
+
+# ---------------------------------------------------------------------------
+# Lines the merge removes that the update did not show
+
+
+@pytest.mark.parametrize("preset", ["visual-studio-code", "neovim"])
+async def test_lines_removed_unseen_are_said_in_the_review_and_the_answer(preset):
+    """A server whose merges report file line 4 removed unseen, its applies landing as the merge (``tests.unseen``).
+    The answer lists it and says it; the edit's annotation says it, under its own id, even where nothing asks
+    to confirm (VS Code's extension reviews the edit itself and shows it there); a client without annotations
+    gets it in the answer; a background apply's message is a warning."""
+    server = [sys.executable, "-m", "tests.unseen", "4-4", "--scripted", "--model", "random:tiny"]
+    client = await ClientServerConfig(server_command=server, client_factory=make_client).start()
+    try:
+        encoding = await initialize(client, preset)
+        merge = replace(merge_update(EMOJI, ABS_IN_F, "python"), unseen=((4, 4),))
+        note = merge.unseen_note()
+        for confirm in (True, False):
+            settings = {"cad-lsp": {"needsConfirmation": confirm}}
+            client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=settings))
+            uri = open_document(client, EMOJI)
+            result = await apply_update(client, [update_args(uri, 1, ABS_IN_F)])
+            assert result["applied"] is True and result["removedUnseen"] == [[4, 4]], result
+            assert result["message"].startswith(f"edited lines {merge.first}-{merge.last}: ")
+            assert result["message"].endswith(f"; {note}")
+            (edit,) = applied_to(client, uri)
+            (change,) = edit.document_changes
+            assert apply_text_edits(EMOJI, change.edits, encoding) == merge.merged
+            if preset == "visual-studio-code":
+                assert {e.annotation_id for e in change.edits} == {UNSEEN_ANNOTATION}
+                annotation = edit.change_annotations[UNSEEN_ANNOTATION]
+                assert annotation.label == f"cad-lsp: {TITLE}" and annotation.needs_confirmation is confirm
+                assert annotation.description == f"{NAME} lines {merge.first}-{merge.last}; {note}"
+            else:  # no changeAnnotationSupport
+                assert {getattr(e, "annotation_id", None) for e in change.edits} == {None}
+
+        uri = open_document(client, EMOJI)
+        await apply_update(client, [update_args(uri, 1, ABS_IN_F, background=True)])
+        await wait_until(lambda: any(note in m.message for m in client.messages))
+        (shown,) = [m for m in client.messages if note in m.message]
+        assert shown.type == lsp.MessageType.Warning and shown.message.startswith("cad-lsp: edited lines ")
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -241,13 +241,13 @@ async def server(preset: str, *args: str, options: dict | None = None, client_fa
 _count = 0
 
 
-def open_document(client: LanguageClient, text: str, name: str = NAME) -> str:
+def open_document(client: LanguageClient, text: str, name: str = NAME, language: str = "python") -> str:
     """Open ``text`` under a fresh URI (same file name, so the same prompt)."""
     global _count
     _count += 1
     uri = f"file:///work/case{_count}/{name}"
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        text_document=lsp.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
     return uri
 
 

@@ -22,6 +22,15 @@ class Snapshot:
     uri: str
     version: int
     text: str
+    language: str | None = None  # the editor's languageId
+
+
+def document_language(snapshot: Snapshot) -> str | None:
+    """What an update's merge reads the document's syntax by: the editor's language id, else (no id, or plain
+    text: an editor that knows no better) the file's name; None: the merge guesses."""
+    if snapshot.language and snapshot.language != "plaintext":
+        return snapshot.language
+    return PurePosixPath(unquote(urlparse(snapshot.uri).path)).name or None
 
 
 def sync_offset(doc: Document, position: lsp.Position, encoding: str) -> int:
@@ -51,8 +60,8 @@ class Documents:
     def __init__(self) -> None:
         self._docs: dict[str, Snapshot] = {}
 
-    def open(self, uri: str, version: int, text: str) -> None:
-        self._docs[uri] = Snapshot(uri, version, text)
+    def open(self, uri: str, version: int, text: str, language: str | None = None) -> None:
+        self._docs[uri] = Snapshot(uri, version, text, language)
 
     def change(self, uri: str, version: int, changes, encoding: str) -> None:
         """Apply content changes in order; a change that does not fit drops the document (ValueError)."""
@@ -74,7 +83,7 @@ class Documents:
         except ValueError:
             self._docs.pop(uri, None)
             raise
-        self._docs[uri] = Snapshot(uri, version, text)
+        self._docs[uri] = Snapshot(uri, version, text, current.language)
 
     def close(self, uri: str) -> None:
         self._docs.pop(uri, None)

@@ -18,7 +18,7 @@ from lsprotocol import types as lsp
 from ..engine.backend import Cancelled, EngineError
 from ..program import oracle_for_selection, resolve
 from ..program.edits import text_edits
-from .documents import Snapshot, document_name
+from .documents import Snapshot, document_language, document_name
 from .model_work import wait_for_engine
 from .progress import Progress, progress_message
 from .requests import NAME, EditRequest, Request, RequestError, remove_ai_comment, supports_change_annotations
@@ -26,19 +26,26 @@ from .session import Session
 from .workers import in_thread
 
 
+EDIT_ANNOTATION = "cad-lsp.edit"
+UNSEEN_ANNOTATION = "cad-lsp.unseen"  # an update's merge that removes lines the update did not show
+
+
 def workspace_edit(uri: str, version: int, edits: list[lsp.TextEdit], label: str, description: str,
-                   annotate: bool) -> lsp.WorkspaceEdit:
+                   annotate: bool, confirm: bool = True, note: str | None = None) -> lsp.WorkspaceEdit:
     """One versioned TextDocumentEdit: one undo step, refused by the editor if the document moved on.
 
-    With ``annotate`` every edit carries a change annotation that asks the
-    editor to have the user confirm it.
+    With ``annotate`` every edit carries a change annotation that describes
+    it, and with ``confirm`` asks the editor to have the user confirm it.  A
+    ``note`` on what the merge removes unseen joins the description, under
+    UNSEEN_ANNOTATION: the editor shows it where it asks, and a client of
+    ours tells it apart.
     """
     if annotate:
-        annotation_id = "cad-lsp.edit"
+        annotation_id = EDIT_ANNOTATION if note is None else UNSEEN_ANNOTATION
         edits = [lsp.AnnotatedTextEdit(range=e.range, new_text=e.new_text, annotation_id=annotation_id)
                  for e in edits]
-        annotations = {annotation_id: lsp.ChangeAnnotation(label=label, needs_confirmation=True,
-                                                           description=description)}
+        said = description if note is None else f"{description}; {note}"
+        annotations = {annotation_id: lsp.ChangeAnnotation(label=label, needs_confirmation=confirm, description=said)}
     else:
         annotations = None
     document = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
@@ -53,10 +60,15 @@ class Outcome:
     kind: lsp.MessageType = lsp.MessageType.Info  # how the user is told; Log: not shown (a success, or
     # a failure the user has been told about already)
     stats: dict | None = None  # the engine's counts and timings, once the model has run
+    removed_unseen: list[list[int]] | None = None  # an update's: file lines [first, last] its merge removes unseen
 
     def as_json(self) -> dict:
         answer = {"applied": self.applied, "message": self.message}
-        return answer if self.stats is None else {**answer, "stats": self.stats}
+        if self.stats is not None:
+            answer["stats"] = self.stats
+        if self.removed_unseen is not None:
+            answer["removedUnseen"] = self.removed_unseen
+        return answer
 
 
 def claim(session: Session, request: Request, cancel: threading.Event) -> tuple[Snapshot, tuple[int, int] | None]:
@@ -74,7 +86,7 @@ def claim(session: Session, request: Request, cancel: threading.Event) -> tuple[
     if snapshot.version != request.version:
         raise RequestError(f"the request is stale: it was made on version {request.version}, the document "
                            f"is at version {snapshot.version}; nothing applied", lsp.MessageType.Warning)
-    lines = request.lines(snapshot.text, session.encoding)
+    lines = request.lines(snapshot.text, session.encoding, document_language(snapshot))
     if lines is not None:
         session.viewed_lines[request.uri] = lines[0]  # the user is here: a later warm keeps the window this edit shows
     running = session.edits.holder
@@ -103,6 +115,8 @@ async def run_claimed(session: Session, request: Request, snapshot: Snapshot, li
                 session.edits.holder = None
         outcome = await apply(session, snapshot, request, result, cancel, progress)
         outcome.stats = result.stats.as_dict()
+        if result.merge is not None:
+            outcome.removed_unseen = [list(lines) for lines in result.merge.unseen]
     except RequestError as exc:
         outcome = Outcome(False, str(exc), exc.kind)
     finally:
@@ -126,9 +140,9 @@ async def decode(session: Session, snapshot: Snapshot, request: Request, cancel:
     options = session.options
     name = document_name(snapshot.uri)
     try:
-        result = await in_thread(request.run, engine, snapshot.text, key=snapshot.uri, name=name,
-                                 max_tokens=options.max_tokens, cancel=cancel, speculate=options.speculation,
-                                 progress=progress.reporter(asyncio.get_running_loop()))
+        result = await in_thread(request.run, engine, snapshot.text, document_language(snapshot), key=snapshot.uri,
+                                 name=name, max_tokens=options.max_tokens, cancel=cancel,
+                                 speculate=options.speculation, progress=progress.reporter(asyncio.get_running_loop()))
     except Cancelled:
         raise RequestError("cancelled; nothing applied", lsp.MessageType.Info) from None
     except EngineError as exc:  # a request the model cannot serve: longer than its context, an update with no place
@@ -171,9 +185,13 @@ async def apply(session: Session, snapshot: Snapshot, request: Request, result, 
     edits = text_edits(ops, snapshot.text, first, last, session.encoding)
     if not edits:
         return Outcome(False, f"no change: the program reproduces lines {first}-{last}", lsp.MessageType.Info)
-    annotate = session.options.needs_confirmation and supports_change_annotations(session.editor.capabilities)
+    note = None if result.merge is None else result.merge.unseen_note()
+    confirm = session.options.needs_confirmation
+    # a note is annotated even unconfirmed: a client that reviews edits itself shows it there
+    annotate = (confirm or note is not None) and supports_change_annotations(session.editor.capabilities)
     label = f"{NAME}: {request.title}"
-    edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, where(snapshot.uri, (first, last)), annotate)
+    edit = workspace_edit(snapshot.uri, snapshot.version, edits, label, where(snapshot.uri, (first, last)), annotate,
+                          confirm, note)
     progress.end("the edit is ready")  # the editor may now hold it in a review for long: nothing left to cancel
     try:
         response = await session.editor.apply_edit(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
@@ -182,4 +200,5 @@ async def apply(session: Session, snapshot: Snapshot, request: Request, result, 
     if not response.applied:
         reason = f": {response.failure_reason}" if response.failure_reason else ""
         return Outcome(False, f"the editor did not apply the edit{reason}", lsp.MessageType.Info)
-    return Outcome(True, f"edited lines {first}-{last}: {progress_message(result.stats)}", lsp.MessageType.Log)
+    message = f"edited lines {first}-{last}: {progress_message(result.stats)}"
+    return Outcome(True, message if note is None else f"{message}; {note}", lsp.MessageType.Log)

@@ -17,12 +17,12 @@ from lsprotocol import types as lsp
 from ..engine.window import DEFAULT_CONTEXT_LINES
 from ..program import Document, split_lines
 from ..program.edits import offset_at
-from ..program.update import UpdateError, align_update
+from ..program.update import UpdateError, merge_update
 
 NAME = "cad-lsp"
 EDIT_COMMAND = "cad.editSelection"
 APPLY_COMMAND = "cad.applyUpdate"
-EDIT_SHAPE, APPLY_SHAPE = "{uri, version, range, instruction}", "{uri, version, update, instruction?}"
+EDIT_SHAPE, APPLY_SHAPE = "{uri, version, range, instruction}", "{uri, version, update, instruction?, force?}"
 MAX_UPDATE_CHARS = 1 << 20  # far above any update a chat model writes (its context is far smaller): a paste gone wrong
 ACTION_KIND = lsp.CodeActionKind.RefactorRewrite
 PRESETS = ("Add docstrings", "Add type hints", "Fix the bug", "Simplify")
@@ -140,11 +140,12 @@ class EditRequest:
         """What the progress bar and the edit's label say it does."""
         return self.instruction
 
-    def lines(self, text: str, encoding: str) -> tuple[int, int]:
-        """The selected lines, once both ends of the range are checked against the document (RequestError)."""
+    def lines(self, text: str, encoding: str, language: str | None = None) -> tuple[int, int]:
+        """The selected lines, once both ends of the range are checked against the document (RequestError).
+        ``language`` is for an update's merge: an edit needs none."""
         return check_selection(text, self.range, encoding)
 
-    def run(self, engine, document: str, **options):
+    def run(self, engine, document: str, language: str | None = None, **options):
         """The engine's EditResult: the program of the selected lines (``options``: the engine's keywords)."""
         first, last = selected_lines(self.range)
         return engine.edit(document, first, last, self.instruction, **options)
@@ -156,7 +157,8 @@ class ApplyRequest:
     stretches elided by ``# ... existing code ...``) into the document.
 
     Which lines it changes is found by the engine, so the request names none;
-    otherwise it runs as an edit does (``background`` likewise).
+    otherwise it runs as an edit does (``background`` likewise).  ``force``
+    accepts a merge that breaks a document which parsed (refused otherwise).
     """
 
     uri: str
@@ -164,23 +166,26 @@ class ApplyRequest:
     update: str
     instruction: str | None = None
     background: bool = False
+    force: bool = False
 
     @property
     def title(self) -> str:
         return f"apply an update: {self.instruction}" if self.instruction else "apply an update"
 
-    def lines(self, text: str, encoding: str) -> tuple[int, int] | None:
+    def lines(self, text: str, encoding: str, language: str | None = None) -> tuple[int, int] | None:
         """None: the engine places the update, and the result names the lines it replaces.  An update with no
-        place in the document is refused here, before the model is claimed (the placement needs no model)."""
+        place in the document, or whose merge breaks it, is refused here, before the model is claimed (the merge
+        needs no model); ``language``: the document's, as ``merge_update`` takes it."""
         try:
-            align_update(text, self.update)
+            merge_update(text, self.update, language, force=self.force)
         except UpdateError as exc:
             raise RequestError(f"{exc}; nothing applied") from None
         return None
 
-    def run(self, engine, document: str, **options):
+    def run(self, engine, document: str, language: str | None = None, **options):
         """The engine's EditResult: the program of the region the update changes (EngineError if it has none)."""
-        return engine.apply(document, self.update, self.instruction, **options)
+        return engine.apply(document, self.update, self.instruction, language=language, force=self.force,
+                            **options)
 
 
 Request = EditRequest | ApplyRequest  # what edit_flow runs: an edit of a selection, or an update to apply
@@ -239,7 +244,7 @@ def parse_edit_request(value: Any) -> EditRequest:
 
 
 def parse_apply_request(value: Any) -> ApplyRequest:
-    """Validate ``{uri, version, update, instruction?}`` as JSON; raises RequestError.
+    """Validate ``{uri, version, update, instruction?, force?}`` as JSON; raises RequestError.
 
     Whether the update has a place in the document is the engine's to say;
     here only its type and size are checked.
@@ -257,7 +262,8 @@ def parse_apply_request(value: Any) -> ApplyRequest:
         raise RequestError(f"the update is {len(update):,} characters long; at most {MAX_UPDATE_CHARS:,} are accepted")
     if instruction is not None and not isinstance(instruction, str):
         raise RequestError("instruction must be a string when given")
-    return ApplyRequest(uri, version, update, (instruction or "").strip() or None, _flag(value, "background"))
+    return ApplyRequest(uri, version, update, (instruction or "").strip() or None, _flag(value, "background"),
+                        _flag(value, "force"))
 
 
 def one_argument(arguments: list, parse: Callable[[Any], R], shape: str) -> R:

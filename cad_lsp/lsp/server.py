@@ -177,7 +177,7 @@ def initialized(ls: CadServer, params: lsp.InitializedParams) -> None:
 
 def did_open(ls: CadServer, params: lsp.DidOpenTextDocumentParams) -> None:
     item = params.text_document
-    ls.session.documents.open(item.uri, item.version, item.text)
+    ls.session.documents.open(item.uri, item.version, item.text, item.language_id)
     ls.session.last_seen[item.uri] = time.monotonic()
     schedule_warm(ls.session, item.uri)
 
@@ -290,8 +290,10 @@ async def edit_selection(ls: CadServer, *arguments) -> dict:
 
 
 async def apply_update(ls: CadServer, *arguments) -> dict:
-    """``cad.applyUpdate {uri, version, update, instruction?}`` -> ``{applied, message[, stats]}``: a chat
-    model's update snippet merged into the document, through the same road as an edit (``background`` too)."""
+    """``cad.applyUpdate {uri, version, update, instruction?, force?}`` -> ``{applied, message[, stats,
+    removedUnseen]}``: a chat model's update snippet merged into the document, through the same road as an edit
+    (``background`` too); ``removedUnseen`` lists the file lines [first, last] the merge removes that the update
+    did not show, also said in the message and in the edit's annotation."""
     return await run_command(ls, parse_apply_arguments, list(arguments))
 
 
@@ -355,8 +357,8 @@ async def outcome_of(ls: CadServer, edit) -> Outcome:
 def tell(ls: CadServer, outcome: Outcome, success_shown: bool = False) -> None:
     """One message for the user, or a line in the log for what the user has seen already or will see from
     the client (a success answered to a client that waits for it)."""
-    if outcome.applied and success_shown:
-        ls.show(outcome.message, lsp.MessageType.Info)
+    if outcome.applied and success_shown:  # a warning when the merge removed lines the update did not show
+        ls.show(outcome.message, lsp.MessageType.Warning if outcome.removed_unseen else lsp.MessageType.Info)
     elif outcome.kind == lsp.MessageType.Log:
         ls.log(outcome.message)
     else:
