@@ -116,7 +116,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
-    from .program.update import UpdateError, align_update
+    from .program.update import UpdateError, merge_update
 
     path = Path(args.file)
     document, problem = read_document(path)
@@ -125,9 +125,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
         problem = update_problem
     if problem is None and not document:
         problem = "the file is empty: there is nothing to apply an update to"
-    if problem is None:  # an update that has no place in the file is refused before a model loads
+    if problem is None:  # no place for the update, or a merge that breaks the file: refused before a model loads
         try:
-            align_update(document, update)
+            merge_update(document, update, path.name, force=args.force)
         except UpdateError as exc:
             problem = str(exc)
     problem = problem or _number_problems(args)
@@ -137,7 +137,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     request = {"task": "apply", "document": document, "update": update, "instruction": args.instruction,
                "name": path.name, "key": str(path.resolve()), "max_tokens": args.max_tokens,
                "temperature": args.temperature, "seed": args.seed, "speculate": not args.no_speculation,
-               "context_lines": args.context_lines}
+               "context_lines": args.context_lines, "language": path.name, "force": args.force}
     return _finish(args, path, document, _answer(args, request))
 
 
@@ -172,6 +172,8 @@ def _finish(args: argparse.Namespace, path: Path, document: str, record: dict) -
         return 2
     if record.get("advice"):
         print(f"cad-lsp: {record['advice']}", file=sys.stderr)
+    if record.get("unseen_note"):
+        print(f"cad-lsp: {record['unseen_note']}", file=sys.stderr)
     first, last = record["first"], record["last"]
     ops = parse_program(record["program"])
     new_document = apply_program(ops, document, first, last)
@@ -183,9 +185,12 @@ def _finish(args: argparse.Namespace, path: Path, document: str, record: dict) -
         edits = [{"range": {"start": {"line": e.range.start.line, "character": e.range.start.character},
                             "end": {"line": e.range.end.line, "character": e.range.end.character}},
                   "newText": e.new_text} for e in text_edits(ops, document, first, last)]
-        print(json.dumps({"program": record["program"], "text": new_document if whole_file else record["text"],
-                          "lines": [first, last], "complete": record["complete"], "edits": edits, "stats": s,
-                          "window": None if window is None else window[:2]}, ensure_ascii=False))
+        answer = {"program": record["program"], "text": new_document if whole_file else record["text"],
+                  "lines": [first, last], "complete": record["complete"], "edits": edits, "stats": s,
+                  "window": None if window is None else window[:2]}
+        if whole_file:
+            answer["removed_unseen"] = record.get("removed_unseen", [])
+        print(json.dumps(answer, ensure_ascii=False))
     elif not record["complete"]:
         print("program (incomplete):\n" + record["program"])
     else:
@@ -313,7 +318,9 @@ def _request_options(parser: argparse.ArgumentParser) -> None:
                              f"seconds pass without one (default ${warm.KEEP_WARM_ENV} or {warm.DEFAULT_KEEP_WARM_S}; "
                              "0: load it in this process and keep nothing)")
     parser.add_argument("--json", action="store_true",
-                        help="one JSON object: program, text (apply: the whole merged file), lines, edits, stats")
+                        help="one JSON object: program, text (apply: the whole merged file), lines, edits, stats; "
+                             "apply: removed_unseen, the file lines [first, last] it removes that the update did "
+                             "not show")
     parser.add_argument("--write", action="store_true",
                         help="write the result back to the file (atomically, and only if the file did not change "
                              "meanwhile; exit code 1 if it did)")
@@ -337,6 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the update: changed code with unchanged stretches elided by comments such as "
                             "'# ... existing code ...' (a file, or - for standard input)")
     apply.add_argument("--instruction", default=None, help="what the update is for, as the chat said it (optional)")
+    apply.add_argument("--force", action="store_true",
+                       help="apply a merge that leaves a file which parsed unparsable (refused otherwise), e.g. an "
+                            "update that opens a block for you to finish")
     _request_options(apply)
     apply.set_defaults(run=cmd_apply)
 

@@ -151,17 +151,22 @@ def answer(engine, request: dict, cancel=None) -> dict:
                       temperature=request["temperature"], seed=request["seed"], speculate=request["speculate"],
                       cancel=cancel)
         if request.get("task") == "apply":
-            result = engine.apply(request["document"], request["update"], request.get("instruction"), **common)
+            result = engine.apply(request["document"], request["update"], request.get("instruction"), **common,
+                                  language=request.get("language"), force=request.get("force", False))
         else:
             result = engine.edit(request["document"], request["first"], request["last"], request["instruction"],
                                  **common)
     except EngineError as exc:
         return {"error": str(exc)}
-    return {"program": result.program, "text": result.text, "complete": result.complete,
-            "first": result.first_line, "last": result.last_line,
-            "stats": result.stats.as_dict(), "advice": getattr(engine, "advice", None),
-            "window": None if result.window is None else
-            [result.window.start, result.window.end, result.window.total]}
+    record = {"program": result.program, "text": result.text, "complete": result.complete,
+              "first": result.first_line, "last": result.last_line,
+              "stats": result.stats.as_dict(), "advice": getattr(engine, "advice", None),
+              "window": None if result.window is None else
+              [result.window.start, result.window.end, result.window.total]}
+    if getattr(result, "merge", None) is not None:  # an apply: the file lines it removes that the update did not show
+        record["removed_unseen"] = [list(lines) for lines in result.merge.unseen]
+        record["unseen_note"] = result.merge.unseen_note()
+    return record
 
 
 # ---------------------------------------------------------------------------

@@ -141,6 +141,62 @@ def test_apply_reads_the_update_from_standard_input(tmp_path, capsys, monkeypatc
     assert code in (0, 1) and json.loads(out)["program"], err
 
 
+def teach(monkeypatch, tiny_engine) -> None:
+    """`cad-lsp apply` in this process on the engine forced through the merge's program (no model of its own)."""
+    from cad_lsp import backends
+    from tests.http_server import TeacherEngine
+
+    monkeypatch.setattr(backends, "open_engine", lambda *a, **k: TeacherEngine(tiny_engine))
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_apply_says_which_lines_the_merge_removes_unseen(tmp_path, capsys, monkeypatch, tiny_engine, json_out):
+    """A line on standard error and, with --json, ``removed_unseen``; the file's name is the merge's language
+    both before the model and in the engine."""
+    from tests.unseen import patch_merges
+
+    teach(monkeypatch, tiny_engine)
+    path, update = tmp_path / "shapes.py", tmp_path / "update.txt"
+    path.write_text(FILE)
+    update.write_text(UPDATE)
+    argv = [str(path), "--update", str(update), *(["--json"] if json_out else [])]
+    calls = patch_merges(monkeypatch.setattr)
+    code, out, err = run_cli(tmp_path, capsys, *argv)
+    assert code == 0 and "did not show" not in err, err
+    if json_out:
+        assert json.loads(out)["removed_unseen"] == []  # always there
+
+    calls = patch_merges(monkeypatch.setattr, unseen=((601, 603), (610, 610)))
+    code, out, err = run_cli(tmp_path, capsys, *argv)
+    assert code == 0, err
+    assert "cad-lsp: the merge removes 4 lines the update did not show (file lines 601-603, 610): check them " \
+           "before accepting\n" in err
+    if json_out:
+        record = json.loads(out)
+        assert record["removed_unseen"] == [[601, 603], [610, 610]] and record["text"] == MERGED
+    assert len(calls) >= 2 and set(calls) == {("shapes.py", False)}  # the check before a model loads, the engine's
+
+
+def test_apply_refuses_a_merge_that_breaks_the_file_unless_forced(tmp_path, capsys, monkeypatch, tiny_engine):
+    from cad_lsp.backends.pytorch import loading
+    from tests.unseen import BREAKS, patch_merges
+
+    monkeypatch.setattr(loading, "load_model", lambda *a, **k: pytest.fail("a model was loaded"))
+    path, update = tmp_path / "shapes.py", tmp_path / "update.txt"
+    path.write_text(FILE)
+    update.write_text(UPDATE)
+    patch_merges(monkeypatch.setattr, breaks=True)
+    code, out, err = run_cli(tmp_path, capsys, str(path), "--update", str(update), "--write")
+    assert code == 2 and err == f"cad-lsp: {path}: {BREAKS}\n" and out == ""
+    assert path.read_text() == FILE
+
+    teach(monkeypatch, tiny_engine)
+    calls = patch_merges(monkeypatch.setattr, breaks=True)
+    code, out, err = run_cli(tmp_path, capsys, str(path), "--update", str(update), "--write", "--force")
+    assert code == 0, err
+    assert path.read_text() == MERGED and len(calls) >= 2 and set(calls) == {("shapes.py", True)}
+
+
 class SlowEngine:
     """An engine whose edit takes a while, during which the user saves the file in an editor."""
 
