@@ -9,6 +9,7 @@ deterministic merge, checked against plain string replacement.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import socket
@@ -17,6 +18,7 @@ import sys
 import threading
 import time
 import uuid
+from dataclasses import replace
 
 import httpx
 import openai
@@ -226,6 +228,42 @@ def test_the_next_apply_to_the_merged_file_finds_its_cache_warm(taught):
     assert other.usage.prompt_tokens_details.cached_tokens == 0
 
 
+def test_lines_the_merge_removes_unseen_are_named_in_a_header_and_the_log(taught, monkeypatch, caplog):
+    """Morph's answer, the merged file, has no place to say it: X-Cad-Removed-Unseen does, on a streamed answer
+    too, and so does the server's log; with nothing removed unseen the header is absent."""
+    from tests.unseen import patch_merges
+
+    messages = [{"role": "user", "content": morph(CODE, UPDATE)}]
+    patch_merges(monkeypatch.setattr)
+    plain = client(taught).chat.completions.with_raw_response.create(model="m", messages=messages)
+    assert "x-cad-removed-unseen" not in plain.headers and plain.parse().choices[0].message.content == MERGED
+
+    unseen = ((12, 22), (40, 40))
+    patch_merges(monkeypatch.setattr, unseen=unseen)
+    with caplog.at_level(logging.WARNING, logger="cad_lsp.http.answer"):
+        whole = client(taught).chat.completions.with_raw_response.create(model="m", messages=messages)
+        streamed = client(taught).chat.completions.with_raw_response.create(model="m", messages=messages,
+                                                                            stream=True)
+        text = streamed_text(streamed.parse())
+    assert whole.headers["X-Cad-Removed-Unseen"] == streamed.headers["X-Cad-Removed-Unseen"] == "12-22,40"
+    assert whole.parse().choices[0].message.content == text == MERGED
+    note = replace(merge_update(CODE, UPDATE), unseen=unseen).unseen_note()
+    assert [r.getMessage() for r in caplog.records if r.name == "cad_lsp.http.answer"] == [note] * 2
+
+
+def test_the_body_may_name_the_language_and_force_a_merge_that_breaks_the_file(taught, monkeypatch):
+    """Two fields of our own, which Morph's format lacks: ``language`` (a file name, extension or language id)
+    and ``force``; through the official client's ``extra_body``."""
+    from tests.unseen import patch_merges
+
+    calls = patch_merges(monkeypatch.setattr, breaks=True)
+    with pytest.raises(openai.UnprocessableEntityError, match="does not parse"):
+        ask(taught, morph(CODE, UPDATE))
+    answer = ask(taught, morph(CODE, UPDATE), extra_body={"language": "shapes.py", "force": True})
+    assert answer.choices[0].message.content == MERGED
+    assert calls[0] == (None, False) and set(calls[1:]) == {("shapes.py", True)}  # refused; then checked, applied
+
+
 # ---------------------------------------------------------------------------
 # Refusals: every one an OpenAI error object
 
@@ -244,6 +282,8 @@ def test_the_next_apply_to_the_merged_file_finds_its_cache_warm(taught):
     ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "max_tokens": 0}, 400, None, "max_tokens"),
     ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "n": 2}, 400, None, "n must be 1"),
     ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "stream": "yes"}, 400, None, "stream"),
+    ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "language": 3}, 400, None, "language"),
+    ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "force": "yes"}, 400, None, "force"),
     ({"messages": [{"role": "user", "content": morph(CODE, "")}]}, 422, "update_not_applicable", "empty"),
     ({"messages": [{"role": "user", "content": morph(CODE, "class Nothing:\n    pass\n")}]}, 422,
      "update_not_applicable", "does not belong"),

@@ -5,6 +5,11 @@ the first piece of the merged file (the lines before the change, sent as
 soon as the request starts decoding), so an update the engine refuses still
 gets a plain error answer.  A failure after that is an error event, and the
 stream ends without ``[DONE]``.
+
+Morph's answer is the merged file alone, with no place to say that the merge
+removes file lines the update did not show: that goes in a response header,
+``X-Cad-Removed-Unseen: 12-22,40`` (known before the first byte, from the
+merge), and in the server's log.
 """
 
 from __future__ import annotations
@@ -17,23 +22,31 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive
 
-from ..program.update import UpdateError, merge_update
+from ..program.update import Merge, UpdateError, merge_update
 from .errors import failure, not_applicable
 from .model import DONE, FAILED, TEXT, ModelHolder, Outcome, Run
 from .schema import ApplyRequest, chunk, completion, completion_id, event, usage_chunk
 
 log = logging.getLogger(__name__)
+UNSEEN_HEADER = "X-Cad-Removed-Unseen"
 
 
-def placement_problem(code: str, update: str) -> str | None:
-    """Why the update has no place in the code (the engine's own check, without the model), or None."""
-    if not update.strip():
-        return "the update is empty"
+def merged(apply: ApplyRequest) -> tuple[Merge | None, str | None]:
+    """The update's merge (the engine's own, without the model), or why it has none: (merge, None) or
+    (None, why)."""
+    if not apply.update.strip():
+        return None, "the update is empty"
     try:
-        merge_update(code, update)
+        return merge_update(apply.code, apply.update, apply.language, force=apply.force), None
     except UpdateError as exc:
-        return str(exc)
-    return None
+        return None, str(exc)
+
+
+def unseen_header(merge: Merge) -> dict[str, str]:
+    """The header naming the file lines the merge removes that the update did not show (``12-22,40``), or none."""
+    if not merge.unseen:
+        return {}
+    return {UNSEEN_HEADER: ",".join(str(a) if a == b else f"{a}-{b}" for a, b in merge.unseen)}
 
 
 async def _client_gone(receive: Receive) -> None:
@@ -43,9 +56,12 @@ async def _client_gone(receive: Receive) -> None:
 
 
 async def answer(request: Request, holder: ModelHolder, apply: ApplyRequest) -> Response:
-    problem = await run_in_threadpool(placement_problem, apply.code, apply.update)
+    merge, problem = await run_in_threadpool(merged, apply)
     if problem is not None:
         raise not_applicable(problem)
+    headers = unseen_header(merge)
+    if headers:
+        log.warning("%s", merge.unseen_note())
     run = holder.submit(apply)
     watcher = asyncio.create_task(_client_gone(request.receive))
     watcher.add_done_callback(lambda task: task.cancelled() or run.abandon())
@@ -58,9 +74,9 @@ async def answer(request: Request, holder: ModelHolder, apply: ApplyRequest) -> 
     if kind == FAILED:
         return failure(value, holder.remote).response()
     if not apply.stream:
-        return JSONResponse(_completion(value, model))
+        return JSONResponse(_completion(value, model), headers=headers)
     return StreamingResponse(_chunks(run, first, model, holder.remote), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **headers})
 
 
 def _finish_reason(outcome: Outcome) -> str:

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .answer import answer
+from .answer import UNSEEN_HEADER, answer
 from .errors import HANDLERS
 from .guard import LoopbackHostOnly, RequireBearer, read_body
 from .model import ModelHolder
@@ -45,7 +45,7 @@ def middleware(settings: Settings) -> list[Middleware]:
     if settings.allow_origin:
         # The origin is trusted by name, so the headers its client sends (OpenAI's SDKs add their own) are too.
         stack.append(Middleware(CORSMiddleware, allow_origins=[settings.allow_origin], allow_methods=["GET", "POST"],
-                                allow_headers=["*"], max_age=600))
+                                allow_headers=["*"], expose_headers=[UNSEEN_HEADER], max_age=600))
     if settings.api_key:
         stack.append(Middleware(RequireBearer, key=settings.api_key))
     return stack

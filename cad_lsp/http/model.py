@@ -165,7 +165,8 @@ class ModelHolder:
             key = self.keys.key_for(request.code)
             result = self.engine.apply(request.code, request.update, request.instruction, key=key,
                                        max_tokens=self._limit(request.max_tokens), temperature=request.temperature,
-                                       top_p=request.top_p, seed=request.seed, cancel=run.cancel, on_text=run.on_text)
+                                       top_p=request.top_p, seed=request.seed, cancel=run.cancel, on_text=run.on_text,
+                                       language=request.language, force=request.force)
             if result.complete:
                 text = apply_program(result.ops, request.code, result.first_line, result.last_line)
                 self.keys.inherit(text, key)

@@ -3,7 +3,10 @@ stream chunk and model list OpenAI's clients parse.
 
 Morph's format: the last user message holds ``<code>{file}</code>`` and
 ``<update>{snippet}</update>``, with an optional ``<instruction>…</instruction>``;
-the assistant's answer is the whole merged file.
+the assistant's answer is the whole merged file.  Two body fields of our own,
+which Morph's clients never send: ``language`` (the file's name or language id,
+which the format lacks) and ``force`` (accept a merge that breaks a file which
+parsed).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ class ApplyRequest:
     temperature: float = 0.0
     top_p: float = 1.0
     seed: int = 0
+    language: str | None = None  # the file's name, extension or language id (None: the merge guesses)
+    force: bool = False  # accept a merge that breaks a file which parsed
 
 
 def strip_fence(text: str) -> str:
@@ -125,6 +130,12 @@ def parse_apply_request(raw: bytes) -> ApplyRequest:
         raise bad_request("stream_options must be an object", param="stream_options")
     if _number(body, "n", int, 1, 1) != 1:
         raise bad_request("n must be 1", param="n")
+    language, force = body.get("language"), body.get("force", False)
+    if language is not None and not isinstance(language, str):
+        raise bad_request(f"language must be a string (a file name or language id), got {language!r}",
+                          param="language")
+    if not isinstance(force, bool) and force is not None:
+        raise bad_request(f"force must be true or false, got {force!r}", param="force")
     limit_name = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
     return ApplyRequest(
         code=code, update=update, instruction=instruction, model=model, stream=bool(stream),
@@ -133,6 +144,7 @@ def parse_apply_request(raw: bytes) -> ApplyRequest:
         temperature=_number(body, "temperature", float, 0.0, 0.0, 2.0),
         top_p=_number(body, "top_p", float, 1.0, 1e-6, 1.0),
         seed=_number(body, "seed", int, 0, -(2**63), 2**63 - 1) % 2**63,  # the sampler's seed: a non-negative integer
+        language=language or None, force=bool(force),
     )
 
 
