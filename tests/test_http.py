@@ -360,6 +360,7 @@ def test_no_cors_headers_unless_an_origin_is_allowed(served, tiny_engine):
         assert denied.status_code == 401 and denied.headers["access-control-allow-origin"] == origin
         ok = httpx.get(f"{s.url}/models", headers={"Origin": origin, "Authorization": "Bearer k"})
         assert ok.status_code == 200 and ok.headers["access-control-allow-origin"] == origin
+        assert ok.headers["access-control-expose-headers"] == "X-Cad-Removed-Unseen"  # the page may read it
         other = {**preflight, "Origin": "http://evil.example"}
         assert "access-control-allow-origin" not in httpx.options(f"{s.url}/chat/completions", headers=other).headers
         assert "access-control-allow-origin" not in httpx.get(f"{s.url}/models", headers={
