@@ -426,6 +426,34 @@ step('"cadLsp.review": false applies the edit at once, as one undo step', async 
   await assertSaved("calc.py", CALC, "calc.py after one undo");
 });
 
+step("an update whose merge removes lines it did not show: the review warns and names them", async () => {
+  // The server again, its merges now reporting calc.py's lines 2-3 removed unseen (tests/unseen.py), its applies
+  // landing as the merge; the review back on.
+  const file = path.join(WORKSPACE, ".vscode", "settings.json");
+  const { "cadLsp.review": _, ...settings } = JSON.parse(fs.readFileSync(file, "utf8"));
+  const modelArgs = settings["cadLsp.serverArgs"].slice(2); // after -m bench.scripted
+  settings["cadLsp.serverArgs"] = ["-m", "tests.unseen", "2-3", "--scripted", ...modelArgs];
+  fs.writeFileSync(file, JSON.stringify(settings));
+  await clearNotifications();
+  await openFile("calc.py");
+  await sleep(3000); // the extension restarts the server with the new settings
+  await page.evaluate((text) => navigator.clipboard.writeText(text), UPDATE);
+  await until("the restarted server", async () => {
+    await command("cad-lsp: Apply Update from Clipboard");
+    await sleep(1000);
+    if (!(await toasts()).some((t) => t.includes("not running"))) return true;
+    await clearNotifications();
+  }, 30000);
+  const review = await reviewShown();
+  const said = await review.innerText();
+  assert(said.includes("the update did not show (file lines 2-3)"), `the review does not name the lines:\n${said}`);
+  assert((await review.locator(".codicon-warning").count()) > 0, "the review's question is not a warning");
+  await shoot("vscode-apply-unseen.png");
+  await review.locator(".monaco-button", { hasText: "Reject" }).click();
+  await until("the diff to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+  await assertSaved("calc.py", CALC, "calc.py after Reject");
+});
+
 step("the output channel reads cleanly after all of the above", async () => {
   // VS Code keeps each output channel in a log file under the user-data folder: all of it, not the lines on screen.
   const logs = fs.readdirSync(path.join(process.env.USER_DATA, "logs"), { recursive: true })

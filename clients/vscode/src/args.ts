@@ -35,7 +35,15 @@ export interface ApplyUpdateArgs {
 export interface EditSelectionResult {
   applied: boolean;
   message: string;
+  /** An update's: the file lines [first, last] its merge removes that the update did not show. */
+  removedUnseen?: [number, number][];
 }
+
+/**
+ * The change annotation the server puts on an update's edit whose merge
+ * removes file lines the update did not show; its description says which.
+ */
+export const UNSEEN_ANNOTATION = "cad-lsp.unseen";
 
 /** The `cadLsp.*` settings, as read from the workspace configuration. */
 export interface Settings {
@@ -160,14 +168,36 @@ export function buildApplyArgs(uri: string, version: number, update: string): Ap
  * window/showMessage (it does so for every edit it did not apply), so the
  * client should not show the same message a second time.
  */
-export function describeResult(result: unknown): { ok: boolean; message: string; shownByServer: boolean } {
+export function describeResult(result: unknown): {
+  ok: boolean;
+  message: string;
+  shownByServer: boolean;
+  removedUnseen: boolean;
+} {
   if (result && typeof result === "object" && "applied" in result) {
-    const { applied, message } = result as Partial<EditSelectionResult>;
+    const { applied, message, removedUnseen } = result as Partial<EditSelectionResult>;
     const hasMessage = typeof message === "string" && message.length > 0;
     const text = hasMessage ? message : applied ? "Edit applied." : "Edit not applied.";
-    return { ok: applied === true, message: text, shownByServer: applied === false && hasMessage };
+    const shownByServer = applied === false && hasMessage;
+    const unseen = Array.isArray(removedUnseen) && removedUnseen.length > 0;
+    return { ok: applied === true, message: text, shownByServer, removedUnseen: unseen };
   }
-  return { ok: false, message: "cad-lsp returned an unexpected reply.", shownByServer: false };
+  return { ok: false, message: "cad-lsp returned an unexpected reply.", shownByServer: false, removedUnseen: false };
+}
+
+/**
+ * What the review asks about an edit. One under UNSEEN_ANNOTATION asks with a
+ * warning that quotes the annotation (where the edit is, and which lines the
+ * merge removes that the update did not show): they are for the user to check.
+ */
+export function reviewQuestion(
+  label: string,
+  name: string,
+  annotations?: { [id: string]: { description?: string } },
+): { text: string; warn: boolean } {
+  const unseen = annotations?.[UNSEEN_ANNOTATION]?.description;
+  if (unseen) return { text: `${label}: ${unseen}. Accept the edit shown in the diff?`, warn: true };
+  return { text: `${label} (${name}): accept the edit shown in the diff?`, warn: false };
 }
 
 /** A text edit in character offsets of the document's text (UTF-16, as JavaScript strings count). */

@@ -148,8 +148,12 @@ async function applyUpdateFromClipboard(): Promise<void> {
 async function runCommand(running: LanguageClient, command: string, args: object): Promise<void> {
   try {
     const result = await running.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
-    const { ok, message, shownByServer } = describeResult(result);
-    if (ok) {
+    const { ok, message, shownByServer, removedUnseen } = describeResult(result);
+    const reviewed = vscode.workspace.getConfiguration("cadLsp").get<boolean>("review") !== false;
+    if (ok && removedUnseen && !reviewed) {
+      // lines removed that the update did not show, in an edit nobody reviewed: not a passing status
+      void vscode.window.showWarningMessage(`cad-lsp: ${message}`);
+    } else if (ok) {
       vscode.window.setStatusBarMessage(`cad-lsp: ${message}`, 5000);
     } else if (!shownByServer) {
       void vscode.window.showWarningMessage(`cad-lsp: ${message}`);

@@ -12,7 +12,7 @@ import {
   TextDocumentEdit,
   TextEdit,
 } from "vscode-languageclient/node";
-import { spliceEdits } from "./args";
+import { reviewQuestion, spliceEdits } from "./args";
 import { endProgressNotifications } from "./progress";
 
 export const REVIEW_SCHEME = "cad-lsp-review";
@@ -79,7 +79,8 @@ export async function reviewEdit(
   const right = uri.with({ scheme: REVIEW_SCHEME, query: String(++reviews) });
   proposed.texts.set(right.toString(), after);
   try {
-    const accept = await ask(uri, right, name, params.label ?? "cad-lsp edit");
+    const question = reviewQuestion(params.label ?? "cad-lsp edit", name, params.edit.changeAnnotations);
+    const accept = await ask(uri, right, name, question);
     if (!accept) return { applied: false, failureReason: REJECTED };
     if (version !== null && document.version !== version) return { applied: false, failureReason: CHANGED };
     const plain = new vscode.WorkspaceEdit();
@@ -93,17 +94,26 @@ export async function reviewEdit(
   }
 }
 
-/** Opens the diff and waits for Accept (notification or title button), Reject, or the diff closing. */
-async function ask(left: vscode.Uri, right: vscode.Uri, name: string, label: string): Promise<boolean> {
+/**
+ * Opens the diff and waits for Accept (notification or title button), Reject, or the diff closing; the
+ * question is a warning when the edit removes lines the update did not show.
+ */
+async function ask(
+  left: vscode.Uri,
+  right: vscode.Uri,
+  name: string,
+  question: { text: string; warn: boolean },
+): Promise<boolean> {
   let closed: vscode.Disposable | undefined;
   const decision = new Promise<boolean>((resolve) => {
     decide.set(right.toString(), resolve);
     closed = vscode.window.tabGroups.onDidChangeTabs((event) => {
       if (event.closed.some((tab) => isDiff(tab, right))) resolve(false);
     });
-    void vscode.window
-      .showInformationMessage(`${label} (${name}): accept the edit shown in the diff?`, "Accept", "Reject")
-      .then((choice) => resolve(choice === "Accept"));
+    const asked = question.warn
+      ? vscode.window.showWarningMessage(question.text, "Accept", "Reject")
+      : vscode.window.showInformationMessage(question.text, "Accept", "Reject");
+    void asked.then((choice) => resolve(choice === "Accept"));
   });
   try {
     await vscode.commands.executeCommand("vscode.diff", left, right, `${name}: proposed edit (review)`, { preview: false });

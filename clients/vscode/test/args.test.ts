@@ -2,11 +2,13 @@ import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import {
   MAX_UPDATE_CHARS,
+  UNSEEN_ANNOTATION,
   buildApplyArgs,
   buildEditArgs,
   buildInitializationOptions,
   describeResult,
   editRange,
+  reviewQuestion,
   serverCommand,
   spliceEdits,
   validateInstruction,
@@ -105,17 +107,38 @@ test("the reply becomes a message", () => {
     ok: true,
     message: "Edited 3 lines.",
     shownByServer: false,
+    removedUnseen: false,
   });
   // The server showed its reason with window/showMessage: not again.
   assert.deepEqual(describeResult({ applied: false, message: "Document changed." }), {
     ok: false,
     message: "Document changed.",
     shownByServer: true,
+    removedUnseen: false,
   });
-  assert.deepEqual(describeResult({ applied: true }), { ok: true, message: "Edit applied.", shownByServer: false });
-  assert.deepEqual(describeResult({ applied: false }), { ok: false, message: "Edit not applied.", shownByServer: false });
+  const quiet = { shownByServer: false, removedUnseen: false };
+  assert.deepEqual(describeResult({ applied: true }), { ok: true, message: "Edit applied.", ...quiet });
+  assert.deepEqual(describeResult({ applied: false }), { ok: false, message: "Edit not applied.", ...quiet });
   assert.equal(describeResult(null).ok, false);
   assert.equal(describeResult("nope").shownByServer, false);
+  // An update whose merge removed file lines the update did not show.
+  assert.equal(describeResult({ applied: true, message: "m", removedUnseen: [[5, 6]] }).removedUnseen, true);
+  assert.equal(describeResult({ applied: true, message: "m", removedUnseen: [] }).removedUnseen, false);
+});
+
+test("the review warns when the edit removes lines the update did not show", () => {
+  assert.deepEqual(reviewQuestion("cad-lsp: apply an update", "a.py"), {
+    text: "cad-lsp: apply an update (a.py): accept the edit shown in the diff?",
+    warn: false,
+  });
+  const plain = { "cad-lsp.edit": { description: "a.py lines 3-9" } };
+  assert.equal(reviewQuestion("cad-lsp: apply an update", "a.py", plain).warn, false);
+  const note = "the merge removes 2 lines the update did not show (file lines 5-6): check them before accepting";
+  const unseen = { [UNSEEN_ANNOTATION]: { description: `a.py lines 3-9; ${note}` } };
+  assert.deepEqual(reviewQuestion("cad-lsp: apply an update", "a.py", unseen), {
+    text: `cad-lsp: apply an update: a.py lines 3-9; ${note}. Accept the edit shown in the diff?`,
+    warn: true,
+  });
 });
 
 test("initializationOptions never ask for the refactor preview, whatever cadLsp.review says", () => {
