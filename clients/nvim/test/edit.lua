@@ -11,7 +11,8 @@
 -- copying the update from a chat), runs :CadApply (which reads the clipboard by
 -- default) and writes the buffer to CAD_APPLY_OUTPUT. Neovim's "Apply all changes?"
 -- (each edit asks for confirmation) is answered Yes and recorded; CAD_REPORT
--- gets the questions and the notifications as JSON. Exits 0 on success.
+-- gets the questions, the notifications and those among them that warn as
+-- JSON. Exits 0 on success.
 
 local TIMEOUT_MS = 120000
 
@@ -96,7 +97,7 @@ vim.g.clipboard = { name = "edit.lua", copy = { ["+"] = copy, ["*"] = copy }, pa
 
 -- Neovim asks with vim.fn.confirm before it applies an edit that needs
 -- confirmation; headless, the question is recorded and answered Yes.
-local questions, notifications = {}, {}
+local questions, notifications, warnings = {}, {}, {}
 vim.fn.confirm = function(message)
   table.insert(questions, message)
   return 1
@@ -104,6 +105,9 @@ end
 local notify = vim.notify
 vim.notify = function(message, level, opts)
   table.insert(notifications, message)
+  if level and level >= vim.log.levels.WARN then
+    table.insert(warnings, message)
+  end
   return notify(message, level, opts)
 end
 
@@ -212,7 +216,7 @@ end
 local report = os.getenv("CAD_REPORT")
 if report and report ~= "" then
   vim.wait(200) -- notifications scheduled by the replies
-  write(report, vim.json.encode({ questions = questions, notifications = notifications }))
+  write(report, vim.json.encode({ questions = questions, notifications = notifications, warnings = warnings }))
 end
 stop_clients()
 os.exit(0)

@@ -4,7 +4,8 @@
 --
 -- Starts `cad-lsp serve` for buffers of the given filetypes (all by default)
 -- and defines :CadEdit, which asks the server to rewrite a range of lines, and
--- :CadApply, which has it merge a chat model's update snippet from a register.
+-- :CadApply, which has it merge a chat model's update snippet from a register
+-- (:CadApply! even when the merge leaves the buffer unparsable).
 
 local M = {}
 
@@ -138,10 +139,13 @@ end
 --- Asks the server to merge `update` (changed code, unchanged stretches elided
 --- by a comment such as `# ... existing code ...`) into `bufnr`; the server
 --- finds the lines it changes and applies the edit as for M.edit, with the same
---- confirmation. `instruction` (optional) says what the update is for.
-function M.apply(bufnr, update, instruction, on_done)
+--- confirmation, which then also names any file lines the merge removes that
+--- the update did not show (the reply lists them as `removedUnseen`).
+--- `instruction` (optional) says what the update is for; `force` applies a
+--- merge that leaves a buffer which parsed unparsable (refused otherwise).
+function M.apply(bufnr, update, instruction, on_done, force)
   execute(bufnr, M.apply_command, function()
-    return { update = update, instruction = instruction }
+    return { update = update, instruction = instruction, force = force or nil }
   end, on_done)
 end
 
@@ -160,7 +164,9 @@ local function notify_result(err, result)
     return -- the server has shown its reason with window/showMessage already
   else
     local message = result.message or (result.applied and "edit applied" or "edit not applied")
-    vim.notify("cad-lsp: " .. message, result.applied and vim.log.levels.INFO or vim.log.levels.WARN)
+    -- an update that removed lines it did not show is a warning: the message names them
+    local unseen = type(result.removedUnseen) == "table" and #result.removedUnseen > 0
+    vim.notify("cad-lsp: " .. message, (result.applied and not unseen) and vim.log.levels.INFO or vim.log.levels.WARN)
   end
 end
 
@@ -227,8 +233,12 @@ function M.setup(opts)
     if type(update) ~= "string" or vim.trim(update) == "" then
       return vim.notify(("cad-lsp: register %s holds no update"):format(register), vim.log.levels.WARN)
     end
-    M.apply(vim.api.nvim_get_current_buf(), update, nil, vim.schedule_wrap(notify_result))
-  end, { nargs = "?", desc = "cad-lsp: apply the update in a register (default: the clipboard) to the buffer" })
+    M.apply(vim.api.nvim_get_current_buf(), update, nil, vim.schedule_wrap(notify_result), cmd.bang)
+  end, {
+    nargs = "?",
+    bang = true, -- :CadApply! applies a merge that leaves the buffer unparsable
+    desc = "cad-lsp: apply the update in a register (default: the clipboard) to the buffer",
+  })
 end
 
 return M
