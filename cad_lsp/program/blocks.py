@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .syntax import LANGUAGES, Unit, parse_units
 
@@ -81,7 +81,7 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     new_side = _Side(new_lines, [False] * first_row + markers + [False] * (len(new_lines) - first_row - len(markers)))
     merger = _Merger(_Side(document_lines, [False] * len(document_lines)), new_side, first_row,
                      indented=language == "python")
-    new_units = merger.elided_bodies(new_units)
+    new_units = merger.elided_bodies(merger.markers_apart(new_units))
     if language == "markdown":
         new_units = merger.lifted_markers(new_units)
     if not merger.starts_at_one_depth(new_units):
@@ -125,6 +125,8 @@ class _Merger:
         self.old, self.new, self.row_offset = old, new, row_offset
         self.indented = indented  # the language's blocks are its indentation
         self._normals: dict[tuple[bool, int, int], tuple[str, ...]] = {}
+        self.old_units: list[Unit] = []
+        self._old_heads: set[tuple[str, ...]] | None = None
         self.seen: set[int] = set()
 
     # -- reading units
@@ -159,6 +161,21 @@ class _Merger:
         return difflib.SequenceMatcher(None, a[0], b[0], autojunk=False).ratio()
 
     # -- reading the update
+    def markers_apart(self, units: list[Unit]) -> list[Unit]:
+        """A marker right above a block is not its doc comment: a unit of its own."""
+        out: list[Unit] = []
+        for unit in units:
+            if unit.inner is not None:
+                rows = [r for r in range(unit.start, unit.inner) if self.new.marker[r]]
+                if rows:
+                    out.append(Unit(unit.start, rows[-1], "comment"))
+                    start = rows[-1] + 1
+                    unit = replace(unit, start=start, inner=start if start < unit.inner else None)
+            if unit.body:
+                unit = replace(unit, body=self.markers_apart(unit.body))
+            out.append(unit)
+        return out
+
     def elided_bodies(self, units: list[Unit]) -> list[Unit]:
         """A block shown with only a marker indented under it (``def f(x):`` then ``    # ...``) has the marker as
         its body: the parser reads an empty body and a comment after it."""
@@ -168,11 +185,10 @@ class _Merger:
             if (previous is not None and self.is_marker(unit) and not previous.body
                     and len(_indent(self.new.lines[unit.start])) > len(_indent(self.new.lines[previous.start]))
                     and self.new.lines[previous.end].rstrip().endswith((":", "{"))):
-                out[-1] = Unit(previous.start, unit.end, previous.kind, previous.key, [unit], unit.start, unit.end)
+                out[-1] = replace(previous, end=unit.end, body=[unit], body_start=unit.start, body_end=unit.end)
                 continue
             if unit.body:
-                unit = Unit(unit.start, unit.end, unit.kind, unit.key, self.elided_bodies(unit.body),
-                            unit.body_start, unit.body_end)
+                unit = replace(unit, body=self.elided_bodies(unit.body))
             out.append(unit)
         return out
 
@@ -187,8 +203,7 @@ class _Merger:
                 tail.insert(0, body.pop())
             if tail and unit.key is not None:
                 end = body[-1].end if body else unit.body_start - 1
-                out.append(Unit(unit.start, max(unit.start, end), unit.kind, unit.key, body, unit.body_start,
-                                max(unit.start, end)))
+                out.append(replace(unit, end=max(unit.start, end), body=body, body_end=max(unit.start, end)))
                 out += tail
             else:
                 out.append(unit)
@@ -209,6 +224,7 @@ class _Merger:
 
     # -- the top level
     def top(self, old_units: list[Unit], new_units: list[Unit]) -> BlockMerge:
+        self.old_units = old_units
         if not any(_content(self.new.lines, u) for u in new_units if not self.is_marker(u)):
             raise _Refused
         matches = self.match(old_units, new_units)
@@ -222,10 +238,8 @@ class _Merger:
         if nested:
             new_units = [u for i, u in enumerate(new_units) if i not in nested]
             matches = self.match(old_units, new_units)
-        explicit = any(self.is_marker(u) for u in new_units)
-        ends = {(0, 0), (len(new_units) - 1, len(old_units) - 1)}  # the update's first or last unit is the file's
-        whole = not any(self.new.marker) and self.covers(any(matches.get(k) == j for k, j in ends))
-        pieces = self.level(old_units, new_units, matches, None, None, edges=not explicit and not whole,
+        whole = not any(self.new.marker) and self.covers()
+        pieces = self.level(old_units, new_units, matches, None, None, edges=not whole,
                             keep_end=not whole, old_region=(0, len(self.old.lines) - 1),
                             new_region=(self.row_offset, len(self.new.lines) - 1 - self.row_offset), shift=None)
         for old, new in sorted(nested.values(), key=lambda pair: -pair[0].start):
@@ -249,15 +263,17 @@ class _Merger:
             raise _Refused
         return found[scores.index(max(scores))], unit
 
-    def covers(self, same_ends: bool) -> bool:
-        """Whether an update without markers is the whole file: it repeats most of the file's lines, and its
-        first or last line or unit is the file's (otherwise it is a snippet, which keeps what it does not show)."""
+    def covers(self) -> bool:
+        """Whether an update without markers is the whole file: it repeats most of the file's lines and starts
+        where the file does (its first line the file's, or a rewrite of it; a function shown bare starts at
+        its own line); otherwise it is a snippet, which keeps what it does not show."""
         content = [line.strip() for line in self.old.lines if len(line.strip()) >= 3]  # not braces and blanks
-        shown = {line.strip() for line in self.new.lines}
-        if not content:
+        shown = [line.strip() for line in self.new.lines if len(line.strip()) >= 3]
+        if not content or not shown:
             return False
-        share = sum(line in shown for line in content) / len(content)
-        return share >= WHOLE_FILE_SHARE and (same_ends or content[0] in shown or content[-1] in shown)
+        share = sum(line in set(shown) for line in content) / len(content)
+        starts = difflib.SequenceMatcher(None, content[0], shown[0], autojunk=False).ratio() >= LIKENESS
+        return share >= WHOLE_FILE_SHARE and starts
 
     def targeted(self, old_units: list[Unit], new_units: list[Unit]) -> BlockMerge:
         """Units pasted alone (no marker needed): each replaces the unit of its name wherever it is nested."""
@@ -379,6 +395,8 @@ class _Merger:
         if matches is None:
             matches = self.match(old_units, new_units)
         self.rewrites(old_units, new_units, matches)
+        if old_container is not None:
+            self.refuse_strays(old_units, new_units, matches)
         for k, j in sorted(matches.items()):
             if not self.is_marker(new_units[k]):
                 shift = (_indent(self.new.lines[new_units[k].start]), _indent(self.old.lines[old_units[j].start]))
@@ -394,6 +412,10 @@ class _Merger:
         elif open_end:
             markers_at.add(len(new_units))
             sequence.append(len(new_units))
+        for k in range(len(new_units)):  # a block that ends on a marker and no closing line: the marker goes on
+            if k not in markers_at and self.ends_on_marker(new_units[k]):
+                markers_at.add(k + 0.5)
+                sequence.insert(sequence.index(k) + 1, k + 0.5)
         for k in sequence:
             if k in markers_at:
                 before = max((matches[m] for m in matches if m < k), default=-1)
@@ -426,6 +448,32 @@ class _Merger:
             tail.append(j)
             j -= 1
         return out + tail[::-1]
+
+    def ends_on_marker(self, unit: Unit) -> bool:
+        """Whether a block ends with a marker and nothing shows where it ends (``    # ... rest ...`` as a Python
+        function's last line): the marker may stand for what follows the block as well."""
+        if not unit.body or unit.end > unit.body_end:
+            return False
+        last = unit.body[-1]
+        return self.is_marker(last) or self.ends_on_marker(last)
+
+    def refuse_strays(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int]) -> None:
+        """_Refused when a block the update shows inside another is a block the file has elsewhere: the update's
+        marker elided lines across blocks (``def f():`` then a marker then the middle of ``g``), which only a
+        placement by lines reads."""
+        here = {self.normal(self.old, u)[:1] for u in old_units}
+        for k, unit in enumerate(new_units):
+            if k in matches or unit.end == unit.start or self.is_marker(unit):
+                continue
+            head = self.normal(self.new, unit)[:1]
+            if head and len(head[0]) >= 8 and head not in here and head in self.old_heads():
+                raise _Refused
+
+    def old_heads(self) -> set[tuple[str, ...]]:
+        """The first lines of the file's blocks, at every depth."""
+        if self._old_heads is None:
+            self._old_heads = {self.normal(self.old, u)[:1] for u in _walk(self.old_units) if u.end > u.start}
+        return self._old_heads
 
     def _note_deleted(self, deleted, old_units, new_units, matches, markers_at, nested: bool) -> None:
         """Deleted units the update surrounds with what it shows (no marker between) are deleted in sight."""
@@ -497,8 +545,8 @@ class _Merger:
     def pair(self, old: Unit, new: Unit, shift) -> list[Piece]:
         """A file unit and the update's unit for it: kept when the same, merged when the update's has markers
         inside, else replaced whole at the file unit's indentation."""
-        if old.inner is not None and new.inner is None and new.kind != old.kind:  # shown without its decorators
-            definition = Unit(old.inner, old.end, new.kind, old.key, old.body, old.body_start, old.body_end)
+        if old.inner is not None and new.inner is None:  # shown without its decorators or doc comment: they stay
+            definition = replace(old, start=old.inner, kind=new.kind, inner=None)
             kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, old.inner)]
             return kept + self.pair(definition, new, shift)
         shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))

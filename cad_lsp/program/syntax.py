@@ -264,6 +264,8 @@ def _import_source(node, source: bytes) -> str:
         child = node.child_by_field_name(field_name)
         if child is not None:
             return _text(child, source)
+    if node.end_point[0] > node.start_point[0]:  # a block of imports (Go's ``import (``): one, rewritten whole
+        return _text(node, source).splitlines()[0].strip()
     if node.type == "use_declaration":
         text = _text(node, source)
         return re.sub(r"::\{.*|::\w+;?$", "", text.removeprefix("pub ").removeprefix("use ").strip().rstrip(";"))
@@ -284,13 +286,22 @@ def _call_key(call, source: bytes) -> tuple[str, str] | None:
     return ("call", name)
 
 
+_LISTS = {"statement_list"}  # nodes that only wrap a body's statements (Go): their children are the units
+
+
+def _children(container) -> list:
+    out = []
+    for child in container.named_children:
+        out += _children(child) if child.type in _LISTS else [child]
+    return out
+
+
 def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
     """The units directly inside a container node: its named children, those that share a line joined into
-    one (``a = 1; b = 2``, a statement and the comment after it)."""
+    one (``a = 1; b = 2``, a statement and the comment after it), and the comment lines right above a named
+    block joined to it (its doc comment: rewritten with it)."""
     units: list[Unit] = []
-    for child in container.named_children:
-        if child.type in ("atx_heading", "setext_heading") and container.type == "section":
-            continue  # a section's heading is its header
+    for child in _children(container):
         start, end = child.start_point[0], _line_of_end(child)
         if end < start:
             continue
@@ -298,10 +309,26 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
         if units and start <= units[-1].end:  # shares a line with the previous unit: one unit
             last = units[-1]
             units[-1] = Unit(last.start, max(last.end, end), last.kind, last.key if end <= last.end else None,
-                             last.body if end <= last.end else None, last.body_start, last.body_end)
+                             last.body if end <= last.end else None, last.body_start, last.body_end, last.inner)
             continue
         units.append(unit)
-    return units
+    return _with_doc_comments(units)
+
+
+def _with_doc_comments(units: list[Unit]) -> list[Unit]:
+    out: list[Unit] = []
+    for unit in units:
+        named = unit.key is not None and unit.key[0] in ("function", "type", "impl", "variable")
+        first = len(out)
+        while named and first > 0 and out[first - 1].kind == "comment" and out[first - 1].end + 1 == (
+                out[first].start if first < len(out) else unit.start):
+            first -= 1
+        if first < len(out):
+            unit = Unit(out[first].start, unit.end, unit.kind, unit.key, unit.body, unit.body_start, unit.body_end,
+                        unit.inner if unit.inner is not None else unit.start)
+            del out[first:]
+        out.append(unit)
+    return out
 
 
 def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
@@ -310,17 +337,22 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     if key is None and end > start:  # a compound statement: named by its first line (``if (!response.ok) {``)
         key = ("first line", lines[start].strip())
     body = None
-    body_node = node if kind == "section" else _find_body(node)
+    body_node = _find_body(node)
     body_start, body_end = 0, -1
     if body_node is not None and end > start:
         units = _units_of(body_node, source, lines)
-        if kind == "section":
-            heading = next((c for c in node.named_children if c.type.endswith("heading")), None)
-            body_start = _line_of_end(heading) + 1 if heading is not None else start
-            body_end = end
-        else:
-            body_start = body_node.start_point[0] + (1 if _opens_on_line(body_node, source) else 0)
-            body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
+        if _opens_on_line(body_node, source):
+            body_start = body_node.start_point[0] + 1
+        else:  # an indented block (Python) starts after its header; comments before its first statement are
+            header = body_node.prev_sibling  # the parser's children of the header, not of the block
+            while header is not None and header.type == "comment":
+                header = header.prev_sibling
+            body_start = _line_of_end(header) + 1 if header is not None else body_node.start_point[0]
+            if header is not None and header.parent is not None:
+                units = [_unit(c, source, lines, c.start_point[0], _line_of_end(c))
+                         for c in header.parent.named_children
+                         if c.type == "comment" and body_start <= c.start_point[0] < body_node.start_point[0]] + units
+        body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
         units = [u for u in units if u.start >= body_start and u.end <= body_end]
         if body_start <= body_end:
             body = units
