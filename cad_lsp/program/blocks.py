@@ -24,6 +24,7 @@ parse, an update with no unit the file has): then lines are placed one by one
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -31,6 +32,9 @@ from .syntax import LANGUAGES, Unit, parse_units
 
 __all__ = ["Piece", "BlockMerge", "merge_by_blocks"]
 
+_CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*)\s*$")  # closes a block: ``}``, ``});``, ``</div>``
+_END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's closing line while lines place its inside
+_LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
 LIKENESS = 0.6  # a new unit next to a marker rewrites a file unit whose text it resembles this much
 NAMED = {"function", "type", "impl", "section", "import"}  # units that a name identifies: never paired by likeness
 WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
@@ -50,6 +54,7 @@ class BlockMerge:
     pieces: list[Piece]
     seen: frozenset[int]  # file lines the update replaced or removed where it shows what surrounds them
     whole: bool = False  # the update is the whole file (no marker, most of the file's units): it ends as it ends
+    partly_by_lines: bool = False  # a block with a fragment the parser cannot read was merged line by line
 
 
 class _Refused(Exception):
@@ -62,9 +67,13 @@ class _Side:
     marker: list[bool]  # per line: a marker line
 
 
+LineMerge = Callable[[list[str], list[str]], "tuple[list[Piece], frozenset[int]] | None"]
+
+
 def merge_by_blocks(document_lines: list[str], update_lines: list[str], language: str,
-                    is_marker: Callable[[str], bool]) -> BlockMerge | None:
-    """The merged file's lines placed by syntax, or None (see the module's docstring)."""
+                    is_marker: Callable[[str], bool], merge_lines: LineMerge) -> BlockMerge | None:
+    """The merged file's lines placed by syntax, or None (see the module's docstring).  ``merge_lines`` merges a
+    block line by line where the update's block has a fragment the parser cannot read."""
     if language not in LANGUAGES:
         return None
     document, update = "".join(document_lines), "".join(update_lines)
@@ -74,13 +83,13 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     old_units = parsed[0]
     in_file = {line.strip() for line in document_lines}
     markers = [is_marker(line) and line.strip() not in in_file for line in update_lines]
-    new = _update_units(update, update_lines, language)
+    new = _update_units(update, update_lines, language, markers)
     if new is None:
         return None
     new_units, new_lines, first_row = new
     new_side = _Side(new_lines, [False] * first_row + markers + [False] * (len(new_lines) - first_row - len(markers)))
     merger = _Merger(_Side(document_lines, [False] * len(document_lines)), new_side, first_row,
-                     indented=language == "python")
+                     indented=language == "python", merge_lines=merge_lines)
     new_units = merger.elided_bodies(merger.markers_apart(new_units))
     if language == "markdown":
         new_units = merger.lifted_markers(new_units)
@@ -92,10 +101,10 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
         return None
 
 
-def _update_units(update: str, update_lines: list[str], language: str):
+def _update_units(update: str, update_lines: list[str], language: str, markers: list[bool]):
     """The update's units: as written, or, when that reads with errors, inside the language's container (a
     method pasted alone); (units, lines, rows added before the update's first line), or None when neither
-    reads without an error."""
+    reads but for fragments inside blocks with a marker (lines merge those blocks)."""
     parsed = parse_units(update, language, update_lines)
     if parsed is None:
         return None
@@ -109,6 +118,9 @@ def _update_units(update: str, update_lines: list[str], language: str):
         wrapped = parse_units("".join(lines), language, lines)
         if wrapped is not None and not wrapped[1] and len(wrapped[0]) == 1 and wrapped[0][0].body is not None:
             return wrapped[0][0].body, lines, 1
+    if all(not unit.broken or any(markers[unit.start: unit.end + 1]) for unit in units) and \
+            sum(unit.broken for unit in units) == 1 and units[0].kind != "ERROR":
+        return units, list(update_lines), 0  # one block with a fragment after its marker (``  ].join('');``)
     return None  # a fragment the parser cannot read (an ``except:`` clause alone): lines place it
 
 
@@ -121,9 +133,12 @@ def _normal(lines: list[str]) -> tuple[str, ...]:
 
 
 class _Merger:
-    def __init__(self, old: _Side, new: _Side, row_offset: int, indented: bool = False):
+    def __init__(self, old: _Side, new: _Side, row_offset: int, indented: bool = False,
+                 merge_lines: LineMerge | None = None):
         self.old, self.new, self.row_offset = old, new, row_offset
         self.indented = indented  # the language's blocks are its indentation
+        self.merge_lines = merge_lines
+        self.by_lines_used = False
         self._normals: dict[tuple[bool, int, int], tuple[str, ...]] = {}
         self.old_units: list[Unit] = []
         self._old_heads: set[tuple[str, ...]] | None = None
@@ -156,9 +171,9 @@ class _Merger:
         a, b = self.normal(self.old, old), self.normal(self.new, new)
         if not a or not b:
             return 0.0
-        if len(a) > 1 or len(b) > 1:  # a block: its opening line says what it is
-            a, b = a[:1], b[:1]
-        return difflib.SequenceMatcher(None, a[0], b[0], autojunk=False).ratio()
+        if (len(a) > 1 or len(b) > 1) and min(len(a[0]), len(b[0])) >= 12:  # a block: its opening line says what
+            a, b = a[:1], b[:1]  # it is (not a bare ``{`` or a code fence's ```sh)
+        return difflib.SequenceMatcher(None, "\n".join(a), "\n".join(b), autojunk=False).ratio()
 
     # -- reading the update
     def markers_apart(self, units: list[Unit]) -> list[Unit]:
@@ -182,10 +197,11 @@ class _Merger:
         out: list[Unit] = []
         for unit in units:
             previous = out[-1] if out else None
-            if (previous is not None and self.is_marker(unit) and not previous.body
+            if (previous is not None and self.is_marker(unit) and not previous.body and previous.kind not in _LABELS
                     and len(_indent(self.new.lines[unit.start])) > len(_indent(self.new.lines[previous.start]))
                     and self.new.lines[previous.end].rstrip().endswith((":", "{"))):
-                out[-1] = replace(previous, end=unit.end, body=[unit], body_start=unit.start, body_end=unit.end)
+                out[-1] = replace(previous, end=unit.end, body=[unit], body_start=unit.start, body_end=unit.end,
+                                  key=previous.key or ("first line", self.new.lines[previous.start].strip()))
                 continue
             if unit.body:
                 unit = replace(unit, body=self.elided_bodies(unit.body))
@@ -214,8 +230,8 @@ class _Merger:
         began inside a block (a snippet from the middle of a function), which the parser reads as top-level
         code; in Python, where depth is syntax, a body's units all start at one depth (a line after a marker
         that is deeper than those before it belongs to a block the update does not show)."""
-        depths = [len(_indent(self.new.lines[u.start])) for u in units
-                  if not self.is_marker(u) and _content(self.new.lines, u)]
+        depths = [len(_indent(self.new.lines[u.start])) for u in units  # (labels such as ``public:`` aside)
+                  if not self.is_marker(u) and _content(self.new.lines, u) and u.kind not in _LABELS]
         if not all(a <= b for a, b in zip(depths, depths[1:])):
             return False
         if nested and self.indented and len(set(depths)) > 1:
@@ -248,7 +264,7 @@ class _Merger:
             if len(rows) != old.end - old.start + 1 or rows[-1] - rows[0] + 1 != len(rows):
                 raise _Refused  # the file's unit is not in the merge as it was: the update means something else
             pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None)
-        return BlockMerge(pieces, frozenset(self.seen), whole)
+        return BlockMerge(pieces, frozenset(self.seen), whole, self.by_lines_used)
 
     def target(self, unit: Unit, old_units: list[Unit]) -> tuple[Unit, Unit]:
         """The file unit, at any depth, that an update's unit pasted alone stands for: the one of its name (the
@@ -276,19 +292,34 @@ class _Merger:
         return share >= WHOLE_FILE_SHARE and starts
 
     def targeted(self, old_units: list[Unit], new_units: list[Unit]) -> BlockMerge:
-        """Units pasted alone (no marker needed): each replaces the unit of its name wherever it is nested."""
-        targets = [self.target(u, old_units) for u in new_units
-                   if not self.is_marker(u) and _content(self.new.lines, u)]
-        targets.sort(key=lambda pair: pair[0].start)
-        if any(a.end >= b.start for (a, _), (b, _) in zip(targets, targets[1:])):
+        """Units pasted alone (no marker needed): each replaces the unit of its name wherever it is nested; the
+        file's units between two of them that the update shows next to each other (no marker between) go."""
+        shown = [k for k, u in enumerate(new_units) if not self.is_marker(u) and _content(self.new.lines, u)]
+        targets = {k: self.target(new_units[k], old_units)[0] for k in shown}
+        gone: list[tuple[int, int]] = []  # file rows (first, last) removed between two shown units
+        for a, b in zip(shown, shown[1:]):
+            if any(self.is_marker(new_units[m]) for m in range(a + 1, b)):
+                continue
+            siblings = _siblings(old_units, targets[a])
+            if siblings is not None and targets[b] in siblings:
+                i, j = siblings.index(targets[a]), siblings.index(targets[b])
+                if i + 1 < j:
+                    gone.append((siblings[i].end + 1, siblings[j - 1].end))
+        spans = sorted([(old.start, old.end, new_units[k]) for k, old in targets.items()] +
+                       [(first, last, None) for first, last in gone], key=lambda span: span[0])
+        if any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
             raise _Refused
         pieces, at = [], 0
-        for old, new in targets:
-            pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, old.start)]
-            pieces += self.pair(old, new, None)
-            at = old.end + 1
+        for first, last, new in spans:
+            pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, first)]
+            if new is None:
+                self.seen.update(range(first + 1, last + 2))
+            else:
+                old = next(o for o in targets.values() if o.start == first)
+                pieces += self.pair(old, new, None)
+            at = last + 1
         pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, len(self.old.lines))]
-        return BlockMerge(pieces, frozenset(self.seen))
+        return BlockMerge(pieces, frozenset(self.seen), partly_by_lines=self.by_lines_used)
 
     # -- matching one level
     def match(self, old_units: list[Unit], new_units: list[Unit]) -> dict[int, int]:
@@ -553,9 +584,11 @@ class _Merger:
         if self.same(old, new):
             return [Piece(self.old.lines[r], r + 1, self._row(r - old.start + new.start))
                     for r in range(old.start, old.end + 1)]
+        if new.broken:
+            return self.by_lines(old, new, shift)
         if self.has_marker(new):
-            if old.body is None or new.body is None:
-                raise _Refused
+            if old.body is None or new.body is None or not self.closes_only(old):
+                raise _Refused  # no body to merge into, or more than one (``try:`` and its ``except:``)
             head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
             inner = self.level(old.body, new.body, None, old, new, edges=False,
                                open_end=self.indented and new.body_end >= new.end,
@@ -570,6 +603,33 @@ class _Merger:
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
             self.seen.update(range(old.start + 1, reached + 1))
         return pieces
+
+    def closes_only(self, unit: Unit) -> bool:
+        """Whether a block's lines after its body only close it (``}``, ``});``), as a function's or a class's do,
+        not an ``else:`` or ``except:`` clause with a body of its own."""
+        return all(not line.strip() or _CLOSING.match(line) for line in self.old.lines[unit.body_end + 1: unit.end + 1])
+
+    def by_lines(self, old: Unit, new: Unit, shift) -> list[Piece]:
+        """A block whose update has a fragment the parser cannot read, merged line by line (its lines at the
+        file's indentation)."""
+        written = [_reindent(self.new.lines[r], shift) for r in range(new.start, new.end + 1)]
+        ours = self.old.lines[old.start: old.end + 1]
+        closes = len(ours) > 1 and ours[-1].strip() == written[-1].strip() and _CLOSING.match(ours[-1])
+        if closes:  # both end on the block's closing line: the lines between are the update's to replace
+            ours, written = ours[:-1] + [_END_OF_BLOCK], written[:-1] + [_END_OF_BLOCK]
+        merged = self.merge_lines(ours, written) if self.merge_lines else None
+        if merged is None:
+            raise _Refused
+        pieces, seen = merged
+        self.by_lines_used = True
+        self.seen.update(n + old.start for n in seen)
+        out = [Piece(p.text, None if p.file_line is None else p.file_line + old.start,
+                     None if p.update_line is None else p.update_line + new.start - self.row_offset)
+               for p in pieces]
+        if closes:
+            out = [Piece(self.old.lines[old.end], old.end + 1, new.end - self.row_offset + 1)
+                   if p.text == _END_OF_BLOCK else p for p in out]
+        return out
 
     def _over(self, first: int, last: int, pieces: list[Piece]) -> list[Piece]:
         """Update lines written over file lines first..last: those that repeat a file line (trailing blanks
@@ -611,6 +671,17 @@ def _reindent(line: str, shift) -> str:
 
 def _content(lines: list[str], unit: Unit) -> bool:
     return any(lines[r].strip() for r in range(unit.start, unit.end + 1))
+
+
+def _siblings(units: list[Unit], unit: Unit) -> list[Unit] | None:
+    """The units of the level that holds ``unit``."""
+    if any(u is unit for u in units):
+        return units
+    for u in units:
+        found = _siblings(u.body, unit) if u.body else None
+        if found is not None:
+            return found
+    return None
 
 
 def _walk(units: list[Unit]):

@@ -58,8 +58,10 @@ _EDITOR_IDS = {  # editors' language ids (LSP's languageId) that are not the nam
 _BODIES = {"block", "statement_block", "class_body", "declaration_list", "field_declaration_list",
            "compound_statement", "enum_body", "interface_body", "enum_variant_list", "object_type",
            "switch_body", "match_block", "constructor_body", "annotation_type_body", "literal_value",
-           "translation_unit", "program", "module", "source_file", "document", "section"}
-_CLOSERS = re.compile(r"^[\s)\]}>;,]*$")
+           "translation_unit", "program", "module", "source_file", "document", "section",
+           "array", "object", "list", "dictionary", "initializer_list", "jsx_element"}
+_JSX_EDGES = {"jsx_opening_element", "jsx_closing_element"}  # a JSX element's header and closing line
+_CLOSERS = re.compile(r"^[\s)\]}>;,]*(//.*|/\*.*\*/)?$")  # closing brackets, and a comment after them
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Unit:
     body_start: int = 0  # the first and last lines of the body's region (its units lie within)
     body_end: int = -1
     inner: int | None = None  # a decorated definition: the line its definition starts on, after the decorators
+    broken: bool = False  # the parser found an error inside (an update's fragment: ``].join(',');`` alone)
 
 
 def language_of(hint: str | None) -> str | None:
@@ -231,6 +234,14 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
     if kind in ("lexical_declaration", "variable_declaration", "const_declaration", "var_declaration",
                 "static_item", "const_item", "let_declaration", "field_declaration", "public_field_definition",
                 "field_definition", "short_var_declaration"):
+        declarator = next((c for c in node.named_children if c.type == "variable_declarator"), None)
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is not None and value.type == "call_expression" and _text(value.child_by_field_name("function"),
+                                                                           source) == "require":
+            return ("import", _text(value.child_by_field_name("arguments"), source))  # const {a} = require('x')
+        target = declarator.child_by_field_name("name") if declarator is not None else None
+        if target is not None and target.type in ("object_pattern", "array_pattern") and value is not None:
+            return ("variable", "= " + _text(value, source))  # const { a, b } = load(): named by what it reads
         name = _name(node, source) or _first_identifier(node, source)
         return ("variable", name) if name else None
     if kind == "expression_statement" and node.named_children:
@@ -238,8 +249,10 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
         if inner.type in ("assignment", "assignment_expression", "augmented_assignment"):
             left = inner.child_by_field_name("left")
             return ("variable", _text(left, source)) if left is not None else None
-        if inner.type in ("call_expression", "call", "await_expression"):
-            return _call_key(inner if inner.type != "await_expression" else inner.named_children[0], source)
+        if inner.type == "await_expression" and inner.named_children:
+            inner = inner.named_children[0]
+        if inner.type in ("call_expression", "call", "method_invocation"):
+            return _call_key(inner, source)
     if kind == "section":
         heading = next((c for c in node.named_children if c.type.endswith("heading")), None)
         if heading is not None:
@@ -275,12 +288,13 @@ def _import_source(node, source: bytes) -> str:
 def _call_key(call, source: bytes) -> tuple[str, str] | None:
     """A call statement named by its callee and its first argument when that is a string (``test('adds')``,
     ``app.get("/")``), else by its callee alone (``print(...)``)."""
-    callee = call.child_by_field_name("function")
+    callee = call.child_by_field_name("function") or call.child_by_field_name("name")  # Java: object.name(...)
     if callee is None:
         return None
     args = call.child_by_field_name("arguments")
     first = args.named_children[0] if args is not None and args.named_children else None
-    name = _text(callee, source)
+    target = call.child_by_field_name("object") if call.type == "method_invocation" else None
+    name = (_text(target, source) + "." if target is not None else "") + _text(callee, source)
     if first is not None and first.type in ("string", "template_string", "string_literal"):
         name += " " + _text(first, source)
     return ("call", name)
@@ -303,7 +317,7 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
     units: list[Unit] = []
     for child in _children(container):
         start, end = child.start_point[0], _line_of_end(child)
-        if end < start:
+        if end < start or child.type in _JSX_EDGES or child.type == "jsx_text" and not _text(child, source).strip():
             continue
         unit = _unit(child, source, lines, start, end)
         if units and start <= units[-1].end:  # shares a line with the previous unit: one unit
@@ -337,11 +351,16 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     if key is None and end > start:  # a compound statement: named by its first line (``if (!response.ok) {``)
         key = ("first line", lines[start].strip())
     body = None
-    body_node = _find_body(node)
+    body_node = node if kind == "jsx_element" else _find_body(node)
     body_start, body_end = 0, -1
     if body_node is not None and end > start:
         units = _units_of(body_node, source, lines)
-        if _opens_on_line(body_node, source):
+        if body_node.type == "jsx_element":  # between the opening tag's line and the closing tag's
+            edges = [c for c in body_node.named_children if c.type in _JSX_EDGES]
+            body_start = _line_of_end(edges[0]) + 1 if edges else start
+            closing = edges[-1].start_point[0] if len(edges) == 2 else end + 1
+            body_end = closing - 1 if closing > body_start - 1 else closing
+        elif _opens_on_line(body_node, source):
             body_start = body_node.start_point[0] + 1
         else:  # an indented block (Python) starts after its header; comments before its first statement are
             header = body_node.prev_sibling  # the parser's children of the header, not of the block
@@ -352,14 +371,20 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
                 units = [_unit(c, source, lines, c.start_point[0], _line_of_end(c))
                          for c in header.parent.named_children
                          if c.type == "comment" and body_start <= c.start_point[0] < body_node.start_point[0]] + units
-        body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
+        if body_node.type != "jsx_element":
+            body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
         units = [u for u in units if u.start >= body_start and u.end <= body_end]
         if body_start <= body_end:
             body = units
     inner = None
     if kind == "decorated_definition" and node.child_by_field_name("definition") is not None:
         inner = node.child_by_field_name("definition").start_point[0]
-    return Unit(start, end, kind, key, body, body_start, body_end, inner)
+    elif key is not None and key[0] in ("function", "type", "variable"):  # annotations (``@Injectable()``)
+        row = start
+        while row < end and lines[row].lstrip().startswith("@"):
+            row += 1
+        inner = row if row > start else None
+    return Unit(start, end, kind, key, body, body_start, body_end, inner, node.has_error)
 
 
 def _opens_on_line(body, source: bytes) -> bool:
@@ -404,20 +429,27 @@ def _markdown_units(root, source: bytes, lines: list[str]) -> list[Unit]:
     first = headings[0].start_point[0] if headings else len(lines)
     blocks = [c for c in _descendant_blocks(root) if c.start_point[0] < first]
     for block in blocks:
-        units.append(Unit(block.start_point[0], max(block.start_point[0], _line_of_end(block)), block.type,
-                          None))
+        units.append(Unit(block.start_point[0], _last_line(block, lines), block.type, None))
     for n, heading in enumerate(headings):
         start = heading.start_point[0]
         end = (headings[n + 1].start_point[0] if n + 1 < len(headings) else len(lines)) - 1
         while end > start and not lines[end].strip():
             end -= 1
         body_start = _line_of_end(heading) + 1
-        body = [Unit(b.start_point[0], max(b.start_point[0], _line_of_end(b)), b.type, None)
+        body = [Unit(b.start_point[0], _last_line(b, lines), b.type, None)
                 for b in _descendant_blocks(root) if body_start <= b.start_point[0] <= end]
         body = [u for u in body if u.end <= end] if body_start <= end else []
         title = re.sub(r"\s+", " ", _text(heading, source).strip("#=- \n\t")).lower()
         units.append(Unit(start, end, "section", ("section", title), body, body_start, end))
     return units
+
+
+def _last_line(block, lines: list[str]) -> int:
+    """A Markdown block's last line with text (a list's node runs on over the blank line after it)."""
+    start, end = block.start_point[0], max(block.start_point[0], _line_of_end(block))
+    while end > start and not lines[end].strip():
+        end -= 1
+    return end
 
 
 def _descendant_blocks(root) -> list:

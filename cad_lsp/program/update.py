@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .blocks import Piece, merge_by_blocks
 from .ops import split_lines
@@ -41,13 +41,14 @@ DISTINCTIVE = 8  # characters of the longest placed line at least: an update sha
 WEAK_SHARE = 0.4  # ... unless shorter placed lines hold this share of the update's text
 REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
 REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in try: is the second)
+REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
                             r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
-NEW, MARKER = 0, -1  # Placement.lines values besides a file line
+NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
 
 
 class UpdateError(ValueError):
@@ -92,6 +93,7 @@ class Placement:
     kept: dict[int, tuple[int, int]]
     whole_file: bool
     replaced: frozenset[int] = frozenset()  # file lines that new lines next to a placed one rewrite (not kept)
+    rewrites: dict[int, int] = field(default_factory=dict)  # new lines between markers: the file line each rewrites
 
 
 @dataclass(frozen=True)
@@ -277,10 +279,39 @@ def align_update(document: str, update: str) -> Placement:
         replaced = frozenset()
     else:
         _share_edge_blank_lines(lines, keys, doc_keys, replaced)
-    kept = {k: _without(extent, replaced) for k, extent in _marker_extents(lines, keys, doc_keys).items()}
+    rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced)
+    replaced = replaced | frozenset(rewrites.values())
+    anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]  # a rewrite splits the marker stretch it is in
+    kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
     _place_closing_lines(lines, keys, doc_keys, kept)
-    _share_blank_lines(lines, keys, doc_keys, kept)
-    return Placement(document, update_lines, lines, kept, whole, replaced)
+    _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
+    return Placement(document, update_lines, lines, kept, whole, replaced, rewrites)
+
+
+def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[str],
+                              replaced: frozenset[int]) -> dict[int, int]:
+    """New lines with markers (or the update's edge) on both sides that rewrite one file line: an import that
+    gains a name, a signature that gains a parameter, shown alone between ``...`` markers.  Each goes in place
+    of the file line it resembles most, when that line is alike enough and clearly more alike than any other
+    among the lines the markers around it keep: {update line: file line}."""
+    out: dict[int, int] = {}
+    for k, n in enumerate(lines):
+        if n != NEW or _weight(keys[k]) < DISTINCTIVE:
+            continue
+        before = next((lines[i] for i in range(k - 1, -1, -1) if lines[i] != NEW or keys[i].strip()), None)
+        after = next((lines[i] for i in range(k + 1, len(lines)) if lines[i] != NEW or keys[i].strip()), None)
+        if before not in (None, MARKER) or after not in (None, MARKER):
+            continue  # next to a placed line or to other new code: the alignment's call
+        below = max([m for m in lines[:k] if m > 0] + [0])
+        above = min([m for m in lines[k + 1:] if m > 0] + [len(doc_keys) + 1])
+        scores = sorted(((difflib.SequenceMatcher(None, keys[k].strip(), doc_keys[j - 1].strip(),
+                                                  autojunk=False).ratio(), j)
+                         for j in range(below + 1, above)
+                         if j not in replaced and j not in out.values() and _weight(doc_keys[j - 1]) >= DISTINCTIVE
+                         and _indent_of(doc_keys[j - 1]) == _indent_of(keys[k])), reverse=True)
+        if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
+            out[k] = scores[0][1]
+    return out
 
 
 def _place_closing_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
@@ -332,7 +363,8 @@ def _share_edge_blank_lines(lines: list[int], keys: list[str], doc_keys: list[st
         j += 1
 
 
-def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
+def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]],
+                       rewrites: dict[int, int] | None = None) -> None:
     """Blank lines where a marker's kept lines meet the update's own are the same lines, not twice as many: the
     blank update lines right after a marker are placed on the blank lines its stretch ends with, and those right
     before it on the blank lines its stretch starts with."""
@@ -346,6 +378,10 @@ def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], k
         shared = min(after, tail)
         for i in range(shared):  # in order: the stretch's last blank lines become the update's first ones
             lines[k + 1 + i] = last - shared + 1 + i
+        following = lines[k + 1 + after] if k + 1 + after < len(lines) else None
+        if shared < after and following == last + 1 and first <= last:  # the file has no blank line there: the
+            for i in range(shared, after):  # update's blank lines only set the marker apart
+                lines[k + 1 + i] = SKIP
         last -= shared
         before = 0
         while k - 1 - before >= 0 and lines[k - 1 - before] == NEW and not keys[k - 1 - before].strip():
@@ -356,6 +392,10 @@ def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], k
         shared = min(before, head)
         for i in range(shared):
             lines[k - shared + i] = first + i
+        preceding = (rewrites or {}).get(k - 1 - before, lines[k - 1 - before]) if k - 1 - before >= 0 else None
+        if shared < before and preceding is not None and preceding > 0 and preceding + 1 == first <= last:
+            for i in range(before - shared):
+                lines[k - before + i] = SKIP
         kept[k] = (first + shared, last)
 
 
@@ -581,7 +621,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
     grammar = language_of(language) if language is not None else guess_language(document)
-    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker) if grammar else None
+    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block) if grammar else None
     if blockwise is None:
         return _checked(_line_merge(document, update), grammar, force)
     candidates = [_finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole)]
@@ -590,8 +630,12 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     except UpdateError:
         pass
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
-    # (a marker the syntax reads as a block's end where the update meant lines), then the syntax's.
-    best = min(candidates, key=lambda merge: (_breaks(document, merge.merged, grammar), merge.unseen_lines))
+    # (a marker the syntax reads as a block's end where the update meant lines), then the syntax's, unless it
+    # merged a block line by line: lines that see the whole file place a fragment better than lines that see
+    # the block.
+    order = [0, 1] if not blockwise.partly_by_lines else [1, 0]
+    best = min(candidates, key=lambda merge: (_breaks(document, merge.merged, grammar), merge.unseen_lines,
+                                              order[candidates.index(merge)]))
     return _checked(best, grammar, force)
 
 
@@ -616,11 +660,29 @@ def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
 def _line_merge(document: str, update: str) -> Merge:
     """The update placed line by line (``align_update``)."""
     placement = align_update(document, update)
+    return _finish(document, update, _line_pieces(placement), _seen_by_lines(placement), placement,
+                   placement.whole_file)
+
+
+def _lines_of_block(document_lines: list[str], update_lines: list[str]) -> tuple[list[Piece], frozenset[int]] | None:
+    """A block's lines merged line by line (its update has a fragment the parser cannot read), for the placement
+    by syntax: the pieces and the lines removed in sight, or None when lines place it nowhere."""
+    try:
+        placement = align_update("".join(document_lines), "".join(update_lines))
+    except UpdateError:
+        return None
+    return _line_pieces(placement), _seen_by_lines(placement)
+
+
+def _line_pieces(placement: Placement) -> list[Piece]:
+    """The merged lines of a line placement, each with where it comes from."""
+    document = placement.document
     doc_lines = split_lines(document)
     newline = _terminator(doc_lines)
     lines, snippet = placement.lines, not placement.whole_file
     out: list[Piece] = []
-    touching = next(n for n in lines if n != NEW)  # the first update line placed in the file, or a marker
+    anchored = [placement.rewrites.get(k, n) for k, n in enumerate(lines)]
+    touching = next(n for n in anchored if n != NEW)  # the first update line placed in the file, or a marker
     done = 0  # file lines accounted for: copied, kept by a marker, or left out (deleted)
     replaced = placement.replaced
     if snippet and touching > 0:  # the file before
@@ -636,15 +698,18 @@ def _line_merge(document: str, update: str) -> Merge:
             keep = written == written.rstrip() or written == ours.rstrip("\r\n")
             out.append(Piece(ours if keep else written + ours[len(ours.rstrip("\r\n")):], n, k + 1))
             done = n
+        elif n == SKIP:
+            continue
         elif n == MARKER:
             first, last = placement.kept[k]
             out += [Piece(doc_lines[m - 1], m, None) for m in range(first, last + 1)]
             done = max(done, last)
         else:
             out.append(Piece(placement.update_lines[k].rstrip("\r\n") + newline, None, k + 1))
+            done = max(done, placement.rewrites.get(k, 0))
     if snippet:  # and after it
         out += [Piece(line, n, None) for n, line in enumerate(doc_lines[done:], done + 1) if n not in replaced]
-    return _finish(document, update, out, _seen_by_lines(placement), placement, placement.whole_file)
+    return out
 
 
 def _seen_by_lines(placement: Placement) -> frozenset[int]:
