@@ -148,17 +148,16 @@ def run_quality(engine, args) -> dict:
     for group, case in progress(cases, "apply quality"):
         row = {"group": group, "id": case.id, "style": case.style, "lines": case.document.count("\n") + 1}
         try:
-            row["merge"] = merge_update(case.document, case.update).merged == case.after
+            row["merge"] = merge_update(case.document, case.update, _language(group)).merged == case.after
         except UpdateError:
             row["merge"] = None  # refused: ambiguous, or no place
         t0 = time.perf_counter()
         try:
-            result = engine.apply(case.document, case.update, case.instruction, key=case.id.rsplit("/", 1)[0])
+            result = engine.apply(case.document, case.update, case.instruction, key=case.id.rsplit("/", 1)[0],
+                                  language=_language(group))
             merged = apply_program(result.ops, case.document, result.first_line, result.last_line)
             row.update(cad=result.complete and merged == case.after, forwards=result.stats.forwards,
                        seconds=round(time.perf_counter() - t0, 3), region=result.last_line - result.first_line + 1,
-                       # the model's own call: a line the placement thinks new text rewrites, which it may keep
-                       choice=any(result.first_line <= n <= result.last_line for n in result.merge.rewritten),
                        differs=merged != result.merge.merged)
         except EngineError:
             row["cad"] = None
@@ -167,6 +166,11 @@ def run_quality(engine, args) -> dict:
             row["rewrite"] = rewrite_exact(engine, case, args)
         rows.append(row)
     return {"rows": rows, "summary": summarize(rows)}
+
+
+def _language(group: str) -> str:
+    """The language of a quality case's file, by its corpus (the JavaScript half of HumanEvalFix, else Python)."""
+    return "javascript" if group.endswith("-js") else "python"
 
 
 def rewrite_exact(engine, case, args) -> bool:
@@ -198,7 +202,7 @@ def summarize(rows: list[dict]) -> dict:
                 cell["rewrite"] += bool(row["rewrite"])
             if "forwards" in row:
                 cell["forwards"].append(row["forwards"])
-                cell["choices"] += row["choice"]
+                cell["choices"] += row.get("choice", False)
                 cell["differs"] += row["differs"]
                 cell["differs_right"] += row["differs"] and row["cad"]
     for cell in out.values():

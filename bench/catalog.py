@@ -4,12 +4,13 @@ Both the runner (which runs them) and the report (which writes their
 sections) read this list; neither imports the other for it.
 """
 
-BENCHMARKS = ["apply", "kernel", "smallforward", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless",
+BENCHMARKS = ["apply", "peer", "kernel", "smallforward", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless",
               "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit", "llamacpp",
               "agreement"]
 
 TITLES = {
     "apply": "Apply: a chat model's update snippet merged into a file by the embedded model, on held-out code",
+    "peer": "Apply, on updates others wrote: Continue's fixtures and hand-written chat updates, rules and model",
     "kernel": "Kernel: one N-token splice vs N decode steps",
     "smallforward": "Small forwards: a few tokens through PyTorch's linear layers vs oneDNN's packed ones",
     "ceiling": "Ceiling: copy coverage and the closed-form speedup bound",

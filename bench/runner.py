@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=None,
                         help="pairs per corpus (default: all; e2e 5; 2 with --quick; lossless always all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--suite", choices=["own", "peer"], default="own",
+                        help="apply: the project's own held-out updates (default), or peer: Continue's fixtures and "
+                             "hand-written chat updates beside them (also 'cad-lsp bench peer')")
     parser.add_argument("--context", type=int, default=512, help="kernel: tokens of real code before the splice")
     parser.add_argument("--ns", type=_int_list, default=None, help="kernel: N values, e.g. 8,32,128")
     parser.add_argument("--max-out-tokens", type=int, default=None,
@@ -268,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         path = report.write(args.out, results_md_path(args))
         print(f"bench report -> {path}", file=sys.stderr)
         return 0
+    if args.name == "apply" and args.suite == "peer":
+        args.name = "peer"  # the updates other people wrote: a benchmark (and a results file) of its own
     names = BENCHMARKS if args.name == "all" else [args.name]
     for name in names:
         run_benchmark(name, args)

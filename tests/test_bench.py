@@ -234,3 +234,13 @@ def test_teacher_forced_prompt_lookup_drafts_as_hugging_face_does_and_writes_the
     assert state.ids == prompt + output  # the cache holds the output, nothing rejected left behind
     assert forwards == len(backend.fed) < len(output) / 3  # copied text went in drafts
     assert all(len(fed) <= 1 + LOOKUP_TOKENS for fed in backend.fed)
+
+
+@pytest.mark.slow
+def test_peer_shape(quick_out):
+    """bench apply --suite peer: each case merged by the rules and by the model's program, per set."""
+    data = load(quick_out, "peer")
+    assert {row["suite"] for row in data["rows"]} >= {"chat (tests)", "chat (held out)"}
+    for row in data["rows"]:
+        assert {"lang", "class", "rules", "model"} <= set(row) and row.get("forwards", 0) == 0  # no call: no forward
+    assert all("rules" in row and row["rules_s"] >= 0 for row in data["own"])

@@ -237,16 +237,21 @@ def refuses(constraint, tok, text) -> bool:
 
 def test_an_apply_admits_only_merges_of_its_update(tok, llt):
     """must and adds: every kept line copied, the new text written whole and only after the line the update
-    shows before it; the one freedom left is a line the new text may rewrite (here 6: kept or not, before
-    or after the new line)."""
+    shows before it: the apply's program is the merge's, with no call left to the model; ``keep`` is the
+    grammar's room for one (here line 6, kept or not, before or after the new line), which the bench measures."""
     from cad_lsp.engine.engine import apply_constraint
+    from cad_lsp.engine.grammar import line_runs
 
     plan = [Copy(3, 5), Gen("    y = abs(y)\n"), Copy(7, 12)]  # line 6 is the one the new line may rewrite
-    make = lambda: apply_constraint(llt, plan, 3, 12, rewritten=[6])  # noqa: E731
+    make = lambda: apply_constraint(llt, plan, 3, 12)  # noqa: E731
     assert feed(make(), tok, format_program(plan)) == plan
-    for joined in ([Copy(3, 6), Gen("    y = abs(y)\n"), Copy(7, 12)], [Copy(3, 5), Gen("    y = abs(y)\n"),
-                                                                         Copy(6, 12)]):
-        assert feed(make(), tok, format_program(joined)) == joined  # the new line joins line 6: allowed
+    joins = ([Copy(3, 6), Gen("    y = abs(y)\n"), Copy(7, 12)], [Copy(3, 5), Gen("    y = abs(y)\n"), Copy(6, 12)])
+    assert refuses(make(), tok, format_program(joins[0])) and refuses(make(), tok, format_program(joins[1]))
+    made = make()
+    with_call = lambda: type(made)(llt, 3, 12, keep=tuple(line_runs(sorted(set(made.must) | {6}))),  # noqa: E731
+                                   must=made.must, adds=made.adds)
+    for joined in joins:
+        assert feed(with_call(), tok, format_program(joined)) == joined  # the new line joins line 6: allowed
     assert refuses(make(), tok, '<copy lines="4-')  # line 3 is never left out
     assert refuses(make(), tok, '<copy lines="3-4"/>\n')  # nor split from 5: the same text, no call in it
     assert refuses(make(), tok, '<copy lines="3-5"/>\n<gen>    y = y\n')  # only the update's text

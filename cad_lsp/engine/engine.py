@@ -9,7 +9,7 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -125,13 +125,13 @@ def plan_apply(document: str, update: str, instruction: str | None = None, langu
     return ApplyJob(merge, plan, apply_instruction(instruction), update_hints(document, merge.first, merge.last, plan))
 
 
-def apply_constraint(tokenizer, plan: Sequence[Op], first: int, last: int,
-                     rewritten: Iterable[int] = ()) -> ProgramConstraint:
-    """The programs that are merges of the update: the plan's copies are lines the program must copy, the
-    lines the placement thinks new text ``rewritten`` it may keep or leave out, each ``<gen>`` is the plan's
-    text after the line the plan writes it after (first - 1 at the region's start)."""
+def apply_constraint(tokenizer, plan: Sequence[Op], first: int, last: int) -> ProgramConstraint:
+    """The program of the update's merge: the plan's copies are lines the program must copy, each ``<gen>`` is
+    the plan's text after the line the plan writes it after (first - 1 at the region's start).  The grammar leaves
+    the model no call: where the placement by lines guesses whether new text rewrites a file line, the model's
+    own choice was measured wrong more often than the guess (``cad-lsp bench apply --suite peer``)."""
     must = sorted({n for op in plan if isinstance(op, Copy) for n in range(op.start, op.end + 1)})
-    keep = line_runs(sorted(set(must) | {n for n in rewritten if first <= n <= last}))
+    keep = line_runs(must)
     adds, after = [], first - 1
     for op in plan:
         if isinstance(op, Copy):
@@ -493,7 +493,7 @@ class Engine:
                     progress(stats)
 
             constraint = ProgramConstraint(self.ll_tokenizer, first, last) if job is None else apply_constraint(
-                self.ll_tokenizer, plan, first, last, (n - view.offset for n in job.merge.rewritten))
+                self.ll_tokenizer, plan, first, last)
             ff = self.fast_forward if fast_forward is None else fast_forward
             # an apply's request waits for the first call the grammar leaves the model; with none, the model
             # reads nothing, not even the document (the background warming still does)

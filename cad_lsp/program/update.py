@@ -117,11 +117,6 @@ class Merge:
         return self.merged != self.placement_document
 
     @property
-    def rewritten(self) -> frozenset[int]:
-        """File lines the line placement guesses new text rewrites (the model may keep them); none by syntax."""
-        return frozenset() if self.placement is None else self.placement.replaced
-
-    @property
     def unseen_lines(self) -> int:
         return sum(last - first + 1 for first, last in self.unseen)
 
