@@ -14,7 +14,9 @@ marker would otherwise keep it).  Then, level by level:
 - a file unit the update neither shows nor keeps under a marker is deleted.
 
 A method or function pasted alone, which the file's top level does not hold,
-replaces the one of that name wherever it is nested.  ``merge_by_blocks``
+replaces the one of that name wherever it is nested.  A block whose update
+holds a fragment the parser cannot read (``  ].join(',');`` after a marker)
+is merged line by line inside the block.  ``merge_by_blocks``
 answers the merged lines, each with where it came from, or None when the
 update does not read as units of this file (no grammar, a file that does not
 parse, an update with no unit the file has): then lines are placed one by one
@@ -133,6 +135,8 @@ def _normal(lines: list[str]) -> tuple[str, ...]:
 
 
 class _Merger:
+    """One merge: the file's and the update's lines, and the file lines the update removes in sight."""
+
     def __init__(self, old: _Side, new: _Side, row_offset: int, indented: bool = False,
                  merge_lines: LineMerge | None = None):
         self.old, self.new, self.row_offset = old, new, row_offset
@@ -255,7 +259,7 @@ class _Merger:
             new_units = [u for i, u in enumerate(new_units) if i not in nested]
             matches = self.match(old_units, new_units)
         whole = not any(self.new.marker) and self.covers()
-        pieces = self.level(old_units, new_units, matches, None, None, edges=not whole,
+        pieces = self.level(old_units, new_units, matches, False, edges=not whole,
                             keep_end=not whole, old_region=(0, len(self.old.lines) - 1),
                             new_region=(self.row_offset, len(self.new.lines) - 1 - self.row_offset), shift=None)
         for old, new in sorted(nested.values(), key=lambda pair: -pair[0].start):
@@ -287,7 +291,8 @@ class _Merger:
         shown = [line.strip() for line in self.new.lines if len(line.strip()) >= 3]
         if not content or not shown:
             return False
-        share = sum(line in set(shown) for line in content) / len(content)
+        shown_lines = set(shown)
+        share = sum(line in shown_lines for line in content) / len(content)
         starts = difflib.SequenceMatcher(None, content[0], shown[0], autojunk=False).ratio() >= LIKENESS
         return share >= WHOLE_FILE_SHARE and starts
 
@@ -416,7 +421,7 @@ class _Merger:
 
     # -- merging one level
     def level(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int] | None,
-              old_container: Unit | None, new_container: Unit | None, *, edges: bool, keep_end: bool = False,
+              nested: bool, *, edges: bool, keep_end: bool = False,
               open_end: bool = False, old_region: tuple[int, int], new_region: tuple[int, int],
               shift) -> list[Piece]:
         """The merged lines of one level: the units in the update's order, markers standing for the file's
@@ -426,7 +431,7 @@ class _Merger:
         if matches is None:
             matches = self.match(old_units, new_units)
         self.rewrites(old_units, new_units, matches)
-        if old_container is not None:
+        if nested:
             self.refuse_strays(old_units, new_units, matches)
         for k, j in sorted(matches.items()):
             if not self.is_marker(new_units[k]):
@@ -459,7 +464,7 @@ class _Merger:
             else:
                 items.append(("new", k))
         deleted = [j for j in range(len(old_units)) if j not in matched_old and j not in consumed]
-        self._note_deleted(deleted, old_units, new_units, matches, markers_at, old_container is not None)
+        self._note_deleted(deleted, old_units, new_units, matches, markers_at, nested)
         # the file's end stays after a marker that ends the update, and after a snippet at the top level
         ends_kept = keep_end or bool(sequence) and sequence[-1] in markers_at
         return self._emit(items, old_units, new_units, old_region, new_region, shift, ends_kept)
@@ -590,7 +595,7 @@ class _Merger:
             if old.body is None or new.body is None or not self.closes_only(old):
                 raise _Refused  # no body to merge into, or more than one (``try:`` and its ``except:``)
             head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
-            inner = self.level(old.body, new.body, None, old, new, edges=False,
+            inner = self.level(old.body, new.body, None, True, edges=False,
                                open_end=self.indented and new.body_end >= new.end,
                                old_region=(old.body_start, old.body_end),
                                new_region=(new.body_start, new.body_end), shift=shift)

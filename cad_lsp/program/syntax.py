@@ -105,7 +105,9 @@ def _parser(language: str):
         return None
 
 
+@lru_cache(maxsize=8)
 def _tree(text: str, language: str):
+    """The parse of a text (kept for the few texts one merge reads more than once: the file, the merged file)."""
     parser = _parser(language)
     return None if parser is None else parser.parse(text.encode("utf-8"))
 
