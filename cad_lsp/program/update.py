@@ -7,17 +7,23 @@ it shows, a stretch of the file left out without a marker is deleted.  An
 update with no marker at all that repeats most of the file is the whole new
 file; any other update is a snippet, and the file before and after it stays.
 
+``merge_update`` reads the update two ways and keeps the better merge: by the
+file's syntax (``program.blocks``: functions, classes and sections found by
+name, where a parser reads the file and the update) and line by line
+(``align_update``, below: any file).  The better merge is the one that parses
+where the file did, then the one that removes fewer lines the update did not
+show, then the syntax's.  It refuses a merge that breaks a file which parsed,
+unless forced, and names the lines it removes unseen.
+
 ``align_update`` places every update line: an unchanged line on the file line
 it repeats, a marker on the stretch it stands for, anything else as new text.
 Distinctive lines are placed first, as the monotone placement that repeats the
 most text, where leaving out a file line between two placed ones (deleting
 it) costs a tenth of its text, so that a line repeated far away cannot pull
 the update there; blank lines, braces and other repeats are then placed in the
-gaps between them.  ``merge_update`` turns a placement into the merged file
-and the region of lines that changed: an edit program need span only that
-region.  Pure and model-free: the engine shows the placement to the model and
-drafts the program from it, and ``cad-lsp bench apply`` scores it alone as the
-deterministic merge.
+gaps between them.  Pure and model-free: the engine drafts the program from
+the merge, and ``cad-lsp bench apply`` scores it alone as the deterministic
+merge.
 """
 
 from __future__ import annotations
@@ -109,12 +115,12 @@ class Merge:
     # file lines (first, last), 1-based, that the merge removes although the update neither showed them nor put
     # them between two lines it shows: the user should hear of them before accepting
     unseen: tuple[tuple[int, int], ...] = ()
-    placement_document: str = ""
+    document: str = ""  # the file merged into
     whole_file: bool = False  # the update was read as the whole new file (no marker, most of the file shown)
 
     @property
     def changed(self) -> bool:
-        return self.merged != self.placement_document
+        return self.merged != self.document
 
     @property
     def unseen_lines(self) -> int:
@@ -646,7 +652,7 @@ def _breaks(document: str, merged: str, grammar: str | None) -> bool:
 
 
 def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
-    if not force and _breaks(merge.placement_document, merge.merged, grammar):
+    if not force and _breaks(merge.document, merge.merged, grammar):
         raise UpdateError(f"the merged file would not parse as {grammar} where the file does (the update is "
                           f"not valid {grammar} in its place): check the update, or apply it with force")
     return merge
