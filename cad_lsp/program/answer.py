@@ -1,0 +1,213 @@
+"""A chat answer read as the files it changes: its fenced code blocks, each with the path it names.
+
+A chat model says which file a block is for in one of a few ways, and the clients that show its answers
+read the same ones: a path in the fence's info string (```` ```python src/app.py ````, ```` ```ts:src/app.ts
+````), a first line that names the file (``// filepath: src/app.ts``, ``# File: src/app.py``), or a path alone
+on the line before the fence (Aider), in a heading or in bold.  Shell sessions and their output are code
+blocks too but change no file: they are set aside with the reason, so a user sees nothing was lost.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Block", "Reading", "Skipped", "looks_like_path", "read_answer"]
+
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+
+# Languages whose blocks are commands or what they print, not a file (unless they name one).
+_SHELL = {"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "shellsession", "terminal",
+          "powershell", "ps", "ps1", "pwsh", "cmd", "bat", "batch", "text", "txt", "plaintext", "plain",
+          "output", "log", "none"}
+# Blocks that are not code to merge at all: a patch says its own change, a tree or mermaid draws one.
+_NOT_CODE = {"diff": "a diff, not code to merge", "patch": "a diff, not code to merge",
+             "mermaid": "a diagram", "tree": "a folder tree"}
+# First words of a line that is a command someone types, for blocks that do not say their language.
+_COMMANDS = {"pip", "pip3", "python", "python3", "npm", "npx", "yarn", "pnpm", "git", "cd", "ls", "mkdir",
+             "cargo", "go", "make", "docker", "kubectl", "curl", "wget", "brew", "apt", "apt-get", "sudo",
+             "uv", "poetry", "pytest", "node", "deno", "bun", "export", "source", "chmod", "rm", "cp", "mv",
+             "echo", "cat", "touch", "gradle", "mvn", "dotnet", "bundle", "gem", "rustup", "conda"}
+# Files named without an extension that are still files.
+_BARE_NAMES = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile",
+               "Containerfile", "BUILD", "WORKSPACE", "CMakeLists.txt", "LICENSE", "README"}
+_PATH_TOKEN = re.compile(r"^[\w@+~\-./\\]+$")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
+
+# A first line naming the file: a comment, an optional label, the path, the comment's end.
+_COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b)"
+_LABEL = r"(?:(?:file\s*path|filepath|file\s*name|filename|file|path)\s*[:=]\s*)"
+_NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*(?P<label>{_LABEL})?(?P<path>\S+?)\s*"
+                          r"(?:\*+/|-->|\*/\}|\*\))?\s*$", re.IGNORECASE)
+# The line before a fence: "src/app.py", "`src/app.py`", "**src/app.py**", "### `src/app.py`", "File: src/app.py:".
+_PATH_LINE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?\s*(?:(?:file|path|filename|filepath)\s*:\s*)?"
+                        r"(?:\*\*|__)?`?(?P<path>[^`*\s]+?)`?(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*$",
+                        re.IGNORECASE)
+_INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
+                             re.IGNORECASE)
+
+
+def looks_like_path(token: str) -> bool:
+    """Whether a token reads as a file's path: a name with an extension or a folder, not a language or a word."""
+    token = re.sub(r"^[A-Za-z]:(?=[/\\])", "", token.strip())  # C:\src\app.py: a path (refused later)
+    if not token or token.startswith("-") or not _PATH_TOKEN.match(token) or token.endswith(("/", "\\")):
+        return False
+    if token.strip(".") == "" or re.fullmatch(r"[\d.]+", token):  # "...", "1.5"
+        return False
+    name = re.split(r"[/\\]", token)[-1]
+    if name in _BARE_NAMES or re.fullmatch(r"\.[\w\-]+", name):  # Makefile, .gitignore, .env
+        return True
+    return bool(_EXTENSION.search(name)) and name.strip(".") != ""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A code block that changes a file: its text (without the fence or a line naming the file), the path it
+    names (None: it names none), how it named it, its language from the info string and its line in the answer."""
+
+    text: str
+    path: str | None
+    named_by: str | None  # "info", "first line", "line before", or None
+    language: str | None
+    line: int  # 1-based line of the opening fence in the answer
+
+    def describe(self) -> str:
+        return f"the block at line {self.line} of the answer"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A code block that changes no file, and why it was read so."""
+
+    line: int
+    language: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    blocks: tuple[Block, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def read_answer(markdown: str) -> Reading:
+    """The answer's code blocks that change files, in order, and those that do not."""
+    lines = markdown.splitlines(keepends=True)
+    blocks, skipped = [], []
+    index, prose_start = 0, 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index].rstrip("\r\n"))
+        if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            index += 1
+            continue
+        end = _closing(lines, index, opening["fence"])
+        indent = len(opening["indent"])
+        body = [_dedent(line, indent) for line in lines[index + 1:end]]
+        if body and not body[-1].endswith(("\n", "\r")):
+            body[-1] += "\n"
+        read = _read_block(opening["info"].strip(), body, lines[prose_start:index], index + 1)
+        (blocks if isinstance(read, Block) else skipped).append(read)
+        index = end + 1
+        prose_start = index
+    return Reading(tuple(blocks), tuple(skipped))
+
+
+def _closing(lines: list[str], opening: int, fence: str) -> int:
+    """The closing fence's index: the same character, at least as long, nothing after it; the answer's end if
+    none (a chat answer cut off mid-block still holds the block)."""
+    closer = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    for index in range(opening + 1, len(lines)):
+        if closer.match(lines[index].rstrip("\r\n")):
+            return index
+    return len(lines)
+
+
+def _dedent(line: str, indent: int) -> str:
+    spaces = len(line) - len(line.lstrip(" "))
+    return line[min(spaces, indent):]
+
+
+def _read_block(info: str, body: list[str], prose: list[str], line: int) -> Block | Skipped:
+    language, info_path = _read_info(info)
+    named_by = "info" if info_path else None
+    path = info_path
+    first = _naming_first_line(body)
+    if first is not None:
+        body = body[1:]
+        if path is None:
+            path, named_by = first, "first line"
+    if path is None:
+        path = _path_before(prose)
+        named_by = "line before" if path else None
+    if language in _NOT_CODE and path is None:
+        return Skipped(line, language, _NOT_CODE[language])
+    if path is None and language in _SHELL:
+        return Skipped(line, language, "commands or their output, not a file")
+    if path is None and language is None and _looks_like_commands(body):
+        return Skipped(line, None, "commands, not a file")
+    if not "".join(body).strip():
+        return Skipped(line, language, "an empty block")
+    return Block("".join(body), path, named_by, language, line)
+
+
+def _read_info(info: str) -> tuple[str | None, str | None]:
+    """(language, path) from a fence's info string: ``python src/app.py``, ``ts:src/app.ts``, ``src/app.py``,
+    ``python title="src/app.py"``, ``{.python file=src/app.py}``."""
+    if not info:
+        return None, None
+    attribute = _INFO_ATTRIBUTE.search(info)
+    words = info.strip("{}").split()
+    head = words[0].lstrip(".") if words else ""
+    if ":" in head and not head.endswith(":"):
+        language, _, rest = head.partition(":")
+        if looks_like_path(rest):
+            return language.lower() or None, rest
+    if attribute and looks_like_path(attribute["path"]):
+        language = head.lower() if head and "=" not in head and not looks_like_path(head) else None
+        return language, attribute["path"]
+    if looks_like_path(head):
+        return None, head
+    language = head.lower() or None
+    for word in words[1:]:
+        if "=" not in word and looks_like_path(word.strip("\"'")):
+            return language, word.strip("\"'")
+    return language, None
+
+
+def _naming_first_line(body: list[str]) -> str | None:
+    """The path a block's first line names, as a comment holding a path (with an optional ``File:`` label)."""
+    if not body:
+        return None
+    first = body[0].rstrip("\r\n")
+    if first.lstrip().startswith(("#!", "#include", "#define", "#import", "#pragma", "# -*-")):
+        return None
+    m = _NAMING_LINE.match(first)
+    if not m or not looks_like_path(m["path"]):
+        return None
+    return m["path"]
+
+
+def _path_before(prose: list[str]) -> str | None:
+    """A path alone on the last prose line before the fence (one blank line may stand between them)."""
+    lines = [line.rstrip("\r\n") for line in prose]
+    while lines and not lines[-1].strip():
+        lines.pop()
+        if len(prose) - len(lines) > 1:
+            return None
+    if not lines:
+        return None
+    m = _PATH_LINE.match(lines[-1])
+    if not m or not looks_like_path(m["path"]):
+        return None
+    return m["path"]
+
+
+def _looks_like_commands(body: list[str]) -> bool:
+    """Whether a block without a language is something to type at a prompt: ``$ cmd`` lines, or every line
+    starting with a command's name."""
+    lines = [line.strip() for line in body if line.strip()]
+    if not lines:
+        return False
+    if lines[0].startswith(("$ ", "% ", "PS>", "C:\\>")):
+        return True
+    return all(line.split()[0] in _COMMANDS for line in lines)

@@ -1,0 +1,207 @@
+"""What applying a whole chat answer would do, file by file, before anything is written.
+
+The answer's blocks (``answer.read_answer``) are grouped by the file they name, each file is read once, and
+its blocks are merged into it in the answer's order by the same merge as a single apply
+(``update.merge_update``), refusals included.  A path that names no file yet is a new file, whose block must
+be the whole file (no marker eliding lines that do not exist).  Everything a caller needs to show one review
+and to write all or nothing is here; reading and writing the files is the caller's (the command line reads
+the disk, the language server the editor's open documents first).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .answer import Block, Skipped, read_answer
+from .update import Merge, UpdateError, is_marker, merge_update
+
+__all__ = ["AnswerPlan", "FileChange", "Problem", "Reader", "plan_answer", "read_text"]
+
+# (text, None); (None, None) when the file does not exist; ("" or None, why) when it cannot be read.
+Reader = Callable[[Path], tuple[str | None, str | None]]
+
+# The file extensions a block's language may go to, for blocks that name no file and go to the default one.
+_EXTENSIONS = {
+    "python": {"py", "pyi", "pyw"}, "py": {"py", "pyi", "pyw"},
+    "javascript": {"js", "mjs", "cjs", "jsx"}, "js": {"js", "mjs", "cjs", "jsx"}, "jsx": {"jsx", "js"},
+    "typescript": {"ts", "mts", "cts", "tsx"}, "ts": {"ts", "mts", "cts", "tsx"}, "tsx": {"tsx", "ts"},
+    "go": {"go"}, "rust": {"rs"}, "rs": {"rs"}, "java": {"java"}, "kotlin": {"kt", "kts"},
+    "c": {"c", "h"}, "cpp": {"cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"}, "c++": {"cc", "cpp", "cxx", "hpp", "h"},
+    "csharp": {"cs"}, "cs": {"cs"}, "ruby": {"rb"}, "rb": {"rb"}, "php": {"php"}, "swift": {"swift"},
+    "lua": {"lua"}, "json": {"json", "jsonc"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
+    "toml": {"toml"}, "html": {"html", "htm"}, "css": {"css"}, "scss": {"scss"}, "sql": {"sql"},
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A block that goes to no file (no path and no default, a path outside the root, another language than
+    the default file's), with the reason."""
+
+    block: Block
+    reason: str
+
+    def message(self) -> str:
+        return f"{self.block.describe()}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file the answer touches: what it holds now (``before``; "" for a new file), what its blocks make of
+    it (``after``; None when a block was refused, ``refusal`` says which and why) and each block's merge."""
+
+    path: str  # as the user reads it: relative to the root where it lies inside it
+    target: Path
+    exists: bool
+    before: str
+    after: str | None
+    blocks: tuple[Block, ...]
+    merges: tuple[Merge, ...]
+    refusal: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.after is not None and (self.after != self.before or not self.exists)
+
+    @property
+    def unseen_lines(self) -> int:
+        return sum(merge.unseen_lines for merge in self.merges)
+
+    def unseen_notes(self) -> list[str]:
+        return [note for note in (merge.unseen_note() for merge in self.merges) if note]
+
+    @property
+    def unseen(self) -> list[tuple[int, int]]:
+        """File lines removed unseen; after a file's first block, lines of the text the blocks before made."""
+        return [span for merge in self.merges for span in merge.unseen]
+
+
+@dataclass(frozen=True)
+class AnswerPlan:
+    files: tuple[FileChange, ...]
+    problems: tuple[Problem, ...]  # blocks that go to no file
+    skipped: tuple[Skipped, ...]  # blocks that are not files (commands, output)
+
+    @property
+    def refused(self) -> tuple[FileChange, ...]:
+        return tuple(f for f in self.files if f.after is None)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every block found its file and merged: only then is the whole answer applied."""
+        return not self.problems and not self.refused
+
+    @property
+    def changed(self) -> tuple[FileChange, ...]:
+        return tuple(f for f in self.files if f.changed)
+
+    def refusals(self) -> list[str]:
+        """One line per block or file that will not be applied, and why."""
+        return [p.message() for p in self.problems] + [f"{f.path}: {f.refusal}" for f in self.refused]
+
+
+def read_text(path: Path) -> tuple[str | None, str | None]:
+    """A file's text as a ``Reader`` reads it: line ends kept, UTF-8 only, (None, None) when it does not exist."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except IsADirectoryError:
+        return None, "is a folder, not a file"
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
+    if b"\0" in data:
+        return None, "looks like a binary file (it contains NUL bytes); only text files can be edited"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 text (byte {exc.start}): only UTF-8 files can be edited"
+
+
+def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read: Reader = read_text,
+                force: bool = False) -> AnswerPlan:
+    """What the answer does to each file under ``root``; blocks naming no file go to ``default`` if given."""
+    reading = read_answer(markdown)
+    root = Path(os.path.abspath(root))
+    groups: dict[Path, list[Block]] = {}
+    problems = []
+    for block in reading.blocks:
+        target, problem = _target(block, root, default)
+        if problem is not None:
+            problems.append(Problem(block, problem))
+        else:
+            groups.setdefault(target, []).append(block)
+    files = tuple(_change(target, _shown(target, root), blocks, read, force) for target, blocks in groups.items())
+    return AnswerPlan(files, tuple(problems), reading.skipped)
+
+
+def _target(block: Block, root: Path, default: Path | None) -> tuple[Path | None, str | None]:
+    if block.path is None:
+        if default is None:
+            return None, "it names no file, and no file was given for such blocks"
+        default = Path(os.path.abspath(root / default))
+        if not _language_fits(block.language, default):
+            return None, (f"it names no file, and it is {block.language} while {default.name} is not: "
+                          f"name the file in the answer")
+        return default, None
+    return resolve_path(root, block.path)
+
+
+def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
+    """The file a path in the answer names under ``root``, or why it may not be written: an absolute path, or
+    one that leaves the root (``..``, or a link out of it)."""
+    text = name.replace("\\", "/")
+    if text.startswith("/") or PurePosixPath(text).is_absolute() or (len(text) > 1 and text[1] == ":"):
+        return None, f"the path {name} is absolute: an answer may name files under {root} only"
+    target = Path(os.path.normpath(root / text))
+    inside = os.path.realpath(target)
+    real_root = os.path.realpath(root)
+    if os.path.commonpath([str(target), str(root)]) != str(root) or \
+            os.path.commonpath([inside, real_root]) != real_root:
+        return None, f"the path {name} leads outside {root}: an answer may name files under it only"
+    if target == root:
+        return None, f"the path {name} is the root folder, not a file"
+    return target, None
+
+
+def _shown(target: Path, root: Path) -> str:
+    try:
+        return target.relative_to(root).as_posix()
+    except ValueError:
+        return str(target)
+
+
+def _language_fits(language: str | None, default: Path) -> bool:
+    extensions = _EXTENSIONS.get((language or "").lower())
+    suffix = default.suffix.lstrip(".").lower()
+    return extensions is None or not suffix or suffix in extensions
+
+
+def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: bool) -> FileChange:
+    text, problem = read(target)
+    exists = text is not None or problem is not None
+    before = text or ""
+    if problem is not None:
+        return FileChange(shown, target, exists, before, None, tuple(blocks), (), f"the file {problem}")
+    current, merges = before, []
+    for block in blocks:
+        if not current.strip():  # a new (or empty) file: the block is its whole text
+            markers = [line for line in block.text.splitlines() if is_marker(line)]
+            if markers:
+                what = "does not exist" if not exists else "is empty"
+                return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
+                                  f"{block.describe()} elides lines ({markers[0].strip()!r}) of a file that "
+                                  f"{what}: a new file needs its whole text")
+            current = block.text
+            continue
+        try:
+            merge = merge_update(current, block.text, target.name, force=force)
+        except UpdateError as exc:
+            return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
+                              f"{block.describe()}: {exc}")
+        merges.append(merge)
+        current = merge.merged
+    return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges))

@@ -1,0 +1,314 @@
+"""Reading a chat answer into the files it changes (``program.answer``) and what applying it would do
+(``program.answer_plan``): each path convention in answers written the way chat models and their clients
+write them, prose and shell blocks set aside, blocks that name no file, new files, and two blocks for one file.
+"""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from cad_lsp.program import answer_plan
+from cad_lsp.program.answer import looks_like_path, read_answer
+from cad_lsp.program.answer_plan import plan_answer, resolve_path
+
+APP = ("import os\n\n\ndef load(path):\n    with open(path) as fh:\n        return fh.read()\n\n\n"
+       "def save(path, text):\n    with open(path, 'w') as fh:\n        fh.write(text)\n")
+MAIN = "from app import load\n\n\ndef main():\n    print(load('x'))\n"
+
+# Claude: prose, a path in bold before each block, a shell block to run the tests.
+CLAUDE = """I'll make `load` tolerate a missing file and use it from `main`.
+
+**src/app.py**
+```python
+# ... existing code ...
+
+def load(path):
+    if not os.path.exists(path):
+        return ""
+    with open(path) as fh:
+        return fh.read()
+
+# ... existing code ...
+```
+
+**src/main.py**
+```python
+from app import load
+
+
+def main():
+    print(load('x') or "(empty)")
+```
+
+Then run the tests:
+
+```bash
+python -m pytest -q
+```
+"""
+
+# ChatGPT: a "# File:" first line, a new file, output shown as text.
+CHATGPT = """Sure! Here's the updated code.
+
+```python
+# File: src/app.py
+def save(path, text):
+    with open(path, 'w', encoding='utf-8') as fh:
+        fh.write(text)
+```
+
+And a new helper module:
+
+```python
+# File: src/paths.py
+from pathlib import Path
+
+
+def home() -> Path:
+    return Path.home()
+```
+
+Running it prints:
+
+```text
+saved 3 files
+```
+"""
+
+# Copilot Chat: a "// filepath:" comment in a TypeScript block, a "# filepath:" in Python.
+COPILOT = """```typescript
+// filepath: web/api.ts
+export const BASE = "/api/v2";
+```
+
+```python
+# filepath: src/app.py
+import os
+import sys
+# ...existing code...
+```
+"""
+
+# Aider: the path alone on the line before the fence.
+AIDER = """src/main.py
+```python
+from app import load
+
+
+def main():
+    print(load('y'))
+```
+"""
+
+
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(APP)
+    (tmp_path / "src" / "main.py").write_text(MAIN)
+    return tmp_path
+
+
+def by_path(plan):
+    return {f.path: f for f in plan.files}
+
+
+# -- reading: one convention per test
+
+
+@pytest.mark.parametrize("info, language", [("python src/app.py", "python"), ("ts:src/app.ts", "ts"),
+                                            ("src/app.py", None), ('python title="src/app.py"', "python"),
+                                            ("{.python file=src/app.py}", "python"), ("python:src/app.py", "python")])
+def test_a_path_in_the_info_string_names_the_file(info, language):
+    [block] = read_answer(f"Here:\n\n```{info}\nx = 1\n```\n").blocks
+    assert block.path in ("src/app.py", "src/app.ts") and block.named_by == "info"
+    assert block.language == language and block.text == "x = 1\n"
+
+
+@pytest.mark.parametrize("first", ["// filepath: src/app.ts", "# File: src/app.ts", "<!-- path: src/app.ts -->",
+                                   "/* file: src/app.ts */", "-- src/app.ts", "// src/app.ts"])
+def test_a_first_line_naming_the_file_names_it_and_is_dropped(first):
+    [block] = read_answer(f"```\n{first}\nlet x = 1;\n```\n").blocks
+    assert (block.path, block.named_by, block.text) == ("src/app.ts", "first line", "let x = 1;\n")
+
+
+def test_a_first_line_that_is_code_is_kept():
+    for first in ("#!/usr/bin/env python", "#include <stdio.h>", "# compute the total", "// TODO: app.ts later"):
+        [block] = read_answer(f"```python src/x.py\n{first}\nx = 1\n```\n").blocks
+        assert block.text.startswith(first)
+
+
+@pytest.mark.parametrize("before", ["src/app.py", "`src/app.py`", "**src/app.py**", "**`src/app.py`**",
+                                    "### src/app.py", "## `src/app.py`", "File: src/app.py", "`src/app.py`:",
+                                    "src/app.py\n"])
+def test_a_path_alone_on_the_line_before_names_the_file(before):
+    [block] = read_answer(f"Change this.\n\n{before}\n```python\nx = 1\n```\n").blocks
+    assert (block.path, block.named_by) == ("src/app.py", "line before")
+
+
+def test_a_sentence_before_the_fence_names_nothing():
+    for before in ("Update the loader in src/app.py:", "Here is the code.", "### Changes", "**Note:**"):
+        [block] = read_answer(f"{before}\n```python\nx = 1\n```\n").blocks
+        assert block.path is None
+
+
+def test_a_path_two_paragraphs_up_does_not_name_the_next_block():
+    [block] = read_answer("src/app.py\n\n\n\n```python\nx = 1\n```\n").blocks
+    assert block.path is None
+
+
+def test_fences_of_tildes_longer_fences_and_indented_fences():
+    answer = ("~~~python src/a.py\na = 1\n~~~\n\n````markdown docs/b.md\n```python\nb = 2\n```\n````\n\n"
+              "1. In a list:\n   ```python src/c.py\n   c = 3\n   ```\n")
+    blocks = read_answer(answer).blocks
+    assert [(b.path, b.text) for b in blocks] == [("src/a.py", "a = 1\n"), ("docs/b.md", "```python\nb = 2\n```\n"),
+                                                  ("src/c.py", "c = 3\n")]
+
+
+def test_an_answer_cut_off_inside_a_block_keeps_the_block():
+    [block] = read_answer("```python src/a.py\na = 1\nb = 2").blocks
+    assert block.text == "a = 1\nb = 2\n"
+
+
+def test_shell_sessions_and_output_are_not_files():
+    answer = ("```bash\npip install -e .\n```\n```console\n$ cad-lsp --help\nusage: ...\n```\n"
+              "```\nnpm install\nnpm test\n```\n```\n$ ls\nsrc tests\n```\n```text\nOK 3 passed\n```\n"
+              "```diff\n-a\n+b\n```\n```bash scripts/build.sh\nset -e\nmake\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["scripts/build.sh"]
+    assert [s.language for s in reading.skipped] == ["bash", "console", None, None, "text", "diff"]
+    assert all(s.reason for s in reading.skipped)
+
+
+@pytest.mark.parametrize("token, path", [("src/app.py", True), ("app.py", True), ("Makefile", True),
+                                         (".gitignore", True), ("python", False), ("c++", False), ("...", False),
+                                         ("1.5", False), ("--flag", False), ("a b.py", False), ("src/", False)])
+def test_what_reads_as_a_path(token, path):
+    assert looks_like_path(token) is path
+
+
+# -- the plan
+
+
+def test_a_claude_answer_changes_two_files_and_skips_the_shell_block(tmp_path):
+    plan = plan_answer(CLAUDE, tree(tmp_path))
+    assert plan.complete and len(plan.skipped) == 1
+    files = by_path(plan)
+    assert set(files) == {"src/app.py", "src/main.py"}
+    assert 'if not os.path.exists(path):\n        return ""\n' in files["src/app.py"].after
+    assert files["src/app.py"].after.startswith("import os\n") and "def save" in files["src/app.py"].after
+    assert files["src/main.py"].after == MAIN.replace("print(load('x'))", "print(load('x') or \"(empty)\")")
+
+
+def test_a_chatgpt_answer_changes_one_file_and_creates_another(tmp_path):
+    plan = plan_answer(CHATGPT, tree(tmp_path))
+    files = by_path(plan)
+    assert plan.complete and [s.language for s in plan.skipped] == ["text"]
+    assert "encoding='utf-8'" in files["src/app.py"].after and "def load" in files["src/app.py"].after
+    new = files["src/paths.py"]
+    assert not new.exists and new.before == "" and new.after.startswith("from pathlib import Path\n")
+    assert new.changed
+
+
+def test_a_copilot_answer_with_filepath_comments(tmp_path):
+    root = tree(tmp_path)
+    (root / "web").mkdir()
+    (root / "web" / "api.ts").write_text('export const BASE = "/api/v1";\n')
+    files = by_path(plan_answer(COPILOT, root))
+    assert files["web/api.ts"].after == 'export const BASE = "/api/v2";\n'
+    assert files["src/app.py"].after.startswith("import os\nimport sys\n\n\ndef load(path):")
+
+
+def test_an_aider_answer_with_the_path_before_the_fence(tmp_path):
+    files = by_path(plan_answer(AIDER, tree(tmp_path)))
+    assert files["src/main.py"].after == MAIN.replace("'x'", "'y'")
+
+
+def test_a_new_file_with_markers_is_refused(tmp_path):
+    answer = "```python src/new.py\nimport os\n# ... existing code ...\nx = 1\n```\n"
+    plan = plan_answer(answer, tree(tmp_path))
+    [refused] = plan.refused
+    assert not plan.complete and refused.after is None and not refused.exists
+    assert "existing code" in refused.refusal and "does not exist" in refused.refusal
+    assert plan.refusals() == [f"src/new.py: {refused.refusal}"]
+
+
+def test_two_blocks_for_one_file_are_merged_in_order(tmp_path):
+    answer = ("First the loader:\n\n```python src/app.py\ndef load(path):\n    with open(path, encoding='utf-8') as fh:"
+              "\n        return fh.read()\n# ... existing code ...\n```\n\nThen the saver:\n\n```python src/app.py\n"
+              "# ... existing code ...\ndef save(path, text):\n    with open(path, 'w', encoding='utf-8') as fh:\n"
+              "        fh.write(text)\n```\n")
+    [change] = plan_answer(answer, tree(tmp_path)).files
+    assert len(change.blocks) == 2 and len(change.merges) == 2
+    assert change.after == APP.replace("open(path)", "open(path, encoding='utf-8')").replace(
+        "open(path, 'w')", "open(path, 'w', encoding='utf-8')")
+
+
+def test_a_block_the_merge_refuses_refuses_its_file_and_says_which_block(tmp_path):
+    answer = ("```python src/app.py\ndef load(path):\n    if (:\n# ... existing code ...\n```\n\n"
+              "```python src/main.py\nfrom app import load\n\n\ndef main():\n    print(load('z'))\n```\n")
+    plan = plan_answer(answer, tree(tmp_path))
+    files = by_path(plan)
+    assert files["src/app.py"].after is None and "line 1 of the answer" in files["src/app.py"].refusal
+    assert "would not parse" in files["src/app.py"].refusal
+    assert files["src/main.py"].after is not None and not plan.complete
+    assert by_path(plan_answer(answer, tmp_path, force=True))["src/app.py"].after is not None
+
+
+def test_blocks_naming_no_file_go_to_the_default_file_or_are_unplaced(tmp_path):
+    root = tree(tmp_path)
+    answer = "Change main:\n\n```python\ndef main():\n    print(load('w'))\n```\n"
+    plan = plan_answer(answer, root)
+    assert not plan.complete and plan.files == ()
+    [problem] = plan.problems
+    assert "names no file" in problem.reason and problem.message().startswith("the block at line 3")
+    [change] = plan_answer(answer, root, Path("src/main.py")).files
+    assert change.path == "src/main.py" and "print(load('w'))" in change.after
+
+
+def test_a_block_in_another_language_than_the_default_file_is_unplaced(tmp_path):
+    plan = plan_answer('```json\n{"name": "x"}\n```\n', tree(tmp_path), Path("src/app.py"))
+    assert plan.files == () and "json" in plan.problems[0].reason
+
+
+@pytest.mark.parametrize("name", ["/etc/hosts.conf", "../outside.py", "src/../../outside.py", "C:\\x.py", "\\x.py"])
+def test_paths_outside_the_root_are_refused(tmp_path, name):
+    target, problem = resolve_path(tmp_path, name)
+    assert target is None and problem
+    plan = plan_answer(f"```python {name}\nx = 1\n```\n", tmp_path)
+    assert plan.files == () and ("outside" in plan.problems[0].reason or "absolute" in plan.problems[0].reason)
+
+
+def test_a_link_out_of_the_root_is_refused(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "out").symlink_to(outside)
+    assert resolve_path(root, "out/x.py")[0] is None
+    assert resolve_path(root, "./src/../src/x.py") == (root / "src" / "x.py", None)
+
+
+def test_one_file_named_two_ways_is_one_file(tmp_path):
+    answer = "```python src/app.py\nimport os\nimport re\n# ... existing code ...\n```\n" \
+             "```python ./src/app.py\n# ... existing code ...\ndef save(path, text):\n    pass\n```\n"
+    [change] = plan_answer(answer, tree(tmp_path)).files
+    assert "import re\n" in change.after and "    pass\n" in change.after and len(change.blocks) == 2
+
+
+def test_an_unreadable_file_is_refused(tmp_path):
+    root = tree(tmp_path)
+    (root / "data.bin").write_bytes(b"\0\1")
+    [change] = plan_answer("```python data.bin\nx\n```\n", root).files
+    assert change.after is None and "binary" in change.refusal
+
+
+def test_lines_removed_unseen_are_counted_over_the_blocks(tmp_path, monkeypatch):
+    real = answer_plan.merge_update
+    monkeypatch.setattr(answer_plan, "merge_update",
+                        lambda *a, **k: dataclasses.replace(real(*a, **k), unseen=((5, 6),)))
+    answer = "```python src/app.py\nimport re\n# ... existing code ...\n```\n" \
+             "```python src/app.py\n# ... existing code ...\ndef save(path, text):\n    pass\n```\n"
+    [change] = plan_answer(answer, tree(tmp_path)).files
+    assert change.unseen_lines == 4 and change.unseen == [(5, 6), (5, 6)]
+    assert len(change.unseen_notes()) == 2 and "removes 2 lines" in change.unseen_notes()[0]
