@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cad-lsp bench",
         description="Benchmarks of Copy-as-Decode; each writes OUT/NAME.json, OUT/NAME.md and a plot.",
+        epilog="examples:\n  cad-lsp bench apply --suite peer\n  cad-lsp bench all --quick --out /tmp/bench",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("name", choices=NAMES, help="the benchmark; 'all' runs every one, then 'report'")
     parser.add_argument("--model", default=None,

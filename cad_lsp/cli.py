@@ -9,13 +9,34 @@ import json
 import sys
 from pathlib import Path
 
-from . import warm
+from . import __version__, warm
 from .engine.window import BLOCK_LINES, DEFAULT_CONTEXT_LINES
 
 DEFAULT_MODEL = "smollm2"
+RAW = argparse.RawDescriptionHelpFormatter
 
-DESCRIPTION = ("Code edits by Copy-as-Decode: the model writes a program that copies the lines that stay "
+DESCRIPTION = ("Code edits by Copy-as-Decode: the model writes a program that copies the lines that stay\n"
                "the same and generates only what changes.")
+
+# What each command's --help ends with: a command to copy (argparse's RawDescriptionHelpFormatter keeps it as is).
+EXAMPLES = {
+    None: "cad-lsp apply examples/inventory.py --update examples/inventory-update.py\n"
+          "cad-lsp edit --help",
+    "edit": "cad-lsp edit examples/temperature.py --lines 6-7 \\\n"
+            "    --instruction 'Add the docstring \"Convert a temperature from Fahrenheit to Celsius.\"'",
+    "apply": "cad-lsp apply examples/inventory.py --update examples/inventory-method.py\n"
+             "cat examples/inventory-update.py | cad-lsp apply examples/inventory.py --update - --json",
+    "serve": "cad-lsp serve                    # an editor starts it (docs/editors.md)\n"
+             "cad-lsp serve --tcp --port 2087  # or listen on 127.0.0.1:2087",
+    "http": "cad-lsp http --port 8000         # then point the client's apply model at http://127.0.0.1:8000/v1",
+    "train": "cad-lsp train --families --apply --out out/smollm2-cad",
+}
+
+
+def _example(command: str | None) -> str:
+    lines = EXAMPLES[command].splitlines()
+    heading = "examples:" if sum(not line.startswith(" ") for line in lines) > 1 else "example:"
+    return "\n".join([heading] + ["  " + line for line in lines])
 
 
 def _line_range(text: str) -> tuple[int, int]:
@@ -327,18 +348,22 @@ def _request_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cad-lsp", description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="cad-lsp", description=DESCRIPTION, epilog=_example(None),
+                                     formatter_class=RAW)
+    parser.add_argument("--version", action="version", version=f"cad-lsp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    edit = sub.add_parser("edit", help="edit lines of a file and print the program, a diff and stats")
+    edit = sub.add_parser("edit", epilog=_example("edit"), formatter_class=RAW,
+                          help="edit lines of a file and print the program, a diff and stats")
     edit.add_argument("file", help="the file to edit (UTF-8 text)")
     edit.add_argument("--lines", type=_line_range, required=True, help="A-B, 1-based, inclusive")
     edit.add_argument("--instruction", required=True, help='what to do, e.g. "Add type hints"')
     _request_options(edit)
     edit.set_defaults(run=cmd_edit)
 
-    apply = sub.add_parser("apply", help="merge a chat model's update snippet into a file and print the program, "
-                                         "a diff and stats")
+    apply = sub.add_parser("apply", epilog=_example("apply"), formatter_class=RAW,
+                           help="merge a chat model's update snippet into a file and print the program, a diff "
+                                "and stats")
     apply.add_argument("file", help="the file to apply the update to (UTF-8 text)")
     apply.add_argument("--update", required=True, metavar="PATH",
                        help="the update: changed code with unchanged stretches elided by comments such as "
@@ -350,7 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     _request_options(apply)
     apply.set_defaults(run=cmd_apply)
 
-    serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
+    serve = sub.add_parser("serve", epilog=_example("serve"), formatter_class=RAW,
+                           help="run the language server (stdio unless --tcp)")
     _model_options(serve)
     serve.add_argument("--max-tokens", type=int, default=None,
                        help="program token limit per request (default: from the selection)")
@@ -372,8 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--socket", default=None, help=argparse.SUPPRESS)
     serve.set_defaults(run=cmd_serve)
 
-    http = sub.add_parser("http", help="serve an OpenAI-compatible apply endpoint (Morph's format) over HTTP "
-                                       "(docs/apply-clients.md)")
+    http = sub.add_parser("http", epilog=_example("http"), formatter_class=RAW,
+                          help="serve an OpenAI-compatible apply endpoint (Morph's format) over HTTP "
+                               "(docs/apply-clients.md)")
     _model_options(http)
     http.add_argument("--host", default="127.0.0.1",
                       help="address to listen on (default 127.0.0.1; any other needs --api-key)")
@@ -397,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="what the server writes to stderr (default: info, a line per request)")
     http.set_defaults(run=cmd_http)
 
-    tr = sub.add_parser("train", help="fine-tune a LoRA adapter that writes edit programs (SFT)")
+    tr = sub.add_parser("train", epilog=_example("train"), formatter_class=RAW,
+                        help="fine-tune a LoRA adapter that writes edit programs (SFT)")
     tr.add_argument("--model", default="smollm2:base", help="the base model (default: smollm2 without an adapter)")
     tr.add_argument("--out", default=None, help="adapter folder (default out/smollm2-cad; copy it to "
                     "cad_lsp/assets/adapters/smollm2-cad to make smollm2 use it)")
