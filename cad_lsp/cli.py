@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import __version__, warm
 from .engine.window import BLOCK_LINES, DEFAULT_CONTEXT_LINES
+from .files import read_document, read_update, write_back
 
 DEFAULT_MODEL = "smollm2"
 RAW = argparse.RawDescriptionHelpFormatter
@@ -61,23 +62,6 @@ def _model_options(parser: argparse.ArgumentParser) -> None:
                              "pip install 'cad-lsp[llamacpp]'); vllm: a vLLM server runs it (docs/vllm.md); auto "
                              "(default): llamacpp for gguf: and ollama: models, else torch; local: torch's old name")
     parser.add_argument("--vllm-url", default=None, help="the vLLM server, e.g. http://gpu-host:8000 (--backend vllm)")
-
-
-def read_document(path: Path) -> tuple[str, str | None]:
-    """(text, None), or ("", why the file cannot be edited); line ends are kept as they are."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except IsADirectoryError:
-        return "", "is a folder, not a file"
-    except OSError as exc:
-        return "", f"cannot read the file: {exc.strerror or exc}"
-    if b"\0" in data:
-        return "", "looks like a binary file (it contains NUL bytes); only text files can be edited"
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        return "", f"is not UTF-8 text (byte {exc.start}): only UTF-8 files can be edited"
 
 
 def _edit_here(args: argparse.Namespace, request: dict) -> dict:
@@ -139,6 +123,11 @@ def cmd_edit(args: argparse.Namespace) -> int:
 def cmd_apply(args: argparse.Namespace) -> int:
     from .program.update import UpdateError, merge_update
 
+    if args.answer is not None or args.update is None:
+        return _apply_answer(args)
+    if args.file is None:
+        print("cad-lsp: apply needs the FILE to apply --update to", file=sys.stderr)
+        return 2
     path = Path(args.file)
     document, problem = read_document(path)
     update, update_problem = read_update(args.update)
@@ -162,26 +151,17 @@ def cmd_apply(args: argparse.Namespace) -> int:
     return _finish(args, path, document, _answer(args, request))
 
 
-def read_update(source: str) -> tuple[str, str | None]:
-    """The update's text from a file or, for ``-``, standard input; (text, None) or ("", why not)."""
-    if source == "-":
-        data = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
-        where = "the update on standard input"
-    else:
-        try:
-            data = Path(source).read_bytes()
-        except IsADirectoryError:
-            return "", f"the update {source} is a folder, not a file"
-        except OSError as exc:
-            return "", f"cannot read the update {source}: {exc.strerror or exc}"
-        where = f"the update {source}"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return "", f"{where} is not UTF-8 text (byte {exc.start})"
-    if not text.strip():
-        return "", f"{where} is empty"
-    return text, None
+def _apply_answer(args: argparse.Namespace) -> int:
+    """``apply --answer``: every file a chat answer changes (``apply_answer``); no model loads."""
+    from .apply_answer import cmd_apply_answer
+
+    if args.answer is None:
+        print("cad-lsp: apply needs --update (a snippet for FILE) or --answer (a whole chat answer)", file=sys.stderr)
+        return 2
+    if args.update is not None:
+        print("cad-lsp: give --update or --answer, not both", file=sys.stderr)
+        return 2
+    return cmd_apply_answer(args)
 
 
 def _finish(args: argparse.Namespace, path: Path, document: str, record: dict) -> int:
@@ -236,34 +216,6 @@ def _finish(args: argparse.Namespace, path: Path, document: str, record: dict) -
             print(f"cad-lsp: {path}: {problem}; nothing written", file=sys.stderr)
             return 1
     return 0
-
-
-def write_back(path: Path, read: str, new: str) -> str | None:
-    """Replace the file with ``new`` if it still holds what was ``read``; None, or why nothing was written.
-
-    The new text goes to a temporary file in the same folder, with the
-    file's mode, and is renamed over it: a reader never sees half a file,
-    and a crash leaves the old one.  The file is compared again just before:
-    a user who saved it in an editor while the model ran keeps their text.
-    """
-    import os
-    import tempfile
-
-    target = Path(os.path.realpath(path))  # a link stays a link: its target gets the new text
-    current, problem = read_document(target)
-    if problem is not None or current != read:
-        return "the file changed while the model ran" if problem is None else f"the file {problem}"
-    mode = target.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".cad-lsp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(new)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        return f"cannot write it: {exc.strerror or exc}"
-    return None
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -364,10 +316,21 @@ def build_parser() -> argparse.ArgumentParser:
     apply = sub.add_parser("apply", epilog=_example("apply"), formatter_class=RAW,
                            help="merge a chat model's update snippet into a file and print the program, a diff "
                                 "and stats")
-    apply.add_argument("file", help="the file to apply the update to (UTF-8 text)")
-    apply.add_argument("--update", required=True, metavar="PATH",
+    apply.add_argument("file", nargs="?", default=None,
+                       help="the file to apply the update to (UTF-8 text); with --answer, the file for code blocks "
+                            "that name none (optional)")
+    apply.add_argument("--update", default=None, metavar="PATH",
                        help="the update: changed code with unchanged stretches elided by comments such as "
                             "'# ... existing code ...' (a file, or - for standard input)")
+    apply.add_argument("--answer", default=None, metavar="PATH",
+                       help="a whole chat answer (markdown, a file or - for standard input): every code block that "
+                            "names a file is applied to it, in one review; --write writes all of them or nothing")
+    apply.add_argument("--root", default=None, metavar="DIR",
+                       help="with --answer: the folder the answer's paths are relative to (default: here); files "
+                            "outside it are refused")
+    apply.add_argument("--partial", action="store_true",
+                       help="with --answer --write: write the files that merged even if other blocks were refused, "
+                            "placed in no file or their files changed on disk (all or nothing otherwise)")
     apply.add_argument("--instruction", default=None, help="what the update is for, as the chat said it (optional)")
     apply.add_argument("--force", action="store_true",
                        help="apply a merge that leaves a file which parsed unparsable (refused otherwise), e.g. an "
