@@ -6,7 +6,8 @@ selection, the actions a selection offers), ``documents`` (the server's copy
 of open documents), ``session`` (the state the helpers share, and the
 ``Editor`` they talk to, which ``CadServer`` implements), ``progress``,
 ``model_work`` (loading the model and warming caches in threads) and
-``edit_flow`` (one edit, from decoding to the versioned WorkspaceEdit).
+``edit_flow`` (one edit, from decoding to the versioned WorkspaceEdit) and ``answer_flow`` (a whole chat
+answer as one WorkspaceEdit over every file it touches).
 
 Model work never runs on the event loop: the model loads in a thread after
 ``initialized``, document caches are warmed one at a time in a thread, and an
@@ -31,6 +32,7 @@ from pygls.lsp.server import LanguageServer
 
 from ..engine.window import BLOCK_LINES
 from ..program import split_lines
+from .answer_flow import ANSWER_COMMAND, answer_root, parse_answer_arguments, run_answer
 from .documents import document_name
 from .edit_flow import Outcome, claim, run_claimed, run_edit, where
 from .model_work import forget_document, load_engine, schedule_warm, stop_model_work
@@ -297,6 +299,21 @@ async def apply_update(ls: CadServer, *arguments) -> dict:
     return await run_command(ls, parse_apply_arguments, list(arguments))
 
 
+async def apply_answer(ls: CadServer, *arguments) -> dict:
+    """``cad.applyAnswer {text, uri?, version?, partial?, force?}`` -> ``{applied, message, files, unplaced}``:
+    every file a chat answer changes, as one WorkspaceEdit (``answer_flow``); its paths start at the workspace
+    folder (else the active document's folder), and blocks naming no file go to ``uri``."""
+    try:
+        request = parse_answer_arguments(list(arguments))
+        folders = [folder.uri for folder in (ls.workspace.folders or {}).values()]
+        root = answer_root(request, folders, ls.workspace.root_uri)
+        outcome = await outcome_of(ls, run_answer(ls.session, request, root))
+    except RequestError as exc:
+        outcome = Outcome(False, str(exc), exc.kind)
+    tell(ls, outcome)
+    return outcome.as_json()
+
+
 async def run_command(ls: CadServer, parse, arguments: list) -> dict:
     """Parse a command's request and run it: answered when done, or at once for a ``background`` one."""
     cancel = threading.Event()
@@ -392,8 +409,10 @@ def create_server(options: Options) -> CadServer:
     ls.feature(lsp.SHUTDOWN)(shutdown)
     ls.command(EDIT_COMMAND)(edit_selection)
     ls.command(APPLY_COMMAND)(apply_update)
+    ls.command(ANSWER_COMMAND)(apply_answer)
     ls.protocol.command_checks = {EDIT_COMMAND: arguments_problem(parse_edit_arguments),
-                                  APPLY_COMMAND: arguments_problem(parse_apply_arguments)}
+                                  APPLY_COMMAND: arguments_problem(parse_apply_arguments),
+                                  ANSWER_COMMAND: arguments_problem(parse_answer_arguments)}
     return ls
 
 
