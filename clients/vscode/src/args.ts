@@ -223,3 +223,99 @@ export function spliceEdits(text: string, edits: OffsetEdit[]): string {
   }
   return result;
 }
+
+// ---------------------------------------------------------------------------
+// A whole chat answer: every file it touches, one review
+
+export const ANSWER_COMMAND = "cad.applyAnswer";
+/** The label the server gives the one WorkspaceEdit of an answer: the review asks about all its files at once. */
+export const ANSWER_LABEL = "cad-lsp: apply a chat answer";
+/** Change annotations of an answer's files whose merge removes lines the answer did not show start with this. */
+export const ANSWER_UNSEEN_ANNOTATION = "cad-lsp.answer.unseen";
+
+/** The single argument of the server's `cad.applyAnswer` command. */
+export interface ApplyAnswerArgs {
+  text: string;
+  uri?: string;
+  version?: number;
+}
+
+/**
+ * Returns why `text` (the clipboard) cannot be sent as a chat answer, or
+ * undefined if it can: it must hold at least one fenced code block.
+ */
+export function validateAnswer(text: string): string | undefined {
+  if (!text.trim()) return "The clipboard is empty: copy the chat answer first.";
+  if (text.length > MAX_UPDATE_CHARS) {
+    return `The clipboard holds ${text.length} characters, more than an answer may (${MAX_UPDATE_CHARS}).`;
+  }
+  if (!/^ {0,3}(`{3,}|~{3,})/m.test(text)) {
+    return "The clipboard holds no code block: copy the whole chat answer, with its ``` blocks.";
+  }
+  return undefined;
+}
+
+/**
+ * The argument of `cad.applyAnswer`: the answer as copied and, when a file is
+ * active, its uri and version (blocks that name no file go to it; a later
+ * change of it refuses the answer).
+ */
+export function buildAnswerArgs(text: string, uri?: string, version?: number): ApplyAnswerArgs {
+  return uri === undefined ? { text } : { text, uri, version };
+}
+
+/** One file of an answer's WorkspaceEdit: its uri, the version its edits are for (null: not open), its edits. */
+export interface AnswerFile<E> {
+  uri: string;
+  version: number | null;
+  created: boolean;
+  edits: E[];
+}
+
+interface ChangeLike<E> {
+  kind?: string;
+  uri?: string;
+  textDocument?: { uri: string; version: number | null };
+  edits?: E[];
+}
+
+/**
+ * The files of an answer's `documentChanges`, in order: a CreateFile and the
+ * edit that fills it are one new file. Other resource operations (rename,
+ * delete) are not an answer's: undefined, so the client's own handler takes it.
+ */
+export function answerFiles<E>(changes: ChangeLike<E>[]): AnswerFile<E>[] | undefined {
+  const files: AnswerFile<E>[] = [];
+  const created = new Set<string>();
+  for (const change of changes) {
+    if (change.kind === "create" && typeof change.uri === "string") {
+      created.add(change.uri);
+    } else if (change.kind === undefined && change.textDocument && Array.isArray(change.edits)) {
+      const { uri, version } = change.textDocument;
+      files.push({ uri, version: version ?? null, created: created.has(uri), edits: change.edits });
+    } else {
+      return undefined;
+    }
+  }
+  return files;
+}
+
+/**
+ * What the review of an answer asks: every file by name (new ones marked),
+ * and as a warning quoting the notes where a merge removes lines the answer
+ * did not show.
+ */
+export function answerQuestion(
+  names: { name: string; created: boolean }[],
+  annotations?: { [id: string]: { description?: string } },
+): { text: string; warn: boolean } {
+  const listed = names.map((file) => (file.created ? `${file.name} (new)` : file.name)).join(", ");
+  const count = `${names.length} file${names.length === 1 ? "" : "s"}`;
+  const unseen = Object.entries(annotations ?? {})
+    .filter(([id, annotation]) => id.startsWith(ANSWER_UNSEEN_ANNOTATION) && annotation.description)
+    .map(([, annotation]) => annotation.description);
+  if (unseen.length) {
+    return { text: `Apply the chat answer to ${count}: ${listed}? ${unseen.join("; ")}.`, warn: true };
+  }
+  return { text: `Apply the chat answer to ${count}: ${listed}?`, warn: false };
+}

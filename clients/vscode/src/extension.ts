@@ -8,15 +8,18 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import {
+  ANSWER_COMMAND,
   APPLY_COMMAND,
   EDIT_COMMAND,
   Settings,
+  buildAnswerArgs,
   buildApplyArgs,
   buildEditArgs,
   buildInitializationOptions,
   describeResult,
   editRange,
   serverCommand,
+  validateAnswer,
   validateInstruction,
   validateUpdate,
 } from "./args";
@@ -144,6 +147,29 @@ async function applyUpdateFromClipboard(): Promise<void> {
   await runCommand(running, APPLY_COMMAND, buildApplyArgs(uri, version, update));
 }
 
+/**
+ * Applies the chat answer on the clipboard to every file it names (blocks
+ * that name none go to the active file): one review of all of them, applied
+ * all or nothing.
+ */
+async function applyAnswerFromClipboard(): Promise<void> {
+  if (!client?.isRunning()) {
+    void vscode.window.showErrorMessage("cad-lsp: the server is not running.");
+    return;
+  }
+  const running = client;
+  const document = vscode.window.activeTextEditor?.document;
+  const version = document?.version; // taken with the clipboard: a later change of the active file refuses it
+  const text = await vscode.env.clipboard.readText();
+  const problem = validateAnswer(text);
+  if (problem !== undefined) {
+    void vscode.window.showWarningMessage(`cad-lsp: ${problem}`);
+    return;
+  }
+  const uri = document && !document.isUntitled ? running.code2ProtocolConverter.asUri(document.uri) : undefined;
+  await runCommand(running, ANSWER_COMMAND, buildAnswerArgs(text, uri, uri === undefined ? undefined : version));
+}
+
 /** Sends one of the server's commands and waits for its outcome; the edit itself arrives (and is reviewed) meanwhile. */
 async function runCommand(running: LanguageClient, command: string, args: object): Promise<void> {
   try {
@@ -169,6 +195,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     registerReview(),
     vscode.commands.registerCommand("cadLsp.editSelection", editSelection),
     vscode.commands.registerCommand("cadLsp.applyUpdateFromClipboard", applyUpdateFromClipboard),
+    vscode.commands.registerCommand("cadLsp.applyAnswerFromClipboard", applyAnswerFromClipboard),
     vscode.commands.registerCommand("cadLsp.restartServer", async () => {
       await stopClient();
       await startClient();

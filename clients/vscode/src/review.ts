@@ -12,7 +12,7 @@ import {
   TextDocumentEdit,
   TextEdit,
 } from "vscode-languageclient/node";
-import { reviewQuestion, spliceEdits } from "./args";
+import { ANSWER_LABEL, answerFiles, answerQuestion, reviewQuestion, spliceEdits } from "./args";
 import { endProgressNotifications } from "./progress";
 
 export const REVIEW_SCHEME = "cad-lsp-review";
@@ -58,6 +58,9 @@ export async function reviewEdit(
   next: (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult | ResponseError<void>>,
 ): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
   const changes = params.edit.documentChanges;
+  if (params.label === ANSWER_LABEL && changes && !params.edit.changes) {
+    return reviewAnswer(client, params, next);
+  }
   const change = changes?.length === 1 && !params.edit.changes ? changes[0] : undefined;
   if (!TextDocumentEdit.is(change) || !change.edits.every(TextEdit.is)) {
     return next(params);
@@ -130,4 +133,77 @@ function isDiff(tab: vscode.Tab, right: vscode.Uri): boolean {
 async function closeDiff(right: vscode.Uri): Promise<void> {
   const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => isDiff(tab, right));
   if (tabs.length) await vscode.window.tabGroups.close(tabs);
+}
+
+/**
+ * A chat answer's one WorkspaceEdit, reviewed at once: every file in one
+ * multi-file diff (one diff per file where VS Code has none), one question,
+ * Accept All or Reject All. Accepted, the edit goes to the client's own handler
+ * as it came: VS Code applies it whole (one undo step per file) and refuses it
+ * if an open document moved on, a file to create appeared, or a file changed.
+ */
+async function reviewAnswer(
+  client: BaseLanguageClient,
+  params: ApplyWorkspaceEditParams,
+  next: (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult | ResponseError<void>>,
+): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+  const files = answerFiles(params.edit.documentChanges as never[]);
+  if (!files?.length || !files.every((file) => file.edits.every(TextEdit.is))) return next(params);
+  const review = ++reviews;
+  const shown: { uri: vscode.Uri; left: vscode.Uri; right: vscode.Uri; name: string; created: boolean }[] = [];
+  for (const file of files) {
+    const uri = client.protocol2CodeConverter.asUri(file.uri);
+    let before = "";
+    let left = uri.with({ scheme: REVIEW_SCHEME, query: `${review}-empty` });
+    if (!file.created) {
+      const document = await vscode.workspace.openTextDocument(uri);
+      if (file.version !== null && document.version !== file.version) {
+        return { applied: false, failureReason: "a document changed before the review" };
+      }
+      before = document.getText();
+      left = uri;
+      const edits = await client.protocol2CodeConverter.asTextEdits(file.edits as TextEdit[]);
+      const after = spliceEdits(
+        before,
+        edits.map((e) => ({ start: document.offsetAt(e.range.start), end: document.offsetAt(e.range.end), newText: e.newText })),
+      );
+      const right = uri.with({ scheme: REVIEW_SCHEME, query: String(review) });
+      proposed.texts.set(right.toString(), after);
+      shown.push({ uri, left, right, name: vscode.workspace.asRelativePath(uri), created: false });
+    } else {
+      const after = (file.edits as TextEdit[]).map((e) => e.newText).join("");
+      const right = uri.with({ scheme: REVIEW_SCHEME, query: String(review) });
+      proposed.texts.set(left.toString(), "");
+      proposed.texts.set(right.toString(), after);
+      shown.push({ uri, left, right, name: vscode.workspace.asRelativePath(uri), created: true });
+    }
+  }
+  endProgressNotifications();
+  try {
+    const question = answerQuestion(shown, params.edit.changeAnnotations);
+    const asked = question.warn
+      ? vscode.window.showWarningMessage(question.text, "Accept All", "Reject All")
+      : vscode.window.showInformationMessage(question.text, "Accept All", "Reject All");
+    try {
+      await vscode.commands.executeCommand(
+        "vscode.changes",
+        "cad-lsp: chat answer (review)",
+        shown.map((file) => [file.uri, file.left, file.right]),
+      );
+    } catch {
+      for (const file of shown) {
+        await vscode.commands.executeCommand("vscode.diff", file.left, file.right, `${file.name}: chat answer (review)`, {
+          preview: false,
+        });
+      }
+    }
+    if ((await asked) !== "Accept All") return { applied: false, failureReason: REJECTED };
+    return await next(params);
+  } finally {
+    for (const file of shown) {
+      proposed.texts.delete(file.right.toString());
+      proposed.texts.delete(file.left.toString());
+      await closeDiff(file.right);
+    }
+  }
 }

@@ -1,8 +1,13 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import {
+  ANSWER_COMMAND,
+  ANSWER_UNSEEN_ANNOTATION,
   MAX_UPDATE_CHARS,
   UNSEEN_ANNOTATION,
+  answerFiles,
+  answerQuestion,
+  buildAnswerArgs,
   buildApplyArgs,
   buildEditArgs,
   buildInitializationOptions,
@@ -12,6 +17,7 @@ import {
   serverCommand,
   spliceEdits,
   validateInstruction,
+  validateAnswer,
   validateUpdate,
 } from "../src/args";
 
@@ -170,4 +176,40 @@ test("an empty or oversized clipboard is not sent as an update", () => {
   assert.match(validateUpdate(" \n\t\r\n") ?? "", /clipboard is empty/);
   assert.equal(validateUpdate("x".repeat(MAX_UPDATE_CHARS)), undefined);
   assert.match(validateUpdate("x".repeat(MAX_UPDATE_CHARS + 1)) ?? "", /more than an update may/);
+});
+
+test("a chat answer needs a code block and fits the server's limit", () => {
+  assert.match(validateAnswer("  \n") ?? "", /empty/);
+  assert.match(validateAnswer("Just prose, no code.") ?? "", /no code block/);
+  assert.match(validateAnswer("x".repeat(MAX_UPDATE_CHARS + 1)) ?? "", /more than an answer may/);
+  assert.equal(validateAnswer("Here:\n\n```python src/a.py\nx = 1\n```\n"), undefined);
+  assert.equal(validateAnswer("~~~\nx\n~~~\n"), undefined);
+  assert.deepEqual(buildAnswerArgs("t"), { text: "t" });
+  assert.deepEqual(buildAnswerArgs("t", "file:///a.py", 3), { text: "t", uri: "file:///a.py", version: 3 });
+  assert.equal(ANSWER_COMMAND, "cad.applyAnswer");
+});
+
+test("an answer's files: a CreateFile and its edit are one new file; other operations are not an answer's", () => {
+  const edit = { range: { start: pos(0, 0), end: pos(0, 0) }, newText: "x" };
+  const files = answerFiles([
+    { textDocument: { uri: "file:///w/a.py", version: 4 }, edits: [edit] },
+    { textDocument: { uri: "file:///w/b.py", version: null }, edits: [edit, edit] },
+    { kind: "create", uri: "file:///w/c.py" },
+    { textDocument: { uri: "file:///w/c.py", version: null }, edits: [edit] },
+  ]);
+  assert.deepEqual(files, [
+    { uri: "file:///w/a.py", version: 4, created: false, edits: [edit] },
+    { uri: "file:///w/b.py", version: null, created: false, edits: [edit, edit] },
+    { uri: "file:///w/c.py", version: null, created: true, edits: [edit] },
+  ]);
+  assert.equal(answerFiles([{ kind: "delete", uri: "file:///w/a.py" }]), undefined);
+});
+
+test("the answer's review asks once for every file, warning where lines go unseen", () => {
+  const names = [{ name: "a.py", created: false }, { name: "c.py", created: true }];
+  assert.deepEqual(answerQuestion(names), { text: "Apply the chat answer to 2 files: a.py, c.py (new)?", warn: false });
+  const note = "a.py: the merge removes 2 lines the update did not show (file lines 5-6): check them before accepting";
+  const asked = answerQuestion(names, { [`${ANSWER_UNSEEN_ANNOTATION}:a.py`]: { description: note }, other: {} });
+  assert.equal(asked.warn, true);
+  assert.ok(asked.text.endsWith(`${note}.`));
 });
