@@ -5,13 +5,17 @@
 -- Starts `cad-lsp serve` for buffers of the given filetypes (all by default)
 -- and defines :CadEdit, which asks the server to rewrite a range of lines, and
 -- :CadApply, which has it merge a chat model's update snippet from a register
--- (:CadApply! even when the merge leaves the buffer unparsable).
+-- (:CadApply! even when the merge leaves the buffer unparsable), and
+-- :CadApplyAnswer, which applies a whole chat answer from a register to every
+-- file it names, after one question for all of them.
 
 local M = {}
 
 M.name = "cad_lsp"
 M.command = "cad.editSelection"
 M.apply_command = "cad.applyUpdate"
+M.answer_command = "cad.applyAnswer"
+M.answer_label = "cad-lsp: apply a chat answer" -- the label of the server's one edit for an answer
 
 local defaults = {
   cmd = { "cad-lsp", "serve" },
@@ -155,6 +159,75 @@ function M.default_register()
   return vim.fn.has("clipboard") == 1 and "+" or '"'
 end
 
+--- The quickfix items of an answer's WorkspaceEdit: one per file, at its first
+--- change; a file the edit creates says so.
+function M.answer_items(edit)
+  local items, created = {}, {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind == "create" then
+      created[change.uri] = true
+    elseif change.textDocument then
+      local uri = change.textDocument.uri
+      local count = #(change.edits or {})
+      local first = change.edits and change.edits[1]
+      table.insert(items, {
+        filename = vim.uri_to_fname(uri),
+        lnum = first and first.range.start.line + 1 or 1,
+        col = first and first.range.start.character + 1 or 1,
+        text = created[uri] and "cad-lsp: new file"
+          or ("cad-lsp: %d change%s"):format(count, count == 1 and "" or "s"),
+      })
+    end
+  end
+  return items
+end
+
+--- Asks once for all the files of an answer (listed in the quickfix list,
+--- opened for the question): true to apply them all.
+function M.confirm_answer(items)
+  vim.cmd("botright copen")
+  local question = ("cad-lsp: apply the chat answer to %d file%s (the quickfix list)?"):format(
+    #items,
+    #items == 1 and "" or "s"
+  )
+  return vim.fn.confirm(question, "&Apply all\n&Reject all", 2) == 1
+end
+
+--- Asks the server to apply `text`, a whole chat answer, to every file it
+--- names; blocks that name no file go to `bufnr`. The server sends one edit for
+--- all of them: its files fill the quickfix list and `opts.confirm(items)`
+--- (default M.confirm_answer) decides for all of them at once. `opts.partial`
+--- applies the files that merged when some blocks did not (all or nothing
+--- otherwise); `opts.force` as for M.apply. `on_done(err, result)` gets the
+--- reply `{ applied, message, files, unplaced }`.
+function M.apply_answer(bufnr, text, on_done, opts)
+  opts = opts or {}
+  on_done = on_done or function() end
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = M.get_client(bufnr)
+  if not client then
+    return on_done("cad-lsp is not attached to this buffer")
+  end
+  local confirm = opts.confirm or M.confirm_answer
+  local previous = client.handlers["workspace/applyEdit"]
+  client.handlers["workspace/applyEdit"] = function(err, params, ctx, config)
+    if params and params.label == M.answer_label then
+      local items = M.answer_items(params.edit)
+      vim.fn.setqflist({}, " ", { title = M.answer_label, items = items })
+      if not confirm(items) then
+        return { applied = false, failureReason = "rejected in review" }
+      end
+    end
+    return (previous or vim.lsp.handlers["workspace/applyEdit"])(err, params, ctx, config)
+  end
+  execute(bufnr, M.answer_command, function()
+    return { text = text, partial = opts.partial or nil, force = opts.force or nil }
+  end, function(err, result)
+    client.handlers["workspace/applyEdit"] = previous
+    on_done(err, result)
+  end)
+end
+
 local function notify_result(err, result)
   if err then
     vim.notify("cad-lsp: " .. tostring(err), vim.log.levels.ERROR)
@@ -238,6 +311,22 @@ function M.setup(opts)
     nargs = "?",
     bang = true, -- :CadApply! applies a merge that leaves the buffer unparsable
     desc = "cad-lsp: apply the update in a register (default: the clipboard) to the buffer",
+  })
+
+  vim.api.nvim_create_user_command("CadApplyAnswer", function(cmd)
+    local register = cmd.args ~= "" and cmd.args or M.default_register()
+    if #register ~= 1 then
+      return vim.notify("cad-lsp: :CadApplyAnswer takes one register name, e.g. :CadApplyAnswer a", vim.log.levels.ERROR)
+    end
+    local text = vim.fn.getreg(register)
+    if type(text) ~= "string" or not text:find("```") and not text:find("~~~") then
+      return vim.notify(("cad-lsp: register %s holds no chat answer with a code block"):format(register), vim.log.levels.WARN)
+    end
+    M.apply_answer(vim.api.nvim_get_current_buf(), text, vim.schedule_wrap(notify_result), { partial = cmd.bang })
+  end, {
+    nargs = "?",
+    bang = true, -- :CadApplyAnswer! applies the files that merged even when some blocks did not
+    desc = "cad-lsp: apply the chat answer in a register (default: the clipboard) to every file it names",
   })
 end
 
