@@ -147,7 +147,8 @@ def test_a_path_alone_on_the_line_before_names_the_file(before):
 
 
 def test_a_sentence_before_the_fence_names_nothing():
-    for before in ("Update the loader in src/app.py:", "Here is the code.", "### Changes", "**Note:**"):
+    for before in ("Update the loader in src/app.py:", "Here is the code.", "### Changes", "**Note:**",
+                   "### Node.js"):
         [block] = read_answer(f"{before}\n```python\nx = 1\n```\n").blocks
         assert block.path is None
 
@@ -163,6 +164,21 @@ def test_fences_of_tildes_longer_fences_and_indented_fences():
     blocks = read_answer(answer).blocks
     assert [(b.path, b.text) for b in blocks] == [("src/a.py", "a = 1\n"), ("docs/b.md", "```python\nb = 2\n```\n"),
                                                   ("src/c.py", "c = 3\n")]
+
+
+def test_a_quote_of_file_lines_is_not_a_change():
+    reading = read_answer("As it is now:\n\n```12:15:src/app.py\ndef load(path):\n```\n")
+    assert reading.blocks == () and reading.skipped[0].reason == "a quote of lines 12-15 of src/app.py, not a change"
+
+
+def test_an_answer_copied_with_crlf_line_ends_reads_as_lf(tmp_path):
+    [block] = read_answer("Here:\r\n\r\n```python src/a.py\r\nx = 1\r\ny = 2\r\n```\r\n").blocks
+    assert block.text == "x = 1\ny = 2\n"
+    root = tree(tmp_path)
+    (root / "src" / "app.py").write_bytes(APP.replace("\n", "\r\n").encode())
+    answer = "```python src/app.py\r\nimport os\r\nimport re\r\n# ... existing code ...\r\n```\r\n"
+    [change] = plan_answer(answer, root).files
+    assert change.after == APP.replace("import os\n", "import os\nimport re\n").replace("\n", "\r\n")
 
 
 def test_an_answer_cut_off_inside_a_block_keeps_the_block():
@@ -182,7 +198,8 @@ def test_shell_sessions_and_output_are_not_files():
 
 @pytest.mark.parametrize("token, path", [("src/app.py", True), ("app.py", True), ("Makefile", True),
                                          (".gitignore", True), ("python", False), ("c++", False), ("...", False),
-                                         ("1.5", False), ("--flag", False), ("a b.py", False), ("src/", False)])
+                                         ("1.5", False), ("--flag", False), ("Node.js", False),
+                                         ("src/Node.js", True), ("App.js", True), ("a b.py", False), ("src/", False)])
 def test_what_reads_as_a_path(token, path):
     assert looks_like_path(token) is path
 

@@ -31,6 +31,10 @@ _COMMANDS = {"pip", "pip3", "python", "python3", "npm", "npx", "yarn", "pnpm", "
 # Files named without an extension that are still files.
 _BARE_NAMES = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile",
                "Containerfile", "BUILD", "WORKSPACE", "CMakeLists.txt", "LICENSE", "README"}
+# Names that read as files but are what prose calls a framework ("### Node.js" is a heading, not a file).
+_NOT_FILES = {"node.js", "vue.js", "next.js", "nuxt.js", "express.js", "three.js", "d3.js", "chart.js", "react.js",
+              "angular.js", "ember.js", "backbone.js", "nest.js", "socket.io", "asp.net", "ado.net", "solid.js",
+              "alpine.js", "p5.js", "tf.js", "brain.js", "math.js", "moment.js", "day.js", "ml5.js"}
 _PATH_TOKEN = re.compile(r"^[\w@+~\-./\\]+$")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
 
@@ -43,6 +47,7 @@ _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*(?P<label>{_LABEL})?(?P<path>
 _PATH_LINE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?\s*(?:(?:file|path|filename|filepath)\s*:\s*)?"
                         r"(?:\*\*|__)?`?(?P<path>[^`*\s]+?)`?(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*$",
                         re.IGNORECASE)
+_CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 _INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
                              re.IGNORECASE)
 
@@ -55,6 +60,8 @@ def looks_like_path(token: str) -> bool:
     if token.strip(".") == "" or re.fullmatch(r"[\d.]+", token):  # "...", "1.5"
         return False
     name = re.split(r"[/\\]", token)[-1]
+    if token.lower() in _NOT_FILES:
+        return False
     if name in _BARE_NAMES or re.fullmatch(r"\.[\w\-]+", name):  # Makefile, .gitignore, .env
         return True
     return bool(_EXTENSION.search(name)) and name.strip(".") != ""
@@ -91,8 +98,9 @@ class Reading:
 
 
 def read_answer(markdown: str) -> Reading:
-    """The answer's code blocks that change files, in order, and those that do not."""
-    lines = markdown.splitlines(keepends=True)
+    """The answer's code blocks that change files, in order, and those that do not.  Line ends are read as
+    ``\n`` (an answer copied on Windows): the merge gives new lines the file's own."""
+    lines = markdown.replace("\r\n", "\n").splitlines(keepends=True)
     blocks, skipped = [], []
     index, prose_start = 0, 0
     while index < len(lines):
@@ -128,6 +136,9 @@ def _dedent(line: str, indent: int) -> str:
 
 
 def _read_block(info: str, body: list[str], prose: list[str], line: int) -> Block | Skipped:
+    citation = _CITATION.match(info)
+    if citation:  # Cursor's ```12:15:src/app.py: lines of a file quoted, not changed
+        return Skipped(line, None, f"a quote of lines {citation[1]}-{citation[2]} of {citation[3]}, not a change")
     language, info_path = _read_info(info)
     named_by = "info" if info_path else None
     path = info_path
