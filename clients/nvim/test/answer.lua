@@ -21,6 +21,7 @@ local root = vim.fn.tempname()
 vim.fn.mkdir(root, "p")
 local a, c = root .. "/a.py", root .. "/c.py"
 local edit = {
+  changeAnnotations = { ["cad-lsp.answer"] = { label = "cad-lsp: apply a chat answer", needsConfirmation = true } },
   documentChanges = {
     {
       textDocument = { uri = vim.uri_from_fname(a), version = vim.NIL },
@@ -91,6 +92,12 @@ cad.apply_answer(buf, "answer", function() end, {
 })
 check(sent.params.arguments[1].partial == true, "partial is sent")
 check(delegated and delegated.edit == edit and reply.applied == true, "accepted: Neovim's own handler applies it")
+check(edit.changeAnnotations["cad-lsp.answer"].needsConfirmation == false, "accepted: Neovim asks no more")
+local created = edit.documentChanges[3].edits[1].range
+check(created.start.line == 0 and created["end"].line == 1 and created["end"].character == 0,
+  "a new file's text replaces the empty buffer's one line")
+check(edit.documentChanges[1].edits[1].range["end"].line == 2, "an existing file's edit is as sent")
+check(vim.json.encode(cad.init_options({})) == "{}", "no option set: initialization options are an object")
 
 vim.lsp.handlers["workspace/applyEdit"] = original
 

@@ -43,6 +43,9 @@ function M.init_options(opts)
       init[key] = nil
     end
   end
+  if next(init) == nil then
+    return vim.empty_dict() -- sent as {}: an empty Lua table would go as [], which the server refuses
+  end
   return init
 end
 
@@ -182,6 +185,28 @@ function M.answer_items(edit)
   return items
 end
 
+--- A file the edit creates is an empty buffer in Neovim, one empty line: the
+--- text inserted at its start would keep that line after its own last line
+--- break (one blank line too many on :write). Each edit of a created file
+--- that inserts at its start is made to end on line 1 instead, past the end,
+--- which Neovim reads as replacing that line too.
+function M.fix_created_files(edit)
+  local created = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind == "create" then
+      created[change.uri] = true
+    elseif change.textDocument and created[change.textDocument.uri] then
+      for _, e in ipairs(change.edits or {}) do
+        local start, stop = e.range.start, e.range["end"]
+        if start.line == 0 and start.character == 0 and stop.line == 0 and stop.character == 0 then
+          e.range = { start = start, ["end"] = { line = 1, character = 0 } }
+        end
+      end
+    end
+  end
+  return edit
+end
+
 --- Asks once for all the files of an answer (listed in the quickfix list,
 --- opened for the question): true to apply them all.
 function M.confirm_answer(items)
@@ -216,6 +241,11 @@ function M.apply_answer(bufnr, text, on_done, opts)
       vim.fn.setqflist({}, " ", { title = M.answer_label, items = items })
       if not confirm(items) then
         return { applied = false, failureReason = "rejected in review" }
+      end
+      M.fix_created_files(params.edit)
+      -- Decided for every file at once: Neovim's own handler must not ask again, file by file.
+      for _, annotation in pairs(params.edit.changeAnnotations or {}) do
+        annotation.needsConfirmation = false
       end
     end
     return (previous or vim.lsp.handlers["workspace/applyEdit"])(err, params, ctx, config)
