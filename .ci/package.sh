@@ -12,7 +12,7 @@ say() { echo "package step [$((SECONDS - started)) s]: $*"; }
 fail() { echo "package step: $*" >&2; exit 1; }
 
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"; say "done"' EXIT
 VERSION=$(python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
 
 . .venv/bin/activate
