@@ -26,7 +26,8 @@ EXAMPLES = {
     "edit": "cad-lsp edit examples/temperature.py --lines 6-7 \\\n"
             "    --instruction 'Add the docstring \"Convert a temperature from Fahrenheit to Celsius.\"'",
     "apply": "cad-lsp apply examples/inventory.py --update examples/inventory-method.py\n"
-             "cat examples/inventory-update.py | cad-lsp apply examples/inventory.py --update - --json",
+             "cat examples/inventory-update.py | cad-lsp apply examples/inventory.py --update - --json\n"
+             "cad-lsp apply --answer answer.md --root .   # every file a whole chat answer names",
     "serve": "cad-lsp serve                    # an editor starts it (docs/editors.md)\n"
              "cad-lsp serve --tcp --port 2087  # or listen on 127.0.0.1:2087",
     "http": "cad-lsp http --port 8000         # then point the client's apply model at http://127.0.0.1:8000/v1",
