@@ -589,17 +589,23 @@ class _Merger:
         if self.same(old, new):
             return [Piece(self.old.lines[r], r + 1, self._row(r - old.start + new.start))
                     for r in range(old.start, old.end + 1)]
-        if new.broken:
-            return self.by_lines(old, new, shift)
+        # a Python block shown up to a marker and no further keeps its other clauses (``except:``) as they are
+        open_tail = new.body_end >= new.end and self.ends_on_marker(new)
+        mergeable = old.body is not None and new.body is not None and (self.closes_only(old) or open_tail)
+        if new.broken and not (mergeable and self.has_marker(new) and self.broken_inside(new)):
+            return self.by_lines(old, new, shift)  # (a fragment inside a block the update shows is merged there)
         if self.has_marker(new):
-            if old.body is None or new.body is None or not self.closes_only(old):
+            if not mergeable:
                 raise _Refused  # no body to merge into, or more than one (``try:`` and its ``except:``)
             head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
             inner = self.level(old.body, new.body, None, True, edges=False,
                                open_end=self.indented and new.body_end >= new.end,
                                old_region=(old.body_start, old.body_end),
                                new_region=(new.body_start, new.body_end), shift=shift)
-            tail = self._edge(old.body_end + 1, old.end, new.body_end + 1, new.end, shift)
+            if open_tail:
+                tail = [Piece(self.old.lines[r], r + 1, None) for r in range(old.body_end + 1, old.end + 1)]
+            else:
+                tail = self._edge(old.body_end + 1, old.end, new.body_end + 1, new.end, shift)
             return head + inner + tail
         pieces = self._over(old.start, old.end, self._lines(new.start, new.end, shift))
         if old.key is not None and old.key[0] != "first line":
@@ -608,6 +614,11 @@ class _Merger:
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
             self.seen.update(range(old.start + 1, reached + 1))
         return pieces
+
+    @staticmethod
+    def broken_inside(unit: Unit) -> bool:
+        """Whether a block's parse errors all lie in units of its body (its header and closing lines read)."""
+        return any(child.broken for child in unit.body or [])
 
     def closes_only(self, unit: Unit) -> bool:
         """Whether a block's lines after its body only close it (``}``, ``});``), as a function's or a class's do,

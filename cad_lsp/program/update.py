@@ -83,8 +83,14 @@ def is_marker(line: str) -> bool:
     m = _COMMENT.match(text)
     if not m:
         return False
-    said = m.group(1)
-    return "..." in said or "\u2026" in said or (len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said)))
+    said = m.group(1).replace("\u2026", "...")
+    elides = len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said))
+    words = said.strip(". ").split()
+    if said.startswith("...") and said.endswith("..."):
+        return True  # "... existing code ...", "...", "... getters and setters ..."
+    if said.startswith("...") or said.endswith("..."):
+        return elides or len(words) <= 2  # "... snip", "rest of the file...", not "TODO: handle errors..."
+    return elides  # "(unchanged)", "rest of the code unchanged"; an ellipsis mid-sentence ("3.333... cents") is prose
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,7 @@ def align_update(document: str, update: str) -> Placement:
         replaced = frozenset()
     else:
         _share_edge_blank_lines(lines, keys, doc_keys, replaced)
+    _close_marked_blocks(lines, keys, doc_keys)
     rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced)
     replaced = replaced | frozenset(rewrites.values())
     anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]  # a rewrite splits the marker stretch it is in
@@ -287,6 +294,37 @@ def align_update(document: str, update: str) -> Placement:
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     return Placement(document, update_lines, lines, kept, whole, replaced, rewrites)
+
+
+def _close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """A closing line less indented than a marker before it (``  },`` after ``    // ...`` and new entries)
+    closes the block the marker is in: it is placed on the line that closes that block in the file, so the
+    marker keeps the block's lines up to it and new lines between go at the block's end."""
+    for k, n in enumerate(lines):
+        if n != MARKER:
+            continue
+        depth = _indent_of(keys[k])
+        done = max([m for m in lines[:k] if m > 0] + [0])
+        closers = []
+        for i in range(k + 1, len(lines)):
+            if lines[i] != NEW:
+                break
+            if keys[i].strip() and _CLOSING.match(keys[i]) and _indent_of(keys[i]) < depth:
+                closers.append(i)
+            elif closers:
+                break
+        if not closers:
+            continue
+        end = done  # the block the marker is indented into ends before its first less indented line
+        while end < len(doc_keys) and (not doc_keys[end].strip() or _indent_of(doc_keys[end]) >= depth):
+            end += 1
+        for i in closers:
+            while end < len(doc_keys) and not doc_keys[end].strip():
+                end += 1
+            if end >= len(doc_keys) or doc_keys[end].strip() != keys[i].strip() or end + 1 in lines:
+                break
+            lines[i] = end + 1
+            end += 1
 
 
 def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[str],
