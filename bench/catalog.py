@@ -6,7 +6,7 @@ sections) read this list; neither imports the other for it.
 
 BENCHMARKS = ["apply", "peer", "kernel", "smallforward", "ceiling", "e2e", "speculation", "serve", "cancel", "lossless",
               "perturb", "formats", "quality", "families", "vllm", "kvcache", "layout", "warmedit", "llamacpp",
-              "agreement"]
+              "agreement", "answer"]
 
 TITLES = {
     "apply": "Apply: a chat model's update snippet merged into a file by the embedded model, on held-out code",
@@ -29,4 +29,5 @@ TITLES = {
     "warmedit": "Warm edit of a long document vs a short one, in the engine: concatenating vs growing cache",
     "llamacpp": "llama.cpp: the embedded model's GGUF file in llama.cpp beside PyTorch",
     "agreement": "llama.cpp and PyTorch: the same greedy programs on the test split, at each precision",
+    "answer": "A whole chat answer: every file it changes, from commits of this project, and the time to merged files",
 }

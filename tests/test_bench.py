@@ -244,3 +244,37 @@ def test_peer_shape(quick_out):
     for row in data["rows"]:
         assert {"lang", "class", "rules", "model"} <= set(row) and row.get("forwards", 0) == 0  # no call: no forward
     assert all("rules" in row and row["rules_s"] >= 0 for row in data["own"])
+
+
+@pytest.mark.slow
+def test_answer_shape(quick_out):
+    """bench answer: commits of the project's history as chat answers, per path convention, beside each block
+    merged alone; the time of a 1-file answer through the command line."""
+    data = load(quick_out, "answer")
+    if data["set_at"] is not None:
+        assert data["rows"] and {row["convention"] for row in data["rows"]} <= {"info", "first line", "line before"}
+    for row in data["rows"]:
+        assert row["right"] == (row["complete"] and all(f["answer"] for f in row["files"]))
+        assert not row["alone"] or row["right"]  # blocks right alone: the answer right
+    (timed,) = data["speed"]["rows"]
+    assert timed["files"] == 1 and timed["exact"] and timed["warm_s"] > 0
+
+
+def test_answer_conventions_name_every_file():
+    """Each path convention the answer benchmark writes is read back to its file, blocks and shell commands
+    apart."""
+    from bench import answer
+
+    before = {"pkg/a.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+              "docs/b.md": "# Title\n\nSome text.\n"}
+    after = {"pkg/a.py": "def f():\n    return 1\n\n\ndef g():\n    return 3\n",
+             "docs/b.md": "# Title\n\nSome other text.\n", "pkg/new.js": "export const x = 1;\n"}
+    updates = {"pkg/a.py": "# ... existing code ...\ndef g():\n    return 3\n", "docs/b.md": after["docs/b.md"],
+               "pkg/new.js": after["pkg/new.js"]}
+    for convention in answer.CONVENTIONS:
+        for variant in range(4):
+            text = answer.write_answer("change g", list(updates.items()), convention, variant, commands=True)
+            files = [{"path": p, "style": "", "update": u, "before": before.get(p), "after": after[p]}
+                     for p, u in updates.items()]
+            row = answer.judge({"id": "t", "convention": convention, "text": text, "files": files})
+            assert row["right"] and row["alone"] and row["skipped"] == 1, (convention, variant, text)
