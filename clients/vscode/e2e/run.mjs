@@ -51,10 +51,70 @@ const GREET = [
   '    return greet(name).upper() + " \u{1F389}"\r\n',
 ].join("");
 
+// A chat answer that changes two files (shop/cart.py open in an editor, shop/prices.py on disk only) and
+// creates a third: one block per file, each named on the line before it, cart.py's rest elided by a marker.
+const CART = [
+  "from shop.prices import price_of\n",
+  "\n",
+  "\n",
+  "def cart_total(items):\n",
+  "    total = 0\n",
+  "    for item in items:\n",
+  "        total += price_of(item)\n",
+  "    return total\n",
+  "\n",
+  "\n",
+  "def cart_size(items):\n",
+  "    return len(items)\n",
+].join("");
+const PRICES = ['PRICES = {"apple": 3, "pear": 4}\n', "\n", "\n", "def price_of(item):\n", "    return PRICES[item]\n"].join("");
+const DISCOUNTS = [
+  'DISCOUNTS = {"pear": 0.5}\n',
+  "\n",
+  "\n",
+  "def discounted(item, price):\n",
+  "    return price * (1 - DISCOUNTS.get(item, 0))\n",
+].join("");
+const ANSWER = [
+  "Prices now refuse unknown items, and the cart applies discounts from a new module.\n",
+  "\n",
+  "**shop/prices.py**\n",
+  "```python\n",
+  "def price_of(item):\n",
+  "    if item not in PRICES:\n",
+  '        raise KeyError(f"no price for {item}")\n',
+  "    return PRICES[item]\n",
+  "```\n",
+  "\n",
+  "**shop/cart.py**\n",
+  "```python\n",
+  "from shop.discounts import discounted\n",
+  "from shop.prices import price_of\n",
+  "\n",
+  "\n",
+  "def cart_total(items):\n",
+  "    total = 0\n",
+  "    for item in items:\n",
+  "        total += discounted(item, price_of(item))\n",
+  "    return total\n",
+  "# ... existing code ...\n",
+  "```\n",
+  "\n",
+  "A new module:\n",
+  "\n",
+  "**shop/discounts.py**\n",
+  "```python\n",
+  DISCOUNTS,
+  "```\n",
+].join("");
+
 function writeWorkspace() {
   fs.mkdirSync(path.join(WORKSPACE, ".vscode"), { recursive: true });
   fs.writeFileSync(path.join(WORKSPACE, "calc.py"), CALC);
   fs.writeFileSync(path.join(WORKSPACE, "greet.py"), GREET);
+  fs.mkdirSync(path.join(WORKSPACE, "shop"));
+  fs.writeFileSync(path.join(WORKSPACE, "shop", "cart.py"), CART);
+  fs.writeFileSync(path.join(WORKSPACE, "shop", "prices.py"), PRICES);
   const settings = {
     // The real `cad-lsp serve` (the extension appends --stdio), teacher-forced through a known program;
     // MODEL_ARGS names another model (.ci/llamacpp.sh: a GGUF file, run by llama.cpp).
@@ -65,6 +125,7 @@ function writeWorkspace() {
 }
 
 const disk = (name) => fs.readFileSync(path.join(WORKSPACE, name), "utf8");
+const exists = (name) => fs.existsSync(path.join(WORKSPACE, name));
 
 /** The file's text once it equals `expected` (saving is asynchronous), or after 5 s whatever it is. */
 async function saved(name, expected) {
@@ -199,6 +260,16 @@ async function reviewShown() {
   return toast("accept the edit shown in the diff?");
 }
 
+/** The review of a chat answer: its multi-file diff and its question; returns the question's notification. */
+async function answerReviewShown() {
+  await page.locator(".tab", { hasText: "chat answer (review)" }).first().waitFor({ timeout: 60000 });
+  return toast("Apply the chat answer to", 60000);
+}
+
+async function reviewTabs() {
+  return page.locator(".tab", { hasText: "(review)" }).count();
+}
+
 async function editViaCommand(instruction) {
   await command("cad-lsp: AI edit selection");
   const input = page.locator(".quick-input-widget input");
@@ -328,6 +399,48 @@ step("an update from the clipboard is reviewed as an edit; Accept applies the me
   await command("Undo");
   await save();
   await assertSaved("calc.py", CALC, "calc.py after one undo");
+});
+
+step("a chat answer from the clipboard: two files changed, one created, one review; Reject All, then Accept All", async () => {
+  await clearNotifications();
+  await openFile("cart.py"); // open: a versioned edit; shop/prices.py is not open: an edit of the file on disk
+  await page.evaluate((text) => navigator.clipboard.writeText(text), ANSWER);
+  await command("cad-lsp: Apply Chat Answer from Clipboard");
+  let review = await answerReviewShown();
+  const said = await review.innerText();
+  for (const name of ["3 files", "shop/prices.py", "shop/cart.py", "shop/discounts.py (new)"]) {
+    assert(said.includes(name), `the question does not say "${name}":\n${said}`);
+  }
+  await review.locator(".monaco-button", { hasText: "Reject All" }).click();
+  await toast("rejected in review");
+  await until("the review to close", async () => (await reviewTabs()) === 0, 10000);
+  assertEqual(await page.locator(".tab.dirty").count(), 0, "dirty editors after Reject All");
+  await assertSaved("shop/cart.py", CART, "shop/cart.py after Reject All");
+  await assertSaved("shop/prices.py", PRICES, "shop/prices.py after Reject All");
+  assert(!exists("shop/discounts.py"), "shop/discounts.py exists after Reject All");
+
+  await clearNotifications();
+  await openFile("cart.py");
+  await command("cad-lsp: Apply Chat Answer from Clipboard");
+  review = await answerReviewShown();
+  await sleep(1000); // the diffs render
+  await shoot("vscode-answer.png");
+  await assertSaved("shop/cart.py", CART, "shop/cart.py during the review");
+  assert(!exists("shop/discounts.py"), "shop/discounts.py exists during the review");
+  await review.locator(".monaco-button", { hasText: "Accept All" }).click();
+  await until("the review to close", async () => (await reviewTabs()) === 0, 10000);
+  await until("the new file", async () => exists("shop/discounts.py"), 10000);
+  await command("File: Save All Files");
+  await until("every editor saved", async () => (await page.locator(".tab.dirty").count()) === 0);
+  // The merges, from plain lines: prices.py gains the check before its return; cart.py the import at its top and
+  // the discount on line 7, the rest (cart_size, which the answer elided) as it was.
+  const prices = PRICES.split(/(?<=\n)/);
+  const check = ANSWER.split(/(?<=\n)/).slice(5, 7);
+  await assertSaved("shop/prices.py", [...prices.slice(0, 4), ...check, ...prices.slice(4)].join(""), "shop/prices.py");
+  const cart = CART.split(/(?<=\n)/);
+  cart[6] = "        total += discounted(item, price_of(item))\n";
+  await assertSaved("shop/cart.py", ["from shop.discounts import discounted\n", ...cart].join(""), "shop/cart.py");
+  await assertSaved("shop/discounts.py", DISCOUNTS, "shop/discounts.py");
 });
 
 step("progress is shown as a notification; Cancel stops the edit and applies nothing", async () => {

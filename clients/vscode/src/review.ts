@@ -18,6 +18,7 @@ import { endProgressNotifications } from "./progress";
 export const REVIEW_SCHEME = "cad-lsp-review";
 export const REJECTED = "rejected in review";
 export const CHANGED = "the document changed during the review";
+const ANSWER_REVIEW_TITLE = "cad-lsp: chat answer (review)";
 
 /** The proposed texts, served read-only as the right side of review diffs. */
 class ProposedTexts implements vscode.TextDocumentContentProvider {
@@ -187,7 +188,7 @@ async function reviewAnswer(
     try {
       await vscode.commands.executeCommand(
         "vscode.changes",
-        "cad-lsp: chat answer (review)",
+        ANSWER_REVIEW_TITLE,
         shown.map((file) => [file.uri, file.left, file.right]),
       );
     } catch {
@@ -205,5 +206,11 @@ async function reviewAnswer(
       proposed.texts.delete(file.left.toString());
       await closeDiff(file.right);
     }
+    // The multi-file diff's tab has no input type in the API (closeDiff does not see it): found by its title,
+    // which VS Code shows followed by the count of files.
+    const multi = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.label.startsWith(ANSWER_REVIEW_TITLE) && !(tab.input instanceof vscode.TabInputText));
+    if (multi.length) await vscode.window.tabGroups.close(multi);
   }
 }
