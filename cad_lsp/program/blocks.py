@@ -39,6 +39,7 @@ _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's clo
 _LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
 LIKENESS = 0.6  # a new unit next to a marker rewrites a file unit whose text it resembles this much
 NAMED = {"function", "type", "impl", "section", "import"}  # units that a name identifies: never paired by likeness
+RESEMBLANCE_CHARS = 1500  # blocks of one name are compared on their first characters (the rest costs quadratic time)
 WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
 
 
@@ -362,7 +363,7 @@ class _Merger:
     def resemblance(self, old: Unit, new: Unit) -> float:
         """How alike two units' whole texts are (a unit's name may repeat: ``try:``, overloads)."""
         a, b = "\n".join(self.normal(self.old, old)), "\n".join(self.normal(self.new, new))
-        return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+        return difflib.SequenceMatcher(None, a[:RESEMBLANCE_CHARS], b[:RESEMBLANCE_CHARS], autojunk=False).ratio()
 
     def rewrites(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int]) -> None:
         """Pair new units that rewrite a file unit the marker next to them would otherwise keep: walking out from
