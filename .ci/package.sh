@@ -17,15 +17,19 @@ VERSION=$(python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", 
 
 . .venv/bin/activate
 say "building the sdist and the wheel of cad-lsp $VERSION"
-python -m build -q --outdir "$WORK/dist" . >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; fail "build failed"; }
+# From a copy of the tracked files: a cad_lsp.egg-info left in the checkout (an editable install makes one) would
+# add its old file list to the sdist and hide package data the configuration no longer names.
+mkdir "$WORK/src"
+git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$WORK/src"
+python -m build -q --outdir "$WORK/dist" "$WORK/src" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; fail "build failed"; }
 deactivate
 WHEEL=$(ls "$WORK"/dist/cad_lsp-"$VERSION"-*.whl)
 SDIST=$(ls "$WORK"/dist/cad_lsp-"$VERSION".tar.gz)
 
-# What the package reads at run time: the adapter in both forms (PyTorch's and llama.cpp's GGUF), the Qwen2.5
-# tokenizer of the random-weight models. Every file under cad_lsp/assets in the checkout must be in both.
-ASSETS=$(cd "$ROOT" && git ls-files cad_lsp/assets)
-[ -n "$ASSETS" ] || fail "no tracked files under cad_lsp/assets"
+# What the package reads at run time: its modules, the adapter in both forms (PyTorch's and llama.cpp's GGUF),
+# the Qwen2.5 tokenizer of the random-weight models. Every file tracked under cad_lsp must be in both.
+ASSETS=$(cd "$ROOT" && git ls-files cad_lsp)
+[ -n "$ASSETS" ] || fail "no tracked files under cad_lsp"
 for needed in cad_lsp/assets/adapters/smollm2-cad/adapter_model.safetensors \
               cad_lsp/assets/adapters/smollm2-cad/adapter_config.json \
               cad_lsp/assets/adapters/smollm2-cad/adapter.gguf \
@@ -42,7 +46,7 @@ missing = [f"wheel: {a}" for a in assets if a not in in_wheel] + [f"sdist: {a}" 
 print("\n".join(missing), file=sys.stderr)
 sys.exit(1 if missing else 0)
 EOF
-say "$(basename "$WHEEL") and $(basename "$SDIST") carry the $(wc -l <<<"$ASSETS") files under cad_lsp/assets"
+say "$(basename "$WHEEL") and $(basename "$SDIST") carry the $(wc -l <<<"$ASSETS") files tracked under cad_lsp"
 
 say "installing the wheel into a clean venv outside the checkout"
 python3 -m venv "$WORK/venv"
