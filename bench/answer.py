@@ -128,6 +128,10 @@ def commits(at: str) -> list[dict]:
         named = [(int(a) + int(r), p) for a, r, p in c["stat"] if _kind(p) is not None]
         if not MIN_FILES <= len(named) <= MAX_FILES or any(n > MAX_CHANGED for n, _ in named):
             continue
+        try:
+            _git("cat-file", "-e", f"{c['id']}^{{commit}}")
+        except subprocess.CalledProcessError:  # the first commit, or a shallow clone's boundary
+            continue
         status = dict(reversed(line.split("\t", 1)) for line in
                       _git("diff-tree", "--no-commit-id", "--name-status", "-r", c["id"]).splitlines() if "\t" in line)
         if any(status.get(p, "M")[0] not in "AM" for _, p in named):  # a file deleted: no block says that
