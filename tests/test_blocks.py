@@ -335,3 +335,21 @@ def test_hand_written_chat_updates_merge_byte_for_byte(case):
         assert out != case["after"] and blank_insensitive(out)[1:] == blank_insensitive(case["after"])
     else:
         assert out == case["after"]
+
+
+def test_a_whole_file_update_that_removes_a_blank_line_inside_a_function_removes_it():
+    update = SHAPES_PY.replace("        self.radius += by\n", "        self.radius += by\n\n")
+    assert merge_update(update, SHAPES_PY, "shapes.py").merged == SHAPES_PY  # the blank line goes
+    assert merge_update(SHAPES_PY, update, "shapes.py").merged == update  # and comes
+
+
+def test_a_whole_file_without_a_grammar_ends_where_the_file_ends():
+    """Lines place a whole new Lua module whose last function changed: its last lines (``end``, ``return M``)
+    are the file's last lines, not new ones after which the file's end is written again."""
+    document = "local M = {}\n\n" + "".join(f"function M.f{i}()\n  return {i}\nend\n\n" for i in range(8)) + \
+        "function M.setup(opts)\n  vim.api.nvim_create_user_command('X', function() M.run(opts) end, {})\nend\n\n" \
+        "return M\n"
+    update = document.replace("  vim.api.nvim_create_user_command('X', function() M.run(opts) end, {})\n",
+                              "  vim.api.nvim_create_user_command('X', function()\n    M.run(opts, true)\n  end, {\n"
+                              "    nargs = '?',\n  })\n")
+    assert merge_update(document, update, "init.lua").merged == update

@@ -588,8 +588,10 @@ class _Merger:
             return kept + self.pair(definition, new, shift)
         shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
         if self.same(old, new):
-            return [Piece(self.old.lines[r], r + 1, self._row(r - old.start + new.start))
-                    for r in range(old.start, old.end + 1)]
+            if old.end - old.start == new.end - new.start:
+                return [Piece(self.old.lines[r], r + 1, self._row(r - old.start + new.start))
+                        for r in range(old.start, old.end + 1)]
+            return self._over(old.start, old.end, self._lines(new.start, new.end, shift))  # blank lines changed
         # a Python block shown up to a marker and no further keeps its other clauses (``except:``) as they are
         open_tail = new.body_end >= new.end and self.ends_on_marker(new)
         mergeable = old.body is not None and new.body is not None and (self.closes_only(old) or open_tail)

@@ -279,6 +279,7 @@ def align_update(document: str, update: str) -> Placement:
     tail = list(range(k_last + 1, len(keys)))
     _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
                range(j_last + 1, len(doc_keys)))
+    _place_common_end(lines, keys, doc_keys)
     replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     whole = not any(markers) and _covers(reached, doc_keys)
@@ -294,6 +295,28 @@ def align_update(document: str, update: str) -> Placement:
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     return Placement(document, update_lines, lines, kept, whole, replaced, rewrites)
+
+
+def _place_common_end(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """The lines an update ends with that are the lines the file ends with (``end`` and ``return M``) are those
+    lines: the update ends where the file does, whatever it changed just before (the anchors' deletion price
+    may leave them out, and a snippet would then append the file's end a second time)."""
+    k, j = len(keys) - 1, len(doc_keys) - 1
+    while k >= 0 and not keys[k].strip() and lines[k] == NEW:
+        k -= 1
+    while j >= 0 and not doc_keys[j].strip():
+        j -= 1
+    run = []
+    while k >= 0 and j >= 0 and lines[k] in (NEW, j + 1) and keys[k] == doc_keys[j]:
+        run.append((k, j + 1))
+        k, j = k - 1, j - 1
+    if not run or max(_weight(keys[k]) for k, _ in run) < ANCHOR_WEIGHT:
+        return
+    first_k, first_j = run[-1]
+    if any(n > 0 and n >= first_j for n in lines[:first_k]) or MARKER in lines[first_k:]:
+        return  # the file's end is placed earlier in the update already, or a marker follows
+    for k, n in run:
+        lines[k] = n
 
 
 def _close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
