@@ -160,3 +160,28 @@ def test_updates_of_synthetic_edits_merge_back_to_the_edit(style):
         except UpdateError:
             pass
     assert made >= 20 and exact >= 0.9 * made, (exact, made)
+
+
+RATES = ("import math\n\n\ndef rate(kind):\n    if kind is None:\n        return None\n    scale = 2 if kind == 'a' else 3\n"
+         "    return math.sqrt(scale)\n\n\ndef main():\n    print(rate('a'))\n")
+
+
+def test_new_code_before_a_less_indented_marker_rewrites_the_rest_of_the_block():
+    """New lines after a shown line, then a marker less indented than the file's next lines: the marker stands
+    for what follows the block, so the block's old tail is what the new lines rewrote, not lines to keep."""
+    update = ("# ... existing code ...\n    if kind is None:\n        return None\n    return math.sqrt(SCALES[kind])\n"
+              "\n\nSCALES = {'a': 2, 'b': 3}\n\n\n# ... existing code ...\n")
+    want = RATES.replace("    scale = 2 if kind == 'a' else 3\n    return math.sqrt(scale)\n",
+                         "    return math.sqrt(SCALES[kind])\n\n\nSCALES = {'a': 2, 'b': 3}\n")
+    assert merge_update(RATES, update, "python").merged == want
+
+
+def test_a_merge_python_would_not_indent_is_refused():
+    """tree-sitter reads a statement indented under nothing as a block of its own; Python does not, so such a
+    merge is a broken file."""
+    from cad_lsp.program.syntax import breaks
+
+    document = "SCALES = {'a': 2}\n\n\ndef main():\n    print(SCALES)\n"
+    tail = document.replace("\n\n\ndef main():\n", "\n")  # the function's line lost, its body left indented
+    assert breaks(document, tail, "python")
+    assert not breaks(document, document.replace("print(SCALES)", "print(SCALES['a'])"), "python")

@@ -14,13 +14,15 @@ grammar wheel is missing, gets no units and is placed line by line.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-__all__ = ["Unit", "language_of", "guess_language", "parse_units", "error_count", "LANGUAGES"]
+__all__ = ["Unit", "language_of", "guess_language", "parse_units", "error_count", "breaks", "LANGUAGES"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,30 @@ def _tree(text: str, language: str):
     """The parse of a text (kept for the few texts one merge reads more than once: the file, the merged file)."""
     parser = _parser(language)
     return None if parser is None else parser.parse(text.encode("utf-8"))
+
+
+def breaks(before: str, after: str, language: str | None) -> bool:
+    """Whether ``after`` has syntax errors where ``before`` had none (a merge that broke the file)."""
+    if error_count(before, language) != 0:
+        return False
+    return bool(error_count(after, language)) or language == "python" and _misindented(after) and \
+        not _misindented(before)
+
+
+@lru_cache(maxsize=8)
+def _misindented(text: str) -> bool:
+    """Whether Python refuses the text's indentation.  tree-sitter's Python reads a line indented under nothing
+    (a block's old tail left after new top-level code) as a block of its own; Python's own parser does not.
+    Only indentation is asked: other errors may be syntax newer than this interpreter's, which the grammar reads."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except IndentationError:  # TabError is one
+        return True
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return False
 
 
 def error_count(text: str, language: str | None) -> int | None:

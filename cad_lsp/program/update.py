@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from .blocks import Piece, merge_by_blocks
 from .ops import split_lines
-from .syntax import error_count, guess_language, language_of
+from .syntax import breaks, guess_language, language_of
 
 __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "align_update", "merge_update"]
 
@@ -601,13 +601,17 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
     when the marker ends the update, else the rest of the block it is indented into (new code after it goes at
     that block's end)."""
     kept, done, total = {}, 0, len(doc_keys)
+    last = None  # the update line placed on ``done``, or the marker before: whatever the update showed last
     for k, n in enumerate(lines):
         if n > 0:
-            done = n
+            done, last = n, k
             continue
         if n != MARKER:
             continue
         following = next((m for m in lines[k + 1:] if m > 0), None)
+        if last is not None and lines[last] > 0 and any(key.strip() for key in keys[last + 1:k]):
+            done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys)  # new code ends a block
+        last = k
         if following is not None:
             end = following - 1
         elif not any(key.strip() for key, m in zip(keys[k + 1:], lines[k + 1:]) if m == NEW):
@@ -621,6 +625,27 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
         kept[k] = (done + 1, end)
         done = max(done, end)
     return kept
+
+
+def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys: list[str]) -> int:
+    """Where a marker's kept lines start when new code comes between the last placed line and the marker: a
+    marker less indented than the file's lines after that placed one stands for what follows the block they
+    are in, so the rest of that block is what the new code rewrote (the update's new lines are the block's new
+    end).  Returns the last file line the new code accounts for: ``done`` as it was when the file's next line
+    is no deeper than the marker, or when the block does not end before the next placed line."""
+    end = following - 1 if following is not None else len(doc_keys)
+    j = done  # 0-based: the file line after ``done``
+    while j < end and not doc_keys[j].strip():
+        j += 1
+    if j >= end or _indent(doc_keys[j]) <= indent:
+        return done
+    while j < end and (not doc_keys[j].strip() or _indent(doc_keys[j]) > indent):
+        j += 1
+    if j >= end:
+        return done  # the block runs on to the next placed line: the marker is inside it after all
+    while j > done and not doc_keys[j - 1].strip():
+        j -= 1  # the blank lines before what follows the block stay with it
+    return j
 
 
 def _covers(placed: list[int], doc_keys: list[str]) -> bool:
@@ -707,9 +732,7 @@ def _ends_line(text: str) -> bool:
 
 def _breaks(document: str, merged: str, grammar: str | None) -> bool:
     """Whether the merge has syntax errors where the file had none."""
-    if not grammar or error_count(document, grammar) != 0:
-        return False
-    return bool(error_count(merged, grammar))
+    return bool(grammar) and breaks(document, merged, grammar)
 
 
 def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
