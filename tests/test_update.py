@@ -185,3 +185,22 @@ def test_a_merge_python_would_not_indent_is_refused():
     tail = document.replace("\n\n\ndef main():\n", "\n")  # the function's line lost, its body left indented
     assert breaks(document, tail, "python")
     assert not breaks(document, document.replace("print(SCALES)", "print(SCALES['a'])"), "python")
+
+
+TABLE = ("# Results\n\n| set | right |\n| --- | --- |\n| the peer fixtures, exact merges | 23 of 23 |\n"
+         "| the held-out updates, exact | 636 of 702 |\n\nMeasured on one machine.\n")
+
+
+def test_a_changed_line_shown_alone_rewrites_the_line_it_clearly_resembles():
+    """A table row (or a sentence) shown with no line of context: the file line it is a rewrite of, when only
+    one is that alike; with markers around it, the same."""
+    want = TABLE.replace("636 of 702", "637 of 702")
+    assert merge_update(TABLE, "| the held-out updates, exact | 637 of 702 |\n", "README.md").merged == want
+    assert merge_update(TABLE, "<!-- ... -->\n| the held-out updates, exact | 637 of 702 |\n<!-- ... -->\n",
+                        "README.md").merged == want
+
+
+def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
+    document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
+    with pytest.raises(UpdateError):
+        merge_update(document, "| the held-out updates, exact | 637 of 702 |\n", "README.md")

@@ -581,6 +581,9 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
     content = [k for k, key in enumerate(keys) if key.strip() and lines[k] != MARKER]
     before = [k for k in range(content[0]) if lines[k] == MARKER]
     after = [k for k in range(content[-1] + 1, len(keys)) if lines[k] == MARKER]
+    lone = _lone_rewrite(document, update_lines, lines, keys, content)
+    if lone is not None:
+        return lone
     if not before and not after:
         raise UpdateError("no line of the update matches a line of the file: it does not belong to this file")
     if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
@@ -590,6 +593,37 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
     marker = (before or after)[0]
     kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
     return Placement(document, update_lines, lines, kept, False)
+
+
+def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys: list[str],
+                  content: list[int]) -> Placement | None:
+    """An update of a few changed lines and nothing else (a table row, a sentence, a constant, with markers or
+    none around them) rewrites the file lines they clearly resemble, when those are one run of the file in the
+    same order; None when they are not."""
+    doc_keys = keys_of(split_lines(document))
+    run = range(content[0], content[-1] + 1)
+    if len(content) > REWRITE_SLACK or any(lines[k] == MARKER for k in run):
+        return None
+    found = []
+    for k in content:
+        if _weight(keys[k]) < DISTINCTIVE:
+            return None
+        scores = sorted(((difflib.SequenceMatcher(None, keys[k].strip(), doc_key.strip(), autojunk=False).ratio(), j)
+                         for j, doc_key in enumerate(doc_keys, 1)
+                         if _indent_of(doc_key) == _indent_of(keys[k]) and _weight(doc_key) >= DISTINCTIVE),
+                        reverse=True)
+        if not scores or scores[0][0] < REWRITE_ALONE or len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.1:
+            return None
+        found.append(scores[0][1])
+    first = found[0]
+    if [keys[k].strip() == "" for k in run] != [not doc_keys[j - 1].strip() for j in range(first, first + len(run))] \
+            or found != [first + k - run[0] for k in content]:
+        return None  # not one run of the file, line for line
+    lines = [NEW if k in run else SKIP if not keys[k].strip() else lines[k] for k in range(len(keys))]
+    rewrites = {k: first + k - run[0] for k in run}
+    total, last = len(doc_keys), first + len(run) - 1
+    kept = {k: ((1, first - 1) if k < run[0] else (last + 1, total)) for k, n in enumerate(lines) if n == MARKER}
+    return Placement(document, update_lines, lines, kept, False, frozenset(rewrites.values()), rewrites)
 
 
 def _indent(key: str) -> int:
