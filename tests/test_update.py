@@ -204,3 +204,16 @@ def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):
         merge_update(document, "| the held-out updates, exact | 637 of 702 |\n", "README.md")
+
+
+def test_lines_that_rewrite_a_run_as_a_whole_replace_it():
+    """A comment moved from one line to the next leaves each line unlike its old self but the run like its old
+    run: the new lines after a shown line, up to a marker, rewrite the file's next lines, not join them."""
+    document = ("NAMES = {\n    'down': 'ffn_down',\n}\nPERMUTED = ('llama',)\nRANK = 16  # float products need multiples"
+                " of 16  # architectures whose converter reorders rows\n\n\ndef permute(rows):\n    return rows\n")
+    update = ("# ... existing code ...\n    'down': 'ffn_down',\n}\nPERMUTED = ('llama',)  # architectures whose "
+              "converter reorders rows\nRANK = 16  # float products need multiples of 16\n# ... existing code ...\n")
+    want = document.replace("PERMUTED = ('llama',)\nRANK = 16  # float products need multiples of 16  # architectures "
+                            "whose converter reorders rows\n", "PERMUTED = ('llama',)  # architectures whose converter "
+                            "reorders rows\nRANK = 16  # float products need multiples of 16\n")
+    assert merge_update(document, update, "python").merged == want

@@ -48,11 +48,13 @@ WEAK_SHARE = 0.4  # ... unless shorter placed lines hold this share of the updat
 REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
 REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in try: is the second)
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
+LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
                             r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
 
@@ -542,9 +544,33 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     while pairs and not keys[pairs[-1][0]].strip():
         pairs.pop()
     written = sum(1 for i in ks if keys[i].strip())
+    whole = _rewritten_lines(ks, js, keys, doc_keys, placed, taken)
+    if len(whole) > len(pairs):
+        return whole
     if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK:
         return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite
     return {j for _, j in pairs}
+
+
+def _rewritten_lines(ks: list[int], js, keys: list[str], doc_keys: list[str], placed: list[int],
+                     taken: set[int]) -> set[int]:
+    """As many file lines as the new lines, line for line (blank where they are blank, at their indentation),
+    that the new lines rewrite as a whole: text moved between lines (a comment moved up one line) leaves each
+    line unlike its old self, not the run unlike its old run (compared as words in any order)."""
+    ks, js = list(ks), list(js)[: len(ks)]
+    while ks and not keys[ks[-1]].strip() and (len(js) < len(ks) or doc_keys[js[len(ks) - 1] - 1].strip()):
+        ks.pop()  # the update's blank lines at the far end, where the file has none, are between blocks
+    written = [k for k in ks if keys[k].strip()]
+    js = js[: len(ks)]
+    if not written or len(written) > LONE_LINES or len(js) < len(ks) or any(j in placed or j in taken for j in js):
+        return set()
+    if any(bool(keys[k].strip()) != bool(doc_keys[j - 1].strip()) or keys[k].strip() and
+           _indent_of(keys[k]) != _indent_of(doc_keys[j - 1]) for k, j in zip(ks, js)):
+        return set()
+    a = Counter(_TOKEN.findall(" ".join(keys[k] for k in ks)))
+    b = Counter(_TOKEN.findall(" ".join(doc_keys[j - 1] for j in js)))
+    alike = 2 * sum((a & b).values()) / max(1, sum(a.values()) + sum(b.values()))
+    return set(js) if alike >= REWRITE_ALONE else set()
 
 
 def _reindented(new: str, old: str) -> bool:
@@ -597,28 +623,28 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
 
 def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys: list[str],
                   content: list[int]) -> Placement | None:
-    """An update of a few changed lines and nothing else (a table row, a sentence, a constant, with markers or
-    none around them) rewrites the file lines they clearly resemble, when those are one run of the file in the
-    same order; None when they are not."""
+    """An update of a few changed lines and nothing else (a table row, a sentence, two constants, with markers
+    or none around them) rewrites the run of file lines it clearly resembles, line for line (blank where the
+    update is blank, each line at its indentation), when only one run is that alike; None otherwise."""
     doc_keys = keys_of(split_lines(document))
     run = range(content[0], content[-1] + 1)
-    if len(content) > REWRITE_SLACK or any(lines[k] == MARKER for k in run):
+    if len(content) > LONE_LINES or any(lines[k] == MARKER for k in run) or \
+            sum(_weight(keys[k]) for k in content) < DISTINCTIVE:
         return None
-    found = []
-    for k in content:
-        if _weight(keys[k]) < DISTINCTIVE:
-            return None
-        scores = sorted(((difflib.SequenceMatcher(None, keys[k].strip(), doc_key.strip(), autojunk=False).ratio(), j)
-                         for j, doc_key in enumerate(doc_keys, 1)
-                         if _indent_of(doc_key) == _indent_of(keys[k]) and _weight(doc_key) >= DISTINCTIVE),
-                        reverse=True)
-        if not scores or scores[0][0] < REWRITE_ALONE or len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.1:
-            return None
-        found.append(scores[0][1])
-    first = found[0]
-    if [keys[k].strip() == "" for k in run] != [not doc_keys[j - 1].strip() for j in range(first, first + len(run))] \
-            or found != [first + k - run[0] for k in content]:
-        return None  # not one run of the file, line for line
+    shape = [(_indent_of(keys[k]), not keys[k].strip()) for k in run]
+    text = "\n".join(keys[k].strip() for k in run)
+    scores = []
+    for first in range(1, len(doc_keys) - len(run) + 2):
+        window = doc_keys[first - 1: first - 1 + len(run)]
+        if [(_indent_of(key), not key.strip()) for key in window] != shape:
+            continue
+        matcher = difflib.SequenceMatcher(None, text, "\n".join(key.strip() for key in window), autojunk=False)
+        if matcher.real_quick_ratio() >= REWRITE_ALONE and matcher.quick_ratio() >= REWRITE_ALONE:
+            scores.append((matcher.ratio(), first))
+    scores.sort(reverse=True)
+    if not scores or scores[0][0] < REWRITE_ALONE or len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.1:
+        return None
+    first = scores[0][1]
     lines = [NEW if k in run else SKIP if not keys[k].strip() else lines[k] for k in range(len(keys))]
     rewrites = {k: first + k - run[0] for k in run}
     total, last = len(doc_keys), first + len(run) - 1
