@@ -217,3 +217,15 @@ def test_lines_that_rewrite_a_run_as_a_whole_replace_it():
                             "whose converter reorders rows\n", "PERMUTED = ('llama',)  # architectures whose converter "
                             "reorders rows\nRANK = 16  # float products need multiples of 16\n")
     assert merge_update(document, update, "python").merged == want
+
+
+def test_context_lines_between_a_marker_and_a_rewritten_line_are_placed_near_it():
+    """``else:`` shown after a marker above a rewritten line: too common to place the update, and not next to
+    a placed line; kept new, it would be written twice and break the file, so it is found next to the change."""
+    document = ("def budget(limit, reserve, windowed, name):\n    if windowed:\n        fixed = 0\n    else:\n"
+                "        fixed = len(prefix_ids(TOKENIZER, '', name, EXAMPLES))\n    spare = limit - reserve - fixed\n"
+                "    if spare < 0:\n        raise ValueError('too long')\n    else:\n        return spare\n")
+    update = ("# ... existing code ...\n    else:\n        fixed = header_tokens(name)\n"
+              "    spare = limit - reserve - fixed\n# ... existing code ...\n")
+    want = document.replace("len(prefix_ids(TOKENIZER, '', name, EXAMPLES))", "header_tokens(name)")
+    assert merge_update(document, update, "python").merged == want

@@ -245,8 +245,9 @@ def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[
         lines[k] = j + 1
 
 
-def align_update(document: str, update: str) -> Placement:
-    """Place the update's lines in the document (see the module's docstring); UpdateError when it cannot be."""
+def align_update(document: str, update: str, *, context: bool = False) -> Placement:
+    """Place the update's lines in the document (see the module's docstring); UpdateError when it cannot be.
+    With ``context``, short lines between a marker and the change are found near it too (``_place_context``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
     doc_lines, update_lines = split_lines(document), split_lines(update)
@@ -282,6 +283,8 @@ def align_update(document: str, update: str) -> Placement:
     _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
                range(j_last + 1, len(doc_keys)))
     _place_common_end(lines, keys, doc_keys)
+    if context:
+        _place_context(lines, keys, doc_keys)
     replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     whole = not any(markers) and _covers(reached, doc_keys)
@@ -297,6 +300,62 @@ def align_update(document: str, update: str) -> Placement:
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     return Placement(document, update_lines, lines, kept, whole, replaced, rewrites)
+
+
+def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """Context lines between a marker and a changed stretch (``else:`` above a rewritten line, a closing
+    ``\"\"\"`` below a rewritten sentence): too common in the file to place the update, and not next to a placed
+    line, they stay new and the file's own are kept too.  Here the new lines between a marker (or the update's
+    edge) and a placed line are matched against the few file lines next to that placed one; those that repeat
+    from the marker's side in are placed there, and the file lines between them and the placed line are what
+    the rest of the new lines rewrite.  ``merge_update`` takes this reading only when the plain one breaks the
+    file."""
+    k = 0
+    while k < len(lines):
+        if lines[k] != NEW:
+            k += 1
+            continue
+        end = k
+        while end < len(lines) and lines[end] == NEW:
+            end += 1
+        before = lines[k - 1] if k > 0 else MARKER
+        after = lines[end] if end < len(lines) else MARKER
+        run = list(range(k, end))
+        if before == MARKER and after > 0:  # from the marker down to the placed line: match backwards
+            floor = max([n for n in lines[:k] if n > 0] + [0])
+            js = list(range(after - 2, max(floor, after - 2 - len(run) - REWRITE_SLACK) - 1, -1))
+            _place_from_edge(lines, keys, doc_keys, run, js)
+        elif before > 0 and after == MARKER:  # from the placed line down to the marker
+            ceiling = min([n for n in lines[end:] if n > 0] + [len(doc_keys) + 1])
+            js = list(range(before, min(ceiling - 1, before + len(run) + REWRITE_SLACK)))
+            _place_from_edge(lines, keys, doc_keys, run[::-1], js)
+        k = end
+
+
+def _place_from_edge(lines: list[int], keys: list[str], doc_keys: list[str], run: list[int], js: list[int]) -> None:
+    """``run``: new update lines from the marker's side in; ``js``: 0-based file lines from the placed line out.
+    The run's first lines are placed on the file lines they repeat, nearest the placed line first, when the
+    run's other lines are at least about as many as the file lines left between (they rewrite those)."""
+    content = [i for i in run if keys[i].strip()]
+    if not content:
+        return
+    lead = run[run.index(content[0]):]
+    for start in range(len(js)):
+        pairs, j = [], start
+        for i in lead:
+            if j < 0 or keys[i] != doc_keys[js[j]]:
+                break
+            pairs.append((i, js[j]))
+            j -= 1
+        if not pairs:
+            continue
+        paired = {i for i, _ in pairs}
+        rest = [i for i in run if keys[i].strip() and i not in paired]
+        between = [js[t] for t in range(j + 1) if doc_keys[js[t]].strip()]
+        if rest and len(between) <= len(rest) + REWRITE_SLACK:
+            for i, n in pairs:
+                lines[i] = n + 1
+        return
 
 
 def _place_common_end(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
@@ -770,19 +829,26 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     grammar = language_of(language) if language is not None else guess_language(document)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block) if grammar else None
     if blockwise is None:
-        return _checked(_line_merge(document, update), grammar, force)
-    candidates = [_finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole)]
+        plain = _line_merge(document, update)  # UpdateError: nothing places it
+        if not grammar or not _breaks(document, plain.merged, grammar):
+            return plain
+        candidates = [(0, plain)]
+    else:
+        candidates = [(0 if not blockwise.partly_by_lines else 1,
+                       _finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole))]
+        try:
+            candidates.append((0 if blockwise.partly_by_lines else 1, _line_merge(document, update)))
+        except UpdateError:
+            pass
     try:
-        candidates.append(_line_merge(document, update))
+        candidates.append((2, _line_merge(document, update, context=True)))
     except UpdateError:
         pass
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
     # (a marker the syntax reads as a block's end where the update meant lines), then the syntax's, unless it
-    # merged a block line by line: lines that see the whole file place a fragment better than lines that see
-    # the block.
-    order = [0, 1] if not blockwise.partly_by_lines else [1, 0]
-    best = min(candidates, key=lambda merge: (_breaks(document, merge.merged, grammar), merge.unseen_lines,
-                                              order[candidates.index(merge)]))
+    # merged a block line by line (lines that see the whole file place a fragment better than lines that see
+    # the block), then lines that find context near markers.
+    best = min(candidates, key=lambda c: (_breaks(document, c[1].merged, grammar), c[1].unseen_lines, c[0]))[1]
     return _checked(best, grammar, force)
 
 
@@ -802,9 +868,9 @@ def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
     return merge
 
 
-def _line_merge(document: str, update: str) -> Merge:
+def _line_merge(document: str, update: str, context: bool = False) -> Merge:
     """The update placed line by line (``align_update``)."""
-    placement = align_update(document, update)
+    placement = align_update(document, update, context=context)
     return _finish(document, update, _line_pieces(placement), _seen_by_lines(placement), placement,
                    placement.whole_file)
 
