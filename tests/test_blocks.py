@@ -247,7 +247,7 @@ def test_lines_removed_where_the_update_does_not_show_them_are_reported(monkeypa
     ones is the update's own doing and is not."""
     from cad_lsp.program import update as update_module
 
-    def refused(document, update):
+    def refused(document, update, context=False):
         raise UpdateError("refused")
 
     monkeypatch.setattr(update_module, "_line_merge", refused)
