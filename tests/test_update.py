@@ -229,3 +229,20 @@ def test_context_lines_between_a_marker_and_a_rewritten_line_are_placed_near_it(
               "    spare = limit - reserve - fixed\n# ... existing code ...\n")
     want = document.replace("len(prefix_ids(TOKENIZER, '', name, EXAMPLES))", "header_tokens(name)")
     assert merge_update(document, update, "python").merged == want
+
+
+def test_a_reading_that_takes_a_shown_line_for_new_code_loses_to_one_that_keeps_it():
+    """A marker inside ``__init__`` also stands for the ``def rate`` line of the next method, whose last line
+    the update shows: read by syntax, that line joins ``__init__`` as new code and ``rate`` is removed between
+    two shown methods; lines keep it where the file has it.  The merge that keeps such lines wins."""
+    document = ("class Rates:\n    EVERY = 16\n\n    def __init__(self, prior=0.6):\n        self.accepted = {}\n"
+                "        self.drafted = {}\n        self.rounds = 0\n\n    def rate(self, kind):\n"
+                "        return self.accepted[kind] / self.drafted[kind]\n\n    def record(self, kind, ok):\n"
+                "        self.accepted[kind] += ok\n\n    def reset(self):\n        self.rounds = 0\n")
+    update = ("# ... existing code ...\n    def __init__(self, prior=0.6, decay=0.8):\n        self.accepted = {}\n"
+              "        # ... existing code ...\n        return self.accepted[kind] / self.drafted[kind]\n\n"
+              "    def record(self, kind, ok):\n        self.accepted[kind] = self.accepted[kind] * self.decay + ok\n\n"
+              "    # ... existing code ...\n")
+    want = document.replace("prior=0.6)", "prior=0.6, decay=0.8)").replace(
+        "self.accepted[kind] += ok", "self.accepted[kind] = self.accepted[kind] * self.decay + ok")
+    assert merge_update(document, update, "python").merged == want

@@ -125,6 +125,9 @@ class Merge:
     unseen: tuple[tuple[int, int], ...] = ()
     document: str = ""  # the file merged into
     whole_file: bool = False  # the update was read as the whole new file (no marker, most of the file shown)
+    # lines the update repeats from the file (found once there) that the merge writes anew and removes from
+    # where the file has them: a reading that took context for new code
+    repeats_moved: int = 0
 
     @property
     def changed(self) -> bool:
@@ -848,7 +851,8 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     # (a marker the syntax reads as a block's end where the update meant lines), then the syntax's, unless it
     # merged a block line by line (lines that see the whole file place a fragment better than lines that see
     # the block), then lines that find context near markers.
-    best = min(candidates, key=lambda c: (_breaks(document, c[1].merged, grammar), c[1].unseen_lines, c[0]))[1]
+    best = min(candidates, key=lambda c: (_breaks(document, c[1].merged, grammar), c[1].unseen_lines,
+                                          c[1].repeats_moved, c[0]))[1]
     return _checked(best, grammar, force)
 
 
@@ -958,7 +962,17 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     text = "".join(out[first - 1: len(out) - (len(doc_lines) - last)])
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
     removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
-    return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file)
+    return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
+                 _repeats_moved(doc_lines, {_key(piece.text) for piece in pieces if piece.file_line is None}, kept))
+
+
+def _repeats_moved(doc_lines: list[str], written: set[str], kept: set[int]) -> int:
+    """How many distinctive file lines (each found once in the file) the merge removes while writing the very
+    same line, as new text, elsewhere: context the reading took for new code."""
+    doc_keys = [_key(line) for line in doc_lines]
+    counts = Counter(doc_keys)
+    return sum(1 for n, key in enumerate(doc_keys, 1)
+               if n not in kept and key in written and counts[key] == 1 and _weight(key) >= DISTINCTIVE)
 
 
 def _runs(numbers: list[int], doc_lines: list[str]) -> tuple[tuple[int, int], ...]:
