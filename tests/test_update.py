@@ -246,3 +246,18 @@ def test_a_reading_that_takes_a_shown_line_for_new_code_loses_to_one_that_keeps_
     want = document.replace("prior=0.6)", "prior=0.6, decay=0.8)").replace(
         "self.accepted[kind] += ok", "self.accepted[kind] = self.accepted[kind] * self.decay + ok")
     assert merge_update(document, update, "python").merged == want
+
+
+def test_new_lines_ending_the_update_rewrite_the_rest_of_their_block_when_keeping_it_breaks_the_file():
+    """A ``finally:`` rewritten at the update's end, after a shown line: the file's own ``finally:`` kept after
+    it would not parse, so the rest of the block is what the new lines rewrite, and the merge names those
+    lines as removed unseen."""
+    document = ("async def test_edit(client):\n    try:\n        result = await client.edit(1, 2)\n"
+                "        assert result.applied\n        await client.shutdown()\n    finally:\n        await client.stop()\n")
+    update = ("# ... existing code ...\n        assert result.applied\n    finally:  # shut down even when it failed\n"
+              "        try:\n            await asyncio.wait_for(client.shutdown(), 30)\n        finally:\n"
+              "            await client.stop()\n")
+    merge = merge_update(document, update, "python")
+    assert merge.merged == document.split("    finally:")[0].replace("        await client.shutdown()\n", "") + \
+        update.split("assert result.applied\n")[1]
+    assert merge.unseen == ((5, 7),)

@@ -108,6 +108,7 @@ class Placement:
     whole_file: bool
     replaced: frozenset[int] = frozenset()  # file lines that new lines next to a placed one rewrite (not kept)
     rewrites: dict[int, int] = field(default_factory=dict)  # new lines between markers: the file line each rewrites
+    dropped: frozenset[int] = frozenset()  # file lines left out although the update did not show them
 
 
 @dataclass(frozen=True)
@@ -302,7 +303,8 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
-    return Placement(document, update_lines, lines, kept, whole, replaced, rewrites)
+    dropped = _rest_of_last_block(lines, keys, doc_keys, replaced) if context and not whole else frozenset()
+    return Placement(document, update_lines, lines, kept, whole, replaced, rewrites, dropped)
 
 
 def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
@@ -333,6 +335,27 @@ def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> No
             js = list(range(before, min(ceiling - 1, before + len(run) + REWRITE_SLACK)))
             _place_from_edge(lines, keys, doc_keys, run[::-1], js)
         k = end
+
+
+def _rest_of_last_block(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> frozenset[int]:
+    """New lines that end the update after its last placed line, with no marker: the file lines after that one,
+    as deep as the new lines or deeper (the rest of the block they are in), which the new lines rewrite when
+    keeping them breaks the file (a ``finally:`` rewritten after a shown line).  Not shown, so reported."""
+    placed = [k for k, n in enumerate(lines) if n > 0]
+    if not placed or MARKER in lines[placed[-1]:]:
+        return frozenset()
+    tail = [k for k in range(placed[-1] + 1, len(keys)) if keys[k].strip()]
+    if not tail:
+        return frozenset()
+    depth = min(_indent_of(keys[k]) for k in tail)
+    j = max([lines[placed[-1]]] + [n for n in replaced if n > lines[placed[-1]]])  # 0-based: the next file line
+    out = []
+    while j < len(doc_keys) and (not doc_keys[j].strip() or _indent_of(doc_keys[j]) >= depth):
+        out.append(j + 1)
+        j += 1
+    while out and not doc_keys[out[-1] - 1].strip():
+        out.pop()
+    return frozenset(out)
 
 
 def _place_from_edge(lines: list[int], keys: list[str], doc_keys: list[str], run: list[int], js: list[int]) -> None:
@@ -923,7 +946,8 @@ def _line_pieces(placement: Placement) -> list[Piece]:
             out.append(Piece(placement.update_lines[k].rstrip("\r\n") + newline, None, k + 1))
             done = max(done, placement.rewrites.get(k, 0))
     if snippet:  # and after it
-        out += [Piece(line, n, None) for n, line in enumerate(doc_lines[done:], done + 1) if n not in replaced]
+        out += [Piece(line, n, None) for n, line in enumerate(doc_lines[done:], done + 1)
+                if n not in replaced and n not in placement.dropped]
     return out
 
 
