@@ -261,3 +261,22 @@ def test_new_lines_ending_the_update_rewrite_the_rest_of_their_block_when_keepin
     assert merge.merged == document.split("    finally:")[0].replace("        await client.shutdown()\n", "") + \
         update.split("assert result.applied\n")[1]
     assert merge.unseen == ((5, 7),)
+
+
+def test_a_line_next_to_a_marker_is_context_not_a_second_copy():
+    """``def default_device():`` shown just above a marker, after a rewritten function and a new constant: the
+    file's own line, not new text written beside it (the file would hold the function's line twice and the
+    rewritten function's old tail under it)."""
+    document = ('def half(dtype):\n    """The half-precision name,\n    or None for full precision.\n    """\n'
+                '    if dtype not in (1, 2):\n        return None\n'
+                '    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported") if dtype == 1 else \\\n'
+                '        ("_is_amx_fp16_supported",)\n    if any(getattr(torch.cpu, check)() for check in checks):\n'
+                '        return None\n'
+                '    name = "bf16" if dtype == 1 else "fp16"\n    return name\n\n\ndef default_device():\n'
+                '    return "cpu"\n')
+    update = ('# ... existing code ...\n    or None for full precision.\n    """\n    if dtype not in NAMES:\n'
+              '        return None\n    return NAMES[dtype]\n\n\nNAMES = {1: "bf16", 2: "fp16"}\n\n\n'
+              'def default_device():\n    # ... existing code ...\n')
+    want = document.replace('(1, 2)', 'NAMES').replace(document[document.index('    checks'):document.index('\n\n\n')],
+                                                        '    return NAMES[dtype]\n\n\nNAMES = {1: "bf16", 2: "fp16"}')
+    assert merge_update(document, update, "python").merged == want

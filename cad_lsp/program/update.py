@@ -361,7 +361,8 @@ def _rest_of_last_block(lines: list[int], keys: list[str], doc_keys: list[str], 
 def _place_from_edge(lines: list[int], keys: list[str], doc_keys: list[str], run: list[int], js: list[int]) -> None:
     """``run``: new update lines from the marker's side in; ``js``: 0-based file lines from the placed line out.
     The run's first lines are placed on the file lines they repeat, nearest the placed line first, when the
-    run's other lines are at least about as many as the file lines left between (they rewrite those)."""
+    run's other lines are at least about as many as the file lines left between (they rewrite those), or the
+    first is a line the file has once."""
     content = [i for i in run if keys[i].strip()]
     if not content:
         return
@@ -378,7 +379,8 @@ def _place_from_edge(lines: list[int], keys: list[str], doc_keys: list[str], run
         paired = {i for i, _ in pairs}
         rest = [i for i in run if keys[i].strip() and i not in paired]
         between = [js[t] for t in range(j + 1) if doc_keys[js[t]].strip()]
-        if rest and len(between) <= len(rest) + REWRITE_SLACK:
+        pinned = _weight(keys[lead[0]]) >= DISTINCTIVE and doc_keys.count(keys[lead[0]]) == 1  # found once
+        if rest and (pinned or len(between) <= len(rest) + REWRITE_SLACK):
             for i, n in pairs:
                 lines[i] = n + 1
         return
@@ -855,10 +857,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     grammar = language_of(language) if language is not None else guess_language(document)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block) if grammar else None
     if blockwise is None:
-        plain = _line_merge(document, update)  # UpdateError: nothing places it
-        if not grammar or not _breaks(document, plain.merged, grammar):
-            return plain
-        candidates = [(0, plain)]
+        candidates = [(0, _line_merge(document, update))]  # UpdateError: nothing places it
     else:
         candidates = [(0 if not blockwise.partly_by_lines else 1,
                        _finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole))]
@@ -987,16 +986,31 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
     removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
-                 _repeats_moved(doc_lines, {_key(piece.text) for piece in pieces if piece.file_line is None}, kept))
+                 _repeats_moved(doc_lines, split_lines(update), [piece for piece in pieces if piece.file_line is None],
+                                kept))
 
 
-def _repeats_moved(doc_lines: list[str], written: set[str], kept: set[int]) -> int:
-    """How many distinctive file lines (each found once in the file) the merge removes while writing the very
-    same line, as new text, elsewhere: context the reading took for new code."""
+def _repeats_moved(doc_lines: list[str], update_lines: list[str], written: list[Piece], kept: set[int]) -> int:
+    """Context the reading took for new code: distinctive lines the file has once that the merge writes again
+    as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
+    marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
+    function does)."""
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
-    return sum(1 for n, key in enumerate(doc_keys, 1)
-               if n not in kept and key in written and counts[key] == 1 and _weight(key) >= DISTINCTIVE)
+    keys = [_key(line) for line in update_lines]
+    edges = {key for k, key in enumerate(keys) if any(
+        is_marker(keys[i]) for i in (_next_shown(keys, k, -1), _next_shown(keys, k, 1)) if i is not None)}
+    new = {_key(piece.text) for piece in written}
+    return sum(1 for n, key in enumerate(doc_keys, 1) if key in new and counts[key] == 1 and
+               _weight(key) >= DISTINCTIVE and (n not in kept or key in edges))
+
+
+def _next_shown(keys: list[str], k: int, step: int) -> int | None:
+    """The update line next to line k in direction ``step`` that is not blank."""
+    k += step
+    while 0 <= k < len(keys) and not keys[k].strip():
+        k += step
+    return k if 0 <= k < len(keys) else None
 
 
 def _runs(numbers: list[int], doc_lines: list[str]) -> tuple[tuple[int, int], ...]:
