@@ -280,3 +280,15 @@ def test_a_line_next_to_a_marker_is_context_not_a_second_copy():
     want = document.replace('(1, 2)', 'NAMES').replace(document[document.index('    checks'):document.index('\n\n\n')],
                                                         '    return NAMES[dtype]\n\n\nNAMES = {1: "bf16", 2: "fp16"}')
     assert merge_update(document, update, "python").merged == want
+
+
+def test_a_closing_line_before_a_marker_is_the_files_not_a_second_one():
+    """New entries after a shown one, then the list's ``]`` and a marker: the file's own ``]``, in a file no
+    grammar reads (TOML), where no parse would tell a second ``]``."""
+    document = ('[project]\nname = "demo"\ndependencies = [\n    "pygls>=2",\n    "uvicorn>=0.30",\n]\n\n'
+                '[project.scripts]\ndemo = "demo.cli:main"\n')
+    added = '    "tree-sitter>=0.25",\n    "tree-sitter-python>=0.23",\n    "tree-sitter-go>=0.23",\n' \
+        '    "tree-sitter-rust>=0.23",\n'
+    update = '# ... existing code ...\n    "uvicorn>=0.30",\n' + added + ']\n# ... existing code ...\n'
+    want = document.replace('    "uvicorn>=0.30",\n', '    "uvicorn>=0.30",\n' + added)
+    assert merge_update(document, update, "pyproject.toml").merged == want

@@ -287,6 +287,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
                range(j_last + 1, len(doc_keys)))
     _place_common_end(lines, keys, doc_keys)
+    _place_closing_before_markers(lines, keys, doc_keys)
     if context:
         _place_context(lines, keys, doc_keys)
     replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
@@ -305,6 +306,37 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     dropped = _rest_of_last_block(lines, keys, doc_keys, replaced) if context and not whole else frozenset()
     return Placement(document, update_lines, lines, kept, whole, replaced, rewrites, dropped)
+
+
+def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """New entries after a shown line, then the closing line of their list or block and a marker (``]`` after
+    new dependencies): where the file's next lines after the shown one are those closing lines, they are those
+    lines, not a second ``]``."""
+    for k, n in enumerate(lines):
+        if n <= 0:
+            continue
+        end = k + 1
+        while end < len(lines) and lines[end] == NEW:
+            end += 1
+        if end == k + 1 or end >= len(lines) or lines[end] != MARKER:
+            continue
+        closing = []
+        for i in range(end - 1, k, -1):
+            if not keys[i].strip():
+                continue
+            if not _CLOSING.match(keys[i]):
+                break
+            closing.append(i)
+        if not closing or len(closing) == end - k - 1 - sum(1 for i in range(k + 1, end) if not keys[i].strip()):
+            continue  # nothing closes, or nothing new before the closing lines (the alignment placed those)
+        j = n  # 0-based: the file line after the shown one
+        for i in reversed(closing):
+            while j < len(doc_keys) and not doc_keys[j].strip():
+                j += 1
+            if j >= len(doc_keys) or doc_keys[j] != keys[i] or j + 1 in lines:
+                break
+            lines[i] = j + 1
+            j += 1
 
 
 def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
