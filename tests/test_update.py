@@ -292,3 +292,20 @@ def test_a_closing_line_before_a_marker_is_the_files_not_a_second_one():
     update = '# ... existing code ...\n    "uvicorn>=0.30",\n' + added + ']\n# ... existing code ...\n'
     want = document.replace('    "uvicorn>=0.30",\n', '    "uvicorn>=0.30",\n' + added)
     assert merge_update(document, update, "pyproject.toml").merged == want
+
+
+def test_a_new_function_like_an_old_one_goes_after_the_context_shown_next_to_the_marker():
+    """A new function that repeats most lines of the one before it, shown after that one's last line: the
+    repeated lines pull a plain alignment back onto the old function, writing its context line twice; the
+    reading that trusts the line next to the marker inserts the new function after it."""
+    old = ("async function applyUpdate(): Promise<void> {\n  if (!client?.isRunning()) {\n    void showError('not running');\n"
+           "    return;\n  }\n  const running = client;\n  const text = await readClipboard();\n"
+           "  const problem = validateUpdate(text);\n  if (problem !== undefined) {\n    void showWarning(problem);\n"
+           "    return;\n  }\n  await runCommand(running, APPLY_COMMAND, buildApplyArgs(text));\n}\n")
+    new = old.replace("applyUpdate", "applyAnswer").replace("validateUpdate", "validateAnswer").replace(
+        "APPLY_COMMAND, buildApplyArgs", "ANSWER_COMMAND, buildAnswerArgs")
+    document = "import { run } from './run';\n\n" + old + "\nfunction activate(): void {\n  run(applyUpdate);\n}\n"
+    update = ("// ... existing code ...\n  await runCommand(running, APPLY_COMMAND, buildApplyArgs(text));\n}\n\n" + new +
+              "\n// ... existing code ...\n")
+    want = document.replace(old, old + "\n" + new)
+    assert merge_update(document, update, "extension.ts").merged == want

@@ -48,6 +48,7 @@ WEAK_SHARE = 0.4  # ... unless shorter placed lines hold this share of the updat
 REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
 REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in try: is the second)
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
+EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those lines this many times
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
@@ -170,8 +171,11 @@ class _PrefixMax:
         return best
 
 
-def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str]) -> list[tuple[int, int]]:
-    """The monotone (update line, file line) pairs of distinctive lines that save the most text.
+def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str],
+                  context: bool = False) -> list[tuple[int, int]]:
+    """The monotone (update line, file line) pairs of distinctive lines that save the most text.  With
+    ``context``, the lines next to a marker weigh EDGE_WEIGHT times their text: chat models put the context
+    they show there, so a new function that repeats an old one's lines does not pull the update onto them.
 
     Between two pairs with no marker between them the file lines left out
     are deleted, at DELETE_COST of their text; under a marker they stay, for
@@ -186,6 +190,8 @@ def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str]) -> 
     prefix_weight = [0.0]
     for key in doc_keys:
         prefix_weight.append(prefix_weight[-1] + DELETE_COST * _weight(key))
+    edges = {i for m, marker in enumerate(markers) if marker
+             for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None and not markers[i]}
     n = len(doc_keys)
     across, since = _PrefixMax(n), _PrefixMax(n)  # pairs before the last marker / since it
     segment: list[tuple[float, int, int]] = []
@@ -200,6 +206,8 @@ def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str]) -> 
         if not found or len(found) > ANCHOR_REPEATS:
             continue
         gain = _weight(key) / len(found)  # a line the file repeats places the update less surely (patience diff)
+        if context and k in edges:
+            gain *= EDGE_WEIGHT
         row = []
         for j in found:
             score, back = gain, None
@@ -263,7 +271,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     markers = [is_marker(line) and key not in in_file for line, key in zip(update_lines, keys)]
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
-    chain = _anchor_chain(keys, markers, doc_keys)
+    chain = _anchor_chain(keys, markers, doc_keys, context)
     if chain and not _trusted(chain, keys, markers, doc_keys):
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
@@ -411,6 +419,9 @@ def _place_from_edge(lines: list[int], keys: list[str], doc_keys: list[str], run
         paired = {i for i, _ in pairs}
         rest = [i for i in run if keys[i].strip() and i not in paired]
         between = [js[t] for t in range(j + 1) if doc_keys[js[t]].strip()]
+        if sum(_weight(keys[i]) for i, _ in pairs if not _CLOSING.match(keys[i])) < ANCHOR_WEIGHT and \
+                not all(any(_resembles(keys[i], doc_keys[b]) for i in rest) for b in between):
+            continue  # braces alone are anywhere: only where the lines they skip are rewritten
         pinned = _weight(keys[lead[0]]) >= DISTINCTIVE and doc_keys.count(keys[lead[0]]) == 1  # found once
         if rest and (pinned or len(between) <= len(rest) + REWRITE_SLACK):
             for i, n in pairs:
