@@ -149,13 +149,13 @@ def make_update(before: str, after: str, style: str, rng: random.Random, lang: s
     changed = _changed_spans(opcodes)
     if style == "markers":
         context = rng.choice((1, 2, 2, 3, 4))
-        spans = [(max(0, a - context), min(len(old), b + context)) for a, b in changed]
+        spans = [_around(old, a, b, context) for a, b in changed]
         groups = _groups(opcodes, spans)
     else:
         blocks = _blocks(old)
         touched = [(s, e) for s, e in blocks if any(a < e and b > s or a == b and s <= a <= e for a, b in changed)]
         loose = [(a, b) for a, b in changed if not any(s <= a and b <= e for s, e in touched)]
-        groups = _groups(opcodes, touched + [(max(0, a - 2), min(len(old), b + 2)) for a, b in loose])
+        groups = _groups(opcodes, touched + [_around(old, a, b, 2) for a, b in loose])
     if any(b >= len(old) and _deletes_at_end(opcodes) for _, b in groups[-1:]):
         return None  # a deletion at the very end: no line after it can be shown
     if not groups or groups[0][0] == 0 and groups[-1][1] >= len(old) and style != "markers":
@@ -163,6 +163,18 @@ def make_update(before: str, after: str, style: str, rng: random.Random, lang: s
     if style == "bare" and len(groups) > 1:
         return None  # without markers, what lies between two shown blocks would be deleted
     return _show(old, new, opcodes, groups, lang, rng, markers=style != "bare", trim=style != "markers")
+
+
+def _around(old: list[str], a: int, b: int, context: int) -> tuple[int, int]:
+    """A changed span of before-lines with ``context`` lines on each side, widened on a side where those are
+    all blank: blank lines alone do not say where a change is (a deleted class between two blank lines would
+    read as no change at all), so a chat model shows a line of code there."""
+    start, end = max(0, a - context), min(len(old), b + context)
+    while start > 0 and not any(line.strip() for line in old[start:a]):
+        start -= 1
+    while end < len(old) and not any(line.strip() for line in old[b:end]):
+        end += 1
+    return start, end
 
 
 def _deletes_at_end(opcodes) -> bool:
