@@ -232,6 +232,22 @@ def test_a_method_a_marker_keeps_is_never_dropped():
     assert merge.merged == CALCULATOR_JS.replace("this.result = 0;", "this.result = 1;") and merge.unseen == ()
 
 
+def test_statements_from_inside_a_python_function_are_not_read_as_the_files_top_level():
+    """An update of indented statements (a test's body after a marker): its import names the module the file
+    imports at its top, but it is the function's line; the syntax does not read such a fragment."""
+    from cad_lsp.program.blocks import merge_by_blocks
+    from cad_lsp.program.update import _lines_of_block, is_marker
+
+    document = ("import math\nfrom shapes import Circle\n\n\ndef test_area():\n    from shapes import area\n\n"
+                "    assert area(Circle(1)) == math.pi\n    assert area(Circle(2)) == 4 * math.pi\n")
+    update = "# ... existing code ...\n    from shapes import area\n\n    assert area(Circle(1)) == pytest.approx(math.pi)\n" \
+        "# ... existing code ...\n"
+    assert merge_by_blocks(document.splitlines(True), update.splitlines(True), "python", is_marker,
+                           _lines_of_block) is None
+    assert merge_update(document, update, "test_shapes.py").merged == document.replace(
+        "== math.pi\n", "== pytest.approx(math.pi)\n")
+
+
 def test_of_two_readings_the_one_that_removes_nothing_unseen_wins():
     """A whole-file update that stops before the file's last function: read as the whole file it removes that
     function unseen, read as a snippet it keeps it; the merge keeps it."""

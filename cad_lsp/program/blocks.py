@@ -96,7 +96,7 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     new_units = merger.elided_bodies(merger.markers_apart(new_units))
     if language == "markdown":
         new_units = merger.lifted_markers(new_units)
-    if not merger.starts_at_one_depth(new_units):
+    if not merger.starts_at_one_depth(new_units) or merger.inside_a_block(new_units):
         return None
     try:
         return merger.top(old_units, new_units)
@@ -242,6 +242,15 @@ class _Merger:
         if nested and self.indented and len(set(depths)) > 1:
             return False
         return all(self.starts_at_one_depth(u.body, True) for u in units if u.body)
+
+    def inside_a_block(self, units: list[Unit]) -> bool:
+        """Whether a Python update shows statements from inside a block (indented, no ``def`` or ``class`` of
+        theirs): the parser reads them as top-level code, and their names (an import, a variable) would find
+        the file's top-level units; lines place such a fragment.  Definitions pasted alone at their class's
+        indentation are found by name."""
+        shown = [u for u in units if not self.is_marker(u) and _content(self.new.lines, u)]
+        return self.indented and bool(shown) and len(_indent(self.new.lines[shown[0].start])) > 0 and \
+            any(u.key is None or u.key[0] not in ("function", "type") for u in shown)
 
     # -- the top level
     def top(self, old_units: list[Unit], new_units: list[Unit]) -> BlockMerge:
