@@ -908,17 +908,22 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
             candidates.append((0 if blockwise.partly_by_lines else 1, _line_merge(document, update)))
         except UpdateError:
             pass
-    try:
-        candidates.append((2, _line_merge(document, update, context=True)))
-    except UpdateError:
-        pass
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
-    # (a marker the syntax reads as a block's end where the update meant lines), then the syntax's, unless it
-    # merged a block line by line (lines that see the whole file place a fragment better than lines that see
-    # the block), then lines that find context near markers.
-    best = min(candidates, key=lambda c: (_breaks(document, c[1].merged, grammar), c[1].unseen_lines,
-                                          c[1].repeats_moved, c[0]))[1]
-    return _checked(best, grammar, force)
+    # (a marker the syntax reads as a block's end where the update meant lines), then the one that takes no
+    # context for new code, then the syntax's, unless it merged a block line by line (lines that see the whole
+    # file place a fragment better than lines that see the block), then lines that trust context near markers
+    # (weighed only when the others fall short: it can win on nothing else).
+    def score(candidate):
+        rank, merge = candidate
+        return _breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved, rank
+
+    best = min(candidates, key=score)
+    if score(best)[:3] != (False, 0, 0):
+        try:
+            best = min([best, (2, _line_merge(document, update, context=True))], key=score)
+        except UpdateError:
+            pass
+    return _checked(best[1], grammar, force)
 
 
 def _ends_line(text: str) -> bool:
@@ -1038,14 +1043,17 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], written: list[
     as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
     function does)."""
+    new = {_key(piece.text) for piece in written}
+    new = {key for key in new if _weight(key) >= DISTINCTIVE}
+    if not new:
+        return 0
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
     keys = [_key(line) for line in update_lines]
-    edges = {key for k, key in enumerate(keys) if any(
-        is_marker(keys[i]) for i in (_next_shown(keys, k, -1), _next_shown(keys, k, 1)) if i is not None)}
-    new = {_key(piece.text) for piece in written}
-    return sum(1 for n, key in enumerate(doc_keys, 1) if key in new and counts[key] == 1 and
-               _weight(key) >= DISTINCTIVE and (n not in kept or key in edges))
+    edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
+             for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
+    return sum(1 for n, key in enumerate(doc_keys, 1)
+               if key in new and counts[key] == 1 and (n not in kept or key in edges))
 
 
 def _next_shown(keys: list[str], k: int, step: int) -> int | None:
