@@ -248,6 +248,42 @@ def test_statements_from_inside_a_python_function_are_not_read_as_the_files_top_
         "== math.pi\n", "== pytest.approx(math.pi)\n")
 
 
+GREETER_JAVA = """package com.acme;
+
+import java.util.Map;
+
+public class Greeter {
+    private final Map<String, String> names;
+
+    public Greeter(Map<String, String> names) {
+        this.names = names;
+    }
+
+    public String greet(String id) {
+        return "Hello, " + names.get(id);
+    }
+
+    public String farewell(String id) {
+        return "Goodbye, " + names.get(id);
+    }
+}
+"""
+
+
+def test_members_shown_after_imports_without_their_class_line_are_placed_in_it():
+    """Java as chat models write it: the new import, a marker, then methods and the class's closing brace, but
+    no class line; the imports go at the top, the methods replace theirs inside the class, and the brace is the
+    class's own."""
+    update = ("import java.util.Locale;\nimport java.util.Map;\n\n// ... existing code ...\n\n"
+              "    public String greet(String id, Locale locale) {\n"
+              "        return \"Hello, \" + names.get(id).toUpperCase(locale);\n    }\n\n    // ... existing code ...\n}\n")
+    want = GREETER_JAVA.replace("import java.util.Map;", "import java.util.Locale;\nimport java.util.Map;").replace(
+        "    public String greet(String id) {\n        return \"Hello, \" + names.get(id);\n",
+        "    public String greet(String id, Locale locale) {\n        return \"Hello, \" + names.get(id).toUpperCase(locale);\n")
+    merge = merge_update(GREETER_JAVA, update, "Greeter.java")
+    assert merge.merged == want and merge.unseen == ()
+
+
 def test_of_two_readings_the_one_that_removes_nothing_unseen_wins():
     """A whole-file update that stops before the file's last function: read as the whole file it removes that
     function unseen, read as a snippet it keeps it; the merge keeps it."""

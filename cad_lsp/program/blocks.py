@@ -34,6 +34,7 @@ from .syntax import LANGUAGES, Unit, parse_units
 
 __all__ = ["Piece", "BlockMerge", "merge_by_blocks"]
 
+_IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
 _CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*)\s*$")  # closes a block: ``}``, ``});``, ``</div>``
 _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's closing line while lines place its inside
 _LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
@@ -89,9 +90,9 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     new = _update_units(update, update_lines, language, markers)
     if new is None:
         return None
-    new_units, new_lines, first_row = new
-    new_side = _Side(new_lines, [False] * first_row + markers + [False] * (len(new_lines) - first_row - len(markers)))
-    merger = _Merger(_Side(document_lines, [False] * len(document_lines)), new_side, first_row,
+    new_units, new_lines, rows = new
+    new_side = _Side(new_lines, [row is not None and markers[row - 1] for row in rows])
+    merger = _Merger(_Side(document_lines, [False] * len(document_lines)), new_side, rows,
                      indented=language == "python", merge_lines=merge_lines)
     new_units = merger.elided_bodies(merger.markers_apart(new_units))
     if language == "markdown":
@@ -106,25 +107,57 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
 
 def _update_units(update: str, update_lines: list[str], language: str, markers: list[bool]):
     """The update's units: as written, or, when that reads with errors, inside the language's container (a
-    method pasted alone); (units, lines, rows added before the update's first line), or None when neither
-    reads but for fragments inside blocks with a marker (lines merge those blocks)."""
+    method pasted alone, after the imports shown with it); (units, lines read, the update line of each row read
+    or None for the container's), or None when neither reads but for fragments inside blocks with a marker
+    (lines merge those blocks)."""
     parsed = parse_units(update, language, update_lines)
     if parsed is None:
         return None
     units, errors = parsed
+    written = list(range(1, len(update_lines) + 1))
     if not errors:
-        return units, list(update_lines), 0
-    wrapper = LANGUAGES[language].wrapper
-    if wrapper is not None:
-        head, tail = wrapper
-        lines = [head] + [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines] + [tail]
-        wrapped = parse_units("".join(lines), language, lines)
-        if wrapped is not None and not wrapped[1] and len(wrapped[0]) == 1 and wrapped[0][0].body is not None:
-            return wrapped[0][0].body, lines, 1
+        return units, list(update_lines), written
+    wrapped = _in_container(update_lines, language, markers)
+    if wrapped is not None:
+        return wrapped
     if all(not unit.broken or any(markers[unit.start: unit.end + 1]) for unit in units) and \
             sum(unit.broken for unit in units) == 1 and units[0].kind != "ERROR":
-        return units, list(update_lines), 0  # one block with a fragment after its marker (``  ].join('');``)
+        return units, list(update_lines), written  # one block with a fragment after its marker (``  ].join('');``)
     return None  # a fragment the parser cannot read (an ``except:`` clause alone): lines place it
+
+
+def _in_container(update_lines: list[str], language: str, markers: list[bool]):
+    """Members pasted without their class, read inside a stand-in one: the whole update, or, when it starts
+    with imports (Java's, C#'s, a C++ ``#include``), what follows them, the imports read at the top; the
+    update's own closing line of the class, when it ends with one, is the stand-in's."""
+    wrapper = LANGUAGES[language].wrapper
+    if wrapper is None:
+        return None
+    head, tail = wrapper
+    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines]
+    split = 0
+    while split < len(lines) and (not lines[split].strip() or _IMPORT.match(lines[split]) or markers[split]):
+        split += 1
+    while split > 0 and (markers[split - 1] or not lines[split - 1].strip()):
+        split -= 1  # a marker after the imports stands among the members
+    tries = [(0, True)] + ([(split, True), (split, False)] if 0 < split < len(lines) else [])
+    for at, closed in tries:
+        read = lines[:at] + [head] + lines[at:] + ([tail] if closed else [])
+        rows = list(range(1, at + 1)) + [None] + list(range(at + 1, len(lines) + 1)) + ([None] if closed else [])
+        parsed = parse_units("".join(read), language, read)
+        if parsed is None or parsed[1]:
+            continue
+        units = parsed[0]
+        container = units[-1] if units else None
+        if container is None or container.body is None or container.start != at or \
+                any(u.key is None or u.key[0] != "import" for u in units[:-1]):
+            continue
+        if not closed:
+            if not _CLOSING.match(read[container.end]):
+                continue
+            rows[container.end] = None  # the update's closing line closes the stand-in
+        return units[:-1] + container.body, read, rows
+    return None
 
 
 def _indent(line: str) -> str:
@@ -138,9 +171,10 @@ def _normal(lines: list[str]) -> tuple[str, ...]:
 class _Merger:
     """One merge: the file's and the update's lines, and the file lines the update removes in sight."""
 
-    def __init__(self, old: _Side, new: _Side, row_offset: int, indented: bool = False,
+    def __init__(self, old: _Side, new: _Side, rows: list[int | None], indented: bool = False,
                  merge_lines: LineMerge | None = None):
-        self.old, self.new, self.row_offset = old, new, row_offset
+        self.old, self.new = old, new
+        self.rows = rows  # per row read, the update line it is (1-based), or None: a stand-in container's line
         self.indented = indented  # the language's blocks are its indentation
         self.merge_lines = merge_lines
         self.by_lines_used = False
@@ -271,7 +305,7 @@ class _Merger:
         whole = not any(self.new.marker) and self.covers()
         pieces = self.level(old_units, new_units, matches, False, edges=not whole,
                             keep_end=not whole, old_region=(0, len(self.old.lines) - 1),
-                            new_region=(self.row_offset, len(self.new.lines) - 1 - self.row_offset), shift=None)
+                            new_region=self.written_rows(), shift=None)
         for old, new in sorted(nested.values(), key=lambda pair: -pair[0].start):
             rows = [n for n, piece in enumerate(pieces) if piece.file_line is not None
                     and old.start < piece.file_line <= old.end + 1]
@@ -583,9 +617,9 @@ class _Merger:
     def _lines(self, first: int, last: int, shift) -> list[Piece]:
         """Update lines first..last (rows of the text read), indented as the file indents that place."""
         out = []
-        for r in range(max(first, self.row_offset), min(last, len(self.new.lines) - 1 - self.row_offset) + 1):
-            if not self.new.marker[r]:  # (rows outside: the container a pasted method was read in)
-                out.append(Piece(_reindent(self.new.lines[r], shift), None, r - self.row_offset + 1))
+        for r in range(max(first, 0), min(last, len(self.new.lines) - 1) + 1):
+            if self.rows[r] is not None and not self.new.marker[r]:  # (None: the container a method was read in)
+                out.append(Piece(_reindent(self.new.lines[r], shift), None, self.rows[r]))
         return out
 
     def pair(self, old: Unit, new: Unit, shift) -> list[Piece]:
@@ -652,10 +686,10 @@ class _Merger:
         self.by_lines_used = True
         self.seen.update(n + old.start for n in seen)
         out = [Piece(p.text, None if p.file_line is None else p.file_line + old.start,
-                     None if p.update_line is None else p.update_line + new.start - self.row_offset)
+                     None if p.update_line is None else self.rows[p.update_line - 1 + new.start])
                for p in pieces]
         if closes:
-            out = [Piece(self.old.lines[old.end], old.end + 1, new.end - self.row_offset + 1)
+            out = [Piece(self.old.lines[old.end], old.end + 1, self.rows[new.end])
                    if p.text == _END_OF_BLOCK else p for p in out]
         return out
 
@@ -680,8 +714,12 @@ class _Merger:
         return self._over(o0, o1, self._lines(n0, n1, shift))
 
     def _row(self, r: int) -> int | None:
-        row = r - self.row_offset
-        return row + 1 if 0 <= row else None
+        return self.rows[r] if 0 <= r < len(self.rows) else None
+
+    def written_rows(self) -> tuple[int, int]:
+        """The first and last rows read that are update lines (not a stand-in container's)."""
+        written = [r for r, row in enumerate(self.rows) if row is not None]
+        return written[0], written[-1]
 
 
 def _reindent(line: str, shift) -> str:
