@@ -309,3 +309,18 @@ def test_a_new_function_like_an_old_one_goes_after_the_context_shown_next_to_the
               "\n// ... existing code ...\n")
     want = document.replace(old, old + "\n" + new)
     assert merge_update(document, update, "extension.ts").merged == want
+
+
+def test_a_rewritten_line_pairs_with_the_file_line_most_like_it():
+    """A route added at the end of a method chain shown after a marker: the old last route (which loses its
+    semicolon) is the line rewritten, not the route before it, which the marker keeps."""
+    document = ("pub fn router() -> Router {\n    let api = Router::new()\n        .route(\"/products\", get(products::list))\n"
+                "        .route(\"/orders\", post(orders::create))\n        .route(\"/orders/:id\", get(orders::show));\n\n"
+                "    Router::new().nest(\"/api\", api)\n}\n")
+    update = ("pub fn router() -> Router {\n    let api = Router::new()\n        // ...\n"
+              "        .route(\"/orders/:id\", get(orders::show))\n        .route(\"/orders/:id/cancel\", post(orders::cancel));\n"
+              "\n    Router::new().nest(\"/api\", api)\n}\n")
+    want = document.replace("get(orders::show));\n", "get(orders::show))\n        .route(\"/orders/:id/cancel\", "
+                            "post(orders::cancel));\n")
+    assert align_update(document, update).replaced == frozenset({5})
+    assert merge_update(document, update, "router.rs").merged == want

@@ -600,6 +600,12 @@ def _resembles(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= REWRITE_SIMILARITY
 
 
+def _likeness(new: str, old: str) -> float:
+    if not new.strip() or not old.strip() or new.strip() == old.strip():
+        return 1.0 if new.strip() == old.strip() else 0.0
+    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio()
+
+
 def _same_place(new: str, old: str) -> bool:
     """Whether a new line takes a file line's place: both blank, or the one a rewrite of the other."""
     return not new.strip() and not old.strip() or _resembles(new, old)
@@ -665,17 +671,21 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
         if j in placed or j in taken:
             break
         old = doc_keys[j - 1]
-        found = next((n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
-                      if _same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old)), None)
-        if found is None:
+        near = [n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
+                if _same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old)]
+        if not near:
             break
+        found = max(near, key=lambda n: (_likeness(keys[ks[n]], old), -n))  # the most alike, then the nearest
         pairs.append((ks[found], j))
         at = found + 1
     while pairs and not keys[pairs[-1][0]].strip():
         pairs.pop()
     written = sum(1 for i in ks if keys[i].strip())
+    # the run as a whole, where no line is alike alone, or where it pairs the same lines and blank ones after
     whole = _rewritten_lines(ks, js, keys, doc_keys, placed, taken)
-    if len(whole) > len(pairs):
+    alone = {j for _, j in pairs}
+    if whole and (not any(doc_keys[j - 1].strip() for j in alone) or
+                  alone <= whole and not any(doc_keys[j - 1].strip() for j in whole - alone)):
         return whole
     if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK:
         return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite
