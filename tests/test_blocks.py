@@ -284,6 +284,20 @@ def test_members_shown_after_imports_without_their_class_line_are_placed_in_it()
     assert merge.merged == want and merge.unseen == ()
 
 
+@pytest.mark.parametrize("update", ["from .c import d\n", "# ... existing code ...\nfrom .c import d\n# ... existing code ...\n"])
+def test_an_import_shown_alone_goes_among_the_files_imports(update):
+    """"Add this import", shown with no line of the file: beside the file's import most like it, in name order."""
+    document = "import os\nimport sys\n\nfrom .a import b\nfrom .e import f\n\n\ndef g():\n    return 1\n"
+    want = document.replace("from .e import f\n", "from .c import d\nfrom .e import f\n")
+    assert merge_update(document, update, "app.py").merged == want
+
+
+def test_an_import_of_a_name_the_file_imports_is_a_rewrite_not_a_second_import():
+    document = "import os\n\nfrom .server import EDIT\nfrom .util import run\n\n\ndef g():\n    return EDIT\n"
+    merged = merge_update(document, "from .requests import EDIT\n", "app.py").merged
+    assert merged == document.replace("from .server import EDIT", "from .requests import EDIT")
+
+
 def test_of_two_readings_the_one_that_removes_nothing_unseen_wins():
     """A whole-file update that stops before the file's last function: read as the whole file it removes that
     function unseen, read as a snippet it keeps it; the merge keeps it."""

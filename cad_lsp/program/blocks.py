@@ -99,10 +99,53 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
         new_units = merger.lifted_markers(new_units)
     if not merger.starts_at_one_depth(new_units) or merger.inside_a_block(new_units):
         return None
+    imports = _new_imports(old_units, new_units, merger)
+    if imports is not None:
+        return imports
     try:
         return merger.top(old_units, new_units)
     except _Refused:
         return None
+
+
+def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger") -> BlockMerge | None:
+    """An update that only adds imports, shown with no line of the file around them (``from .flow import run``
+    between markers): each goes among the file's imports, beside the one most like it (the same package),
+    before or after it as their names sort; None when the update is anything else."""
+    shown = [u for u in new_units if not merger.is_marker(u) and _content(merger.new.lines, u)]
+    theirs = [u for u in old_units if u.key is not None and u.key[0] == "import"]
+    if not shown or not theirs or any(u.key is None or u.key[0] != "import" for u in shown):
+        return None
+    in_file = {merger.normal(merger.old, u) for u in old_units}
+    if any(merger.normal(merger.new, u) in in_file for u in shown):
+        return None  # a shown import places the others: the alignment's
+    names = set().union(*(_imported(merger.old.lines[u.start: u.end + 1]) for u in theirs))
+    if any(_imported(merger.new.lines[u.start: u.end + 1]) & names for u in shown):
+        return None  # a name the file imports already: the import is rewritten (lines find which)
+    after: dict[int, list[Piece]] = {}  # file row -> the new imports after it (-1: before the file's first import)
+    for unit in shown:
+        text = "".join(merger.new.lines[r] for r in range(unit.start, unit.end + 1))
+        nearest = max(theirs, key=lambda u: difflib.SequenceMatcher(
+            None, text, "".join(merger.old.lines[u.start: u.end + 1]), autojunk=False).ratio())
+        mine = "".join(merger.old.lines[nearest.start: nearest.end + 1])
+        row = nearest.end if text.strip() >= mine.strip() else nearest.start - 1
+        after.setdefault(row, []).extend(merger._lines(unit.start, unit.end, None))
+    pieces = after.get(-1, [])
+    for r, line in enumerate(merger.old.lines):
+        pieces.append(Piece(line, r + 1, None))
+        pieces += after.get(r, [])
+    return BlockMerge(pieces, frozenset())
+
+
+def _imported(lines: list[str]) -> set[str]:
+    """The names an import brings in (``from a.b import c as d`` -> c, d; ``import { x } from "y"`` -> x)."""
+    text = " ".join(line.strip() for line in lines)
+    if text.startswith("from ") and " import " in text:
+        text = text.split(" import ", 1)[1]
+    elif " from " in text:
+        text = text.split(" from ", 1)[0]
+    return set(re.findall(r"[A-Za-z_$][\w$]*", text)) - {"import", "as", "type", "from", "require", "const", "let",
+                                                           "var", "use", "using", "static", "package"}
 
 
 def _update_units(update: str, update_lines: list[str], language: str, markers: list[bool]):
