@@ -5,7 +5,8 @@ The set: commits of this project's own history that change 2-6 text files a litt
 answer a chat model would write for it: a line of prose, then one block per file, the update
 ``cad_lsp/train/updates.py``'s ``make_update`` writes for the file's change in a style drawn per file (markers,
 whole functions, bare, the whole file; a new file is its whole text), the file named by one of the path
-conventions chat models use, in turn answer by answer:
+conventions chat models use, in turn answer by answer.  Its context around a change reaches past blank lines
+to a line of code: with blank lines alone around it, a deleted block would not show in the update at all.
 
 - **info**: the path in the fence's info string (```` ```python src/app.py ````, ```` ```ts:src/app.ts ````);
 - **first line**: a comment naming the file as the block's first line (``# File: src/app.py``,
@@ -545,7 +546,8 @@ def markdown(data: dict) -> str:
     return (f"The set: {data['commits']} commits of this project's history ({data['history']}) that change "
             f"{MIN_FILES}-{MAX_FILES} files a block can name by a comment, each at most {MAX_CHANGED} lines added "
             f"plus removed and at most {MAX_LINES:,} lines long; each becomes a chat answer (prose, one block per "
-            f"file in a style drawn per file, a shell block in every other answer), the path conventions in turn. "
+            f"file in a style drawn per file, a shell block in every other answer; the context around a change "
+            f"reaches past blank lines to a line of code, so that a deletion shows), the path conventions in turn. "
             f"*Fully right*: every block found its file and every file equals the commit's, byte for byte. *Merged "
             f"alone*: each block given to `cad-lsp apply`'s merge with its file, the single-file baseline. Nobody "
             f"tuned the merge on this set.\n\n{quality}\n\n{styles}\n\n"
