@@ -232,6 +232,9 @@ def test_cad_apply_answer_changes_two_files_and_creates_a_third(tmp_path):
     assert report["written"] == {"shop/prices.py": {"buffer": prices, "disk": prices},
                                  "shop/cart.py": {"buffer": cart, "disk": cart},
                                  "shop/discounts.py": {"buffer": DISCOUNTS, "disk": DISCOUNTS}}
+    # one undo step per file: :undo in each changed buffer gives back the file as it was, :redo the answer's
+    assert report["undone"]["shop/cart.py"] == {"undo": CART, "redo": cart}
+    assert report["undone"]["shop/prices.py"] == {"undo": PRICES, "redo": prices}
     assert any(n.startswith("cad-lsp: applied a chat answer: 2 files changed, 1 created")
                for n in report["notifications"]), report["notifications"]
     # the plugin's defaults (no option set) reach the server as an object

@@ -7,7 +7,7 @@
 -- CAD_ROOT is the project (it gets a .git folder, the plugin's root marker); CAD_OPEN, a file in it, is
 -- opened, the other files the answer names (CAD_NAMES, from the root) are not. The answer (CAD_ANSWER's text) goes to register a and
 -- :CadApplyAnswer a runs twice: the first question for all the files is answered Reject all, the second
--- Apply all; then :wall. CAD_REPORT gets, as JSON, each run's reply, quickfix list and the texts of the
+-- Apply all; then one :undo and :redo in each changed buffer, and :wall. CAD_REPORT gets, as JSON, each run's reply, quickfix list and the texts of the
 -- buffers and files the answer names (after the Reject and after the Apply, before :wall), every question
 -- asked and the notifications. Exits 0 when both runs got a reply.
 
@@ -163,10 +163,30 @@ for i = 1, 2 do
   vim.cmd("cclose")
 end
 
+-- One undo step per file: each changed buffer's :undo gives back its text before the answer, :redo the answer's.
+local undone = {}
+for _, name in ipairs(names) do
+  local buf = vim.fn.bufnr(root .. "/" .. name)
+  if buf ~= -1 and vim.api.nvim_buf_is_loaded(buf) then
+    local function text()
+      return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), "\n") .. (vim.bo[buf].eol and "\n" or "")
+    end
+    vim.api.nvim_buf_call(buf, function()
+      vim.cmd("silent undo")
+    end)
+    local before = text()
+    vim.api.nvim_buf_call(buf, function()
+      vim.cmd("silent redo")
+    end)
+    undone[name] = { undo = before, redo = text() }
+  end
+end
+
 vim.cmd("silent wall")
 vim.wait(200) -- notifications scheduled by the replies
 local report = io.open(env("CAD_REPORT"), "wb")
-report:write(vim.json.encode({ runs = runs, questions = questions, notifications = notifications, written = texts() }))
+report:write(vim.json.encode({ runs = runs, questions = questions, notifications = notifications, written = texts(),
+  undone = undone }))
 report:close()
 stop_clients()
 os.exit(0)
