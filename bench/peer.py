@@ -162,7 +162,7 @@ def keeping(document: str, update: str, update_module, dataclasses) -> str:
     """The line merge with the lines new text rewrites kept beside it (the other answer to the call)."""
     placed = update_module.align_update(document, update)
     original = update_module.align_update
-    update_module.align_update = lambda d, u: dataclasses.replace(placed, replaced=frozenset())
+    update_module.align_update = lambda d, u, **_: dataclasses.replace(placed, replaced=frozenset())
     try:
         return update_module._line_merge(document, update).merged
     finally:
