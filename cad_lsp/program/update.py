@@ -7,13 +7,16 @@ it shows, a stretch of the file left out without a marker is deleted.  An
 update with no marker at all that repeats most of the file is the whole new
 file; any other update is a snippet, and the file before and after it stays.
 
-``merge_update`` reads the update two ways and keeps the better merge: by the
-file's syntax (``program.blocks``: functions, classes and sections found by
-name, where a parser reads the file and the update) and line by line
-(``align_update``, below: any file).  The better merge is the one that parses
-where the file did, then the one that removes fewer lines the update did not
-show, then the syntax's.  It refuses a merge that breaks a file which parsed,
-unless forced, and names the lines it removes unseen.
+``merge_update`` reads the update several ways and keeps the best merge: by
+the file's syntax (``program.blocks``: functions, classes and sections found
+by name, where a parser reads the file and the update) and line by line
+(``align_update``, below: any file), and, when those fall short, line by line
+trusting the context a chat model shows next to its markers.  The best merge
+is the one that parses where the file did, then the one that removes fewer
+lines the update did not show, then the one that does not write a line of
+the file again as new code, then the syntax's.  It refuses a merge that
+breaks a file which parsed, unless forced, and names the lines it removes
+unseen.
 
 ``align_update`` places every update line: an unchanged line on the file line
 it repeats, a marker on the stretch it stands for, anything else as new text.
@@ -259,7 +262,9 @@ def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[
 
 def align_update(document: str, update: str, *, context: bool = False) -> Placement:
     """Place the update's lines in the document (see the module's docstring); UpdateError when it cannot be.
-    With ``context``, short lines between a marker and the change are found near it too (``_place_context``)."""
+    With ``context``, the lines next to markers weigh more in the alignment, short lines between a marker and
+    the change are found near it (``_place_context``), and new lines that end the update rewrite the rest of
+    their block (``_rest_of_last_block``): the reading ``merge_update`` weighs when the plain one falls short."""
     if not update.strip():
         raise UpdateError("the update is empty")
     doc_lines, update_lines = split_lines(document), split_lines(update)
@@ -353,8 +358,7 @@ def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> No
     line, they stay new and the file's own are kept too.  Here the new lines between a marker (or the update's
     edge) and a placed line are matched against the few file lines next to that placed one; those that repeat
     from the marker's side in are placed there, and the file lines between them and the placed line are what
-    the rest of the new lines rewrite.  ``merge_update`` takes this reading only when the plain one breaks the
-    file."""
+    the rest of the new lines rewrite."""
     k = 0
     while k < len(lines):
         if lines[k] != NEW:
@@ -601,6 +605,7 @@ def _resembles(a: str, b: str) -> bool:
 
 
 def _likeness(new: str, old: str) -> float:
+    """How alike two lines' texts are: 1 for the same text (blank lines included), else difflib's ratio."""
     if not new.strip() or not old.strip() or new.strip() == old.strip():
         return 1.0 if new.strip() == old.strip() else 0.0
     return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio()
