@@ -359,14 +359,7 @@ def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> No
     edge) and a placed line are matched against the few file lines next to that placed one; those that repeat
     from the marker's side in are placed there, and the file lines between them and the placed line are what
     the rest of the new lines rewrite."""
-    k = 0
-    while k < len(lines):
-        if lines[k] != NEW:
-            k += 1
-            continue
-        end = k
-        while end < len(lines) and lines[end] == NEW:
-            end += 1
+    for k, end in _new_runs(lines):
         before = lines[k - 1] if k > 0 else MARKER
         after = lines[end] if end < len(lines) else MARKER
         run = list(range(k, end))
@@ -378,7 +371,6 @@ def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> No
             ceiling = min([n for n in lines[end:] if n > 0] + [len(doc_keys) + 1])
             js = list(range(before, min(ceiling - 1, before + len(run) + REWRITE_SLACK)))
             _place_from_edge(lines, keys, doc_keys, run[::-1], js)
-        k = end
 
 
 def _rest_of_last_block(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> frozenset[int]:
@@ -626,6 +618,20 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
     changed ``def`` line above an unchanged body); and likewise just after a placed line."""
     out: set[int] = set()
     placed = [n for n in lines if n > 0]
+    for k, end in _new_runs(lines):
+        run = [i for i in range(k, end) if keys[i].strip()]
+        before = lines[k - 1] if k > 0 else None  # None: the update's start
+        after = lines[end] if end < len(lines) else None  # None: its end
+        if run and after is not None and after > 0 and (before is None or before == MARKER):
+            out |= _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
+        if run and before is not None and before > 0 and (after is None or after == MARKER):
+            out |= _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
+    return frozenset(out)
+
+
+def _new_runs(lines: list[int]):
+    """Each run of new update lines, as (first, end) with ``end`` exclusive, in order; found as the caller goes,
+    so a caller may place lines inside the run it was given."""
     k = 0
     while k < len(lines):
         if lines[k] != NEW:
@@ -634,15 +640,8 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
         end = k
         while end < len(lines) and lines[end] == NEW:
             end += 1
-        run = [i for i in range(k, end) if keys[i].strip()]
-        before = lines[k - 1] if k > 0 else None  # None: the update's start
-        after = lines[end] if end < len(lines) else None  # None: its end
-        if run and after is not None and after > 0 and (before is None or before == MARKER):
-            out |= _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
-        if run and before is not None and before > 0 and (after is None or after == MARKER):
-            out |= _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
+        yield k, end
         k = end
-    return frozenset(out)
 
 
 def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
