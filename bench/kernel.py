@@ -40,9 +40,11 @@ def _raw_forward(model, cache, ids, device) -> float:
     """One bare model forward appending ids to the cache, then rolled back; seconds."""
     import torch
 
+    from cad_lsp.backends.pytorch.kvcache import cache_argument
+
     with torch.inference_mode():
         t0 = time.perf_counter()
-        model(ids, cache=cache, use_cache=True, logits_to_keep=1)
+        model(ids, **cache_argument(model, cache), use_cache=True, logits_to_keep=1)
         synchronize(device)
         elapsed = time.perf_counter() - t0
     return elapsed

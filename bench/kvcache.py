@@ -52,10 +52,12 @@ def time_forward(model, cache, query: int) -> float:
     """Seconds of one ``query``-token forward after the cached positions, cropped back after it."""
     import torch
 
+    from cad_lsp.backends.pytorch.kvcache import cache_argument
+
     ids = torch.randint(0, 1000, (1, query), generator=torch.Generator().manual_seed(query))
     with torch.inference_mode():
         t0 = time.perf_counter()
-        model(ids, cache=cache, use_cache=True, logits_to_keep=1)
+        model(ids, **cache_argument(model, cache), use_cache=True, logits_to_keep=1)
         elapsed = time.perf_counter() - t0
     cache.crop(-query)
     return elapsed

@@ -218,6 +218,8 @@ def score_programs(loaded, prompt, request, programs: list[list], eos: int) -> l
     import torch
     from transformers import DynamicCache
 
+    from cad_lsp.backends.pytorch.kvcache import cache_argument
+
     from cad_lsp.train.sft import IGNORE, training_sequence
 
     tail_ids, tail_labels = [], []
@@ -230,10 +232,10 @@ def score_programs(loaded, prompt, request, programs: list[list], eos: int) -> l
     model = loaded.model
     with torch.inference_mode():
         cache = DynamicCache(config=model.config)
-        model(torch.tensor([prompt.ids[:-1]], device=loaded.device), cache=cache, use_cache=True, logits_to_keep=1)
+        model(torch.tensor([prompt.ids[:-1]], device=loaded.device), **cache_argument(model, cache), use_cache=True, logits_to_keep=1)
         cache.batch_repeat_interleave(len(programs))
         ids = torch.tensor(pad(tail_ids, 0), device=loaded.device)
-        logits = model(ids, cache=cache, use_cache=True).logits.float()
+        logits = model(ids, **cache_argument(model, cache), use_cache=True).logits.float()
     labels = torch.tensor(pad(tail_labels, IGNORE), device=loaded.device)[:, 1:]
     logp = torch.log_softmax(logits[:, :-1], dim=-1)
     mask = labels != IGNORE

@@ -7,7 +7,7 @@ import torch
 from transformers import DynamicCache
 
 from cad_lsp.backends.pytorch.attention import GROUPED_MAX_QUERIES, use_grouped_attention
-from cad_lsp.backends.pytorch.kvcache import growing_cache
+from cad_lsp.backends.pytorch.kvcache import cache_argument, growing_cache
 
 from .test_kvcache import qwen2_shaped
 
@@ -34,13 +34,13 @@ def test_grouped_attention_matches_sdpa_after_a_cached_prefix(models, monkeypatc
     reference, cache = DynamicCache(config=plain.config), growing_cache(grouped.config)
     with torch.inference_mode():
         prefix = ids(300)
-        assert torch.allclose(plain(prefix, cache=reference, use_cache=True).logits,
-                              grouped(prefix, cache=cache, use_cache=True).logits, atol=1e-5)
+        assert torch.allclose(plain(prefix, **cache_argument(plain, reference), use_cache=True).logits,
+                              grouped(prefix, **cache_argument(grouped, cache), use_cache=True).logits, atol=1e-5)
         for n in (1, 1, 7, GROUPED_MAX_QUERIES, GROUPED_MAX_QUERIES + 1):
             chunk = ids(n)
-            expected = plain(chunk, cache=reference, use_cache=True).logits
+            expected = plain(chunk, **cache_argument(plain, reference), use_cache=True).logits
             monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", recording)
-            got = grouped(chunk, cache=cache, use_cache=True).logits
+            got = grouped(chunk, **cache_argument(grouped, cache), use_cache=True).logits
             monkeypatch.undo()
             assert torch.allclose(expected, got, atol=1e-5), (n, (expected - got).abs().max())
     config = plain.config

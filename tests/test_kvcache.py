@@ -4,7 +4,7 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-from cad_lsp.backends.pytorch.kvcache import MIN_CAPACITY, GrowingLayer, cache_nbytes, growing_cache
+from cad_lsp.backends.pytorch.kvcache import MIN_CAPACITY, GrowingLayer, cache_argument, cache_nbytes, growing_cache
 from cad_lsp.backends.pytorch.loading import load_model, random_model
 
 
@@ -26,7 +26,7 @@ def model(request):
 
 def forward(model, cache, ids):
     with torch.inference_mode():
-        out = model(torch.tensor([ids]), cache=cache, use_cache=True)
+        out = model(torch.tensor([ids]), **cache_argument(model, cache), use_cache=True)
     return out.logits[0]
 
 
@@ -92,3 +92,32 @@ def test_sliding_window_models_keep_the_dynamic_cache():
                          max_window_layers=0)
     assert isinstance(growing_cache(config), DynamicCache)
     assert not isinstance(growing_cache(random_model("tiny").config), DynamicCache)
+
+
+def test_the_cache_goes_by_the_keyword_the_forward_names(model):
+    """transformers renamed the forward's ``past_key_values`` to ``cache`` within 5.x: either given under the
+    other name falls into ``**kwargs`` and the forward runs without it."""
+    import inspect
+
+    class OlderForward(torch.nn.Module):
+        def forward(self, input_ids, past_key_values=None, use_cache=None, **kwargs):
+            return past_key_values
+
+    cache = growing_cache(model.config)
+    (name,) = cache_argument(model, cache)
+    assert name in inspect.signature(type(model).forward).parameters
+    assert cache_argument(OlderForward(), cache) == {"past_key_values": cache}
+    assert OlderForward()(None, **cache_argument(OlderForward(), cache)) is cache
+
+
+def test_a_forward_that_leaves_the_cache_unwritten_is_an_error_not_logits_without_context(monkeypatch):
+    import cad_lsp.backends.pytorch.local as local_module
+    from cad_lsp.backends.pytorch import LocalModel
+
+    local = LocalModel(load_model("random:tiny", "cpu", "fp32"))
+    state = local.new_state()
+    local.extend(state, [1, 2, 3])
+    monkeypatch.setattr(local_module, "cache_argument", lambda model, cache: {"past_cache_by_another_name": cache})
+    with pytest.raises(RuntimeError, match="did not write 2 positions into the cache"):
+        local.extend(state, [4, 5])
+    assert state.ids == [1, 2, 3] and state.cache.get_seq_length() == 3

@@ -8,6 +8,7 @@ import torch
 from transformers import DynamicCache
 
 import cad_lsp.backends.pytorch.linear as linear_module
+from cad_lsp.backends.pytorch.kvcache import cache_argument
 from cad_lsp.backends.pytorch.linear import packed_linear_available, packed_pays, use_packed_linear, use_pytorch_linear
 
 from .test_kvcache import qwen2_shaped
@@ -44,8 +45,8 @@ def test_packed_linear_matches_pytorch_after_a_cached_prefix(monkeypatch):
     with torch.inference_mode():
         for n in (200, 1, 2, 3, 4, 5, 8, 33):  # a prefill, decode steps, drafts
             chunk = ids(n)
-            expected = plain(chunk, cache=reference, use_cache=True).logits
-            got = switched(chunk, cache=cache, use_cache=True).logits
+            expected = plain(chunk, **cache_argument(plain, reference), use_cache=True).logits
+            got = switched(chunk, **cache_argument(switched, cache), use_cache=True).logits
             assert torch.allclose(expected, got, atol=1e-5), (n, (expected - got).abs().max())
             assert calls == [n] * linears, n  # every layer through oneDNN, whatever the rows
             calls.clear()

@@ -371,14 +371,16 @@ def sequence_loss(model, seq: Sequence, device) -> torch.Tensor:
     """
     from transformers import DynamicCache
 
+    from ..backends.pytorch.kvcache import cache_argument
+
     split_at = max(1, seq.prompt_len - 1)  # the prompt's last token predicts the program's first
     cache = DynamicCache(config=model.config)
     with torch.no_grad():
-        model(input_ids=torch.tensor([seq.ids[:split_at]], device=device), cache=cache, use_cache=True,
+        model(input_ids=torch.tensor([seq.ids[:split_at]], device=device), **cache_argument(model, cache), use_cache=True,
               logits_to_keep=1)
     tail = torch.tensor([seq.ids[split_at:]], device=device)
     labels = torch.tensor([seq.labels[split_at:]], device=device)
-    return model(input_ids=tail, labels=labels, cache=cache, use_cache=True).loss
+    return model(input_ids=tail, labels=labels, **cache_argument(model, cache), use_cache=True).loss
 
 
 def train(cfg: TrainConfig, log=print) -> dict:

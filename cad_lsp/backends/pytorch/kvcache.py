@@ -14,6 +14,9 @@ is a ``transformers.Cache`` whose layers are ``GrowingLayer``.
 
 from __future__ import annotations
 
+import inspect
+from functools import lru_cache
+
 import torch
 from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 
@@ -121,6 +124,23 @@ def growing_cache(config) -> Cache:
     return Cache(layers=[GrowingLayer() for _ in range(layers)])
 
 
+def cache_argument(model, cache: Cache) -> dict:
+    """``cache`` as the keyword argument ``model``'s forward takes it by.
+
+    transformers renamed ``past_key_values`` to ``cache`` within 5.x (5.17 takes the first, 5.25 the second);
+    a forward given the other name takes it into ``**kwargs`` and silently runs without the cache.  A peft
+    model passes its keywords on to the model it wraps, whose forward names the keyword.
+    """
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return {_cache_keyword(type(base)): cache}
+
+
+@lru_cache(maxsize=None)
+def _cache_keyword(model_class: type) -> str:
+    parameters = inspect.signature(model_class.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
+
+
 def cache_nbytes(cache) -> int:
     """Bytes a cache holds, allocated capacity included."""
     total = 0
@@ -135,4 +155,4 @@ def cache_nbytes(cache) -> int:
     return total
 
 
-__all__ = ["GrowingLayer", "growing_cache", "supports_growing", "cache_nbytes", "MIN_CAPACITY"]
+__all__ = ["GrowingLayer", "growing_cache", "supports_growing", "cache_argument", "cache_nbytes", "MIN_CAPACITY"]

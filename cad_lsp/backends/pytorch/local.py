@@ -9,7 +9,7 @@ import torch
 from ...engine import backend as seam
 from ...engine.backend import KVState
 from .attention import use_grouped_attention
-from .kvcache import cache_nbytes, growing_cache
+from .kvcache import cache_argument, cache_nbytes, growing_cache
 from .linear import use_packed_linear
 from .loading import LoadedModel
 
@@ -65,10 +65,7 @@ class LocalModel:
         ids = list(ids)
         for start in range(0, len(ids), seam.PREFILL_CHUNK):
             chunk = ids[start:start + seam.PREFILL_CHUNK]
-            out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
-                             logits_to_keep=1)
-            state.ids.extend(chunk)
-            self.forwards += 1
+            out = self._forward(state, chunk, 1)
         return out.logits[0, -1].float().cpu()
 
     @torch.inference_mode()
@@ -78,13 +75,23 @@ class LocalModel:
         for start in range(0, len(ids), seam.PREFILL_CHUNK):
             chunk = ids[start:start + seam.PREFILL_CHUNK]
             keep = [p - start for p in positions if start <= p < start + len(chunk)]
-            out = self.model(torch.tensor([chunk], device=self.device), cache=state.cache, use_cache=True,
-                             logits_to_keep=torch.tensor(keep, device=self.device) if keep else 1)
-            state.ids.extend(chunk)
-            self.forwards += 1
+            out = self._forward(state, chunk, torch.tensor(keep, device=self.device) if keep else 1)
             if keep:
                 rows.append(out.logits[0].float().cpu())
         return torch.cat(rows) if rows else torch.empty(0, self.vocab_size)
+
+    def _forward(self, state: KVState, chunk: list[int], logits_to_keep):
+        """One forward appending ``chunk`` to the state's cache.  A cache the model did not write to (a
+        transformers release taking it by another name, say) would give logits with no context, silently."""
+        before = state.cache.get_seq_length()
+        out = self.model(torch.tensor([chunk], device=self.device), **cache_argument(self.model, state.cache),
+                         use_cache=True, logits_to_keep=logits_to_keep)
+        if state.cache.get_seq_length() != before + len(chunk):
+            raise RuntimeError(f"{self.name}: the model did not write {len(chunk)} positions into the cache "
+                               f"(it holds {state.cache.get_seq_length()}, {before} before the forward)")
+        state.ids.extend(chunk)
+        self.forwards += 1
+        return out
 
     def crop(self, state: KVState, length: int) -> None:
         extra = len(state.ids) - length
