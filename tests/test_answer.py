@@ -126,31 +126,46 @@ def test_a_path_in_the_info_string_names_the_file(info, language):
 
 
 @pytest.mark.parametrize("first", ["// filepath: src/app.ts", "# File: src/app.ts", "<!-- path: src/app.ts -->",
-                                   "/* file: src/app.ts */", "-- src/app.ts", "// src/app.ts"])
+                                   "/* file: src/app.ts */", "-- src/app.ts", "// src/app.ts", "// src/app.ts:",
+                                   "// src/app.ts (new file)", "# src/app.ts - updated", "// --- src/app.ts ---",
+                                   "# === File: src/app.ts ==="])
 def test_a_first_line_naming_the_file_names_it_and_is_dropped(first):
     [block] = read_answer(f"```\n{first}\nlet x = 1;\n```\n").blocks
     assert (block.path, block.named_by, block.text) == ("src/app.ts", "first line", "let x = 1;\n")
 
 
 def test_a_first_line_that_is_code_is_kept():
-    for first in ("#!/usr/bin/env python", "#include <stdio.h>", "# compute the total", "// TODO: app.ts later"):
+    for first in ("#!/usr/bin/env python", "#include <stdio.h>", "# compute the total", "// TODO: app.ts later",
+                  "# Note - this is it", "# In src/app.py the loader"):
         [block] = read_answer(f"```python src/x.py\n{first}\nx = 1\n```\n").blocks
         assert block.text.startswith(first)
 
 
 @pytest.mark.parametrize("before", ["src/app.py", "`src/app.py`", "**src/app.py**", "**`src/app.py`**",
                                     "### src/app.py", "## `src/app.py`", "File: src/app.py", "`src/app.py`:",
-                                    "src/app.py\n"])
+                                    "src/app.py\n", "### 1. `src/app.py`", "2) src/app.py", "**File: `src/app.py`**",
+                                    "**src/app.py** (new file)", "`src/app.py` (updated)", "_src/app.py_",
+                                    "> `src/app.py`", "\U0001f4c4 `src/app.py`", "### `src/app.py` \u2014 add retry"])
 def test_a_path_alone_on_the_line_before_names_the_file(before):
     [block] = read_answer(f"Change this.\n\n{before}\n```python\nx = 1\n```\n").blocks
     assert (block.path, block.named_by) == ("src/app.py", "line before")
 
 
+@pytest.mark.parametrize("before", ["Update `src/app.py`:", "Here's the updated `src/app.py`:",
+                                    "Next, change the `load` function in `src/app.py` to use it:",
+                                    "Update the loader in src/app.py:", "### Step 2: update `src/app.py`",
+                                    "**Changes to `src/app.py`**"])
+def test_a_heading_or_a_sentence_ending_in_a_colon_that_names_one_file_names_it(before):
+    [block] = read_answer(f"{before}\n```python\nx = 1\n```\n").blocks
+    assert (block.path, block.named_by) == ("src/app.py", "line before")
+
+
 def test_a_sentence_before_the_fence_names_nothing():
-    for before in ("Update the loader in src/app.py:", "Here is the code.", "### Changes", "**Note:**",
-                   "### Node.js"):
+    for before in ("Here is the code.", "### Changes", "**Note:**", "### Node.js", "For example, e.g. this:",
+                   "Bump it to v2.0:", "Then update both `src/a.py` and `src/b.py`:",
+                   "This lives in `src/app.py`, and it works.", "1. Install:"):
         [block] = read_answer(f"{before}\n```python\nx = 1\n```\n").blocks
-        assert block.path is None
+        assert block.path is None, before
 
 
 def test_a_path_two_paragraphs_up_does_not_name_the_next_block():

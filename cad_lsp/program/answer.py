@@ -2,9 +2,11 @@
 
 A chat model says which file a block is for in one of a few ways, and the clients that show its answers
 read the same ones: a path in the fence's info string (```` ```python src/app.py ````, ```` ```ts:src/app.ts
-````), a first line that names the file (``// filepath: src/app.ts``, ``# File: src/app.py``), or a path alone
-on the line before the fence (Aider), in a heading or in bold.  Shell sessions and their output are code
-blocks too but change no file: they are set aside with the reason, so a user sees nothing was lost.
+````), a first line that names the file (``// filepath: src/app.ts``, ``# File: src/app.py (new)``), or the
+line before the fence: a path alone (Aider), in a heading or in bold, or a heading or a sentence ending with a
+colon that names one file (``### 2. Update `src/app.py` ``, ``Here's the updated `src/app.py`:``).  Shell
+sessions and their output are code blocks too but change no file: they are set aside with the reason, so a
+user sees nothing was lost.
 """
 
 from __future__ import annotations
@@ -38,15 +40,34 @@ _NOT_FILES = {"node.js", "vue.js", "next.js", "nuxt.js", "express.js", "three.js
 _PATH_TOKEN = re.compile(r"^[\w@+~\-./\\]+$")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
 
-# A first line naming the file: a comment, an optional label, the path, the comment's end.
+# A first line naming the file: a comment, an optional rule (``---``), an optional label, the path, an optional
+# note on it ("(new file)", "- updated"), the comment's end.
 _COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b)"
 _LABEL = r"(?:(?:file\s*path|filepath|file\s*name|filename|file|path)\s*[:=]\s*)"
-_NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*(?P<label>{_LABEL})?(?P<path>\S+?)\s*"
-                          r"(?:\*+/|-->|\*/\}|\*\))?\s*$", re.IGNORECASE)
-# The line before a fence: "src/app.py", "`src/app.py`", "**src/app.py**", "### `src/app.py`", "File: src/app.py:".
+_RULE = r"(?:[-=*~]{2,}\s*)?"
+_PATH_NOTE = r"(?:\s*:|\s+\([^()]{1,40}\)|\s+[-\u2013\u2014]\s+[\w ]{1,30})?"
+_NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?(?P<path>[^\s:()]+?){_PATH_NOTE}\s*"
+                          r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\))?\s*$", re.IGNORECASE)
+# The line before a fence.  A line holding a path and little else names it ("src/app.py", "**`src/app.py`**",
+# "### 2. `src/app.py` (new)", "File: src/app.py:"); so does a heading, a bold line or a sentence that ends
+# with a colon and names exactly one file ("Update `src/app.py`:", "### Step 2: change `src/app.py`").
 _PATH_LINE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?\s*(?:(?:file|path|filename|filepath)\s*:\s*)?"
                         r"(?:\*\*|__)?`?(?P<path>[^`*\s]+?)`?(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*$",
                         re.IGNORECASE)
+_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:[-*+]\s+|\d{1,2}[.)]\s+)?")
+_EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
+_LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
+_TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
+_BACKTICKED = re.compile(r"`([^`\s]+)`")
+_SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
+# Extensions a bare word in a sentence must have to be read as a file ("e.g." and "v2.0" are not files).
+_CODE_EXTENSIONS = {
+    "py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "go", "rs", "java", "kt", "kts", "c", "h",
+    "cc", "cpp", "cxx", "hpp", "cs", "rb", "php", "swift", "lua", "scala", "sql", "sh", "bash", "zsh", "ps1", "r",
+    "jl", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "el", "vim", "vue", "svelte", "html", "htm", "css", "scss",
+    "sass", "less", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "xml", "gradle", "md",
+    "mdx", "rst", "txt", "proto", "graphql", "tf", "nix", "zig", "nim", "sol", "prisma",
+}
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 _INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
                              re.IGNORECASE)
@@ -199,18 +220,37 @@ def _naming_first_line(body: list[str]) -> str | None:
 
 
 def _path_before(prose: list[str]) -> str | None:
-    """A path alone on the last prose line before the fence (one blank line may stand between them)."""
+    """The path the last prose line before the fence names (one blank line may stand between them)."""
     lines = [line.rstrip("\r\n") for line in prose]
     while lines and not lines[-1].strip():
         lines.pop()
         if len(prose) - len(lines) > 1:
             return None
-    if not lines:
+    return _path_named(lines[-1]) if lines else None
+
+
+def _path_named(line: str) -> str | None:
+    """The file a line names: the path it holds and little else, or the one file a heading, a bold line or a
+    sentence ending with a colon names.  A sentence naming two files, or none, names nothing."""
+    m = _PATH_LINE.match(line)
+    if m and looks_like_path(m["path"]) and not re.fullmatch(r"([_*]).*\1", m["path"]):  # not _src/app.py_
+        return m["path"]
+    stripped = line.strip()
+    heading, bold = stripped.startswith("#"), stripped.startswith(("**", "__"))
+    quoted = _BACKTICKED.findall(stripped)
+    body = _EMPHASIS.sub("", _BACKTICKED.sub(_SPAN, _LINE_PREFIX.sub("", stripped)))
+    body = _LABELLED.sub("", re.sub(r"^step\s+\d+\s*[:.)]\s*", "", body.strip(), flags=re.IGNORECASE))
+    alone = re.sub(r"^[^\w`./\\]+", "", _TRAILING_NOTE.sub("", body, count=1).strip())  # "📄 `src/app.py`"
+    if alone == _SPAN and len(quoted) == 1 and looks_like_path(quoted[0]):
+        return quoted[0]
+    if not quoted and looks_like_path(alone):
+        return alone
+    if not (heading or bold or body.rstrip().endswith(":")):
         return None
-    m = _PATH_LINE.match(lines[-1])
-    if not m or not looks_like_path(m["path"]):
-        return None
-    return m["path"]
+    words = [w.strip(".,;:!?()[]\"'") for w in _BACKTICKED.sub(" ", stripped).split()]
+    named = {q for q in quoted if looks_like_path(q)}
+    named |= {w for w in words if looks_like_path(w) and ("/" in w or w.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS)}
+    return named.pop() if len(named) == 1 else None
 
 
 def _looks_like_commands(body: list[str]) -> bool:
