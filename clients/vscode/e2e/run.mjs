@@ -443,6 +443,24 @@ step("a chat answer from the clipboard: two files changed, one created, one revi
   await assertSaved("shop/discounts.py", DISCOUNTS, "shop/discounts.py");
 });
 
+step("after Accept All, one undo in a changed file gives that file back and leaves the others", async () => {
+  const prices = disk("shop/prices.py");
+  await openFile("cart.py");
+  await focusEditor();
+  await command("Undo");
+  await sleep(500);
+  await shoot("vscode-answer-undo.png");
+  await save();
+  await assertSaved("shop/cart.py", CART, "shop/cart.py after one undo");
+  assertEqual(disk("shop/prices.py"), prices, "shop/prices.py after the undo in shop/cart.py");
+  assert(exists("shop/discounts.py"), "shop/discounts.py is gone after the undo in shop/cart.py");
+  await openFile("prices.py");
+  await focusEditor();
+  await command("Undo");
+  await save();
+  await assertSaved("shop/prices.py", PRICES, "shop/prices.py after one undo");
+});
+
 step("progress is shown as a notification; Cancel stops the edit and applies nothing", async () => {
   await clearNotifications();
   await openFile("calc.py");

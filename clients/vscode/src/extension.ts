@@ -9,6 +9,7 @@ import {
 } from "vscode-languageclient/node";
 import {
   ANSWER_COMMAND,
+  ANSWER_LABEL,
   APPLY_COMMAND,
   EDIT_COMMAND,
   Settings,
@@ -24,7 +25,7 @@ import {
   validateUpdate,
 } from "./args";
 import { handleProgress } from "./progress";
-import { registerReview, reviewEdit } from "./review";
+import { applyAnswer, registerReview, reviewEdit } from "./review";
 
 let client: LanguageClient | undefined;
 
@@ -59,7 +60,8 @@ function createClient(): LanguageClient {
         // The server's edits: reviewed in a diff (cadLsp.review), or applied by the client as they are.
         handleApplyEdit: (params, next) => {
           const apply = async (p: typeof params) => next(p, CancellationToken.None);
-          return settings.review === false ? apply(params) : reviewEdit(created, params, apply);
+          if (settings.review !== false) return reviewEdit(created, params, apply);
+          return params.label === ANSWER_LABEL ? applyAnswer(created, params, apply) : apply(params);
         },
       },
       handleWorkDoneProgress: (token, params, next) => handleProgress(created, token, params, () => next(token, params)),

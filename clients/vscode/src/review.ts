@@ -1,5 +1,5 @@
 // Review before apply: the server's edit opens as a diff against the proposed
-// text; Accept applies it as one plain edit (one undo step), Reject or closing
+// text; Accept applies it as one plain edit (one undo step; a chat answer, one per file), Reject or closing
 // the diff applies nothing. VS Code's own refactor preview is not used: it
 // opens annotated edits with every change unticked, so its Apply applies nothing.
 import * as path from "node:path";
@@ -139,8 +139,8 @@ async function closeDiff(right: vscode.Uri): Promise<void> {
 /**
  * A chat answer's one WorkspaceEdit, reviewed at once: every file in one
  * multi-file diff (one diff per file where VS Code has none), one question,
- * Accept All or Reject All. Accepted, the edit goes to the client's own handler
- * as it came: VS Code applies it whole (one undo step per file) and refuses it
+ * Accept All or Reject All. Accepted, the edit is applied
+ * file by file (applyAnswer: one undo step per file), all or nothing, and refuses it
  * if an open document moved on, a file to create appeared, or a file changed.
  */
 async function reviewAnswer(
@@ -199,7 +199,7 @@ async function reviewAnswer(
       }
     }
     if ((await asked) !== "Accept All") return { applied: false, failureReason: REJECTED };
-    return await next(params);
+    return await applyAnswer(client, params, next);
   } finally {
     for (const file of shown) {
       proposed.texts.delete(file.right.toString());
@@ -213,4 +213,69 @@ async function reviewAnswer(
       .filter((tab) => tab.label.startsWith(ANSWER_REVIEW_TITLE) && !(tab.input instanceof vscode.TabInputText));
     if (multi.length) await vscode.window.tabGroups.close(multi);
   }
+}
+
+type Planned = { uri: vscode.Uri; created: boolean; before: string; edits: vscode.TextEdit[] };
+
+/**
+ * Applies a chat answer's edit one file at a time, so that each file is one undo step of its own: VS Code makes
+ * a multi-file edit one workspace undo, which an Undo in one of its files does not take back. Every file is
+ * checked before any is written (an open document at the version the edit was made for, a file to create not
+ * there yet); a file VS Code then refuses takes back the files applied before it: all or nothing.
+ */
+export async function applyAnswer(
+  client: BaseLanguageClient,
+  params: ApplyWorkspaceEditParams,
+  next: (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult | ResponseError<void>>,
+): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+  const files = answerFiles(params.edit.documentChanges as never[]);
+  if (!files?.length || !files.every((file) => file.edits.every(TextEdit.is))) return next(params);
+  const planned: Planned[] = [];
+  for (const file of files) {
+    const uri = client.protocol2CodeConverter.asUri(file.uri);
+    const edits = await client.protocol2CodeConverter.asTextEdits(file.edits as TextEdit[]);
+    if (file.created) {
+      if (await exists(uri)) return { applied: false, failureReason: `${vscode.workspace.asRelativePath(uri)} exists already` };
+      planned.push({ uri, created: true, before: "", edits });
+      continue;
+    }
+    const document = await vscode.workspace.openTextDocument(uri);
+    if (file.version !== null && document.version !== file.version) return { applied: false, failureReason: CHANGED };
+    planned.push({ uri, created: false, before: document.getText(), edits });
+  }
+  const applied: Planned[] = [];
+  for (const file of planned) {
+    const edit = new vscode.WorkspaceEdit();
+    if (file.created) edit.createFile(file.uri, { overwrite: false, ignoreIfExists: false });
+    for (const e of file.edits) edit.replace(file.uri, e.range, e.newText);
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      await takeBack(applied);
+      return { applied: false, failureReason: `VS Code could not apply the edit of ${vscode.workspace.asRelativePath(file.uri)}` };
+    }
+    applied.push(file);
+  }
+  return { applied: true };
+}
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Gives the files applied so far their texts back (a created one is deleted). */
+async function takeBack(applied: Planned[]): Promise<void> {
+  const edit = new vscode.WorkspaceEdit();
+  for (const file of applied) {
+    if (file.created) {
+      edit.deleteFile(file.uri, { ignoreIfNotExists: true });
+    } else {
+      const document = await vscode.workspace.openTextDocument(file.uri);
+      edit.replace(file.uri, new vscode.Range(new vscode.Position(0, 0), document.positionAt(document.getText().length)), file.before);
+    }
+  }
+  await vscode.workspace.applyEdit(edit);
 }
