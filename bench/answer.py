@@ -260,7 +260,7 @@ def judge(answer: dict) -> dict:
 
     base = Path("/answer-root")
     t0 = time.perf_counter()
-    plan = plan_answer(answer["text"], base, read=read)
+    plan = plan_answer(answer["text"], base, read=read, files=lambda root: list(texts))
     seconds = time.perf_counter() - t0
     got = {change.path: change for change in plan.files}
     files = []

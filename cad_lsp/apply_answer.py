@@ -85,6 +85,8 @@ def _print_review(plan: AnswerPlan) -> None:
         if change.after is None:
             continue
         sys.stdout.write(diff(change) or f"(no change: {change.path})\n")
+        if change.found_note():
+            print(f"cad-lsp: {change.found_note()}", file=sys.stderr)
         for note in change.unseen_notes():
             print(f"cad-lsp: {change.path}: {note}", file=sys.stderr)
     for line in plan.refusals():
@@ -97,7 +99,7 @@ def as_json(plan: AnswerPlan, written: list[str], why_not: str | None, write: bo
     for change in plan.files:
         status = ("refused" if change.after is None else "unchanged" if not change.changed
                   else "changed" if change.exists else "created")
-        files.append({"path": change.path, "status": status, "reason": change.refusal,
+        files.append({"path": change.path, "named_as": change.named_as, "status": status, "reason": change.refusal,
                       "blocks": [block.line for block in change.blocks],
                       "diff": diff(change) if change.after is not None else "", "text": change.after,
                       "removed_unseen": [list(span) for span in change.unseen],

@@ -344,3 +344,26 @@ def test_lines_removed_unseen_are_counted_over_the_blocks(tmp_path, monkeypatch)
     [change] = plan_answer(answer, tree(tmp_path)).files
     assert change.unseen_lines == 4 and change.unseen == [(5, 6), (5, 6)]
     assert len(change.unseen_notes()) == 2 and "removes 2 lines" in change.unseen_notes()[0]
+
+
+def test_a_path_without_its_first_folders_names_the_one_file_that_ends_so(tmp_path):
+    root = tree(tmp_path)
+    (root / "node_modules" / "x").mkdir(parents=True)
+    (root / "node_modules" / "x" / "main.py").write_text("vendored\n")
+    answer = "`app.py`:\n```python\ndef load(name):\n    return name.upper()\n```\n"
+    [change] = plan_answer(answer, root).files
+    assert (change.path, change.named_as, change.exists) == ("src/app.py", "app.py", True)
+    assert "return name.upper()" in change.after and "the answer names app.py" in change.found_note()
+    [change] = plan_answer(answer.replace("`app.py`", "`src/app.py`"), root).files  # named whole: no note
+    assert change.named_as is None and change.path == "src/app.py"
+
+
+@pytest.mark.parametrize("name", ["tests/main.py", "src/new.py", "main.py"])
+def test_a_new_file_stays_new_where_no_one_file_ends_so_or_its_folder_is_there(tmp_path, name):
+    root = tree(tmp_path)
+    (root / "tests").mkdir()
+    (root / "lib").mkdir()
+    (root / "lib" / "main.py").write_text("print('lib')\n")  # main.py: two files end so
+    [change] = plan_answer(f"`{name}`:\n```python\nprint('new')\n```\n", root).files
+    assert (change.path, change.exists, change.named_as) == (name, False, None)
+    assert change.after == "print('new')\n"

@@ -164,6 +164,8 @@ def files_json(plan: AnswerPlan, open_documents: dict[Path, Snapshot]) -> list[d
                  "removedUnseen": [list(span) for span in change.unseen]}
         if change.refusal:
             entry["reason"] = change.refusal
+        if change.named_as:
+            entry["namedAs"] = change.named_as
         out.append(entry)
     return out
 
@@ -176,6 +178,9 @@ def summary_message(plan: AnswerPlan, changed: list[FileChange]) -> str:
     if unseen:
         notes = "; ".join(f"{f.path}: {note}" for f in changed for note in f.unseen_notes())
         said += f"; {notes}"
+    found = [f.found_note() for f in changed if f.named_as]
+    if found:
+        said += "; " + "; ".join(found)
     refusals = plan.refusals()
     if refusals:
         said += "; not applied: " + "; ".join(refusals)

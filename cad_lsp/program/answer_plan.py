@@ -11,17 +11,25 @@ the disk, the language server the editor's open documents first).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .answer import Block, Skipped, read_answer
 from .update import Merge, UpdateError, is_marker, merge_update
 
-__all__ = ["AnswerPlan", "FileChange", "Problem", "Reader", "plan_answer", "read_text"]
+__all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
 
 # (text, None); (None, None) when the file does not exist; ("" or None, why) when it cannot be read.
 Reader = Callable[[Path], tuple[str | None, str | None]]
+# The files under a root, as paths relative to it with forward slashes.
+Lister = Callable[[Path], Iterable[str]]
+
+# Folders no answer means when it names a file by the end of its path: dependencies, build output, caches.
+_NOT_SEARCHED = {"node_modules", "__pycache__", "venv", "env", "target", "build", "dist", "out", "vendor",
+                 "site-packages", "bower_components"}
+_SEARCH_LIMIT = 50_000  # files looked at, at most, to find one by the end of its path
 
 # The file extensions a block's language may go to, for blocks that name no file and go to the default one.
 _EXTENSIONS = {
@@ -61,6 +69,12 @@ class FileChange:
     blocks: tuple[Block, ...]
     merges: tuple[Merge, ...]
     refusal: str | None = None
+    named_as: str | None = None  # the path the answer wrote, where it named the file by the end of its path
+
+    def found_note(self) -> str | None:
+        if self.named_as is None:
+            return None
+        return f"the answer names {self.named_as}: {self.path} is the only file whose path ends so"
 
     @property
     def changed(self) -> bool:
@@ -122,20 +136,75 @@ def read_text(path: Path) -> tuple[str | None, str | None]:
 
 
 def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read: Reader = read_text,
-                force: bool = False) -> AnswerPlan:
-    """What the answer does to each file under ``root``; blocks naming no file go to ``default`` if given."""
+                force: bool = False, files: Lister | None = None) -> AnswerPlan:
+    """What the answer does to each file under ``root``; blocks naming no file go to ``default`` if given.
+
+    A path that names no file, in a folder the root does not have either, names the one file under the root
+    whose path ends with it, where there is one (``app.py`` or ``utils/db.ts`` for ``src/app.py`` or
+    ``src/utils/db.ts``): chat models often leave the first folders out.  ``files`` lists the root (default:
+    its files on disk)."""
     reading = read_answer(markdown)
     root = Path(os.path.abspath(root))
+    read = _remembering(read)
+    found = _Finder(root, files or list_files)
     groups: dict[Path, list[Block]] = {}
+    named_as: dict[Path, str] = {}
     problems = []
     for block in reading.blocks:
         target, problem = _target(block, root, default)
         if problem is not None:
             problems.append(Problem(block, problem))
-        else:
-            groups.setdefault(target, []).append(block)
-    files = tuple(_change(target, _shown(target, root), blocks, read, force) for target, blocks in groups.items())
-    return AnswerPlan(files, tuple(problems), reading.skipped)
+            continue
+        if block.path is not None and read(target) == (None, None):
+            tail = found.by_tail(block.path)
+            found_target = resolve_path(root, tail)[0] if tail is not None else None
+            if found_target is not None:
+                target = found_target
+                named_as[target] = block.path
+        groups.setdefault(target, []).append(block)
+    changes = tuple(_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
+                    for target, blocks in groups.items())
+    return AnswerPlan(changes, tuple(problems), reading.skipped)
+
+
+def list_files(root: Path) -> Iterator[str]:
+    """The files under ``root`` (relative, forward slashes), leaving out hidden folders and those of
+    dependencies and build output."""
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _NOT_SEARCHED)
+        for name in sorted(names):
+            yield Path(folder, name).relative_to(root).as_posix()
+
+
+class _Finder:
+    """The root's files, listed once and only when a path names no file."""
+
+    def __init__(self, root: Path, files: Lister):
+        self.root, self.files, self.listed = root, files, None
+
+    def by_tail(self, name: str) -> str | None:
+        """The one file whose path ends with ``name``, when ``name``'s first folder (or the file itself) is not
+        under the root: a new file in a folder the root has is a new file."""
+        parts = PurePosixPath(name.replace("\\", "/")).parts
+        if not parts or ".." in parts:
+            return None
+        if self.listed is None:
+            self.listed = list(islice(self.files(self.root), _SEARCH_LIMIT))
+        if any(path == parts[0] or path.startswith(parts[0] + "/") for path in self.listed):
+            return None
+        ends = [path for path in self.listed if PurePosixPath(path).parts[-len(parts):] == parts]
+        return ends[0] if len(ends) == 1 else None
+
+
+def _remembering(read: Reader) -> Reader:
+    texts: dict[Path, tuple[str | None, str | None]] = {}
+
+    def remembered(path: Path):
+        if path not in texts:
+            texts[path] = read(path)
+        return texts[path]
+
+    return remembered
 
 
 def _target(block: Block, root: Path, default: Path | None) -> tuple[Path | None, str | None]:
@@ -180,12 +249,13 @@ def _language_fits(language: str | None, default: Path) -> bool:
     return extensions is None or not suffix or suffix in extensions
 
 
-def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: bool) -> FileChange:
+def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: bool,
+            named_as: str | None = None) -> FileChange:
     text, problem = read(target)
     exists = text is not None or problem is not None
     before = text or ""
     if problem is not None:
-        return FileChange(shown, target, exists, before, None, tuple(blocks), (), f"the file {problem}")
+        return FileChange(shown, target, exists, before, None, tuple(blocks), (), f"the file {problem}", named_as)
     current, merges = before, []
     for block in blocks:
         if not current.strip():  # a new (or empty) file: the block is its whole text
@@ -194,14 +264,14 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                 what = "does not exist" if not exists else "is empty"
                 return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                                   f"{block.describe()} elides lines ({markers[0].strip()!r}) of a file that "
-                                  f"{what}: a new file needs its whole text")
+                                  f"{what}: a new file needs its whole text", named_as)
             current = block.text
             continue
         try:
             merge = merge_update(current, block.text, target.name, force=force)
         except UpdateError as exc:
             return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
-                              f"{block.describe()}: {exc}")
+                              f"{block.describe()}: {exc}", named_as)
         merges.append(merge)
         current = merge.merged
-    return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges))
+    return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as)
