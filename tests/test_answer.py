@@ -206,8 +206,8 @@ def test_shell_sessions_and_output_are_not_files():
               "```\nnpm install\nnpm test\n```\n```\n$ ls\nsrc tests\n```\n```text\nOK 3 passed\n```\n"
               "```diff\n-a\n+b\n```\n```bash scripts/build.sh\nset -e\nmake\n```\n")
     reading = read_answer(answer)
-    assert [b.path for b in reading.blocks] == ["scripts/build.sh"]
-    assert [s.language for s in reading.skipped] == ["bash", "console", None, None, "text", "diff"]
+    assert [(b.path, b.is_patch) for b in reading.blocks] == [(None, True), ("scripts/build.sh", False)]  # a diff changes a file
+    assert [s.language for s in reading.skipped] == ["bash", "console", None, None, "text"]
     assert all(s.reason for s in reading.skipped)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .patch import looks_like_patch, patch_files
+
 __all__ = ["Block", "Reading", "Skipped", "looks_like_path", "read_answer"]
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -23,8 +25,8 @@ _SHELL = {"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "she
           "powershell", "ps", "ps1", "pwsh", "cmd", "bat", "batch", "text", "txt", "plaintext", "plain",
           "output", "log", "none"}
 # Blocks that are not code to merge at all: a patch says its own change, a tree or mermaid draws one.
-_NOT_CODE = {"diff": "a diff, not code to merge", "patch": "a diff, not code to merge",
-             "mermaid": "a diagram", "tree": "a folder tree"}
+_NOT_CODE = {"mermaid": "a diagram", "tree": "a folder tree"}
+_PATCH = {"diff", "patch", "udiff"}
 # First words of a line that is a command someone types, for blocks that do not say their language.
 _COMMANDS = {"pip", "pip3", "python", "python3", "npm", "npx", "yarn", "pnpm", "git", "cd", "ls", "mkdir",
              "cargo", "go", "make", "docker", "kubectl", "curl", "wget", "brew", "apt", "apt-get", "sudo",
@@ -95,9 +97,14 @@ class Block:
 
     text: str
     path: str | None
-    named_by: str | None  # "info", "first line", "line before", or None
+    named_by: str | None  # "info", "first line", "line before", "diff header" (a diff's +++ line), or None
     language: str | None
     line: int  # 1-based line of the opening fence in the answer
+
+    @property
+    def is_patch(self) -> bool:
+        """A unified diff (``program.patch``), not code to merge."""
+        return self.language == "diff"
 
     def describe(self) -> str:
         return f"the block at line {self.line} of the answer"
@@ -134,8 +141,8 @@ def read_answer(markdown: str) -> Reading:
         body = [_dedent(line, indent) for line in lines[index + 1:end]]
         if body and not body[-1].endswith(("\n", "\r")):
             body[-1] += "\n"
-        read = _read_block(opening["info"].strip(), body, lines[prose_start:index], index + 1)
-        (blocks if isinstance(read, Block) else skipped).append(read)
+        for read in _read_block(opening["info"].strip(), body, lines[prose_start:index], index + 1):
+            (blocks if isinstance(read, Block) else skipped).append(read)
         index = end + 1
         prose_start = index
     return Reading(tuple(blocks), tuple(skipped))
@@ -156,11 +163,29 @@ def _dedent(line: str, indent: int) -> str:
     return line[min(spaces, indent):]
 
 
-def _read_block(info: str, body: list[str], prose: list[str], line: int) -> Block | Skipped:
+def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list[Block | Skipped]:
     citation = _CITATION.match(info)
     if citation:  # Cursor's ```12:15:src/app.py: lines of a file quoted, not changed
-        return Skipped(line, None, f"a quote of lines {citation[1]}-{citation[2]} of {citation[3]}, not a change")
+        return [Skipped(line, None, f"a quote of lines {citation[1]}-{citation[2]} of {citation[3]}, not a change")]
     language, info_path = _read_info(info)
+    if language in _PATCH or (language is None and looks_like_patch("".join(body))):
+        return _read_patch(body, info_path, prose, line)
+    return [_read_code(language, info_path, body, prose, line)]
+
+
+def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: int) -> list[Block | Skipped]:
+    """A diff block: one block per file its ``---``/``+++`` lines name, else one for the file the answer names
+    the usual ways."""
+    parts = patch_files("".join(body))
+    if not parts:
+        return [Skipped(line, "diff", "a diff whose lines are not all context, added or removed: nothing to apply")]
+    named = info_path or _naming_first_line(body) or _path_before(prose)
+    how = "info" if info_path else "first line" if _naming_first_line(body) else "line before" if named else None
+    return [Block(text, path or named, "diff header" if path else how, "diff", line) for path, text in parts]
+
+
+def _read_code(language: str | None, info_path: str | None, body: list[str], prose: list[str],
+               line: int) -> Block | Skipped:
     named_by = "info" if info_path else None
     path = info_path
     first = _naming_first_line(body)

@@ -17,6 +17,7 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .answer import Block, Skipped, read_answer
+from .patch import apply_patch
 from .update import Merge, UpdateError, is_marker, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
@@ -258,6 +259,15 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         return FileChange(shown, target, exists, before, None, tuple(blocks), (), f"the file {problem}", named_as)
     current, merges = before, []
     for block in blocks:
+        if block.is_patch:
+            try:
+                merge = apply_patch(current, block.text)
+            except UpdateError as exc:
+                return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
+                                  f"{block.describe()}: {exc}", named_as)
+            merges.append(merge)
+            current = merge.merged
+            continue
         if not current.strip():  # a new (or empty) file: the block is its whole text
             markers = [line for line in block.text.splitlines() if is_marker(line)]
             if markers:
