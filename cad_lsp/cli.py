@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "that name none (optional)")
     apply.add_argument("--update", default=None, metavar="PATH",
                        help="the update: changed code with unchanged stretches elided by comments such as "
-                            "'# ... existing code ...' (a file, or - for standard input)")
+                            "'# ... existing code ...', or a unified diff (a file, or - for standard input)")
     apply.add_argument("--answer", default=None, metavar="PATH",
                        help="a whole chat answer (markdown, a file or - for standard input): every code block that "
                             "names a file is applied to it, in one review; --write writes all of them or nothing")

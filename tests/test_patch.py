@@ -71,3 +71,10 @@ def test_a_diff_named_the_usual_ways_that_does_not_apply_refuses_its_file(tmp_pa
     (tmp_path / "app.py").write_text(APP)
     plan = plan_answer("`app.py`:\n```diff\n-    return 9\n+    return 10\n```\n", tmp_path)
     assert not plan.complete and "does not match the file" in plan.refused[0].refusal
+
+
+def test_an_update_that_is_a_diff_is_applied_as_one_by_every_apply():
+    from cad_lsp.program.update import merge_update
+
+    patch = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 10\n"
+    assert merge_update(APP, patch, "app.py").merged == APP.replace("return 1", "return 10")

@@ -905,9 +905,14 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
     it the update is placed by the file's syntax where both parse (``program.blocks``), else line by line.
-    A merge that breaks a file which parsed before is refused unless ``force``."""
+    A merge that breaks a file which parsed before is refused unless ``force``.  An update that is a unified
+    diff (``@@`` hunks) is applied as one (``program.patch``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
+    from .patch import apply_patch, looks_like_patch  # patch builds on this module's Merge
+
+    if looks_like_patch(update):
+        return apply_patch(document, update)
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
