@@ -315,6 +315,54 @@ def summarize(rows: list[dict]) -> dict:
 
 
 # ---------------------------------------------------------------------------
+# Hand-written chat answers: what assistants print, beside what the project's generator writes
+
+CHAT_SET = ROOT / "bench" / "data" / "answers-chat-heldout.jsonl"
+
+
+def chat_answers(path: Path = CHAT_SET) -> list[dict]:
+    import json
+
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def judge_chat(case: dict) -> dict:
+    """A hand-written answer planned on its files: fully right when every file it changes or creates is the
+    text its author expects, byte for byte, and no other file changes."""
+    from cad_lsp.program.answer_plan import plan_answer
+
+    base = Path("/answer-root")
+    texts = case["files_before"]
+
+    def read(target: Path):
+        key = target.relative_to(base).as_posix()
+        return (texts[key], None) if key in texts else (None, None)
+
+    t0 = time.perf_counter()
+    plan = plan_answer(case["answer"], base, read=read, files=lambda root: list(texts))
+    seconds = time.perf_counter() - t0
+    got = {change.path: change.after for change in plan.files if change.changed}
+    expected = {path: text for path, text in case["files_after"].items() if text != texts.get(path)}
+    files = {path: got.get(path) == text for path, text in expected.items()}
+    return {"id": case["id"], "convention": case["convention"], "style": case.get("model_style", ""),
+            "right": plan.complete and set(got) == set(expected) and all(files.values()),
+            "files": len(expected), "files_right": sum(files.values()), "refused": len(plan.refused),
+            "unplaced": len(plan.problems), "extra": sorted(set(got) - set(expected)), "seconds": round(seconds, 4)}
+
+
+def summarize_chat(rows: list[dict]) -> dict:
+    out = {}
+    for key in sorted({r["convention"] for r in rows}) + ["all"]:
+        group = [r for r in rows if key in ("all", r["convention"])]
+        out[key] = {"n": len(group), "right": sum(r["right"] for r in group),
+                    "files": sum(r["files"] for r in group), "files_right": sum(r["files_right"] for r in group),
+                    "refused": sum(r["refused"] for r in group), "unplaced": sum(r["unplaced"] for r in group)}
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Speed
 
 
@@ -500,8 +548,9 @@ def run(args) -> dict:
     found = commits(at) if at else []
     answers = build_set(found, args.seed, QUICK_ANSWERS if args.quick else args.limit)
     rows = [judge(a) for a in progress(answers, "answer quality")]
+    chat = [judge_chat(case) for case in chat_answers()]
     return {"set_at": at, "history": note, "commits": len(found), "rows": rows, "summary": summarize(rows),
-            "speed": run_speed(args)}
+            "chat": {"rows": chat, "summary": summarize_chat(chat)} if chat else None, "speed": run_speed(args)}
 
 
 def markdown(data: dict) -> str:
@@ -553,8 +602,28 @@ def markdown(data: dict) -> str:
             f"tuned the merge on this set.\n\n{quality}\n\n{styles}\n\n"
             + (f"Not fully right: {misses}.\n\n" if misses else "")
             + (f"The slowest blocks merged alone: {slowest}.\n\n" if slow else "")
+            + chat_markdown(data.get("chat"))
             + f"An answer changing 1, 3 and 10 held-out standard-library modules of 500-2,000 lines (one edit in "
             f"each, shown with markers; paths in the info string), warm: the median of {data['speed']['repeats']} "
             f"runs after a first. *cad-lsp apply*: the whole command as a user runs it, from its start to the files "
             f"written; *cad.applyAnswer*: a real `cad-lsp serve` with every file open, from the request to its "
             f"`workspace/applyEdit` once the server is idle after opening them (no model runs for an answer).\n\n{speed}")
+
+
+def chat_markdown(chat: dict | None) -> str:
+    if not chat:
+        return ""
+    rows = [[f"**{key}**" if key == "all" else key, c["n"], f"{c['right']} ({pct(c['right'] / c['n'])})",
+             f"{c['files_right']}/{c['files']}", c["refused"], c["unplaced"]] for key, c in chat["summary"].items()]
+    wrong = "; ".join(f"{r['id']} ({r['convention']}, {r['files_right']}/{r['files']} files"
+                      + (f", {r['refused']} refused" if r["refused"] else "")
+                      + (f", {r['unplaced']} unplaced" if r["unplaced"] else "")
+                      + (f", also changed {', '.join(r['extra'])}" if r["extra"] else "") + ")"
+                      for r in chat["rows"] if not r["right"])
+    return (f"Hand-written chat answers (`{CHAT_SET.relative_to(ROOT)}`, {len(chat['rows'])} answers as assistants "
+            f"print them: their own habits of naming files, eliding code and showing diffs, written apart from the "
+            f"merge and kept out of its tuning). *Fully right*: every file the answer changes or creates is what its "
+            f"author expects, byte for byte, and no other file changes.\n\n"
+            + table(["path convention", "answers", "fully right", "files right", "files refused",
+                     "blocks placed in no file"], rows)
+            + (f"\n\nNot fully right: {wrong}." if wrong else "") + "\n\n")

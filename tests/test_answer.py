@@ -134,6 +134,13 @@ def test_a_first_line_naming_the_file_names_it_and_is_dropped(first):
     assert (block.path, block.named_by, block.text) == ("src/app.ts", "first line", "let x = 1;\n")
 
 
+def test_a_blank_line_after_a_first_line_naming_the_file_goes_with_it(tmp_path):
+    [block] = read_answer("```ts\n// filepath: src/new.ts\n\nexport const b = 2;\n```\n").blocks
+    assert (block.path, block.text) == ("src/new.ts", "export const b = 2;\n")
+    [change] = plan_answer("```ts\n// filepath: src/new.ts\n\nexport const b = 2;\n```\n", tmp_path).files
+    assert change.after == "export const b = 2;\n"
+
+
 def test_a_first_line_that_is_code_is_kept():
     for first in ("#!/usr/bin/env python", "#include <stdio.h>", "# compute the total", "// TODO: app.ts later",
                   "# Note - this is it", "# In src/app.py the loader"):
@@ -367,3 +374,53 @@ def test_a_new_file_stays_new_where_no_one_file_ends_so_or_its_folder_is_there(t
     [change] = plan_answer(f"`{name}`:\n```python\nprint('new')\n```\n", root).files
     assert (change.path, change.exists, change.named_as) == (name, False, None)
     assert change.after == "print('new')\n"
+
+
+def test_a_heading_names_the_file_for_the_block_below_the_sentence_under_it():
+    answer = ("### 1. `src/app.py`\n\nAdd the check right below `load`:\n\n```python\nx = 1\n```\n\n"
+              "Then:\n\n```python\ny = 2\n```\n")
+    first, second = read_answer(answer).blocks
+    assert (first.path, first.named_by) == ("src/app.py", "line before")
+    assert second.path is None  # a heading names the blocks up to the next one only
+
+
+def test_what_commands_print_and_what_an_endpoint_returns_are_not_files():
+    answer = ("```bash\ncurl localhost:8080/books\n```\n\n```json\n{\"items\": []}\n```\n\n"
+              "`GET /books/9` now returns:\n\n```json\n{\"status\": 404}\n```\n\n### Output\n\n```\nok\n```\n\n"
+              "Change it like this:\n\n```json\n{\"a\": 1}\n```\n")
+    reading = read_answer(answer)
+    assert [s.reason.split(",")[0] for s in reading.skipped] == [
+        "commands or their output", "the output of the commands above", "what something prints or answers",
+        "what something prints or answers"]
+    assert [b.text for b in reading.blocks] == ['{"a": 1}\n']
+
+
+CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
+# Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
+# it leaves this list).
+NOT_YET = {
+    "csharp-order-cancel-copilot": "C# has no grammar here: a new endpoint whose body repeats another's is read "
+                                   "by lines as a rewrite of that one",
+    "kotlin-compose-search-gemini": "Kotlin has no grammar here: a new composable after a marker",
+    "ruby-tally-csv-export-continue": "Ruby has no grammar here: a new method in a class shown without its end",
+}
+
+
+def chat_answers() -> list[dict]:
+    import json
+
+    return [json.loads(line) for line in CHAT_ANSWERS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("case", chat_answers(), ids=lambda case: case["id"])
+def test_hand_written_chat_answers_apply_byte_for_byte(case, tmp_path):
+    """Multi-file answers as assistants print them (their ways of naming files, eliding code, adding output):
+    every file the answer changes or creates is its author's, and no other file changes."""
+    for path, text in case["files_before"].items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    plan = plan_answer(case["answer"], tmp_path)
+    got = {f.path: f.after for f in plan.files if f.changed}
+    expected = {path: text for path, text in case["files_after"].items() if text != case["files_before"].get(path)}
+    right = plan.complete and got == expected
+    assert right is (case["id"] not in NOT_YET), NOT_YET.get(case["id"], plan.refusals())

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cad_lsp.program.answer import read_answer
 from cad_lsp.program.syntax import error_count, guess_language, language_of
 from cad_lsp.program.update import UpdateError, merge_update
 
@@ -444,3 +445,102 @@ def test_a_whole_file_without_a_grammar_ends_where_the_file_ends():
     file's end is written again (the long lines they follow cost more to delete than ``return M`` saves)."""
     assert NVIM_AFTER != NVIM_BEFORE
     assert merge_update(NVIM_BEFORE, NVIM_AFTER, "init.lua").merged == NVIM_AFTER
+
+
+RUST_TESTS = """pub fn double(x: i32) -> i32 {
+    x * 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubles() {
+        assert_eq!(double(2), 4);
+    }
+
+    #[test]
+    fn doubles_zero() {
+        assert_eq!(double(0), 0);
+    }
+}
+"""
+
+
+def test_a_rust_attribute_goes_with_its_item_and_a_new_test_after_a_marker_keeps_the_old_ones():
+    update = """#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ... existing tests ...
+    #[test]
+    fn doubles_negative() {
+        assert_eq!(double(-2), -4);
+    }
+}
+"""
+    merged = merge_update(RUST_TESTS, update, "lib.rs")
+    assert merged.merged == RUST_TESTS.replace("""        assert_eq!(double(0), 0);
+    }
+""", """        assert_eq!(double(0), 0);
+    }
+
+    #[test]
+    fn doubles_negative() {
+        assert_eq!(double(-2), -4);
+    }
+""") and not merged.unseen
+
+
+GO_STORE = """package store
+
+func (s *Store) Get(id int64) (Todo, error) {
+\ts.mu.RLock()
+\tdefer s.mu.RUnlock()
+\tt, ok := s.todos[id]
+\tif !ok {
+\t\treturn Todo{}, ErrNotFound
+\t}
+\treturn t, nil
+}
+
+func (s *Store) Create(t Todo) (Todo, error) {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\ts.todos[t.ID] = t
+\treturn t, nil
+}
+
+func (s *Store) Delete(id int64) error {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\tdelete(s.todos, id)
+\treturn nil
+}
+"""
+
+GO_UPDATE = """func (s *Store) Update(id int64, fn func(*Todo)) (Todo, error) {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\tt, ok := s.todos[id]
+\tif !ok {
+\t\treturn Todo{}, ErrNotFound
+\t}
+\tfn(&t)
+\treturn t, nil
+}
+"""
+
+
+def test_a_new_function_pasted_alone_goes_at_the_end_not_over_the_functions_it_resembles():
+    merged = merge_update(GO_STORE, GO_UPDATE, "store.go")
+    assert merged.merged == GO_STORE + "\n" + GO_UPDATE and not merged.unseen
+
+
+def test_a_new_function_goes_after_the_one_the_answer_names():
+    merged = merge_update(GO_STORE, GO_UPDATE, "store.go", after="Create").merged
+    create_end = GO_STORE.index("func (s *Store) Delete")
+    assert merged == GO_STORE[:create_end] + GO_UPDATE + "\n" + GO_STORE[create_end:]
+    [block] = read_answer("Add `Update` right after `Create`:\n\n```go store.go\nx := 1\n```\n").blocks
+    assert block.after == "Create"

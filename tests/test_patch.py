@@ -4,8 +4,7 @@ import pytest
 
 from cad_lsp.program.answer import read_answer
 from cad_lsp.program.answer_plan import plan_answer
-from cad_lsp.program.patch import apply_patch, looks_like_patch, patch_files
-from cad_lsp.program.update import UpdateError
+from cad_lsp.program.patch import PatchError, apply_patch, looks_like_patch, patch_files
 
 APP = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 2\n"
 
@@ -13,37 +12,37 @@ APP = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    ret
 def test_hunks_are_placed_by_their_lines_whatever_their_headers_say():
     patch = ("--- a/app.py\n+++ b/app.py\n@@ -40,2 +40,2 @@\n def a():\n-    return 1\n+    return 10\n"
              "@@ -2,2 +2,3 @@\n def b():\n-    return 2\n+    x = 2\n+    return x\n")
-    assert apply_patch(APP, patch).merged == APP.replace("return 1", "return 10").replace(
+    assert apply_patch(APP, patch) == APP.replace("return 1", "return 10").replace(
         "def b():\n    return 2", "def b():\n    x = 2\n    return x")
 
 
 def test_a_diff_without_headers_is_one_hunk():
     [block] = read_answer("```diff\n def c():\n-    return 2\n+    return 3\n```\n").blocks
     assert block.is_patch and block.path is None
-    assert apply_patch(APP, block.text).merged == APP[: APP.rindex("return 2")] + "return 3\n"
+    assert apply_patch(APP, block.text) == APP[: APP.rindex("return 2")] + "return 3\n"
 
 
 def test_a_hunk_that_is_not_in_the_file_or_is_there_twice_is_refused():
-    with pytest.raises(UpdateError, match="does not match the file"):
+    with pytest.raises(PatchError, match="does not match the file"):
         apply_patch(APP, "@@ -1 +1 @@\n-    return 7\n+    return 8\n")
-    with pytest.raises(UpdateError, match="matches 2 places"):
+    with pytest.raises(PatchError, match="matches 2 places"):
         apply_patch(APP, "@@ @@\n-    return 2\n+    return 3\n")
     # a line number chooses among the places
-    assert apply_patch(APP, "@@ -10 +10 @@\n-    return 2\n+    return 3\n").merged == APP[: APP.rindex("return 2")] + "return 3\n"
+    assert apply_patch(APP, "@@ -10 +10 @@\n-    return 2\n+    return 3\n") == APP[: APP.rindex("return 2")] + "return 3\n"
 
 
 def test_new_lines_take_the_file_line_ends_and_its_missing_final_newline():
     crlf = APP.replace("\n", "\r\n")
-    merged = apply_patch(crlf, "@@ -1,2 +1,3 @@\n def a():\n+    # one\n     return 1\n").merged
+    merged = apply_patch(crlf, "@@ -1,2 +1,3 @@\n def a():\n+    # one\n     return 1\n")
     assert merged == crlf.replace("def a():\r\n", "def a():\r\n    # one\r\n")
-    assert apply_patch("x = 1\ny = 2", "@@ -2 +2 @@\n-y = 2\n+y = 3\n").merged == "x = 1\ny = 3"
+    assert apply_patch("x = 1\ny = 2", "@@ -2 +2 @@\n-y = 2\n+y = 3\n") == "x = 1\ny = 3"
 
 
 def test_a_removed_comment_line_of_dashes_is_not_a_file_header():
     patch = "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- the old note\n+-- the new note\n select 1;\n"
     [(path, text)] = patch_files(patch)
     assert path == "q.sql"
-    assert apply_patch("-- the old note\nselect 1;\n", text).merged == "-- the new note\nselect 1;\n"
+    assert apply_patch("-- the old note\nselect 1;\n", text) == "-- the new note\nselect 1;\n"
 
 
 def test_lists_and_code_are_not_diffs():

@@ -324,3 +324,24 @@ def test_a_rewritten_line_pairs_with_the_file_line_most_like_it():
                             "post(orders::cancel));\n")
     assert align_update(document, update).replaced == frozenset({5})
     assert merge_update(document, update, "router.rs").merged == want
+
+
+KOTLIN_MODELS = """package shop
+
+@Serializable
+data class Book(
+    val id: Long,
+)
+
+@Serializable
+data class NewBook(
+    val title: String,
+)
+"""
+
+
+def test_new_code_after_a_marker_placed_only_by_lines_the_file_repeats_goes_at_the_end():
+    update = "// ... existing models ...\n\n@Serializable\ndata class Page<T>(\n    val items: List<T>,\n)\n"
+    merged = merge_update(KOTLIN_MODELS, update, "Models.kt").merged
+    assert merged == KOTLIN_MODELS + "\n@Serializable\ndata class Page<T>(\n    val items: List<T>,\n)\n"
+

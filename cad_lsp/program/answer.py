@@ -12,7 +12,7 @@ user sees nothing was lost.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .patch import looks_like_patch, patch_files
 
@@ -60,6 +60,13 @@ _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:[-*+]\s+|\d{1,2}[.)]\s
 _EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
 _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
 _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
+_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following)\s+(?:the\s+)?(?:existing\s+)?"
+                    r"`(?:[\w.]+\.)?(?P<name>\w+)(?:\(\))?`", re.IGNORECASE)
+# A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
+_OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
+                              r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
+_OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
+                             re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
 # Extensions a bare word in a sentence must have to be read as a file ("e.g." and "v2.0" are not files).
@@ -100,6 +107,7 @@ class Block:
     named_by: str | None  # "info", "first line", "line before", "diff header" (a diff's +++ line), or None
     language: str | None
     line: int  # 1-based line of the opening fence in the answer
+    after: str | None = None  # the definition the prose says new code goes after ("right after `create`")
 
     @property
     def is_patch(self) -> bool:
@@ -131,6 +139,7 @@ def read_answer(markdown: str) -> Reading:
     lines = markdown.replace("\r\n", "\n").splitlines(keepends=True)
     blocks, skipped = [], []
     index, prose_start = 0, 0
+    last: Block | Skipped | None = None
     while index < len(lines):
         opening = _FENCE.match(lines[index].rstrip("\r\n"))
         if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
@@ -141,11 +150,24 @@ def read_answer(markdown: str) -> Reading:
         body = [_dedent(line, indent) for line in lines[index + 1:end]]
         if body and not body[-1].endswith(("\n", "\r")):
             body[-1] += "\n"
-        for read in _read_block(opening["info"].strip(), body, lines[prose_start:index], index + 1):
+        prose = lines[prose_start:index]
+        for read in _read_block(opening["info"].strip(), body, prose, index + 1):
+            if isinstance(read, Block) and read.path is None and not read.is_patch and _output_of(last, prose):
+                read = Skipped(read.line, read.language, "the output of the commands above, not a file")
+            elif isinstance(read, Block) and read.path is None and not read.is_patch and _shows_output(prose):
+                read = Skipped(read.line, read.language, "what something prints or answers, not a file")
             (blocks if isinstance(read, Block) else skipped).append(read)
+            last = read
         index = end + 1
         prose_start = index
     return Reading(tuple(blocks), tuple(skipped))
+
+
+def _output_of(last: Block | Skipped | None, prose: list[str]) -> bool:
+    """Whether a block that names no file shows what the commands of the block before print (a response body
+    after a ``curl``): it follows them with a line of prose at most ("Response:")."""
+    return isinstance(last, Skipped) and last.reason.startswith("commands") and \
+        sum(1 for line in prose if line.strip()) <= 1
 
 
 def _closing(lines: list[str], opening: int, fence: str) -> int:
@@ -170,7 +192,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     language, info_path = _read_info(info)
     if language in _PATCH or (language is None and looks_like_patch("".join(body))):
         return _read_patch(body, info_path, prose, line)
-    return [_read_code(language, info_path, body, prose, line)]
+    read = _read_code(language, info_path, body, prose, line)
+    return [replace(read, after=_after_named(prose)) if isinstance(read, Block) else read]
 
 
 def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: int) -> list[Block | Skipped]:
@@ -191,6 +214,8 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
     first = _naming_first_line(body)
     if first is not None:
         body = body[1:]
+        while body and not body[0].strip():  # the blank line that sets the label apart is not the file's
+            body = body[1:]
         if path is None:
             path, named_by = first, "first line"
     if path is None:
@@ -245,13 +270,40 @@ def _naming_first_line(body: list[str]) -> str | None:
 
 
 def _path_before(prose: list[str]) -> str | None:
-    """The path the last prose line before the fence names (one blank line may stand between them)."""
+    """The path the last prose line before the fence names (one blank line may stand between them), else the
+    one a heading above it names, in the prose since the block before (``### 2. `src/app.py` ``, then a
+    sentence, then the block)."""
     lines = [line.rstrip("\r\n") for line in prose]
     while lines and not lines[-1].strip():
         lines.pop()
         if len(prose) - len(lines) > 1:
             return None
-    return _path_named(lines[-1]) if lines else None
+    if not lines:
+        return None
+    named = _path_named(lines[-1])
+    if named is not None:
+        return named
+    heading = next((line for line in reversed(lines[:-1]) if line.lstrip().startswith("#")), None)
+    return _path_named(heading) if heading is not None else None
+
+
+def _after_named(prose: list[str]) -> str | None:
+    """The definition the sentence before a block says its code goes after or below (``right after `Create`:``,
+    ``below the `delete` handler``): a name in backticks."""
+    for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
+        m = _AFTER.search(line)
+        if m:
+            return m["name"]
+    return None
+
+
+def _shows_output(prose: list[str]) -> bool:
+    """Whether the prose right before a block that names no file says it shows what something prints or
+    answers ("`GET /books/9` now returns:", "### Output"): an example, not a file."""
+    lines = [line.strip("*_ \t\r\n") if not line.lstrip().startswith("#") else line.rstrip()
+             for line in prose if line.strip()]
+    heading = next((line for line in reversed(lines) if line.lstrip().startswith("#")), "")
+    return bool(lines) and bool(_OUTPUT_SENTENCE.search(lines[-1]) or _OUTPUT_HEADING.match(heading))
 
 
 def _path_named(line: str) -> str | None:

@@ -17,8 +17,7 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .answer import Block, Skipped, read_answer
-from .patch import apply_patch
-from .update import Merge, UpdateError, is_marker, merge_update
+from .update import Merge, UpdateError, is_marker, merge_patch, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
 
@@ -261,7 +260,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
     for block in blocks:
         if block.is_patch:
             try:
-                merge = apply_patch(current, block.text)
+                merge = merge_patch(current, block.text)
             except UpdateError as exc:
                 return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                                   f"{block.describe()}: {exc}", named_as)
@@ -278,7 +277,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = block.text
             continue
         try:
-            merge = merge_update(current, block.text, target.name, force=force)
+            merge = merge_update(current, block.text, target.name, force=force, after=block.after)
         except UpdateError as exc:
             return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                               f"{block.describe()}: {exc}", named_as)

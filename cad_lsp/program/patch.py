@@ -13,9 +13,12 @@ import re
 from dataclasses import dataclass
 
 from .ops import split_lines
-from .update import Merge, UpdateError
 
-__all__ = ["Hunk", "apply_patch", "looks_like_patch", "parse_hunks", "patch_files"]
+__all__ = ["Hunk", "PatchError", "apply_patch", "looks_like_patch", "parse_hunks", "patch_files"]
+
+
+class PatchError(ValueError):
+    """A diff that cannot be applied to the file; the message says why, for the user."""
 
 _HUNK_HEADER = re.compile(r"^@@+\s*(?:-(?P<old>\d+)(?:,\d+)?\s*(?:\+\d+(?:,\d+)?)?)?.*?(?:@@+.*)?$")
 _OLD_FILE = re.compile(r"^--- (?P<path>\S+)")
@@ -110,11 +113,11 @@ def parse_hunks(text: str) -> list[Hunk]:
     return [hunk for hunk in hunks if hunk.old or hunk.new]
 
 
-def apply_patch(document: str, patch: str) -> Merge:
-    """The file the diff makes of ``document``; UpdateError when a hunk has no single place in it."""
+def apply_patch(document: str, patch: str) -> str:
+    """The file the diff makes of ``document``; PatchError when a hunk has no single place in it."""
     hunks = parse_hunks(patch)
     if not hunks:
-        raise UpdateError("the diff adds and removes no line")
+        raise PatchError("the diff adds and removes no line")
     lines = split_lines(document)
     crlf = sum(line.endswith("\r\n") for line in lines)
     newline = "\r\n" if crlf > len(lines) - crlf else "\n"  # new lines take the file's own line ends
@@ -129,18 +132,17 @@ def apply_patch(document: str, patch: str) -> Merge:
     out.extend(lines[cursor:])
     if lines and not lines[-1].endswith(("\n", "\r")) and cursor == len(lines) and out:
         out[-1] = out[-1].rstrip("\r\n")  # the file had no final newline, and the last hunk ends the file
-    merged = "".join(out)
-    return Merge(merged, 1, max(1, len(lines)), merged, None, document=document)
+    return "".join(out)
 
 
 def _place(lines: list[str], cursor: int, hunk: Hunk, number: int) -> int:
     """Where the hunk's old side starts: the one place after ``cursor`` (the header's line number chooses
-    among several); UpdateError when there is none or no way to choose."""
+    among several); PatchError when there is none or no way to choose."""
     if not hunk.old:
         if not lines:
             return 0
         if hunk.old_start is None:
-            raise UpdateError(f"hunk {number} of the diff only adds lines and its header gives no line number")
+            raise PatchError(f"hunk {number} of the diff only adds lines and its header gives no line number")
         return min(max(cursor, hunk.old_start), len(lines))  # "-12,0": after line 12
     for same in (lambda a, b: a.rstrip() == b.rstrip(), lambda a, b: a.strip() == b.strip()):
         found = [i for i in range(cursor, len(lines) - len(hunk.old) + 1)
@@ -150,8 +152,8 @@ def _place(lines: list[str], cursor: int, hunk: Hunk, number: int) -> int:
         if len(found) > 1:
             if hunk.old_start is not None:
                 return min(found, key=lambda i: abs(i + 1 - hunk.old_start))
-            raise UpdateError(f"hunk {number} of the diff matches {len(found)} places in the file and its header "
+            raise PatchError(f"hunk {number} of the diff matches {len(found)} places in the file and its header "
                               f"gives no line number to choose by")
     first = hunk.old[0].strip() or next((line.strip() for line in hunk.old if line.strip()), "")
-    raise UpdateError(f"hunk {number} of the diff does not match the file (its lines from {first[:60]!r} are not "
+    raise PatchError(f"hunk {number} of the diff does not match the file (its lines from {first[:60]!r} are not "
                       f"there as the diff shows them)")

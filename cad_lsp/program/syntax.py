@@ -357,12 +357,17 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
     return _with_doc_comments(units)
 
 
+# What goes with the definition right below it: its doc comment, and Rust's attributes (``#[test]``), which the
+# parser reads as items of their own (Python's decorators and Java's annotations are part of the definition).
+_ATTACHED = ("comment", "attribute_item")
+
+
 def _with_doc_comments(units: list[Unit]) -> list[Unit]:
     out: list[Unit] = []
     for unit in units:
         named = unit.key is not None and unit.key[0] in ("function", "type", "impl", "variable")
         first = len(out)
-        while named and first > 0 and out[first - 1].kind == "comment" and out[first - 1].end + 1 == (
+        while named and first > 0 and out[first - 1].kind in _ATTACHED and out[first - 1].end + 1 == (
                 out[first].start if first < len(out) else unit.start):
             first -= 1
         if first < len(out):

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 from .blocks import Piece, merge_by_blocks
 from .ops import split_lines
+from .patch import PatchError, apply_patch, looks_like_patch
 from .syntax import breaks, guess_language, language_of
 
 __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "align_update", "merge_update"]
@@ -282,7 +283,18 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     lines = [MARKER if marker else NEW for marker in markers]
     if not chain:
         return _unanchored(document, update_lines, lines, keys)
-    _refuse_if_ambiguous(chain, markers, doc_keys)
+    try:
+        _refuse_if_ambiguous(chain, markers, doc_keys)
+    except UpdateError:
+        # Placed only by lines the file has several times (``@Serializable``, ``)``) that fit elsewhere as well:
+        # new code after a marker, like code that repeats no line, goes at the file's end (before one, its start).
+        if any(Counter(doc_keys)[keys[k]] == 1 for k, _ in chain):
+            raise
+        try:
+            return _unanchored(document, update_lines, lines, keys)
+        except UpdateError:
+            pass
+        raise
     for k, j in chain:
         lines[k] = j + 1
     for (k0, j0), (k1, j1) in zip(chain, chain[1:]):
@@ -301,6 +313,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
                range(j_last + 1, len(doc_keys)))
     _place_common_end(lines, keys, doc_keys)
     _place_closing_before_markers(lines, keys, doc_keys)
+    _close_shown_blocks(lines, keys, doc_keys)
     if context:
         _place_context(lines, keys, doc_keys)
     replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
@@ -350,6 +363,28 @@ def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: l
                 break
             lines[i] = j + 1
             j += 1
+
+
+def _close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """A new closing line (``}``) whose block opens on a placed line (``get {``, its body rewritten) is that
+    block's closing line in the file, not a second one written before it: the body's old lines go, and a marker
+    after it keeps what follows the block."""
+    for i, n in enumerate(lines):
+        if n != NEW or not keys[i].strip() or not _CLOSING.match(keys[i]):
+            continue
+        depth = _indent_of(keys[i])
+        opener = next((o for o in range(i - 1, -1, -1) if keys[o].strip() and lines[o] != MARKER
+                       and _indent_of(keys[o]) <= depth), None)
+        if opener is None or lines[opener] <= 0 or _indent_of(keys[opener]) != depth or _CLOSING.match(keys[opener]):
+            continue
+        start = lines[opener]  # 1-based: the block's body starts after it
+        end = next((j for j in range(start, len(doc_keys)) if doc_keys[j].strip() and
+                    _indent_of(doc_keys[j]) <= depth), None)
+        if end is None or doc_keys[end].strip() != keys[i].strip() or end + 1 in lines:
+            continue
+        inside = [m for m in lines[opener + 1:i] if m > 0]
+        if all(start < m <= end for m in inside) and all(m <= start or m > end + 1 for m in lines[i + 1:] if m > 0):
+            lines[i] = end + 1
 
 
 def _place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
@@ -900,24 +935,24 @@ def keys_of(lines: list[str]) -> list[str]:
     return [_key(line) for line in lines]
 
 
-def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False) -> Merge:
+def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
+                 after: str | None = None) -> Merge:
     """The file the update makes, and the region it changed; UpdateError when the update cannot be placed.
 
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
     it the update is placed by the file's syntax where both parse (``program.blocks``), else line by line.
-    A merge that breaks a file which parsed before is refused unless ``force``.  An update that is a unified
+    A merge that breaks a file which parsed before is refused unless ``force``.  ``after`` names the definition
+    that new definitions shown alone go after (a chat answer's "add this right after `create`").  An update that is a unified
     diff (``@@`` hunks) is applied as one (``program.patch``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
-    from .patch import apply_patch, looks_like_patch  # patch builds on this module's Merge
-
     if looks_like_patch(update):
-        return apply_patch(document, update)
+        return merge_patch(document, update)
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
     grammar = language_of(language) if language is not None else guess_language(document)
-    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block) if grammar else None
+    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block, after) if grammar else None
     if blockwise is None:
         candidates = [(0, _line_merge(document, update))]  # UpdateError: nothing places it
     else:
@@ -943,6 +978,15 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         except UpdateError:
             pass
     return _checked(best[1], grammar, force)
+
+
+def merge_patch(document: str, patch: str) -> Merge:
+    """A unified diff applied to the file (``program.patch``), as a Merge; UpdateError when it does not apply."""
+    try:
+        merged = apply_patch(document, patch)
+    except PatchError as exc:
+        raise UpdateError(str(exc)) from None
+    return Merge(merged, 1, max(1, len(split_lines(document))), merged, None, document=document)
 
 
 def _ends_line(text: str) -> bool:
