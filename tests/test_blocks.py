@@ -544,3 +544,43 @@ def test_a_new_function_goes_after_the_one_the_answer_names():
     assert merged == GO_STORE[:create_end] + GO_UPDATE + "\n" + GO_STORE[create_end:]
     [block] = read_answer("Add `Update` right after `Create`:\n\n```go store.go\nx := 1\n```\n").blocks
     assert block.after == "Create"
+
+
+CSHARP = """namespace Shop;
+
+public sealed class Cart
+{
+    public decimal Total()
+    {
+        return 0m;
+    }
+
+    public int Count()
+    {
+        return 0;
+    }
+}
+"""
+
+KOTLIN = """package shop
+
+class Cart {
+    fun total(): Int {
+        return 0
+    }
+
+    fun count(): Int {
+        return 0
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("name, text, update, old, new", [
+    ("Cart.cs", CSHARP, "public decimal Total()\n{\n    return 1m;\n}\n", "return 0m;", "return 1m;"),
+    ("Cart.kt", KOTLIN, "fun count(): Int {\n    return items.size\n}\n", "        return 0\n    }\n}",
+     "        return items.size\n    }\n}"),
+])
+def test_csharp_and_kotlin_methods_pasted_alone_replace_theirs_by_name(name, text, update, old, new):
+    assert language_of(name) in ("csharp", "kotlin")
+    assert merge_update(text, update, name).merged == text.replace(old, new)

@@ -195,11 +195,13 @@ def _update_units(update: str, update_lines: list[str], language: str, markers: 
         return None
     units, errors = parsed
     written = list(range(1, len(update_lines) + 1))
-    if not errors:
+    if not errors and not any(u.kind == "global_statement" for u in units):
         return units, list(update_lines), written
     wrapped = _in_container(update_lines, language, markers)
     if wrapped is not None:
         return wrapped
+    if not errors:  # C# top-level statements (a method pasted alone reads as one: in a class, when it reads so)
+        return units, list(update_lines), written
     if all(not unit.broken or any(markers[unit.start: unit.end + 1]) for unit in units) and \
             sum(unit.broken for unit in units) == 1 and units[0].kind != "ERROR":
         return units, list(update_lines), written  # one block with a fragment after its marker (``  ].join('');``)

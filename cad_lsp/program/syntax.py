@@ -43,6 +43,8 @@ LANGUAGES: dict[str, Grammar] = {
     "c": Grammar("tree_sitter_c", "language"),
     "cpp": Grammar("tree_sitter_cpp", "language", ("struct __Snippet__ {\n", "};\n")),
     "markdown": Grammar("tree_sitter_markdown", "language"),
+    "csharp": Grammar("tree_sitter_c_sharp", "language", ("class __Snippet__ {\n", "}\n")),
+    "kotlin": Grammar("tree_sitter_kotlin", "language", ("class __Snippet__ {\n", "}\n")),
 }
 
 _EXTENSIONS = {
@@ -50,10 +52,12 @@ _EXTENSIONS = {
     ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
     ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
     ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".md": "markdown", ".markdown": "markdown",
+    ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin",
 }
 _EDITOR_IDS = {  # editors' language ids (LSP's languageId) that are not the names above
     "javascriptreact": "javascript", "typescriptreact": "tsx", "golang": "go", "c++": "cpp", "cuda": "cpp",
     "objective-c": "c", "py": "python", "js": "javascript", "ts": "typescript", "rs": "rust", "md": "markdown",
+    "cs": "csharp", "c#": "csharp", "kt": "kotlin",
 }
 
 # Node types that hold a block's units: a body, a class body, a list of declarations.
@@ -61,7 +65,8 @@ _BODIES = {"block", "statement_block", "class_body", "declaration_list", "field_
            "compound_statement", "enum_body", "interface_body", "enum_variant_list", "object_type",
            "switch_body", "match_block", "constructor_body", "annotation_type_body", "literal_value",
            "translation_unit", "program", "module", "source_file", "document", "section",
-           "array", "object", "list", "dictionary", "initializer_list", "jsx_element"}
+           "array", "object", "list", "dictionary", "initializer_list", "jsx_element", "function_body",
+           "compilation_unit"}
 _JSX_EDGES = {"jsx_opening_element", "jsx_closing_element"}  # a JSX element's header and closing line
 _CLOSERS = re.compile(r"^[\s)\]}>;,]*(//.*|/\*.*\*/)?$")  # closing brackets, and a comment after them
 
@@ -328,7 +333,7 @@ def _call_key(call, source: bytes) -> tuple[str, str] | None:
     return ("call", name)
 
 
-_LISTS = {"statement_list"}  # nodes that only wrap a body's statements (Go): their children are the units
+_LISTS = {"statement_list", "statements"}  # nodes that only wrap a body's statements (Go): their children are the units
 
 
 def _children(container) -> list:
