@@ -345,3 +345,24 @@ def test_new_code_after_a_marker_placed_only_by_lines_the_file_repeats_goes_at_t
     merged = merge_update(KOTLIN_MODELS, update, "Models.kt").merged
     assert merged == KOTLIN_MODELS + "\n@Serializable\ndata class Page<T>(\n    val items: List<T>,\n)\n"
 
+
+
+RUBY = """module M
+  class A
+    def a
+      1
+    end
+
+    def b
+      2
+    end
+  end
+end
+"""
+
+
+def test_a_new_method_s_end_after_a_marker_is_its_own_not_the_last_kept_method_s():
+    update = "module M\n  class A\n    # ... a and b unchanged ...\n    def c\n      3\n    end\n  end\nend\n"
+    merged = merge_update(RUBY, update, "a.rb")
+    assert "    def b\n      2\n    end\n" in merged.merged and merged.merged.count("end") == RUBY.count("end") + 1
+    assert merged.merged.index("def b") < merged.merged.index("def c") and not merged.unseen

@@ -250,8 +250,9 @@ def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[
     pairwise while they repeat.  Blank lines at the end of that run count only if nothing new follows them: a
     blank line before new code belongs to the new code."""
     pairs = []
+    backward, in_file = len(ks) > 1 and ks[1] < ks[0], set(doc_keys)
     for k, j in zip(ks, js):
-        if keys[k] != doc_keys[j]:
+        if keys[k] != doc_keys[j] or backward and _closes_new_block(k, keys, in_file):
             break
         pairs.append((k, j))
     if len(pairs) < len(ks) and keys[ks[len(pairs)]].strip():
@@ -259,6 +260,17 @@ def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[
             pairs.pop()
     for k, j in pairs:
         lines[k] = j + 1
+
+
+def _closes_new_block(k: int, keys: list[str], in_file: set[str]) -> bool:
+    """Whether update line ``k`` closes a block that opens on a line the file does not have (``end`` of a new
+    method): walking back from a placed line, it is not the closing line of the file's block before."""
+    if not _CLOSING.match(keys[k]) or not keys[k].strip():
+        return False
+    depth = _indent_of(keys[k])
+    opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and _indent_of(keys[o]) <= depth), None)
+    return opener is not None and _indent_of(keys[opener]) == depth and not _CLOSING.match(keys[opener]) \
+        and keys[opener] not in in_file and not is_marker(keys[opener])
 
 
 def align_update(document: str, update: str, *, context: bool = False) -> Placement:
@@ -278,6 +290,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
     chain = _anchor_chain(keys, markers, doc_keys, context)
+    chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]  # a new method's ``end``
     if chain and not _trusted(chain, keys, markers, doc_keys):
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
@@ -469,8 +482,9 @@ def _place_common_end(lines: list[int], keys: list[str], doc_keys: list[str]) ->
         k -= 1
     while j >= 0 and not doc_keys[j].strip():
         j -= 1
-    run = []
-    while k >= 0 and j >= 0 and lines[k] in (NEW, j + 1) and keys[k] == doc_keys[j]:
+    run, in_file = [], set(doc_keys)
+    while k >= 0 and j >= 0 and lines[k] in (NEW, j + 1) and keys[k] == doc_keys[j] and \
+            not _closes_new_block(k, keys, in_file):
         run.append((k, j + 1))
         k, j = k - 1, j - 1
     if not run or max(_weight(keys[k]) for k, _ in run) < ANCHOR_WEIGHT:
@@ -652,12 +666,13 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
     a placed line, after a marker or at the snippet's start, that resemble the file lines just before it (a
     changed ``def`` line above an unchanged body); and likewise just after a placed line."""
     out: set[int] = set()
-    placed = [n for n in lines if n > 0]
+    placed, in_file = [n for n in lines if n > 0], set(doc_keys)
     for k, end in _new_runs(lines):
         run = [i for i in range(k, end) if keys[i].strip()]
         before = lines[k - 1] if k > 0 else None  # None: the update's start
         after = lines[end] if end < len(lines) else None  # None: its end
-        if run and after is not None and after > 0 and (before is None or before == MARKER):
+        if run and after is not None and after > 0 and (before is None or before == MARKER) and \
+                not _closes_new_block(run[-1], keys, in_file):  # (a whole new block rewrites nothing)
             out |= _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
         if run and before is not None and before > 0 and (after is None or after == MARKER):
             out |= _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
