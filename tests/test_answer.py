@@ -402,7 +402,8 @@ NOT_YET = {
     "csharp-order-cancel-copilot": "a controller's members shown without their class, new ones among them, and "
                                    "the class's closing brace: read by lines, a new endpoint whose body repeats "
                                    "another's rewrites that one",
-    "ruby-tally-csv-export-continue": "Ruby has no grammar here: a new method in a class, read by lines",
+    "ruby-tally-csv-export-continue": "Ruby has no grammar here: read by lines, a new method whose last lines "
+                                      "repeat those of the method before it (``end``, ``0``, ``end``) takes them",
 }
 
 
