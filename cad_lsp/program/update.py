@@ -385,6 +385,8 @@ def _close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) 
     for i, n in enumerate(lines):
         if n != NEW or not keys[i].strip() or not _CLOSING.match(keys[i]):
             continue
+        if lines[next((m for m in range(i + 1, len(keys)) if keys[m].strip() or lines[m] == MARKER), i)] != MARKER:
+            continue  # (only before a marker: elsewhere the closing lines and blank lines around are placed later)
         depth = _indent_of(keys[i])
         opener = next((o for o in range(i - 1, -1, -1) if keys[o].strip() and lines[o] != MARKER
                        and _indent_of(keys[o]) <= depth), None)
