@@ -33,6 +33,16 @@ const proposed = new ProposedTexts();
 const decide = new Map<string, (accept: boolean) => void>();
 let reviews = 0;
 
+type Planned = { uri: vscode.Uri; created: boolean; before: string; edits: vscode.TextEdit[] };
+type Applied = ApplyWorkspaceEditResult | ResponseError<void>;
+type Next = (params: ApplyWorkspaceEditParams) => Promise<Applied>;
+
+/** An answer's files, when each is text edits of a document (created first or not); else undefined. */
+function textFiles(params: ApplyWorkspaceEditParams) {
+  const files = answerFiles(params.edit.documentChanges as never[]);
+  return files?.length && files.every((file) => file.edits.every(TextEdit.is)) ? files : undefined;
+}
+
 export function registerReview(): vscode.Disposable {
   return vscode.Disposable.from(
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, proposed),
@@ -143,13 +153,9 @@ async function closeDiff(right: vscode.Uri): Promise<void> {
  * file by file (applyAnswer: one undo step per file), all or nothing, and refuses it
  * if an open document moved on, a file to create appeared, or a file changed.
  */
-async function reviewAnswer(
-  client: BaseLanguageClient,
-  params: ApplyWorkspaceEditParams,
-  next: (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult | ResponseError<void>>,
-): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
-  const files = answerFiles(params.edit.documentChanges as never[]);
-  if (!files?.length || !files.every((file) => file.edits.every(TextEdit.is))) return next(params);
+async function reviewAnswer(client: BaseLanguageClient, params: ApplyWorkspaceEditParams, next: Next): Promise<Applied> {
+  const files = textFiles(params);
+  if (!files) return next(params);
   const review = ++reviews;
   const shown: { uri: vscode.Uri; left: vscode.Uri; right: vscode.Uri; name: string; created: boolean }[] = [];
   for (const file of files) {
@@ -215,7 +221,6 @@ async function reviewAnswer(
   }
 }
 
-type Planned = { uri: vscode.Uri; created: boolean; before: string; edits: vscode.TextEdit[] };
 
 /**
  * Applies a chat answer's edit one file at a time, so that each file is one undo step of its own: VS Code makes
@@ -223,13 +228,9 @@ type Planned = { uri: vscode.Uri; created: boolean; before: string; edits: vscod
  * checked before any is written (an open document at the version the edit was made for, a file to create not
  * there yet); a file VS Code then refuses takes back the files applied before it: all or nothing.
  */
-export async function applyAnswer(
-  client: BaseLanguageClient,
-  params: ApplyWorkspaceEditParams,
-  next: (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult | ResponseError<void>>,
-): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
-  const files = answerFiles(params.edit.documentChanges as never[]);
-  if (!files?.length || !files.every((file) => file.edits.every(TextEdit.is))) return next(params);
+export async function applyAnswer(client: BaseLanguageClient, params: ApplyWorkspaceEditParams, next: Next): Promise<Applied> {
+  const files = textFiles(params);
+  if (!files) return next(params);
   const planned: Planned[] = [];
   for (const file of files) {
     const uri = client.protocol2CodeConverter.asUri(file.uri);
