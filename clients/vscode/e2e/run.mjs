@@ -443,7 +443,7 @@ step("a chat answer from the clipboard: two files changed, one created, one revi
   await assertSaved("shop/discounts.py", DISCOUNTS, "shop/discounts.py");
 });
 
-step("after Accept All, one undo in a changed file gives that file back and leaves the others", async () => {
+step("after Accept All, an Undo in a changed file gives that file back and leaves the others", async () => {
   const prices = disk("shop/prices.py");
   await openFile("cart.py");
   await focusEditor();
