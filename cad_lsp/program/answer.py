@@ -202,8 +202,9 @@ def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: 
     parts = patch_files("".join(body))
     if not parts:
         return [Skipped(line, "diff", "a diff whose lines are not all context, added or removed: nothing to apply")]
-    named = info_path or _naming_first_line(body) or _path_before(prose)
-    how = "info" if info_path else "first line" if _naming_first_line(body) else "line before" if named else None
+    first = _naming_first_line(body)
+    named = info_path or first or _path_before(prose)
+    how = "info" if info_path else "first line" if first else "line before" if named else None
     return [Block(text, path or named, "diff header" if path else how, "diff", line) for path, text in parts]
 
 

@@ -121,8 +121,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type")
                         or u.key in names or _indent(merger.new.lines[u.start]) for u in shown):
         return None
-    if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in
-           {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"} for u in _walk(shown)):
+    functions = {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"}
+    if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
+           for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
     in_file = {line.strip() for line in merger.old.lines}
     if not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
