@@ -366,3 +366,24 @@ def test_a_new_method_s_end_after_a_marker_is_its_own_not_the_last_kept_method_s
     merged = merge_update(RUBY, update, "a.rb")
     assert "    def b\n      2\n    end\n" in merged.merged and merged.merged.count("end") == RUBY.count("end") + 1
     assert merged.merged.index("def b") < merged.merged.index("def c") and not merged.unseen
+
+
+def test_a_return_rewritten_at_the_update_s_end_replaces_the_old_ending_of_its_block():
+    """New lines that end the update (no marker after them) with a ``return`` leave no room for the file's old
+    ending of that block: kept after it, the old ``return`` would be dead code beside its rewrite."""
+    document = ("def is_balanced(parens):\n    depth = 0\n    for paren in parens:\n        depth += 1 if paren == '(' else -1\n"
+                "        if depth < 0:\n            return False\n\n    return True\n\n\ndef main():\n    print(is_balanced('()'))\n")
+    update = "# ...\n        if depth < 0:\n            return False\n\n    return depth == 0\n"
+    assert merged(update, document) == document.replace("    return True\n", "    return depth == 0\n")
+    # a return inside a new ``if`` adds a check: what follows the block it leaves stays
+    guard = "# ...\n    depth = 0\n    if not parens:\n        return True\n"
+    assert merged(guard, document) == document.replace("    depth = 0\n", "    depth = 0\n    if not parens:\n"
+                                                                        "        return True\n")
+
+
+def test_a_file_without_a_final_newline_keeps_it_so_when_a_block_rewrites_it_whole():
+    """A fenced block always ends its last line: the file's missing final newline is the file's, and stays."""
+    document = "[server]\nhost = \"localhost\"\nport = 8080\nworkers = 4"
+    update = "[server]\nhost = \"0.0.0.0\"\nport = 8080\nworkers = 4\n"
+    merge = merge_update(document, update, "toml")
+    assert merge.whole_file and merge.merged == update.rstrip("\n")

@@ -60,6 +60,7 @@ _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
                             r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
 
@@ -330,6 +331,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     if context:
         _place_context(lines, keys, doc_keys)
     replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
+    replaced |= _dead_after_return(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     whole = not any(markers) and _covers(reached, doc_keys)
     if whole:
@@ -441,6 +443,31 @@ def _rest_of_last_block(lines: list[int], keys: list[str], doc_keys: list[str], 
         j += 1
     while out and not doc_keys[out[-1] - 1].strip():
         out.pop()
+    return frozenset(out)
+
+
+def _dead_after_return(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> frozenset[int]:
+    """An update that ends, with no marker, in new lines whose last leaves its block (``return``, ``raise``,
+    ``throw``) rewrites the rest of that block: kept after it, the file's old ending would be dead code (the
+    old ``return`` beside its rewrite)."""
+    placed = [k for k, n in enumerate(lines) if n > 0]
+    if not placed or MARKER in lines[placed[-1]:]:
+        return frozenset()
+    tail = [k for k in range(placed[-1] + 1, len(keys)) if keys[k].strip()]
+    if not tail or not _LEAVES.match(keys[tail[-1]]):
+        return frozenset()
+    depth = _indent_of(keys[tail[-1]])
+    if any(_indent_of(keys[k]) < depth for k in tail) or _indent_of(keys[placed[-1]]) < depth:
+        return frozenset()
+    j = max([lines[placed[-1]]] + [n for n in replaced if n > lines[placed[-1]]])  # 0-based: the next file line
+    out = []
+    while j < len(doc_keys) and (not doc_keys[j].strip() or _indent_of(doc_keys[j]) >= depth):
+        out.append(j + 1)
+        j += 1
+    while out and not doc_keys[out[-1] - 1].strip():
+        out.pop()
+    if sum(1 for n in out if doc_keys[n - 1].strip()) > 2 * len(tail) + REWRITE_SLACK:
+        return frozenset()
     return frozenset(out)
 
 
@@ -1096,8 +1123,12 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     newline = _terminator(doc_lines)
     out = [piece.text if piece.file_line is not None else piece.text.rstrip("\r\n") + newline for piece in pieces]
     out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
-    ends_bare = not _ends_line(update if whole_file else document)
-    if out and ends_bare:  # a snippet keeps the file's last terminator or its absence; a whole file, its own
+    # A snippet keeps the file's last terminator or its absence; a whole file, its own, except the one newline
+    # after its last line where the file has none (a fenced block always ends its last line).
+    last = split_lines(update)[-1]
+    fenced = _ends_line(update) and last.strip() and not _ends_line(document)
+    ends_bare = not _ends_line(update if whole_file and not fenced else document)
+    if out and ends_bare:
         out[-1] = out[-1].rstrip("\r\n")
     elif out and not out[-1].endswith(("\n", "\r")):
         out[-1] += newline
