@@ -33,7 +33,7 @@ def cmd_apply_answer(args: argparse.Namespace) -> int:
     plan = plan_answer(answer, root, default, force=args.force)
     if not plan.files and not plan.problems:
         print("cad-lsp: the answer has no code block that changes a file"
-              + (f" ({len(plan.skipped)} block(s) of commands or output)" if plan.skipped else ""), file=sys.stderr)
+              + (f" ({len(plan.skipped)} block(s) of commands, output or examples)" if plan.skipped else ""), file=sys.stderr)
         return 2
     written, why_not = write_plan(plan, args.partial) if args.write else ([], None)
     if args.json:
@@ -74,7 +74,10 @@ def summary_line(plan: AnswerPlan) -> str:
     if s["unplaced"]:
         line += f"; {s['unplaced']} block{'s' if s['unplaced'] != 1 else ''} placed in no file"
     if s["skipped"]:
-        line += f"; {s['skipped']} block{'s' if s['skipped'] != 1 else ''} of commands or output left out"
+        line += f"; {s['skipped']} block{'s' if s['skipped'] != 1 else ''} of commands, output or examples left out"
+        examples = [str(skip.line) for skip in plan.skipped if skip.reason.startswith("it names no file")]
+        if examples:
+            line += f" (naming no file, unlike the others: line{'s' if len(examples) > 1 else ''} {', '.join(examples)})"
     if s["removed_unseen"]:
         line += f"; {s['removed_unseen']} line{'s' if s['removed_unseen'] != 1 else ''} removed unseen"
     return line

@@ -379,9 +379,24 @@ def test_a_new_file_stays_new_where_no_one_file_ends_so_or_its_folder_is_there(t
 def test_a_heading_names_the_file_for_the_block_below_the_sentence_under_it():
     answer = ("### 1. `src/app.py`\n\nAdd the check right below `load`:\n\n```python\nx = 1\n```\n\n"
               "Then:\n\n```python\ny = 2\n```\n")
-    first, second = read_answer(answer).blocks
+    reading = read_answer(answer)
+    [first] = reading.blocks
     assert (first.path, first.named_by) == ("src/app.py", "line before")
-    assert second.path is None  # a heading names the blocks up to the next one only
+    # a heading names the blocks up to the next one only; one that names no file, where others do, is an example
+    assert [(s.line, s.reason.split(":")[0]) for s in reading.skipped] == [
+        (11, "it names no file while the answer's other blocks do")]
+
+
+def test_blocks_that_name_no_file_where_the_others_do_are_examples_not_changes():
+    """An answer that names its files and also shows how to call the new code (or a style to add somewhere):
+    those blocks are not applied anywhere, the default file included; where no block names a file, they go to
+    the default file."""
+    answer = ("```python\n# file: app/search.py\ndef search(q, limit=10):\n    return q[:limit]\n```\n\n"
+              "For example:\n\n```python\nsearch('abc', limit=2)\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["app/search.py"]
+    assert [s.line for s in reading.skipped] == [9]
+    assert [b.path for b in read_answer(answer.split("For example")[1]).blocks] == [None]
 
 
 def test_what_commands_print_and_what_an_endpoint_returns_are_not_files():
@@ -425,3 +440,14 @@ def test_hand_written_chat_answers_apply_byte_for_byte(case, tmp_path):
     expected = {path: text for path, text in case["files_after"].items() if text != case["files_before"].get(path)}
     right = plan.complete and got == expected
     assert right is (case["id"] not in NOT_YET), NOT_YET.get(case["id"], plan.refusals())
+
+
+def test_a_sentence_that_mentions_a_file_before_what_the_commands_print_does_not_name_it():
+    answer = ("```js\n// src/config.js\nconst PORT = 3000;\n```\n\n```bash\nnpm run dev\n```\n\n"
+              "With a bad value in `.env` it fails fast at startup:\n\n```\nError: PORT must be an integer\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["src/config.js"]
+    assert reading.skipped[-1].reason.startswith("the output of the commands above")
+    # a line given to the path still names the block after commands
+    named = answer.replace("With a bad value in `.env` it fails fast at startup:", "`.env`:")
+    assert [b.path for b in read_answer(named).blocks] == ["src/config.js", ".env"]

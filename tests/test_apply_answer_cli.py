@@ -65,7 +65,7 @@ def test_an_answer_prints_a_diff_per_file_and_a_summary_without_writing(root, ca
     assert code == 0 and untouched(root)
     assert "+++ b/src/app.py" in out and "+++ b/src/main.py" in out and "--- /dev/null\n+++ b/src/util/paths.py" in out
     assert '+    print(load(\'x\') or "(empty)")' in out
-    assert out.rstrip().endswith("files: 2 changed, 1 created, 0 refused; 1 block of commands or output left out")
+    assert out.rstrip().endswith("files: 2 changed, 1 created, 0 refused; 1 block of commands, output or examples left out")
 
 
 def test_the_json_says_the_same(root, capsys):

@@ -584,3 +584,36 @@ class Cart {
 def test_csharp_and_kotlin_methods_pasted_alone_replace_theirs_by_name(name, text, update, old, new):
     assert language_of(name) in ("csharp", "kotlin")
     assert merge_update(text, update, name).merged == text.replace(old, new)
+
+
+JAVA_REPOSITORY = """public interface OrderRepository {
+
+    /**
+     * Loads an order with its lines.
+     */
+    Optional<Order> findWithLinesById(Long id);
+
+    /**
+     * Orders pending for longer than the cut-off.
+     */
+    List<Order> findStalePending(Instant cutoff);
+}
+"""
+
+
+def test_a_new_method_s_doc_comment_goes_with_it_not_with_another_method_s():
+    """A Javadoc block is its method's: a new method's ``/**`` after a marker is not the file's last ``/**``
+    rewritten (which took the methods between with it)."""
+    update = ("public interface OrderRepository {\n\n    // ... existing methods unchanged ...\n\n    /**\n"
+              "     * One page of orders in the given status.\n     */\n"
+              "    Page<Order> findByStatus(OrderStatus status, Pageable pageable);\n}\n")
+    out = merged(JAVA_REPOSITORY, update, "java")
+    assert out == JAVA_REPOSITORY.replace("Instant cutoff);\n}\n", "Instant cutoff);\n\n" + update.split("\n\n")[2])
+
+
+def test_a_definition_shown_without_its_doc_comment_keeps_it():
+    document = ("use clap::Parser;\n\n/// Count words.\n#[derive(Debug, Parser)]\nstruct Cli {\n    /// Top N.\n"
+                "    #[arg(long)]\n    top: usize,\n}\n\nfn main() {}\n")
+    update = "#[derive(Debug, Parser)]\nstruct Cli {\n    // ... existing fields ...\n\n    #[arg(long)]\n    json: bool,\n}\n"
+    assert merged(document, update, "rust") == document.replace("    top: usize,\n", "    top: usize,\n\n"
+                                                                 "    #[arg(long)]\n    json: bool,\n")

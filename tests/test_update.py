@@ -387,3 +387,11 @@ def test_a_file_without_a_final_newline_keeps_it_so_when_a_block_rewrites_it_who
     update = "[server]\nhost = \"0.0.0.0\"\nport = 8080\nworkers = 4\n"
     merge = merge_update(document, update, "toml")
     assert merge.whole_file and merge.merged == update.rstrip("\n")
+
+
+def test_an_update_that_starts_with_the_file_s_first_line_then_a_marker_starts_where_the_file_does():
+    """A JSON file's ``{`` is too short to be placed in the first pass: shown first and followed by a marker, it
+    is the file's own opening, not a second one."""
+    document = '{\n  "name": "api",\n  "private": true,\n  "scripts": {\n    "dev": "node src/server.js"\n  }\n}\n'
+    update = '{\n  // ...existing code...\n  "scripts": {\n    "dev": "node --watch src/server.js"\n  }\n}\n'
+    assert merge_update(document, update, "json").merged == document.replace("node src", "node --watch src")

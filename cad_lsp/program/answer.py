@@ -152,7 +152,8 @@ def read_answer(markdown: str) -> Reading:
             body[-1] += "\n"
         prose = lines[prose_start:index]
         for read in _read_block(opening["info"].strip(), body, prose, index + 1):
-            if isinstance(read, Block) and read.path is None and not read.is_patch and _output_of(last, prose):
+            if isinstance(read, Block) and not read.is_patch and _output_of(last, prose) and \
+                    (read.path is None or read.named_by == "line before" and _in_passing(prose)):
                 read = Skipped(read.line, read.language, "the output of the commands above, not a file")
             elif isinstance(read, Block) and read.path is None and not read.is_patch and _shows_output(prose):
                 read = Skipped(read.line, read.language, "what something prints or answers, not a file")
@@ -160,6 +161,12 @@ def read_answer(markdown: str) -> Reading:
             last = read
         index = end + 1
         prose_start = index
+    if any(block.path is not None for block in blocks):  # the answer names its files: one that names none is
+        examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
+        blocks = [b for b in blocks if b not in examples]
+        skipped = sorted(skipped + [Skipped(b.line, b.language, "it names no file while the answer's other blocks "
+                                            "do: an example or a suggestion, not a change") for b in examples],
+                         key=lambda s: s.line)
     return Reading(tuple(blocks), tuple(skipped))
 
 
@@ -168,6 +175,13 @@ def _output_of(last: Block | Skipped | None, prose: list[str]) -> bool:
     after a ``curl``): it follows them with a line of prose at most ("Response:")."""
     return isinstance(last, Skipped) and last.reason.startswith("commands") and \
         sum(1 for line in prose if line.strip()) <= 1
+
+
+def _in_passing(prose: list[str]) -> bool:
+    """Whether the prose line that names a block's file is a sentence about something else ("With a bad value
+    in `.env` it fails at startup:"), not a line given to the path, a heading or a bold line."""
+    line = next((line.strip() for line in reversed(prose) if line.strip()), "")
+    return not line.startswith(("#", "**", "__")) and not _PATH_LINE.match(line)
 
 
 def _closing(lines: list[str], opening: int, fence: str) -> int:

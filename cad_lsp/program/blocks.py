@@ -35,6 +35,7 @@ from .syntax import LANGUAGES, Unit, parse_units
 __all__ = ["Piece", "BlockMerge", "merge_by_blocks"]
 
 _IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
+_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment line (not ``#[attr]``, ``#include``)
 _CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*)\s*$")  # closes a block: ``}``, ``});``, ``</div>``
 _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's closing line while lines place its inside
 _LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
@@ -226,7 +227,7 @@ def _in_container(update_lines: list[str], language: str, markers: list[bool]):
         split += 1
     while split > 0 and (markers[split - 1] or not lines[split - 1].strip()):
         split -= 1  # a marker after the imports stands among the members
-    tries = [(0, True)] + ([(split, True), (split, False)] if 0 < split < len(lines) else [])
+    tries = [(0, True), (0, False)] + ([(split, True), (split, False)] if 0 < split < len(lines) else [])
     for at, closed in tries:
         read = lines[:at] + [head] + lines[at:] + ([tail] if closed else [])
         rows = list(range(1, at + 1)) + [None] + list(range(at + 1, len(lines) + 1)) + ([None] if closed else [])
@@ -714,6 +715,11 @@ class _Merger:
     def pair(self, old: Unit, new: Unit, shift) -> list[Piece]:
         """A file unit and the update's unit for it: kept when the same, merged when the update's has markers
         inside, else replaced whole at the file unit's indentation."""
+        doc = self.leading_comment(self.old, old)
+        if doc and not self.leading_comment(self.new, new) and doc < old.end:  # shown without its doc comment
+            definition = replace(old, start=doc, inner=old.inner if old.inner is not None and old.inner > doc else None)
+            kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, doc)]
+            return kept + self.pair(definition, new, shift)
         if old.inner is not None and new.inner is None:  # shown without its decorators or doc comment: they stay
             definition = replace(old, start=old.inner, kind=new.kind, inner=None)
             kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, old.inner)]
@@ -749,6 +755,14 @@ class _Merger:
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
             self.seen.update(range(old.start + 1, reached + 1))
         return pieces
+
+    @staticmethod
+    def leading_comment(side: _Side, unit: Unit) -> int:
+        """The row after the comment lines a unit starts with (its doc comment joined to it), or 0 when none."""
+        row = unit.start
+        while row < unit.end and _COMMENT_LINE.match(side.lines[row]) and not side.marker[row]:
+            row += 1
+        return row if row > unit.start else 0
 
     @staticmethod
     def broken_inside(unit: Unit) -> bool:

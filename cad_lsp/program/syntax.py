@@ -364,7 +364,7 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
 
 # What goes with the definition right below it: its doc comment, and Rust's attributes (``#[test]``), which the
 # parser reads as items of their own (Python's decorators and Java's annotations are part of the definition).
-_ATTACHED = ("comment", "attribute_item")
+_ATTACHED = ("comment", "line_comment", "block_comment", "attribute_item")
 
 
 def _with_doc_comments(units: list[Unit]) -> list[Unit]:

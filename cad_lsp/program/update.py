@@ -326,6 +326,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
                range(j_last + 1, len(doc_keys)))
     _place_common_end(lines, keys, doc_keys)
+    _place_common_start(lines, keys, doc_keys)
     _place_closing_before_markers(lines, keys, doc_keys)
     _close_shown_blocks(lines, keys, doc_keys)
     if context:
@@ -523,6 +524,18 @@ def _place_common_end(lines: list[int], keys: list[str], doc_keys: list[str]) ->
         return  # the file's end is placed earlier in the update already, or a marker follows
     for k, n in run:
         lines[k] = n
+
+
+def _place_common_start(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """An update that starts with the file's first line (a JSON file's ``{``), then a marker or a placed line,
+    starts where the file does: that line is the file's, not a second one (too short to be placed earlier)."""
+    k = next((k for k, key in enumerate(keys) if key.strip()), None)
+    j = next((j for j, key in enumerate(doc_keys) if key.strip()), None)
+    if k is None or j is None or lines[k] != NEW or keys[k] != doc_keys[j] or any(0 < n <= j + 1 for n in lines):
+        return
+    following = next((n for key, n in zip(keys[k + 1:], lines[k + 1:]) if key.strip()), NEW)
+    if following == MARKER or following > j + 1:
+        lines[k] = j + 1
 
 
 def _close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
