@@ -451,3 +451,10 @@ def test_a_sentence_that_mentions_a_file_before_what_the_commands_print_does_not
     # a line given to the path still names the block after commands
     named = answer.replace("With a bad value in `.env` it fails fast at startup:", "`.env`:")
     assert [b.path for b in read_answer(named).blocks] == ["src/config.js", ".env"]
+
+
+def test_a_name_in_backticks_is_a_file_only_with_a_folder_or_a_code_file_s_extension():
+    answer = ("```kotlin\n// src/Repo.kt\nclass Repo\n```\n\nYou could then record the login in "
+              "`UserService.authenticate`, for example:\n\n```kotlin\nusers.recordLogin(id)\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["src/Repo.kt"] and len(reading.skipped) == 1

@@ -617,3 +617,48 @@ def test_a_definition_shown_without_its_doc_comment_keeps_it():
     update = "#[derive(Debug, Parser)]\nstruct Cli {\n    // ... existing fields ...\n\n    #[arg(long)]\n    json: bool,\n}\n"
     assert merged(document, update, "rust") == document.replace("    top: usize,\n", "    top: usize,\n\n"
                                                                  "    #[arg(long)]\n    json: bool,\n")
+
+
+CPP_RING = """#include "ring_buffer.hpp"
+
+namespace audio {
+
+std::size_t RingBuffer::pop() {
+    return 0;
+}
+
+std::size_t RingBuffer::pop(std::span<float> out) {
+    return out.size();
+}
+
+void RingBuffer::clear() noexcept {
+    size_ = 0;
+}
+
+}  // namespace audio
+"""
+
+
+@pytest.mark.parametrize("prose, after", [
+    ("Add this after `RingBuffer::pop(std::span<float>)`, just before `clear()`:", "pop"),
+    ("Add this new function between `clean_columns` and `normalize_currency`:", "clean_columns"),
+])
+def test_the_place_an_answer_names_for_new_code(prose, after):
+    [block] = read_answer(f"{prose}\n\n```cpp src/x.cpp\nint x;\n```\n").blocks
+    assert block.after == after
+
+
+def test_a_new_definition_goes_after_the_named_one_inside_a_namespace_after_its_last_overload():
+    """Nothing of the new function is in the file, but the answer names where it goes: after ``pop`` (the last
+    of its overloads), inside the namespace."""
+    update = "std::size_t RingBuffer::copy_latest(std::span<float> out) const {\n    return 0;\n}\n"
+    merged = merge_update(CPP_RING, update, "ring_buffer.cpp", after="pop").merged
+    assert merged == CPP_RING.replace("void RingBuffer::clear", update + "\nvoid RingBuffer::clear")
+
+
+def test_a_new_constant_goes_with_the_new_function_after_the_named_one():
+    update = ('// validOutputs lists the formats accepted by --output.\nvar validOutputs = []string{"text", "json"}\n\n'
+              "func validateOutput(format string) error {\n\treturn nil\n}\n")
+    merged = merge_update(GO_STORE, update, "store.go", after="Create").merged
+    create_end = GO_STORE.index("func (s *Store) Delete")
+    assert merged == GO_STORE[:create_end] + update + "\n" + GO_STORE[create_end:]

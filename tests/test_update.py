@@ -395,3 +395,27 @@ def test_an_update_that_starts_with_the_file_s_first_line_then_a_marker_starts_w
     document = '{\n  "name": "api",\n  "private": true,\n  "scripts": {\n    "dev": "node src/server.js"\n  }\n}\n'
     update = '{\n  // ...existing code...\n  "scripts": {\n    "dev": "node --watch src/server.js"\n  }\n}\n'
     assert merge_update(document, update, "json").merged == document.replace("node src", "node --watch src")
+
+
+def test_a_line_rewritten_over_two_lines_replaces_the_old_one():
+    """``RUN pip wheel .`` given a cache mount and a continuation: the new lines hold all of the old line's words
+    and start as it did, so they rewrite it rather than follow it."""
+    document = "FROM python:3.12-slim\nCOPY app ./app\nRUN pip wheel --wheel-dir /wheels .\n\nFROM base AS runtime\n"
+    update = ("COPY app ./app\nRUN --mount=type=cache,target=/root/.cache/pip \\\n    pip wheel --wheel-dir /wheels .\n\n"
+              "# ... existing code ...\n")
+    assert merge_update(document, update, "Dockerfile").merged == document.replace(
+        "RUN pip wheel --wheel-dir /wheels .\n", update.split("COPY app ./app\n")[1].split("\n\n")[0] + "\n")
+
+
+def test_a_new_method_s_decorator_after_a_marker_is_its_own_not_the_file_s():
+    """``@property`` over a new method, after a marker, is the new method's: the reading that takes it for the
+    file's (keeping the file's property below the new code, cut from its decorator) is not the one kept."""
+    document = ('class Project(models.Model):\n    name = models.CharField(max_length=120)\n'
+                '    due_date = models.DateField(null=True)\n\n    def __str__(self):\n        return self.name\n\n'
+                '    @property\n    def is_overdue(self):\n        return self.due_date < timezone.localdate()\n')
+    update = ('class Project(models.Model):\n    # ... existing fields ...\n    due_date = models.DateField(null=True)\n'
+              '    archived_at = models.DateTimeField(null=True)\n\n    # ... __str__ and is_overdue unchanged ...\n\n'
+              '    @property\n    def is_archived(self):\n        return self.archived_at is not None\n')
+    assert merge_update(document, update, "models.py").merged == document.replace(
+        "null=True)\n\n", "null=True)\n    archived_at = models.DateTimeField(null=True)\n\n") + \
+        "\n    @property\n    def is_archived(self):\n        return self.archived_at is not None\n"

@@ -60,8 +60,8 @@ _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:[-*+]\s+|\d{1,2}[.)]\s
 _EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
 _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
 _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
-_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following)\s+(?:the\s+)?(?:existing\s+)?"
-                    r"`(?:[\w.]+\.)?(?P<name>\w+)(?:\(\))?`", re.IGNORECASE)
+_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(?:the\s+)?(?:existing\s+)?"
+                    r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`", re.IGNORECASE)  # ("between `a` and `b`": after a)
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
@@ -340,9 +340,18 @@ def _path_named(line: str) -> str | None:
     if not (heading or bold or body.rstrip().endswith(":")):
         return None
     words = [w.strip(".,;:!?()[]\"'") for w in _BACKTICKED.sub(" ", stripped).split()]
-    named = {q for q in quoted if looks_like_path(q)}
-    named |= {w for w in words if looks_like_path(w) and ("/" in w or w.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS)}
+    named = {w for w in quoted + words if _names_file(w)}
     return named.pop() if len(named) == 1 else None
+
+
+def _names_file(word: str) -> bool:
+    """Whether a word in a sentence is a file: a path with a folder, a code file's extension, or a name such as
+    ``Makefile`` or ``.env`` (``UserService.authenticate`` and ``e.g.`` are not)."""
+    if not looks_like_path(word):
+        return False
+    name = re.split(r"[/\\]", word)[-1]
+    return "/" in word or name.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS or name in _BARE_NAMES or \
+        re.fullmatch(r"\.[\w\-]+", name) is not None
 
 
 def _looks_like_commands(body: list[str]) -> bool:

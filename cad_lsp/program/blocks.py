@@ -113,23 +113,27 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
 def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Merger", language: str,
                      after: str | None = None) -> BlockMerge | None:
     """An update that is only new top-level definitions (``func (s *Store) Update(...)`` pasted alone, no marker,
-    no line of the file around it, but lines of the file in it): they go at the file's end, set off as the file
-    sets off its last definition, rather than onto the lines of the functions they resemble; after the top-level
-    definition ``after`` names, where there is one.  A Python function taking ``self`` is a method (its class is
+    no line of the file around it, but lines of the file in it, or a place in it named; new variables beside
+    them): they go at the file's end, set off as the file sets off its last definition, rather than onto the
+    lines of the functions they resemble; after the top-level definition ``after`` names, where there is one.  A Python function taking ``self`` is a method (its class is
     not known): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
     names = {u.key for u in _walk(old_units) if u.key is not None}
-    if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type")
-                        or u.key in names or _indent(merger.new.lines[u.start]) for u in shown):
+    if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable")
+                        or u.key in names or _indent(merger.new.lines[u.start]) for u in shown) or \
+            not any(u.key[0] in ("function", "type") for u in shown):
         return None
     functions = {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"}
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
+    last = len(old_units) - 1
+    named = [u for u in _walk(old_units) if after and u.key is not None and u.key[0] in ("function", "type")
+             and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(after)}", u.key[1])][-1:]  # (overloads: the last)
     in_file = {line.strip() for line in merger.old.lines}
-    if not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
-               for line in merger.new.lines[u.start: u.end + 1]):
-        return None  # nothing of it is in the file: it may well be for another one (refused)
+    if not named and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
+                                   for line in merger.new.lines[u.start: u.end + 1]):
+        return None  # nothing of it is in the file, nor a place in it named: it may well be for another one
     if language == "python" and any(re.search(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b",
                                               merger.new.lines[u.inner if u.inner is not None else u.start])
                                     for u in shown):
@@ -138,14 +142,11 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     pieces = [Piece(line, r + 1, None) for r, line in enumerate(lines)]
     if lines and not lines[-1].endswith(("\n", "\r")):
         pieces[-1] = Piece(lines[-1] + ("\r\n" if lines[-1].endswith("\r") else "\n"), len(lines), None)
-    last = len(old_units) - 1
     gap = merger._lead(merger.old, old_units, last, (0, len(lines) - 1)) if last > 0 else []
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     added = [piece for unit in shown for piece in lead + merger._lines(unit.start, unit.end, None)]
-    named = [n for n, u in enumerate(old_units) if after and u.key is not None and u.key[0] in ("function", "type")
-             and (u.key[1] == after or u.key[1].endswith("." + after))]
-    if len(named) == 1 and named[0] < last:
-        end = old_units[named[0]].end + 1  # the new ones go after it, then the file's own gap and the rest
+    if named and named[0] is not old_units[-1]:
+        end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     return BlockMerge(pieces + added, frozenset())
 

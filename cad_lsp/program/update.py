@@ -54,6 +54,7 @@ REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in tr
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
 EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those lines this many times
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
+WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
@@ -61,6 +62,7 @@ _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same 
                             r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
+_DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
 
@@ -717,8 +719,22 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
                 not _closes_new_block(run[-1], keys, in_file):  # (a whole new block rewrites nothing)
             out |= _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
         if run and before is not None and before > 0 and (after is None or after == MARKER):
-            out |= _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
+            found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
+            if not found and before < len(doc_keys) and before + 1 not in placed and \
+                    _split_over_lines([keys[i] for i in run[:WRAPPED_LINES]], doc_keys[before]):
+                found = {before + 1}
+            out |= found
     return frozenset(out)
+
+
+def _split_over_lines(new: list[str], old: str) -> bool:
+    """Whether the first new lines are the file line rewritten over several (a ``RUN`` line given a flag and a
+    continuation): they start as it does, at its indentation, and hold all its words."""
+    words = _TOKEN.findall(old)
+    if len(new) < 2 or len(words) < 4 or _indent_of(new[0]) != _indent_of(old):
+        return False
+    written = Counter(_TOKEN.findall(" ".join(new)))
+    return _TOKEN.findall(new[0])[:1] == words[:1] and not Counter(words) - written
 
 
 def _new_runs(lines: list[int]):
@@ -1168,8 +1184,8 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], written: list[
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
     function does)."""
     new = {_key(piece.text) for piece in written}
-    new = {key for key in new if _weight(key) >= DISTINCTIVE}
-    if not new:
+    new = {key for key in new if _weight(key) >= DISTINCTIVE and not _DECORATOR.match(key)}  # (``@property`` is
+    if not new:  # the new definition's below it: shown after a marker, it is not the file's taken for context)
         return 0
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
