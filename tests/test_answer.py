@@ -413,13 +413,7 @@ def test_what_commands_print_and_what_an_endpoint_returns_are_not_files():
 CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
-NOT_YET = {
-    "csharp-order-cancel-copilot": "a controller's members shown without their class, new ones among them, and "
-                                   "the class's closing brace: read by lines, a new endpoint whose body repeats "
-                                   "another's rewrites that one",
-    "ruby-tally-csv-export-continue": "Ruby has no grammar here: read by lines, a new method whose last lines "
-                                      "repeat those of the method before it (``end``, ``0``, ``end``) takes them",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def chat_answers() -> list[dict]:

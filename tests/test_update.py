@@ -419,3 +419,39 @@ def test_a_new_method_s_decorator_after_a_marker_is_its_own_not_the_file_s():
     assert merge_update(document, update, "models.py").merged == document.replace(
         "null=True)\n\n", "null=True)\n    archived_at = models.DateTimeField(null=True)\n\n") + \
         "\n    @property\n    def is_archived(self):\n        return self.archived_at is not None\n"
+
+
+RUBY_CLI = """module Tally
+  class CLI
+    def run_start
+      @store.start(@argv.first)
+      0
+    end
+
+    def run_report
+      totals.each do |project, secs|
+        @out.puts format("%-20s %s", project, secs)
+      end
+      0
+    end
+  end
+end
+"""
+
+
+def test_a_new_method_whose_last_lines_repeat_another_s_is_new_code_whole():
+    """A method the file does not define (Ruby, no grammar here) ends as the one before it does (``end``,
+    ``0``, ``end``): its lines are no place in the file, so it goes after what the marker keeps, set apart by
+    a blank line as the file sets its methods apart."""
+    update = ("module Tally\n  class CLI\n    # ... the existing run_* methods stay as they are ...\n    def run_export\n"
+              "      @out.print Entry.to_csv(@store.all)\n      0\n    end\n  end\nend\n")
+    new = "\n    def run_export\n      @out.print Entry.to_csv(@store.all)\n      0\n    end\n"
+    assert merge_update(RUBY_CLI, update, "cli.rb").merged == RUBY_CLI.replace("      0\n    end\n  end\nend\n",
+                                                                             "      0\n    end\n" + new + "  end\nend\n")
+
+
+def test_a_renamed_definition_is_the_file_s_rewritten_not_new_code():
+    document = ("def _patched(f):\n    \"\"\"Patches a function.\"\"\"\n\n    def wrapped(*args):\n"
+                "        return f(*args, send=False)\n\n    return wrapped\n\n\nget = _patched(api.get)\n")
+    update = "def patched(f):\n    \"\"\"Patches a function.\"\"\"\n\n    # ... existing code ...\n    return wrapped\n"
+    assert merge_update(document, update, "x.py").merged == document.replace("def _patched", "def patched")

@@ -62,8 +62,15 @@ _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same 
                             r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
+_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")  # Python, Ruby
+_CALLED = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>()]*>)?\s*\(")  # a name before its parameters (or a call's)
+_NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "function", "func", "fn", "fun", "def",
+              "using", "lock", "foreach", "elif", "except", "match", "when", "sizeof", "typeof", "await", "new",
+              "super", "this", "self", "print", "assert", "and", "or", "not", "in", "is", "else"}
+_ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 _DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
+NO_MATCH = "\x00"  # the key of an update line that is no file line's
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
 
 
@@ -117,6 +124,7 @@ class Placement:
     replaced: frozenset[int] = frozenset()  # file lines that new lines next to a placed one rewrite (not kept)
     rewrites: dict[int, int] = field(default_factory=dict)  # new lines between markers: the file line each rewrites
     dropped: frozenset[int] = frozenset()  # file lines left out although the update did not show them
+    apart: frozenset[int] = frozenset()  # update lines a blank line goes before (a new method after a marker)
 
 
 @dataclass(frozen=True)
@@ -276,6 +284,55 @@ def _closes_new_block(k: int, keys: list[str], in_file: set[str]) -> bool:
         and keys[opener] not in in_file and not is_marker(keys[opener])
 
 
+def _definition_name(keys: list[str], k: int) -> str | None:
+    """The name line k defines when it opens a definition's block (``def tally(rows)``, ``public function
+    publish(Post $post): RedirectResponse`` with its ``{`` on the next line, ``func (s *Store) Update(id int) {``),
+    else None (a call, a statement, a control line)."""
+    key = keys[k]
+    m = _DEFINES.match(key)
+    if m:
+        return m["name"]
+    following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
+    if not (key.rstrip().endswith(("{", ":")) or following.strip() == "{" and
+            _indent_of(following) == _indent_of(key)):
+        return None
+    return next((name for name in _CALLED.findall(key) if name not in _NOT_NAMES), None)
+
+
+def _renamed(new: str, old: str) -> bool:
+    """Whether a definition's name is a file definition's, or that one renamed: made public (``_patched`` to
+    ``patched``), recased (``getUser``, ``get_user``) or extended (``fetch`` to ``fetchAll``)."""
+    a, b = new.lower().replace("_", ""), old.lower().replace("_", "")
+    return a == b or min(len(a), len(b)) >= 4 and (a in b or b in a)
+
+
+def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
+    """The update lines of definitions the file does not have (a new method whose body repeats another's
+    ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place in the file;
+    from the line that names it (its decorators and doc comment above) to its closing line."""
+    in_file = set(doc_keys)
+    defined = {_definition_name(doc_keys, j) for j in range(len(doc_keys))} - {None}
+    out: set[int] = set()
+    for k, key in enumerate(keys):
+        if markers[k] or key in in_file or k in out:
+            continue
+        name = _definition_name(keys, k)
+        if name is None or any(_renamed(name, old) for old in defined):
+            continue
+        depth, end = _indent_of(key), k + 1
+        while end < len(keys) and not markers[end] and (not keys[end].strip() or _indent_of(keys[end]) > depth or
+                                                       keys[end].strip() == "{"):
+            end += 1
+        if end < len(keys) and not markers[end] and _indent_of(keys[end]) == depth and _CLOSING.match(keys[end]):
+            end += 1
+        start = k
+        while start > 0 and keys[start - 1].strip() and not markers[start - 1] and \
+                _indent_of(keys[start - 1]) in (depth, depth + 1) and _ATTACHED_LINE.match(keys[start - 1]):
+            start -= 1
+        out.update(range(start, end))
+    return out
+
+
 def align_update(document: str, update: str, *, context: bool = False) -> Placement:
     """Place the update's lines in the document (see the module's docstring); UpdateError when it cannot be.
     With ``context``, the lines next to markers weigh more in the alignment, short lines between a marker and
@@ -292,8 +349,9 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     markers = [is_marker(line) and key not in in_file for line, key in zip(update_lines, keys)]
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
-    chain = _anchor_chain(keys, markers, doc_keys, context)
-    chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]  # a new method's ``end``
+    fresh = _new_definition_lines(keys, doc_keys, markers)  # (none of their lines is a place in the file)
+    chain = _anchor_chain([NO_MATCH if k in fresh else key for k, key in enumerate(keys)], markers, doc_keys, context)
+    chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]
     if chain and not _trusted(chain, keys, markers, doc_keys):
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
@@ -349,7 +407,8 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     dropped = _rest_of_last_block(lines, keys, doc_keys, replaced) if context and not whole else frozenset()
-    return Placement(document, update_lines, lines, kept, whole, replaced, rewrites, dropped)
+    return Placement(document, update_lines, lines, kept, whole, replaced, rewrites, dropped,
+                     _set_apart(lines, keys, doc_keys, kept, fresh))
 
 
 def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
@@ -680,6 +739,28 @@ def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], k
             for i in range(before - shared):
                 lines[k - before + i] = SKIP
         kept[k] = (first + shared, last)
+
+
+def _set_apart(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]],
+               fresh: set[int]) -> frozenset[int]:
+    """New definitions that meet a marker's kept lines with no blank line between, where the file sets its
+    definitions apart with one (a new method right after ``// ...existing code...`` and the last method's
+    ``}``): the update lines (the new one's first, or the line after its last) a blank line goes before."""
+    out = set()
+    for k, (first, last) in kept.items():
+        if first > last:
+            continue
+        spaced = {_indent_of(doc_keys[j - 1]) for j in range(first, last) if _CLOSING.match(doc_keys[j - 1])
+                  and doc_keys[j - 1].strip() and not doc_keys[j].strip()}
+        new = k + 1  # new code after the stretch, against its last line
+        if new in fresh and lines[new] == NEW and keys[new].strip() and _CLOSING.match(doc_keys[last - 1]) and \
+                doc_keys[last - 1].strip() and _indent_of(doc_keys[last - 1]) == _indent_of(keys[new]) in spaced:
+            out.add(new)
+        end = k - 1  # new code before the stretch, against its first line
+        if end in fresh and lines[end] == NEW and _CLOSING.match(keys[end]) and keys[end].strip() and \
+                doc_keys[first - 1].strip() and _indent_of(doc_keys[first - 1]) == _indent_of(keys[end]) in spaced:
+            out.add(k)
+    return frozenset(out)
 
 
 def _resembles(a: str, b: str) -> bool:
@@ -1112,6 +1193,8 @@ def _line_pieces(placement: Placement) -> list[Piece]:
         out += [Piece(line, n, None)  # starts with, unless it shows some
                 for n, line in enumerate(doc_lines[: next(i for i, line in enumerate(doc_lines) if line.strip())], 1)]
     for k, n in enumerate(lines):
+        if k in placement.apart:
+            out.append(Piece(newline, None, None))
         if n > 0:
             written = placement.update_lines[k].rstrip("\r\n")
             ours = doc_lines[n - 1]
