@@ -455,3 +455,13 @@ def test_a_renamed_definition_is_the_file_s_rewritten_not_new_code():
                 "        return f(*args, send=False)\n\n    return wrapped\n\n\nget = _patched(api.get)\n")
     update = "def patched(f):\n    \"\"\"Patches a function.\"\"\"\n\n    # ... existing code ...\n    return wrapped\n"
     assert merge_update(document, update, "x.py").merged == document.replace("def _patched", "def patched")
+
+
+def test_a_definition_renamed_with_its_body_shown_again_replaces_the_file_s():
+    document = ("def test_requests(per_corpus):\n    requests = []\n    for corpus, items in corpus_pairs().items():\n"
+                "        requests += chosen(items, per_corpus)\n    return requests\n\n\ndef run(args):\n"
+                "    return test_requests(4)\n")
+    update = ("# ...\ndef held_out_requests(per_corpus):\n    requests = []\n    for corpus, items in corpus_pairs().items():\n"
+              "        requests += chosen(items, per_corpus)\n    return requests\n# ...\n")
+    assert merge_update(document, update, "bench.py").merged == document.replace("def test_requests",
+                                                                                "def held_out_requests")

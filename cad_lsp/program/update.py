@@ -54,6 +54,7 @@ REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in tr
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
 EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those lines this many times
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
+SAME_BODY = 0.9  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
@@ -311,26 +312,46 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place in the file;
     from the line that names it (its decorators and doc comment above) to its closing line."""
     in_file = set(doc_keys)
-    defined = {_definition_name(doc_keys, j) for j in range(len(doc_keys))} - {None}
+    defined = {j: _definition_name(doc_keys, j) for j in range(len(doc_keys))}
+    defined = {j: name for j, name in defined.items() if name is not None}
     out: set[int] = set()
     for k, key in enumerate(keys):
         if markers[k] or key in in_file or k in out:
             continue
         name = _definition_name(keys, k)
-        if name is None or any(_renamed(name, old) for old in defined):
+        if name is None or any(_renamed(name, old) for old in defined.values()):
             continue
-        depth, end = _indent_of(key), k + 1
-        while end < len(keys) and not markers[end] and (not keys[end].strip() or _indent_of(keys[end]) > depth or
-                                                       keys[end].strip() == "{"):
-            end += 1
-        if end < len(keys) and not markers[end] and _indent_of(keys[end]) == depth and _CLOSING.match(keys[end]):
-            end += 1
+        end = _block_end(keys, k, markers)
+        body = {keys[i] for i in range(k + 1, end) if _weight(keys[i]) >= DISTINCTIVE}
+        if any(_same_body(body, doc_keys, j) for j in defined):
+            continue  # a definition renamed (its whole body shown again): the file's, rewritten
         start = k
         while start > 0 and keys[start - 1].strip() and not markers[start - 1] and \
-                _indent_of(keys[start - 1]) in (depth, depth + 1) and _ATTACHED_LINE.match(keys[start - 1]):
+                _indent_of(keys[start - 1]) in (_indent_of(key), _indent_of(key) + 1) and \
+                _ATTACHED_LINE.match(keys[start - 1]):
             start -= 1
         out.update(range(start, end))
     return out
+
+
+def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> int:
+    """The end (exclusive) of the block line k opens, by indentation: its deeper lines, a ``{`` alone on the next
+    line, and its closing line; up to a marker."""
+    depth, end = _indent_of(keys[k]), k + 1
+    marked = markers or [False] * len(keys)
+    while end < len(keys) and not marked[end] and (not keys[end].strip() or _indent_of(keys[end]) > depth or
+                                                   keys[end].strip() == "{"):
+        end += 1
+    if end < len(keys) and not marked[end] and _indent_of(keys[end]) == depth and _CLOSING.match(keys[end]):
+        end += 1
+    return end
+
+
+def _same_body(shown: set[str], doc_keys: list[str], j: int) -> bool:
+    """Whether new code holds nearly all the distinctive lines of the file definition that line j opens (two at
+    least): that one renamed, not a new one that shares a few lines with it."""
+    theirs = {doc_keys[i] for i in range(j + 1, _block_end(doc_keys, j)) if _weight(doc_keys[i]) >= DISTINCTIVE}
+    return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs)
 
 
 def align_update(document: str, update: str, *, context: bool = False) -> Placement:
