@@ -662,3 +662,31 @@ def test_a_new_constant_goes_with_the_new_function_after_the_named_one():
     merged = merge_update(GO_STORE, update, "store.go", after="Create").merged
     create_end = GO_STORE.index("func (s *Store) Delete")
     assert merged == GO_STORE[:create_end] + update + "\n" + GO_STORE[create_end:]
+
+
+RUBY_CLI = ("module Tally\n  class CLI\n    def initialize(argv)\n      @argv = argv\n    end\n\n    def run_start\n"
+            "      @store.start(@argv.first)\n      0\n    end\n\n    def run_stop\n      @store.stop\n      0\n    end\n"
+            "  end\nend\n")
+PHP_CONTROLLER = ("<?php\n\nnamespace App;\n\nclass PostController extends Controller\n{\n    public function index(): View\n"
+                  "    {\n        return view('posts.index');\n    }\n\n    public function store(Request $r): RedirectResponse\n"
+                  "    {\n        return redirect()->route('posts.index');\n    }\n}\n")
+SHELL_SCRIPT = ("#!/usr/bin/env bash\nset -euo pipefail\n\nusage() {\n  echo \"usage: deploy.sh ENV\"\n}\n\n"
+                "deploy() {\n  echo \"deploying $1\"\n}\n\nmain \"$@\"\n")
+
+
+@pytest.mark.parametrize("document, update, name, old, new", [
+    (RUBY_CLI, "def run_stop\n  @store.stop(force: true)\nend\n", "cli.rb",
+     "    def run_stop\n      @store.stop\n      0\n", "    def run_stop\n      @store.stop(force: true)\n"),
+    (PHP_CONTROLLER, "public function store(StorePostRequest $r): RedirectResponse\n{\n"
+                     "    $r->user()->posts()->create($r->validated());\n    return redirect()->route('posts.index');\n}\n",
+     "PostController.php", "    public function store(Request $r): RedirectResponse\n    {\n",
+     "    public function store(StorePostRequest $r): RedirectResponse\n    {\n"
+     "        $r->user()->posts()->create($r->validated());\n"),
+    (SHELL_SCRIPT, "deploy() {\n  echo \"deploying $1\" >&2\n  rsync -a build/ \"$1\":/srv/app\n}\n", "deploy.sh",
+     "  echo \"deploying $1\"\n", "  echo \"deploying $1\" >&2\n  rsync -a build/ \"$1\":/srv/app\n"),
+])
+def test_ruby_php_and_shell_definitions_pasted_alone_replace_theirs_by_name(document, update, name, old, new):
+    """Ruby, PHP (with or without ``<?php``) and shell scripts have grammars: a method or function pasted alone,
+    at any indentation, replaces the one of its name."""
+    merge = merge_update(document, update, name)
+    assert merge.merged == document.replace(old, new) and merge.placement is None

@@ -45,6 +45,9 @@ LANGUAGES: dict[str, Grammar] = {
     "markdown": Grammar("tree_sitter_markdown", "language"),
     "csharp": Grammar("tree_sitter_c_sharp", "language", ("class __Snippet__ {\n", "}\n")),
     "kotlin": Grammar("tree_sitter_kotlin", "language", ("class __Snippet__ {\n", "}\n")),
+    "ruby": Grammar("tree_sitter_ruby", "language", ("class Snippet__\n", "end\n")),
+    "php": Grammar("tree_sitter_php", "language_php_only", ("class __Snippet__ {\n", "}\n")),  # (with or without <?php)
+    "bash": Grammar("tree_sitter_bash", "language"),
 }
 
 _EXTENSIONS = {
@@ -52,12 +55,13 @@ _EXTENSIONS = {
     ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
     ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
     ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".md": "markdown", ".markdown": "markdown",
-    ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin",
+    ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin", ".rb": "ruby", ".rake": "ruby", ".php": "php",
+    ".sh": "bash", ".bash": "bash",
 }
 _EDITOR_IDS = {  # editors' language ids (LSP's languageId) that are not the names above
     "javascriptreact": "javascript", "typescriptreact": "tsx", "golang": "go", "c++": "cpp", "cuda": "cpp",
     "objective-c": "c", "py": "python", "js": "javascript", "ts": "typescript", "rs": "rust", "md": "markdown",
-    "cs": "csharp", "c#": "csharp", "kt": "kotlin",
+    "cs": "csharp", "c#": "csharp", "kt": "kotlin", "rb": "ruby", "shellscript": "bash", "sh": "bash",
 }
 
 # Node types that hold a block's units: a body, a class body, a list of declarations.
@@ -66,7 +70,7 @@ _BODIES = {"block", "statement_block", "class_body", "declaration_list", "field_
            "switch_body", "match_block", "constructor_body", "annotation_type_body", "literal_value",
            "translation_unit", "program", "module", "source_file", "document", "section",
            "array", "object", "list", "dictionary", "initializer_list", "jsx_element", "function_body",
-           "compilation_unit"}
+           "compilation_unit", "body_statement"}
 _JSX_EDGES = {"jsx_opening_element", "jsx_closing_element"}  # a JSX element's header and closing line
 _CLOSERS = re.compile(r"^[\s)\]}>;,]*(//.*|/\*.*\*/)?$")  # closing brackets, and a comment after them
 
