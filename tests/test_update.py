@@ -465,3 +465,14 @@ def test_a_definition_renamed_with_its_body_shown_again_replaces_the_file_s():
               "        requests += chosen(items, per_corpus)\n    return requests\n# ...\n")
     assert merge_update(document, update, "bench.py").merged == document.replace("def test_requests",
                                                                                 "def held_out_requests")
+
+
+def test_a_changed_control_line_or_call_is_not_a_new_definition():
+    """Only a line that declares a name the file does not define opens new code: a rewritten ``app.get(...)``
+    route or ``if`` line keeps the lines under it anchored in the file (read by lines: no grammar here)."""
+    document = ("app.get('/items', (req, res) => {\n  const items = store.list();\n  res.json(items);\n});\n\n"
+                "app.get('/health', (req, res) => {\n  res.send('ok');\n});\n")
+    update = ("app.get('/items', requireAuth, (req, res) => {\n  const items = store.list();\n  res.json(items);\n});\n\n"
+              "// ... existing code ...\n")
+    assert merge_update(document, update, "routes.groovy").merged == document.replace(
+        "app.get('/items', (req, res)", "app.get('/items', requireAuth, (req, res)")

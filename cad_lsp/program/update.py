@@ -64,10 +64,13 @@ _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")  # Python, Ruby
-_CALLED = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>()]*>)?\s*\(")  # a name before its parameters (or a call's)
-_NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "function", "func", "fn", "fun", "def",
-              "using", "lock", "foreach", "elif", "except", "match", "when", "sizeof", "typeof", "await", "new",
-              "super", "this", "self", "print", "assert", "and", "or", "not", "in", "is", "else"}
+# A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
+# Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
+_SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
+_RECEIVER = re.compile(r"^\s*func\s*\([^)]*\)\s*")  # Go's ``func (s *Store)`` before a method's name
+_NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using", "lock", "foreach", "elif",
+              "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
+              "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe"}
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 _DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
@@ -294,10 +297,12 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
-    if not (key.rstrip().endswith(("{", ":")) or following.strip() == "{" and
-            _indent_of(following) == _indent_of(key)):
+    if not (key.rstrip().endswith("{") or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
         return None
-    return next((name for name in _CALLED.findall(key) if name not in _NOT_NAMES), None)
+    m = _SIGNATURE.match(_RECEIVER.sub("", key))
+    if m is None or m["name"] in _NOT_NAMES or key.split()[0] in _NOT_NAMES:
+        return None
+    return m["name"]
 
 
 def _renamed(new: str, old: str) -> bool:
