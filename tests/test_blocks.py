@@ -690,3 +690,25 @@ def test_ruby_php_and_shell_definitions_pasted_alone_replace_theirs_by_name(docu
     at any indentation, replaces the one of its name."""
     merge = merge_update(document, update, name)
     assert merge.merged == document.replace(old, new) and merge.placement is None
+
+
+def test_a_new_test_after_a_marker_is_not_a_rewrite_of_the_last_one():
+    """Calls named by a string (routes, tests) name different things: a new ``router.patch("/:id")`` route
+    after a marker goes after the file's ``router.delete("/:id")`` one, not over it."""
+    document = ('router.get("/:id", (req, res) => {\n  res.json(find(req.params.id));\n});\n\n'
+                'router.delete("/:id", (req, res) => {\n  remove(req.params.id);\n  res.status(204).end();\n});\n')
+    update = ('// ... existing code ...\n\nrouter.patch("/:id", (req, res) => {\n  update(req.params.id, req.body);\n'
+              '  res.status(204).end();\n});\n')
+    assert merge_update(document, update, "users.ts").merged == document + update.split("...\n")[1]
+
+
+def test_new_functions_go_at_the_end_where_the_answer_says_so_even_with_nothing_of_the_file_in_them():
+    answer = ("Add these to the end of `tests/version.rs`:\n\n```rust tests/version.rs\n#[test]\nfn caret() {\n"
+              "    assert!(v(\"1.4.2\").is_compatible_with(&v(\"1.2.0\")));\n}\n```\n")
+    [block] = read_answer(answer).blocks
+    assert block.after == ""
+    document = "use semver::Version;\n\n#[test]\nfn parses() {\n    assert!(v(\"1.0.0\").major == 1);\n}\n"
+    merged = merge_update(document, block.text, "version.rs", after=block.after).merged
+    assert merged == document + "\n" + block.text
+    with pytest.raises(UpdateError):  # said nowhere: nothing of it in the file may mean another file
+        merge_update(document, block.text, "version.rs")

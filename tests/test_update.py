@@ -476,3 +476,24 @@ def test_a_changed_control_line_or_call_is_not_a_new_definition():
               "// ... existing code ...\n")
     assert merge_update(document, update, "routes.groovy").merged == document.replace(
         "app.get('/items', (req, res)", "app.get('/items', requireAuth, (req, res)")
+
+
+def test_a_marker_may_list_what_it_elides():
+    assert is_marker("    // ... (index, show, create and update remain the same)\n")
+
+
+def test_new_members_between_a_marker_and_the_class_s_closing_brace_go_inside_the_class():
+    """Members the file does not have, after a marker, ending with the class's ``}`` (Allman braces): they go
+    before the file's closing brace, not after it, and the last method's ``}`` is not taken for theirs."""
+    document = ("public class OrdersController : ControllerBase\n{\n    public IActionResult Delete(int id)\n    {\n"
+                "        return NoContent();\n    }\n}\n")
+    update = ("// ...existing code...\n\n    public IActionResult Cancel(int id)\n    {\n        return NoContent();\n"
+              "    }\n}\n")
+    assert merge_update(document, update, "OrdersController.razor").merged == document.replace(
+        "    }\n}\n", "    }\n\n    public IActionResult Cancel(int id)\n    {\n        return NoContent();\n    }\n}\n")
+
+
+def test_new_css_rules_after_a_marker_are_new_code_not_a_rewrite_of_a_rule_they_share_a_line_with():
+    document = (".list__error {\n  color: #b91c1c;\n}\n.list__footer {\n  display: flex;\n}\n")
+    update = "/* ... existing styles ... */\n.list__clear {\n  border: none;\n  color: #b91c1c;\n}\n"
+    assert merge_update(document, update, "list.css").merged == document + update.split("*/\n")[1]

@@ -67,6 +67,8 @@ _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|y
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
                              re.IGNORECASE)
+_AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",
+                         re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
 # Extensions a bare word in a sentence must have to be read as a file ("e.g." and "v2.0" are not files).
@@ -107,7 +109,7 @@ class Block:
     named_by: str | None  # "info", "first line", "line before", "diff header" (a diff's +++ line), or None
     language: str | None
     line: int  # 1-based line of the opening fence in the answer
-    after: str | None = None  # the definition the prose says new code goes after ("right after `create`")
+    after: str | None = None  # the definition the prose says new code goes after ("right after `create`"; "": the end)
 
     @property
     def is_patch(self) -> bool:
@@ -304,11 +306,14 @@ def _path_before(prose: list[str]) -> str | None:
 
 def _after_named(prose: list[str]) -> str | None:
     """The definition the sentence before a block says its code goes after or below (``right after `Create`:``,
-    ``below the `delete` handler``): a name in backticks."""
+    ``below the `delete` handler``): a name in backticks; "" where it says the file's end ("Add these to the end
+    of `tests/version.rs`")."""
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
         m = _AFTER.search(line)
         if m:
             return m["name"]
+        if _AT_THE_END.search(line):
+            return ""
     return None
 
 

@@ -79,7 +79,7 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
                     is_marker: Callable[[str], bool], merge_lines: LineMerge, after: str | None = None) -> BlockMerge | None:
     """The merged file's lines placed by syntax, or None (see the module's docstring).  ``merge_lines`` merges a
     block line by line where the update's block has a fragment the parser cannot read; ``after`` names the
-    definition new ones go after, where the answer says so ("right after `Create`")."""
+    definition new ones go after, where the answer says so ("right after `Create`"; "": the file's end)."""
     if language not in LANGUAGES:
         return None
     document, update = "".join(document_lines), "".join(update_lines)
@@ -131,8 +131,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     named = [u for u in _walk(old_units) if after and u.key is not None and u.key[0] in ("function", "type")
              and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(after)}", u.key[1])][-1:]  # (overloads: the last)
     in_file = {line.strip() for line in merger.old.lines}
-    if not named and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
-                                   for line in merger.new.lines[u.start: u.end + 1]):
+    if not named and after != "" and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
+                                                 for line in merger.new.lines[u.start: u.end + 1]):
         return None  # nothing of it is in the file, nor a place in it named: it may well be for another one
     if language == "python" and any(re.search(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b",
                                               merger.new.lines[u.inner if u.inner is not None else u.start])
@@ -527,8 +527,13 @@ class _Merger:
 
     def rewrite_of(self, old: Unit, new: Unit) -> bool:
         """Whether a new unit reads as a rewrite of a file unit: the same kind of node, alike, and not a
-        definition of another name (a new function next to an old one is not its rewrite)."""
+        definition of another name (a new function next to an old one is not its rewrite), nor a call that
+        names another thing (a new ``router.patch("/:id", ...)`` route after the ``router.delete`` one, a new
+        ``it("...")`` test)."""
         if old.kind != new.kind or NAMED.intersection({(old.key or ("",))[0], (new.key or ("",))[0]}):
+            return False
+        if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
+                old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]):
             return False
         return self.likeness(old, new) >= LIKENESS
 

@@ -54,7 +54,7 @@ REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in tr
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
 EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those lines this many times
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
-SAME_BODY = 0.9  # a new definition holding this share of a file definition's distinctive lines is it, renamed
+SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 
@@ -67,10 +67,12 @@ _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<n
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
 _SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
+_TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*([\"'`])(?P<title>.*?)\2")
 _RECEIVER = re.compile(r"^\s*func\s*\([^)]*\)\s*")  # Go's ``func (s *Store)`` before a method's name
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using", "lock", "foreach", "elif",
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
-              "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe"}
+              "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe",
+              "finally", "loop", "select", "default"}
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 _DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
@@ -109,8 +111,9 @@ def is_marker(line: str) -> bool:
     words = said.strip(". ").split()
     if said.startswith("...") and said.endswith("..."):
         return True  # "... existing code ...", "...", "... getters and setters ..."
-    if said.startswith("...") or said.endswith("..."):
-        return elides or len(words) <= 2  # "... snip", "rest of the file...", not "TODO: handle errors..."
+    if said.startswith("...") or said.endswith("..."):  # (what it elides may be listed: "... (index, show,
+        # create and update remain the same)")
+        return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said))
     return elides  # "(unchanged)", "rest of the code unchanged"; an ellipsis mid-sentence ("3.333... cents") is prose
 
 
@@ -284,6 +287,8 @@ def _closes_new_block(k: int, keys: list[str], in_file: set[str]) -> bool:
         return False
     depth = _indent_of(keys[k])
     opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and _indent_of(keys[o]) <= depth), None)
+    if opener is not None and keys[opener].strip() == "{":  # a brace on its own line: the header is above it
+        opener = next((o for o in range(opener - 1, -1, -1) if keys[o].strip()), opener)
     return opener is not None and _indent_of(keys[opener]) == depth and not _CLOSING.match(keys[opener]) \
         and keys[opener] not in in_file and not is_marker(keys[opener])
 
@@ -299,6 +304,12 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
     if not (key.rstrip().endswith("{") or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
         return None
+    titled = _TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
+    if titled:
+        return f"{titled['name']} {titled['title']}"
+    head = key.strip()[:-1].strip() if key.rstrip().endswith("{") else ""
+    if head and "(" not in head and "=" not in head and head.split()[0] not in _NOT_NAMES and head[0] not in "})]":
+        return head  # a block named by its head: ``.todo-list__clear {``, ``struct Cli {``, ``"scripts": {``
     m = _SIGNATURE.match(_RECEIVER.sub("", key))
     if m is None or m["name"] in _NOT_NAMES or key.split()[0] in _NOT_NAMES:
         return None
@@ -309,7 +320,8 @@ def _renamed(new: str, old: str) -> bool:
     """Whether a definition's name is a file definition's, or that one renamed: made public (``_patched`` to
     ``patched``), recased (``getUser``, ``get_user``) or extended (``fetch`` to ``fetchAll``)."""
     a, b = new.lower().replace("_", ""), old.lower().replace("_", "")
-    return a == b or min(len(a), len(b)) >= 4 and (a in b or b in a)
+    short, long = sorted((a, b), key=len)  # (a selector or a test's title is renamed only as a whole)
+    return a == b or len(short) >= 4 and short in long and len(short) >= 0.6 * len(long) and long.isidentifier()
 
 
 def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
@@ -961,12 +973,16 @@ def _trusted(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
 
 
 def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: list[str]) -> Placement:
-    """An update that repeats no line of the file: new code after a marker goes at the end of the file, before
-    one at its start; anything else has no place."""
+    """An update that repeats no line of the file: new code after a marker goes at the end of the file (inside
+    the closing lines it ends with, when they are the file's), before one at its start; anything else has no
+    place."""
     content = [k for k, key in enumerate(keys) if key.strip() and lines[k] != MARKER]
     before = [k for k in range(content[0]) if lines[k] == MARKER]
     after = [k for k in range(content[-1] + 1, len(keys)) if lines[k] == MARKER]
-    lone = _lone_rewrite(document, update_lines, lines, keys, content)
+    doc_keys = keys_of(split_lines(document))
+    fresh = _new_definition_lines(keys, doc_keys, [n == MARKER for n in lines])
+    # (a new definition after a marker rewrites no other: the marker says the file's code stays)
+    lone = None if fresh and MARKER in lines else _lone_rewrite(document, update_lines, lines, keys, content)
     if lone is not None:
         return lone
     if not before and not after:
@@ -974,8 +990,14 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
     if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
         raise UpdateError("the update repeats no line of the file, so where its code goes is unknown: include an "
                           "unchanged line around the change")
-    total = len(split_lines(document))
+    total = len(doc_keys)
     marker = (before or after)[0]
+    if before:  # the lines that close the update close the file (a class's ``}``): the new code goes inside them
+        k, j = content[-1], max(j for j, key in enumerate(doc_keys) if key.strip())
+        while k > content[0] and j >= 0 and _CLOSING.match(keys[k]) and keys[k].strip() and keys[k] == doc_keys[j] \
+                and not _closes_new_block(k, keys, set(doc_keys)):
+            lines[k] = j + 1
+            total, k, j = j, k - 1, j - 1
     kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
     return Placement(document, update_lines, lines, kept, False)
 
@@ -1122,7 +1144,8 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
     it the update is placed by the file's syntax where both parse (``program.blocks``), else line by line.
     A merge that breaks a file which parsed before is refused unless ``force``.  ``after`` names the definition
-    that new definitions shown alone go after (a chat answer's "add this right after `create`").  An update that is a unified
+    that new definitions shown alone go after (a chat answer's "add this right after `create`"; "": the file's
+    end, "add these to the end of the file").  An update that is a unified
     diff (``@@`` hunks) is applied as one (``program.patch``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
