@@ -73,6 +73,8 @@ _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using"
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
               "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe",
               "finally", "loop", "select", "default"}
+_TYPE_HEADER = re.compile(r"^[^(]*\b(?:class|struct|interface|impl|enum|trait|object|namespace|module|extension|"
+                          r"protocol|record|union|mod)\b")  # a type's header, not a callable's
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 _DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
@@ -351,6 +353,52 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     return out
 
 
+def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> set[int]:
+    """The lines of new definitions that the file has inside a definition the update does not show (a new
+    method's ``return redirect()`` that ``store``, behind a marker, ends with too; a new test's ``expect`` that
+    a test of another ``describe`` has): taken there, they would cut that definition in two.  Lines the file has
+    only in definitions the update shows (code moved out of a test into a new helper) stay places.  Classes
+    and other blocks named by their head do not count: members are shown without them."""
+    if not fresh:
+        return set()
+    shown = {name for k in range(len(keys)) if (name := _definition_name(keys, k)) is not None}
+    chains: dict[int, list[str]] = {}
+
+    def unshown(j: int) -> bool:
+        if j not in chains:
+            chains[j] = _enclosing_callables(doc_keys, j)
+        return any(not any(_renamed(name, other) for other in shown) for name in chains[j])
+
+    where: dict[str, list[int]] = {}
+    for j, key in enumerate(doc_keys):
+        where.setdefault(key, []).append(j)
+    return {k for k in fresh if keys[k].strip() and any(unshown(j) for j in where.get(keys[k], ()))}
+
+
+def _enclosing_callables(doc_keys: list[str], j: int) -> list[str]:
+    """The names of the functions, methods, routes and tests file line j is in, innermost first (a decorator,
+    an attribute or a doc comment is in the definition below it)."""
+    out, depth, i = [], _indent_of(doc_keys[j]), j - 1
+    below = j
+    while below < len(doc_keys) and _ATTACHED_LINE.match(doc_keys[below]) and \
+            _indent_of(doc_keys[below]) in (depth, depth + 1):
+        below += 1
+    if j < below < len(doc_keys) and _callable(doc_keys, below):
+        out.append(_definition_name(doc_keys, below))
+    while i >= 0 and depth > 0:
+        if doc_keys[i].strip() and _indent_of(doc_keys[i]) < depth:
+            if _callable(doc_keys, i):
+                out.append(_definition_name(doc_keys, i))
+            depth = _indent_of(doc_keys[i]) + (doc_keys[i].strip() == "{")  # (a lone brace: its header is above)
+        i -= 1
+    return out
+
+
+def _callable(keys: list[str], k: int) -> bool:
+    """Whether line k defines a function, a method, a route, a test or a rule (a CSS selector's), not a type."""
+    return _definition_name(keys, k) is not None and not _TYPE_HEADER.search(keys[k])
+
+
 def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> int:
     """The end (exclusive) of the block line k opens, by indentation: its deeper lines, a ``{`` alone on the next
     line, and its closing line; up to a marker."""
@@ -387,8 +435,10 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     markers = [is_marker(line) and key not in in_file for line, key in zip(update_lines, keys)]
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
-    fresh = _new_definition_lines(keys, doc_keys, markers)  # (none of their lines is a place in the file)
-    chain = _anchor_chain([NO_MATCH if k in fresh else key for k, key in enumerate(keys)], markers, doc_keys, context)
+    fresh = _new_definition_lines(keys, doc_keys, markers)
+    elsewhere = _inside_unshown(fresh, keys, doc_keys)  # (none of those lines is a place in the file)
+    chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
+                          context)
     chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]
     if chain and not _trusted(chain, keys, markers, doc_keys):
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
