@@ -67,6 +67,9 @@ _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|y
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
                              re.IGNORECASE)
+_WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|new\s+)?(?:file|version of|module|"
+                         r"contents|`[^`\s]+\.\w+`)|in full\b|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+)?"
+                         r"`[^`\s]+\.\w+`\s*(?:entirely|completely)?\s*[:.*]*\s*$)", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",
                          re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
@@ -110,6 +113,7 @@ class Block:
     language: str | None
     line: int  # 1-based line of the opening fence in the answer
     after: str | None = None  # the definition the prose says new code goes after ("right after `create`"; "": the end)
+    whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
 
     @property
     def is_patch(self) -> bool:
@@ -209,7 +213,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if language in _PATCH or (language is None and looks_like_patch("".join(body))):
         return _read_patch(body, info_path, prose, line)
     read = _read_code(language, info_path, body, prose, line)
-    return [replace(read, after=_after_named(prose)) if isinstance(read, Block) else read]
+    return [replace(read, after=_after_named(prose), whole=_says_whole_file(prose)) if isinstance(read, Block)
+            else read]
 
 
 def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: int) -> list[Block | Skipped]:
@@ -315,6 +320,12 @@ def _after_named(prose: list[str]) -> str | None:
         if _AT_THE_END.search(line):
             return ""
     return None
+
+
+def _says_whole_file(prose: list[str]) -> bool:
+    """Whether the prose just before a block says it is the whole file ("Here's the full file so you can just
+    replace it:", "Here is the complete updated `main.go`:", a heading "Rewrite `src/cli.rs`")."""
+    return any(_WHOLE_FILE.search(line) for line in [line for line in prose if line.strip()][-3:])
 
 
 def _shows_output(prose: list[str]) -> bool:

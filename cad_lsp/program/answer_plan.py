@@ -277,7 +277,8 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = block.text
             continue
         try:
-            merge = merge_update(current, block.text, target.name, force=force, after=block.after)
+            merge = merge_update(current, block.text, target.name, force=force, after=block.after,
+                                 whole=block.whole)
         except UpdateError as exc:
             return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                               f"{block.describe()}: {exc}", named_as)

@@ -60,7 +60,8 @@ REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and t
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
-                            r"(code|methods|functions|lines)|previous code|as before)\b", re.IGNORECASE)
+                            r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is))\b",
+                            re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")  # Python, Ruby
@@ -73,8 +74,11 @@ _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using"
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
               "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe",
               "finally", "loop", "select", "default"}
-_TYPE_HEADER = re.compile(r"^[^(]*\b(?:class|struct|interface|impl|enum|trait|object|namespace|module|extension|"
-                          r"protocol|record|union|mod)\b")  # a type's header, not a callable's
+_TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|default|abstract|sealed|final|static|"
+                          r"data|open|partial|unsafe|pub(?:\([^)]*\))?|companion)\s+)*(?:class|struct|interface|impl|"
+                          r"enum|trait|object|namespace|module|extension|protocol|record|union|mod)\b")  # a type's header
+_ASSIGNED_BLOCK = re.compile(r"^\s*(?:(?:export|pub|public|private|protected|internal|static|final|const|let|var|val|"
+                             r"override|lazy|readonly)\s+)*(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?![=>])")
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 _DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
@@ -309,6 +313,9 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     titled = _TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
     if titled:
         return f"{titled['name']} {titled['title']}"
+    assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
+    if assigned and key.rstrip().endswith("{"):
+        return assigned["name"]
     head = key.strip()[:-1].strip() if key.rstrip().endswith("{") else ""
     if head and "(" not in head and "=" not in head and head.split()[0] not in _NOT_NAMES and head[0] not in "})]":
         return head  # a block named by its head: ``.todo-list__clear {``, ``struct Cli {``, ``"scripts": {``
@@ -1188,14 +1195,15 @@ def keys_of(lines: list[str]) -> list[str]:
 
 
 def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
-                 after: str | None = None) -> Merge:
+                 after: str | None = None, whole: bool = False) -> Merge:
     """The file the update makes, and the region it changed; UpdateError when the update cannot be placed.
 
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
     it the update is placed by the file's syntax where both parse (``program.blocks``), else line by line.
     A merge that breaks a file which parsed before is refused unless ``force``.  ``after`` names the definition
     that new definitions shown alone go after (a chat answer's "add this right after `create`"; "": the file's
-    end, "add these to the end of the file").  An update that is a unified
+    end, "add these to the end of the file").  ``whole``: the answer says the update is the whole new file
+    ("Here's the full file:"); without a marker and at least a third of the file's length, it replaces it.  An update that is a unified
     diff (``@@`` hunks) is applied as one (``program.patch``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
@@ -1205,6 +1213,11 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
     grammar = language_of(language) if language is not None else guess_language(document)
+    if whole and not any(is_marker(line) for line in update_lines) and \
+            3 * len(update_lines) >= len(doc_lines):
+        pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
+        return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
+                        grammar, force)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block, after) if grammar else None
     if blockwise is None:
         candidates = [(0, _line_merge(document, update))]  # UpdateError: nothing places it
@@ -1366,8 +1379,11 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], written: list[
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
     function does)."""
     new = {_key(piece.text) for piece in written}
-    new = {key for key in new if _weight(key) >= DISTINCTIVE and not _DECORATOR.match(key)}  # (``@property`` is
-    if not new:  # the new definition's below it: shown after a marker, it is not the file's taken for context)
+    # (``@property`` is the new definition's below it, ``router.post(`` opens a new route like the file's: shown
+    # after a marker, they are not the file's lines taken for context)
+    new = {key for key in new if _weight(key) >= DISTINCTIVE and not _DECORATOR.match(key)
+           and not key.rstrip().endswith(("(", "[", "{"))}
+    if not new:
         return 0
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
