@@ -11,6 +11,7 @@ import pytest
 from cad_lsp.program import answer_plan
 from cad_lsp.program.answer import looks_like_path, read_answer
 from cad_lsp.program.answer_plan import plan_answer, resolve_path
+from cad_lsp.program.update import merge_update
 
 APP = ("import os\n\n\ndef load(path):\n    with open(path) as fh:\n        return fh.read()\n\n\n"
        "def save(path, text):\n    with open(path, 'w') as fh:\n        fh.write(text)\n")
@@ -452,3 +453,34 @@ def test_a_name_in_backticks_is_a_file_only_with_a_folder_or_a_code_file_s_exten
               "`UserService.authenticate`, for example:\n\n```kotlin\nusers.recordLogin(id)\n```\n")
     reading = read_answer(answer)
     assert [b.path for b in reading.blocks] == ["src/Repo.kt"] and len(reading.skipped) == 1
+
+
+@pytest.mark.parametrize("prose, whole", [
+    ("Here's the full file so you can just replace it:", True), ("Here is the complete updated `main.go`:", True),
+    ("**2. Rewrite `src/cli.rs`**", True), ("Here's the updated component in full:", True),
+    ("And load it in `Load` (here's the complete function):", False), ("Replace `getCartItems` with:", False),
+])
+def test_the_prose_may_say_a_block_is_the_whole_file(prose, whole):
+    [block] = read_answer(f"{prose}\n\n```rust src/cli.rs\nfn main() {{}}\n```\n").blocks
+    assert block.whole is whole
+
+
+def test_a_block_the_answer_calls_the_whole_file_replaces_it_though_it_shares_few_lines():
+    document = ("//! Argument handling.\n\nuse anyhow::Result;\n\npub struct Args {\n    pub files: Vec<String>,\n}\n\n"
+                "impl Args {\n    pub fn parse() -> Result<Self> {\n        let files = std::env::args().skip(1).collect();\n"
+                "        Ok(Args { files })\n    }\n}\n")
+    update = ("//! Argument handling.\n\nuse clap::Parser;\n\n#[derive(Parser)]\npub struct Args {\n"
+              "    #[arg(required = true)]\n    pub files: Vec<String>,\n}\n")
+    assert merge_update(document, update, "cli.rs", whole=True).merged == update
+    assert merge_update(document, update, "cli.rs").merged != update  # read alone, it is a snippet
+
+
+def test_a_first_line_may_name_the_file_as_in_path_and_a_section_may_be_named_in_bold():
+    answer = ("```js\n// In src/config.js\nconst PORT = 3000;\n```\n\nAdd a section between **Adding recipes** and "
+              "**Project structure**:\n\n```markdown\n<!-- README.md -->\n## Filtering\n\nText.\n```\n")
+    first, second = read_answer(answer).blocks
+    assert (first.path, first.text, second.path, second.after) == ("src/config.js", "const PORT = 3000;\n",
+                                                                   "README.md", "Adding recipes")
+    readme = "# App\n\n## Adding recipes\n\nEdit the list.\n\n## Project structure\n\nsrc/\n"
+    merged = merge_update(readme, second.text, "README.md", after=second.after).merged
+    assert merged == readme.replace("## Project structure", "## Filtering\n\nText.\n\n## Project structure")

@@ -497,3 +497,24 @@ def test_new_css_rules_after_a_marker_are_new_code_not_a_rewrite_of_a_rule_they_
     document = (".list__error {\n  color: #b91c1c;\n}\n.list__footer {\n  display: flex;\n}\n")
     update = "/* ... existing styles ... */\n.list__clear {\n  border: none;\n  color: #b91c1c;\n}\n"
     assert merge_update(document, update, "list.css").merged == document + update.split("*/\n")[1]
+
+
+def test_a_doc_comment_line_that_mentions_what_remains_is_prose_not_a_marker():
+    assert not is_marker("     * the remaining rows are still processed.\n")
+    assert is_marker("    /* ... existing code ... */\n")
+
+
+def test_a_new_block_assigned_to_a_name_is_new_code_not_a_rewrite_of_the_one_before():
+    """``val MIGRATION_3_4 = object ... {`` after a marker: its ``override fun migrate`` is not the previous
+    migration's (which it would cut in two), and its braces are no place in the file either."""
+    document = ("    companion object {\n        val MIGRATION_1_2 = object : Migration(1, 2) {\n"
+                "            override fun migrate(db: SupportSQLiteDatabase) {\n                db.execSQL(\"A\")\n"
+                "            }\n        }\n\n        val MIGRATION_2_3 = object : Migration(2, 3) {\n"
+                "            override fun migrate(db: SupportSQLiteDatabase) {\n                db.execSQL(\"B\")\n"
+                "            }\n        }\n\n        fun get(): AppDatabase = INSTANCE\n    }\n")
+    update = ("    // ... existing code ...\n\n        val MIGRATION_3_4 = object : Migration(3, 4) {\n"
+              "            override fun migrate(db: SupportSQLiteDatabase) {\n                db.execSQL(\"C\")\n"
+              "            }\n        }\n\n        fun get(): AppDatabase = INSTANCE\n    }\n")
+    new = update.split("...\n\n")[1].split("\n\n")[0] + "\n\n"
+    assert merge_update(document, update, "AppDatabase.kts.txt").merged == document.replace(
+        "        fun get()", new + "        fun get()")

@@ -45,7 +45,7 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
 # A first line naming the file: a comment, an optional rule (``---``), an optional label, the path, an optional
 # note on it ("(new file)", "- updated"), the comment's end.
 _COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b)"
-_LABEL = r"(?:(?:file\s*path|filepath|file\s*name|filename|file|path)\s*[:=]\s*)"
+_LABEL = r"(?:(?:file\s*path|filepath|file\s*name|filename|file|path)\s*[:=]\s*|in\s+(?=\S*[/.]))"  # ("In src/a.js")
 _RULE = r"(?:[-=*~]{2,}\s*)?"
 _PATH_NOTE = r"(?:\s*:|\s+\([^()]{1,40}\)|\s+[-\u2013\u2014]\s+[\w ]{1,30})?"
 _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?(?P<path>[^\s:()]+?){_PATH_NOTE}\s*"
@@ -61,7 +61,8 @@ _EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
 _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
 _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
 _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(?:the\s+)?(?:existing\s+)?"
-                    r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`", re.IGNORECASE)  # ("between `a` and `b`": after a)
+                    r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`|\*\*(?P<section>[^*]{1,60})\*\*|"
+                    r"\"(?P<quoted>[^\"]{1,60})\")", re.IGNORECASE)  # ("between `a` and `b`": after a; a section, bold)
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
@@ -316,7 +317,7 @@ def _after_named(prose: list[str]) -> str | None:
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
         m = _AFTER.search(line)
         if m:
-            return m["name"]
+            return m["name"] or m["section"] or m["quoted"]
         if _AT_THE_END.search(line):
             return ""
     return None

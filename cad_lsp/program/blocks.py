@@ -119,17 +119,19 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     not known): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
     names = {u.key for u in _walk(old_units) if u.key is not None}
-    if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable")
+    if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable",
+                                                                                  "section")
                         or u.key in names or _indent(merger.new.lines[u.start]) for u in shown) or \
-            not any(u.key[0] in ("function", "type") for u in shown):
+            not any(u.key[0] in ("function", "type", "section") for u in shown):
         return None
     functions = {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"}
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
     last = len(old_units) - 1
-    named = [u for u in _walk(old_units) if after and u.key is not None and u.key[0] in ("function", "type")
-             and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(after)}", u.key[1])][-1:]  # (overloads: the last)
+    named = [u for u in _walk(old_units) if after and u.key is not None and (
+        u.key[0] in ("function", "type") and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(after)}", u.key[1]) or
+        u.key[0] == "section" and u.key[1] == after.strip().lower())][-1:]  # (overloads: the last)
     in_file = {line.strip() for line in merger.old.lines}
     if not named and after != "" and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
                                                  for line in merger.new.lines[u.start: u.end + 1]):

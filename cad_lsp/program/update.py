@@ -110,7 +110,7 @@ def is_marker(line: str) -> bool:
     if text.startswith("{/*") and text.endswith("*/}"):  # JSX: a comment inside braces
         text = text[1:-1].strip()
     m = _COMMENT.match(text)
-    if not m:
+    if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
         return False
     said = m.group(1).replace("\u2026", "...")
     elides = len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said))
@@ -379,7 +379,8 @@ def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> se
     where: dict[str, list[int]] = {}
     for j, key in enumerate(doc_keys):
         where.setdefault(key, []).append(j)
-    return {k for k in fresh if keys[k].strip() and any(unshown(j) for j in where.get(keys[k], ()))}
+    return {k for k in fresh if keys[k].strip() and (_weight(keys[k]) < DISTINCTIVE or  # (``) {``: anywhere)
+                                                   any(unshown(j) for j in where.get(keys[k], ())))}
 
 
 def _enclosing_callables(doc_keys: list[str], j: int) -> list[str]:
