@@ -132,6 +132,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     named = [u for u in _walk(old_units) if after and u.key is not None and (
         u.key[0] in ("function", "type") and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(after)}", u.key[1]) or
         u.key[0] == "section" and u.key[1] == after.strip().lower())][-1:]  # (overloads: the last)
+    if not named and any(u.key[0] == "section" for u in shown):
+        return None  # a new Markdown section goes where the answer says, or lines place it
     in_file = {line.strip() for line in merger.old.lines}
     if not named and after != "" and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
                                                  for line in merger.new.lines[u.start: u.end + 1]):

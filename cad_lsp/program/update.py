@@ -361,7 +361,7 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
 
 
 def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> set[int]:
-    """The lines of new definitions that the file has inside a definition the update does not show (a new
+    """The lines of new definitions that the file has only inside definitions the update does not show (a new
     method's ``return redirect()`` that ``store``, behind a marker, ends with too; a new test's ``expect`` that
     a test of another ``describe`` has): taken there, they would cut that definition in two.  Lines the file has
     only in definitions the update shows (code moved out of a test into a new helper) stay places.  Classes
@@ -380,7 +380,7 @@ def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> se
     for j, key in enumerate(doc_keys):
         where.setdefault(key, []).append(j)
     return {k for k in fresh if keys[k].strip() and (_weight(keys[k]) < DISTINCTIVE or  # (``) {``: anywhere)
-                                                   any(unshown(j) for j in where.get(keys[k], ())))}
+                                                   all(unshown(j) for j in where.get(keys[k], ())))}
 
 
 def _enclosing_callables(doc_keys: list[str], j: int) -> list[str]:
