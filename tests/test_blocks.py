@@ -712,3 +712,13 @@ def test_new_functions_go_at_the_end_where_the_answer_says_so_even_with_nothing_
     assert merged == document + "\n" + block.text
     with pytest.raises(UpdateError):  # said nowhere: nothing of it in the file may mean another file
         merge_update(document, block.text, "version.rs")
+
+
+def test_a_section_shown_up_to_one_of_its_first_bullets_keeps_the_rest():
+    """A changelog's ``### Changed`` shown with a new bullet and the first old one, and no marker: the section's
+    other bullets stay (a snippet), where a section shown to its end would replace it whole."""
+    document = ("# Changelog\n\n## Unreleased\n\n### Changed\n- Old first change.\n- Old second change.\n"
+                "- Old third change.\n\n## 0.1.0\n\n- First release.\n")
+    update = "### Changed\n- A new change.\n- Old first change.\n"
+    assert merge_update(document, update, "CHANGELOG.md").merged == document.replace(
+        "### Changed\n", "### Changed\n- A new change.\n")

@@ -759,12 +759,29 @@ class _Merger:
                 tail = self._edge(old.body_end + 1, old.end, new.body_end + 1, new.end, shift)
             return head + inner + tail
         pieces = self._over(old.start, old.end, self._lines(new.start, new.end, shift))
+        rest = self.rest_of_section(old, pieces)
+        if rest:  # a section shown up to a line of its own middle (a new bullet before its first ones): the rest
+            self.seen.update(range(old.start + 1, rest[0].file_line))  # stays, as a snippet's surroundings do
+            return pieces + rest
         if old.key is not None and old.key[0] != "first line":
             self.seen.update(range(old.start + 1, old.end + 2))  # a definition shown whole: all of it replaced
         else:  # a statement's clauses past what the update shows (an ``elif`` it left out) were not seen
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
             self.seen.update(range(old.start + 1, reached + 1))
         return pieces
+
+    def rest_of_section(self, old: Unit, pieces: list[Piece]) -> list[Piece]:
+        """A Markdown section whose update ends on one of its own lines that is not its last: the file lines
+        after that one (the section's rest, which the update did not show), else none."""
+        if old.key is None or old.key[0] != "section":
+            return []
+        shown = [piece for piece in pieces if piece.text.strip()]
+        if not shown or shown[-1].file_line is None:
+            return []
+        after = range(shown[-1].file_line, old.end + 1)  # 0-based rows after the last line shown
+        if not any(self.old.lines[r].strip() for r in after):
+            return []
+        return [Piece(self.old.lines[r], r + 1, None) for r in after]
 
     @staticmethod
     def leading_comment(side: _Side, unit: Unit) -> int:
