@@ -722,3 +722,19 @@ def test_a_section_shown_up_to_one_of_its_first_bullets_keeps_the_rest():
     update = "### Changed\n- A new change.\n- Old first change.\n"
     assert merge_update(document, update, "CHANGELOG.md").merged == document.replace(
         "### Changed\n", "### Changed\n- A new change.\n")
+
+
+def test_an_element_wrapped_in_a_condition_after_a_marker_rewrites_the_element():
+    """``{items.length === 0 ? (<p/>) : (<ul>...)}`` holds the file's ``<ul>`` line: it is that list rewritten,
+    not new JSX beside it, and the list it replaces counts as shown."""
+    document = ("export function List({ items }) {\n  return (\n    <section>\n      <form>\n        <input />\n"
+                "      </form>\n\n      <ul className=\"list\">\n        {items.map((i) => <li key={i}>{i}</li>)}\n"
+                "      </ul>\n\n      <footer>done</footer>\n    </section>\n  );\n}\n")
+    update = ("export function List({ items }) {\n  return (\n    <section>\n      {/* ... form unchanged ... */}\n\n"
+              "      {items.length === 0 ? (\n        <p>Nothing.</p>\n      ) : (\n        <ul className=\"list\">\n"
+              "          {items.map((i) => <li key={i}>{i}</li>)}\n        </ul>\n      )}\n\n"
+              "      <footer>done</footer>\n    </section>\n  );\n}\n")
+    merge = merge_update(document, update, "List.jsx")
+    assert merge.merged == document.replace(
+        "      <ul className=\"list\">\n        {items.map((i) => <li key={i}>{i}</li>)}\n      </ul>\n",
+        update.split("unchanged ... */}\n\n")[1].split("\n\n")[0] + "\n") and not merge.unseen

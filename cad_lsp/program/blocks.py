@@ -530,12 +530,16 @@ class _Merger:
             i = end
 
     def rewrite_of(self, old: Unit, new: Unit) -> bool:
-        """Whether a new unit reads as a rewrite of a file unit: the same kind of node, alike, and not a
+        """Whether a new unit reads as a rewrite of a file unit: the same kind of node, alike (or holding its
+        first line inside: the unit wrapped), and not a
         definition of another name (a new function next to an old one is not its rewrite), nor a call that
         names another thing (a new ``router.patch("/:id", ...)`` route after the ``router.delete`` one, a new
         ``it("...")`` test)."""
-        if old.kind != new.kind or NAMED.intersection({(old.key or ("",))[0], (new.key or ("",))[0]}):
+        if NAMED.intersection({(old.key or ("",))[0], (new.key or ("",))[0]}):
             return False
+        if old.kind != new.kind:  # wrapped (a list in a condition, ``{items.length === 0 ? ... : (<ul>``)
+            head = self.normal(self.old, old)[:1]
+            return bool(head) and len(head[0]) >= 8 and head[0] in self.normal(self.new, new)[1:]
         if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
                 old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]):
             return False
@@ -763,7 +767,7 @@ class _Merger:
         if rest:  # a section shown up to a line of its own middle (a new bullet before its first ones): the rest
             self.seen.update(range(old.start + 1, rest[0].file_line))  # stays, as a snippet's surroundings do
             return pieces + rest
-        if old.key is not None and old.key[0] != "first line":
+        if old.key is not None and old.key[0] != "first line" or old.kind != new.kind:  # (or wrapped)
             self.seen.update(range(old.start + 1, old.end + 2))  # a definition shown whole: all of it replaced
         else:  # a statement's clauses past what the update shows (an ``elif`` it left out) were not seen
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
