@@ -593,15 +593,20 @@ def _rest_of_last_block(lines: list[int], keys: list[str], doc_keys: list[str], 
     tail = [k for k in range(placed[-1] + 1, len(keys)) if keys[k].strip()]
     if not tail:
         return frozenset()
-    depth = min(_indent_of(keys[k]) for k in tail)
-    j = max([lines[placed[-1]]] + [n for n in replaced if n > lines[placed[-1]]])  # 0-based: the next file line
+    return frozenset(_block_rest(lines[placed[-1]], min(_indent_of(keys[k]) for k in tail), doc_keys, replaced))
+
+
+def _block_rest(after: int, depth: int, doc_keys: list[str], replaced: frozenset[int]) -> list[int]:
+    """The file lines (1-based) after line ``after`` and those rewritten past it, as deep as ``depth`` or deeper
+    (the rest of the block there), without the blank lines that end it."""
+    j = max([after] + [n for n in replaced if n > after])  # 0-based: the next file line
     out = []
     while j < len(doc_keys) and (not doc_keys[j].strip() or _indent_of(doc_keys[j]) >= depth):
         out.append(j + 1)
         j += 1
     while out and not doc_keys[out[-1] - 1].strip():
         out.pop()
-    return frozenset(out)
+    return out
 
 
 def _dead_after_return(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> frozenset[int]:
@@ -617,13 +622,7 @@ def _dead_after_return(lines: list[int], keys: list[str], doc_keys: list[str], r
     depth = _indent_of(keys[tail[-1]])
     if any(_indent_of(keys[k]) < depth for k in tail) or _indent_of(keys[placed[-1]]) < depth:
         return frozenset()
-    j = max([lines[placed[-1]]] + [n for n in replaced if n > lines[placed[-1]]])  # 0-based: the next file line
-    out = []
-    while j < len(doc_keys) and (not doc_keys[j].strip() or _indent_of(doc_keys[j]) >= depth):
-        out.append(j + 1)
-        j += 1
-    while out and not doc_keys[out[-1] - 1].strip():
-        out.pop()
+    out = _block_rest(lines[placed[-1]], depth, doc_keys, replaced)
     if sum(1 for n in out if doc_keys[n - 1].strip()) > 2 * len(tail) + REWRITE_SLACK:
         return frozenset()
     return frozenset(out)
