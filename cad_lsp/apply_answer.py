@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from .files import read_update, write_back
+from .program.answer import AN_EXAMPLE
 from .program.answer_plan import AnswerPlan, FileChange, plan_answer, read_text
 
 
@@ -33,7 +34,8 @@ def cmd_apply_answer(args: argparse.Namespace) -> int:
     plan = plan_answer(answer, root, default, force=args.force)
     if not plan.files and not plan.problems:
         print("cad-lsp: the answer has no code block that changes a file"
-              + (f" ({len(plan.skipped)} block(s) of commands, output or examples)" if plan.skipped else ""), file=sys.stderr)
+              + (f" ({len(plan.skipped)} block(s) of commands, output or examples)" if plan.skipped else ""),
+              file=sys.stderr)
         return 2
     written, why_not = write_plan(plan, args.partial) if args.write else ([], None)
     if args.json:
@@ -75,9 +77,10 @@ def summary_line(plan: AnswerPlan) -> str:
         line += f"; {s['unplaced']} block{'s' if s['unplaced'] != 1 else ''} placed in no file"
     if s["skipped"]:
         line += f"; {s['skipped']} block{'s' if s['skipped'] != 1 else ''} of commands, output or examples left out"
-        examples = [str(skip.line) for skip in plan.skipped if skip.reason.startswith("it names no file")]
+        examples = [str(skip.line) for skip in plan.skipped if skip.reason == AN_EXAMPLE]
         if examples:
-            line += f" (naming no file, unlike the others: line{'s' if len(examples) > 1 else ''} {', '.join(examples)})"
+            lines = f"line{'s' if len(examples) > 1 else ''} {', '.join(examples)}"
+            line += f" (naming no file, unlike the others: {lines})"
     if s["removed_unseen"]:
         line += f"; {s['removed_unseen']} line{'s' if s['removed_unseen'] != 1 else ''} removed unseen"
     return line

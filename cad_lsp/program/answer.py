@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from .patch import looks_like_patch, patch_files
 
-__all__ = ["Block", "Reading", "Skipped", "looks_like_path", "read_answer"]
+__all__ = ["AN_EXAMPLE", "Block", "Reading", "Skipped", "looks_like_path", "read_answer"]
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
@@ -125,6 +125,9 @@ class Block:
         return f"the block at line {self.line} of the answer"
 
 
+AN_EXAMPLE = "it names no file while the answer's other blocks do: an example or a suggestion, not a change"
+
+
 @dataclass(frozen=True)
 class Skipped:
     """A code block that changes no file, and why it was read so."""
@@ -171,9 +174,7 @@ def read_answer(markdown: str) -> Reading:
     if any(block.path is not None for block in blocks):  # the answer names its files: one that names none is
         examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
         blocks = [b for b in blocks if b not in examples]
-        skipped = sorted(skipped + [Skipped(b.line, b.language, "it names no file while the answer's other blocks "
-                                            "do: an example or a suggestion, not a change") for b in examples],
-                         key=lambda s: s.line)
+        skipped = sorted(skipped + [Skipped(b.line, b.language, AN_EXAMPLE) for b in examples], key=lambda s: s.line)
     return Reading(tuple(blocks), tuple(skipped))
 
 

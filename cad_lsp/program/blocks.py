@@ -115,8 +115,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     """An update that is only new top-level definitions (``func (s *Store) Update(...)`` pasted alone, no marker,
     no line of the file around it, but lines of the file in it, or a place in it named; new variables beside
     them): they go at the file's end, set off as the file sets off its last definition, rather than onto the
-    lines of the functions they resemble; after the top-level definition ``after`` names, where there is one.  A Python function taking ``self`` is a method (its class is
-    not known): None, as for anything else."""
+    lines of the functions they resemble; after the top-level definition ``after`` names, where there is one.
+    A Python function taking ``self`` is a method (its class is not known): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
     names = {u.key for u in _walk(old_units) if u.key is not None}
     if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable",
@@ -531,10 +531,9 @@ class _Merger:
 
     def rewrite_of(self, old: Unit, new: Unit) -> bool:
         """Whether a new unit reads as a rewrite of a file unit: the same kind of node, alike (or holding its
-        first line inside: the unit wrapped), and not a
-        definition of another name (a new function next to an old one is not its rewrite), nor a call that
-        names another thing (a new ``router.patch("/:id", ...)`` route after the ``router.delete`` one, a new
-        ``it("...")`` test)."""
+        first line inside: the unit wrapped), and not a definition of another name (a new function next to an
+        old one is not its rewrite), nor a call that names another thing (a new ``router.patch("/:id", ...)``
+        route after the ``router.delete`` one, a new ``it("...")`` test)."""
         if NAMED.intersection({(old.key or ("",))[0], (new.key or ("",))[0]}):
             return False
         if old.kind != new.kind:  # wrapped (a list in a condition, ``{items.length === 0 ? ... : (<ul>``)

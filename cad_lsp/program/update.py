@@ -74,9 +74,10 @@ _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using"
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
               "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe",
               "finally", "loop", "select", "default"}
+# A type's header (its members are shown without it), not a callable's.
 _TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|default|abstract|sealed|final|static|"
                           r"data|open|partial|unsafe|pub(?:\([^)]*\))?|companion)\s+)*(?:class|struct|interface|impl|"
-                          r"enum|trait|object|namespace|module|extension|protocol|record|union|mod)\b")  # a type's header
+                          r"enum|trait|object|namespace|module|extension|protocol|record|union|mod)\b")
 _ASSIGNED_BLOCK = re.compile(r"^\s*(?:(?:export|pub|public|private|protected|internal|static|final|const|let|var|val|"
                              r"override|lazy|readonly)\s+)*(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?![=>])")
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
@@ -333,13 +334,19 @@ def _renamed(new: str, old: str) -> bool:
     return a == b or len(short) >= 4 and short in long and len(short) >= 0.6 * len(long) and long.isidentifier()
 
 
-def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
-    """The update lines of definitions the file does not have (a new method whose body repeats another's
-    ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place in the file;
-    from the line that names it (its decorators and doc comment above) to its closing line."""
+def _definitions(keys: list[str]) -> dict[int, str]:
+    """The lines that open a definition, and the name each defines (read once per placement)."""
+    names = {k: _definition_name(keys, k) for k in range(len(keys))}
+    return {k: name for k, name in names.items() if name is not None}
+
+
+def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bool],
+                          defined: dict[int, str]) -> set[int]:
+    """The update lines of definitions the file does not have (``defined``: the file's; a new method whose body
+    repeats another's ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place
+    in the file; from the line that names it (its decorators and doc comment above) to its closing line."""
     in_file = set(doc_keys)
-    defined = {j: _definition_name(doc_keys, j) for j in range(len(doc_keys))}
-    defined = {j: name for j, name in defined.items() if name is not None}
+    bodies: dict[int, set[str]] = {}  # a file definition's distinctive lines, read when first asked
     out: set[int] = set()
     for k, key in enumerate(keys):
         if markers[k] or key in in_file or k in out:
@@ -349,7 +356,7 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
             continue
         end = _block_end(keys, k, markers)
         body = {keys[i] for i in range(k + 1, end) if _weight(keys[i]) >= DISTINCTIVE}
-        if any(_same_body(body, doc_keys, j) for j in defined):
+        if any(_same_body(body, doc_keys, j, bodies) for j in defined):
             continue  # a definition renamed (its whole body shown again): the file's, rewritten
         start = k
         while start > 0 and keys[start - 1].strip() and not markers[start - 1] and \
@@ -360,7 +367,7 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     return out
 
 
-def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> set[int]:
+def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str], defined: dict[int, str]) -> set[int]:
     """The lines of new definitions that the file has only inside definitions the update does not show (a new
     method's ``return redirect()`` that ``store``, behind a marker, ends with too; a new test's ``expect`` that
     a test of another ``describe`` has): taken there, they would cut that definition in two.  Lines the file has
@@ -373,7 +380,7 @@ def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> se
 
     def unshown(j: int) -> bool:
         if j not in chains:
-            chains[j] = _enclosing_callables(doc_keys, j)
+            chains[j] = _enclosing_callables(doc_keys, j, defined)
         return any(not any(_renamed(name, other) for other in shown) for name in chains[j])
 
     where: dict[str, list[int]] = {}
@@ -383,28 +390,28 @@ def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str]) -> se
                                                    all(unshown(j) for j in where.get(keys[k], ())))}
 
 
-def _enclosing_callables(doc_keys: list[str], j: int) -> list[str]:
+def _enclosing_callables(doc_keys: list[str], j: int, defined: dict[int, str]) -> list[str]:
     """The names of the functions, methods, routes and tests file line j is in, innermost first (a decorator,
-    an attribute or a doc comment is in the definition below it)."""
+    an attribute or a doc comment is in the definition below it); ``defined``: the file's definitions."""
     out, depth, i = [], _indent_of(doc_keys[j]), j - 1
     below = j
     while below < len(doc_keys) and _ATTACHED_LINE.match(doc_keys[below]) and \
             _indent_of(doc_keys[below]) in (depth, depth + 1):
         below += 1
-    if j < below < len(doc_keys) and _callable(doc_keys, below):
-        out.append(_definition_name(doc_keys, below))
+    if j < below < len(doc_keys) and _callable(doc_keys, below, defined):
+        out.append(defined[below])
     while i >= 0 and depth > 0:
         if doc_keys[i].strip() and _indent_of(doc_keys[i]) < depth:
-            if _callable(doc_keys, i):
-                out.append(_definition_name(doc_keys, i))
+            if _callable(doc_keys, i, defined):
+                out.append(defined[i])
             depth = _indent_of(doc_keys[i]) + (doc_keys[i].strip() == "{")  # (a lone brace: its header is above)
         i -= 1
     return out
 
 
-def _callable(keys: list[str], k: int) -> bool:
+def _callable(keys: list[str], k: int, defined: dict[int, str]) -> bool:
     """Whether line k defines a function, a method, a route, a test or a rule (a CSS selector's), not a type."""
-    return _definition_name(keys, k) is not None and not _TYPE_HEADER.search(keys[k])
+    return k in defined and not _TYPE_HEADER.search(keys[k])
 
 
 def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> int:
@@ -420,10 +427,12 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
     return end
 
 
-def _same_body(shown: set[str], doc_keys: list[str], j: int) -> bool:
+def _same_body(shown: set[str], doc_keys: list[str], j: int, bodies: dict[int, set[str]]) -> bool:
     """Whether new code holds nearly all the distinctive lines of the file definition that line j opens (two at
-    least): that one renamed, not a new one that shares a few lines with it."""
-    theirs = {doc_keys[i] for i in range(j + 1, _block_end(doc_keys, j)) if _weight(doc_keys[i]) >= DISTINCTIVE}
+    least): that one renamed, not a new one that shares a few lines with it.  ``bodies`` keeps what was read."""
+    if j not in bodies:
+        bodies[j] = {doc_keys[i] for i in range(j + 1, _block_end(doc_keys, j)) if _weight(doc_keys[i]) >= DISTINCTIVE}
+    theirs = bodies[j]
     return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs)
 
 
@@ -443,8 +452,9 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     markers = [is_marker(line) and key not in in_file for line, key in zip(update_lines, keys)]
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
-    fresh = _new_definition_lines(keys, doc_keys, markers)
-    elsewhere = _inside_unshown(fresh, keys, doc_keys)  # (none of those lines is a place in the file)
+    defined = _definitions(doc_keys)
+    fresh = _new_definition_lines(keys, doc_keys, markers, defined)
+    elsewhere = _inside_unshown(fresh, keys, doc_keys, defined)  # (none of those lines is a place in the file)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
     chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]
@@ -452,7 +462,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
     if not chain:
-        return _unanchored(document, update_lines, lines, keys)
+        return _unanchored(document, update_lines, lines, keys, fresh)
     try:
         _refuse_if_ambiguous(chain, markers, doc_keys)
     except UpdateError:
@@ -461,7 +471,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
         if any(Counter(doc_keys)[keys[k]] == 1 for k, _ in chain):
             raise
         try:
-            return _unanchored(document, update_lines, lines, keys)
+            return _unanchored(document, update_lines, lines, keys, fresh)
         except UpdateError:
             pass
         raise
@@ -609,7 +619,8 @@ def _block_rest(after: int, depth: int, doc_keys: list[str], replaced: frozenset
     return out
 
 
-def _dead_after_return(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> frozenset[int]:
+def _dead_after_return(lines: list[int], keys: list[str], doc_keys: list[str],
+                       replaced: frozenset[int]) -> frozenset[int]:
     """An update that ends, with no marker, in new lines whose last leaves its block (``return``, ``raise``,
     ``throw``) rewrites the rest of that block: kept after it, the file's old ending would be dead code (the
     old ``return`` beside its rewrite)."""
@@ -1029,15 +1040,15 @@ def _trusted(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
     return sum(_weight(keys[k]) for k, _ in chain) >= WEAK_SHARE * said
 
 
-def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: list[str]) -> Placement:
+def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: list[str],
+                fresh: set[int]) -> Placement:
     """An update that repeats no line of the file: new code after a marker goes at the end of the file (inside
     the closing lines it ends with, when they are the file's), before one at its start; anything else has no
-    place."""
+    place.  ``fresh``: the update's lines of definitions the file does not have."""
     content = [k for k, key in enumerate(keys) if key.strip() and lines[k] != MARKER]
     before = [k for k in range(content[0]) if lines[k] == MARKER]
     after = [k for k in range(content[-1] + 1, len(keys)) if lines[k] == MARKER]
     doc_keys = keys_of(split_lines(document))
-    fresh = _new_definition_lines(keys, doc_keys, [n == MARKER for n in lines])
     # (a new definition after a marker rewrites no other: the marker says the file's code stays)
     lone = None if fresh and MARKER in lines else _lone_rewrite(document, update_lines, lines, keys, content)
     if lone is not None:
@@ -1050,9 +1061,9 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
     total = len(doc_keys)
     marker = (before or after)[0]
     if before:  # the lines that close the update close the file (a class's ``}``): the new code goes inside them
-        k, j = content[-1], max(j for j, key in enumerate(doc_keys) if key.strip())
+        k, j, in_file = content[-1], max(j for j, key in enumerate(doc_keys) if key.strip()), set(doc_keys)
         while k > content[0] and j >= 0 and _CLOSING.match(keys[k]) and keys[k].strip() and keys[k] == doc_keys[j] \
-                and not _closes_new_block(k, keys, set(doc_keys)):
+                and not _closes_new_block(k, keys, in_file):
             lines[k] = j + 1
             total, k, j = j, k - 1, j - 1
     kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
@@ -1203,8 +1214,8 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     A merge that breaks a file which parsed before is refused unless ``force``.  ``after`` names the definition
     that new definitions shown alone go after (a chat answer's "add this right after `create`"; "": the file's
     end, "add these to the end of the file").  ``whole``: the answer says the update is the whole new file
-    ("Here's the full file:"); without a marker and at least a third of the file's length, it replaces it.  An update that is a unified
-    diff (``@@`` hunks) is applied as one (``program.patch``)."""
+    ("Here's the full file:"); without a marker and at least a third of the file's length, it replaces it.  An
+    update that is a unified diff (``@@`` hunks) is applied as one (``program.patch``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
     if looks_like_patch(update):
