@@ -237,13 +237,13 @@ def test_statements_from_inside_a_python_function_are_not_read_as_the_files_top_
     """An update of indented statements (a test's body after a marker): its import names the module the file
     imports at its top, but it is the function's line; the syntax does not read such a fragment."""
     from cad_lsp.program.blocks import merge_by_blocks
-    from cad_lsp.program.update import _lines_of_block, is_marker
+    from cad_lsp.program.update import _lines_of_block, marker_lines
 
     document = ("import math\nfrom shapes import Circle\n\n\ndef test_area():\n    from shapes import area\n\n"
                 "    assert area(Circle(1)) == math.pi\n    assert area(Circle(2)) == 4 * math.pi\n")
     update = "# ... existing code ...\n    from shapes import area\n\n    assert area(Circle(1)) == pytest.approx(math.pi)\n" \
         "# ... existing code ...\n"
-    assert merge_by_blocks(document.splitlines(True), update.splitlines(True), "python", is_marker,
+    assert merge_by_blocks(document.splitlines(True), update.splitlines(True), "python", marker_lines,
                            _lines_of_block) is None
     assert merge_update(document, update, "test_shapes.py").merged == document.replace(
         "== math.pi\n", "== pytest.approx(math.pi)\n")

@@ -518,3 +518,58 @@ def test_a_new_block_assigned_to_a_name_is_new_code_not_a_rewrite_of_the_one_bef
     new = update.split("...\n\n")[1].split("\n\n")[0] + "\n\n"
     assert merge_update(document, update, "AppDatabase.kts.txt").merged == document.replace(
         "        fun get()", new + "        fun get()")
+
+
+SCRIPT = ("#!/usr/bin/env bash\nset -euo pipefail\n. .venv/bin/activate\nsay \"building $VERSION\"\n"
+          "python -m build -q --outdir \"$WORK/dist\" . >\"$WORK/build.log\" 2>&1 || fail \"build failed\"\n"
+          "deactivate\nWHEEL=$(ls \"$WORK\"/dist/*.whl)\nSDIST=$(ls \"$WORK\"/dist/*.tar.gz)\n"
+          "python3 -m venv \"$WORK/venv\"\n. \"$WORK/venv/bin/activate\"\npip install \"$WHEEL\"\ndeactivate\n"
+          "say \"passed\"\n")
+NEW_BUILD = ("mkdir \"$WORK/src\"\ngit archive HEAD | tar -x -C \"$WORK/src\"\n"
+             "python -m build -q --outdir \"$WORK/dist\" \"$WORK/src\" >\"$WORK/build.log\" 2>&1 || fail \"build failed\"\n")
+
+
+def test_a_line_shown_before_a_marker_that_the_file_has_twice_is_still_the_one_after_the_rewritten_line():
+    """``deactivate`` after a rewritten command, then a marker: the file has ``deactivate`` twice, so it places
+    nothing alone; written as new, the old command would stay beside its rewrite.  The line next to the marker
+    is context, found near the change."""
+    why = "# From a copy of the tracked files: files the checkout\n# holds but git does not would go in.\n"
+    update = "# ... existing code ...\nsay \"building $VERSION\"\n" + why + NEW_BUILD + "deactivate\n" \
+        "# ... existing code ...\nsay \"passed\"\n"
+    want = SCRIPT.replace(SCRIPT.split("\n")[4] + "\n", why + NEW_BUILD)
+    assert merge_update(SCRIPT, update, "package.sh").merged == want
+    assert merge_update(SCRIPT, update).merged == want  # line by line too
+
+
+def test_a_run_of_new_lines_between_markers_ending_with_a_rewritten_line_goes_in_its_place():
+    """New lines between two markers whose last line rewrites a file line (the build command gains a source
+    folder, the lines before it prepare that folder): they go where that line was, not after the stretch the
+    first marker keeps."""
+    update = "# ... keep existing code ...\n" + NEW_BUILD + "# ... keep existing code ...\nSDIST=$(ls \"$WORK\"/dist/*.tar.gz)\n" \
+        "# ... keep existing code ...\n"
+    want = SCRIPT.replace(SCRIPT.split("\n")[4] + "\n", NEW_BUILD)
+    assert merge_update(SCRIPT, update, "package.sh").merged == want
+    assert merge_update(SCRIPT, update).merged == want
+
+
+def test_new_code_appended_after_a_marker_below_the_file_s_last_line_shown_as_context_does_not_repeat_it():
+    """A new test after a marker, below the last test's ``assert`` (a line the file has in several tests, so it
+    places nothing): that line is the file's last one, shown as context, and is not written twice."""
+    document = ("def test_one():\n    got = run(1)\n    assert got == want\n\n\n"
+                "def test_two():\n    got = run(2)\n    assert got == want\n")
+    update = ("# ... existing code ...\n    assert got == want\n\n\ndef test_three():\n    got = run(3)\n"
+              "    assert got.ok\n")
+    assert merge_update(document, update, "test_run.py").merged == document + update.split("want\n", 1)[1]
+    assert merge_update(document, update).merged == document + update.split("want\n", 1)[1]
+
+
+def test_a_marker_like_line_the_file_holds_as_text_still_elides_where_the_update_shows_it_elsewhere():
+    """A test file whose text holds ``# ... existing code ...`` (an update inside a string): the update's own
+    markers, away from that text's neighbours, still elide; shown with its neighbours, the line is the file's."""
+    document = ('UPDATE = """\n# ... existing code ...\nx = 2\n"""\n\n\ndef test_update():\n'
+                '    assert merge(UPDATE) == 2\n\n\nLIMIT = 3\n')
+    update = "# ... existing code ...\nLIMIT = 4\n"
+    assert merge_update(document, update, "test_x.py").merged == document.replace("LIMIT = 3", "LIMIT = 4")
+    assert merge_update(document, update).merged == document.replace("LIMIT = 3", "LIMIT = 4")
+    inside = 'UPDATE = """\n# ... existing code ...\nx = 3\n"""\n'
+    assert merge_update(document, inside).merged == document.replace("x = 2", "x = 3")

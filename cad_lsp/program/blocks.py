@@ -76,7 +76,8 @@ LineMerge = Callable[[list[str], list[str]], "tuple[list[Piece], frozenset[int]]
 
 
 def merge_by_blocks(document_lines: list[str], update_lines: list[str], language: str,
-                    is_marker: Callable[[str], bool], merge_lines: LineMerge, after: str | None = None) -> BlockMerge | None:
+                    marker_lines: Callable[[list[str], list[str]], list[bool]], merge_lines: LineMerge,
+                    after: str | None = None) -> BlockMerge | None:
     """The merged file's lines placed by syntax, or None (see the module's docstring).  ``merge_lines`` merges a
     block line by line where the update's block has a fragment the parser cannot read; ``after`` names the
     definition new ones go after, where the answer says so ("right after `Create`"; "": the file's end)."""
@@ -87,8 +88,7 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     if parsed is None or parsed[1] or not parsed[0]:
         return None  # no grammar, or a file its parser does not read: lines decide
     old_units = parsed[0]
-    in_file = {line.strip() for line in document_lines}
-    markers = [is_marker(line) and line.strip() not in in_file for line in update_lines]
+    markers = marker_lines(document_lines, update_lines)
     new = _update_units(update, update_lines, language, markers)
     if new is None:
         return None

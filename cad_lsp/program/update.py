@@ -41,7 +41,7 @@ from .ops import split_lines
 from .patch import PatchError, apply_patch, looks_like_patch
 from .syntax import breaks, guess_language, language_of
 
-__all__ = ["UpdateError", "Placement", "Merge", "is_marker", "align_update", "merge_update"]
+__all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update"]
 
 DELETE_COST = 0.1  # a deleted line costs this share of its text; repeating a line saves all of its own
 WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
@@ -57,6 +57,7 @@ LONE_LINES = 6  # an update of at most this many lines and no line of the file r
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
+TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats from the file's end, as context
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
@@ -122,6 +123,28 @@ def is_marker(line: str) -> bool:
         # create and update remain the same)")
         return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said))
     return elides  # "(unchanged)", "rest of the code unchanged"; an ellipsis mid-sentence ("3.333... cents") is prose
+
+
+def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:
+    """Which update lines are markers: those ``is_marker`` reads as one, unless the file has the same line with
+    the same line next to it as the update shows (a test's text holding ``# ... existing code ...``, shown with
+    its neighbours: the file's own line; elsewhere in the update, the same words elide)."""
+    doc = [line.strip() for line in document_lines]
+    new = [line.strip() for line in update_lines]
+    out = []
+    for k, key in enumerate(new):
+        if not is_marker(key) or key not in doc:
+            out.append(is_marker(key))
+            continue
+        around = (_next_shown(new, k, -1), _next_shown(new, k, 1))
+        literal = False
+        for j, line in enumerate(doc):
+            if line == key:
+                beside = (_next_shown(doc, j, -1), _next_shown(doc, j, 1))
+                literal = literal or any(i is not None and m is not None and new[i] == doc[m]
+                                         for i, m in zip(around, beside))
+        out.append(not literal)
+    return out
 
 
 @dataclass(frozen=True)
@@ -449,7 +472,7 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     doc_keys = [_key(line) for line in doc_lines]
     keys = [_key(line) for line in update_lines]
     in_file = set(doc_keys)
-    markers = [is_marker(line) and key not in in_file for line, key in zip(update_lines, keys)]
+    markers = marker_lines(doc_lines, update_lines)
     if not any(key.strip() and not marker for key, marker in zip(keys, markers)):
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
     defined = _definitions(doc_keys)
@@ -739,27 +762,43 @@ def _close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str])
 def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[str],
                               replaced: frozenset[int]) -> dict[int, int]:
     """New lines with markers (or the update's edge) on both sides that rewrite one file line: an import that
-    gains a name, a signature that gains a parameter, shown alone between ``...`` markers.  Each goes in place
-    of the file line it resembles most, when that line is alike enough and clearly more alike than any other
-    among the lines the markers around it keep: {update line: file line}."""
+    gains a name, a signature that gains a parameter, shown alone between ``...`` markers; or the first or last
+    line of a longer run between markers (a command rewritten, with new lines before it), when only one of the
+    two rewrites a line.  Each goes in place of the file line it resembles most, when that line is alike enough
+    and clearly more alike than any other among the lines the markers around it keep: {update line: file line}."""
     out: dict[int, int] = {}
-    for k, n in enumerate(lines):
-        if n != NEW or _weight(keys[k]) < DISTINCTIVE:
-            continue
-        before = next((lines[i] for i in range(k - 1, -1, -1) if lines[i] != NEW or keys[i].strip()), None)
-        after = next((lines[i] for i in range(k + 1, len(lines)) if lines[i] != NEW or keys[i].strip()), None)
-        if before not in (None, MARKER) or after not in (None, MARKER):
-            continue  # next to a placed line or to other new code: the alignment's call
+    for k, end in list(_new_runs(lines)):
+        run = [i for i in range(k, end) if keys[i].strip()]
+        before = lines[k - 1] if k > 0 else None
+        after = lines[end] if end < len(lines) else None
+        if not run or before not in (None, MARKER) or after not in (None, MARKER):
+            continue  # next to a placed line: the alignment's call
         below = max([m for m in lines[:k] if m > 0] + [0])
-        above = min([m for m in lines[k + 1:] if m > 0] + [len(doc_keys) + 1])
-        scores = sorted(((difflib.SequenceMatcher(None, keys[k].strip(), doc_keys[j - 1].strip(),
-                                                  autojunk=False).ratio(), j)
-                         for j in range(below + 1, above)
-                         if j not in replaced and j not in out.values() and _weight(doc_keys[j - 1]) >= DISTINCTIVE
-                         and _indent_of(doc_keys[j - 1]) == _indent_of(keys[k])), reverse=True)
-        if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
-            out[k] = scores[0][1]
+        above = min([m for m in lines[end:] if m > 0] + [len(doc_keys) + 1])
+        if len(run) == 1:
+            edges = run
+        elif _closes_new_block(run[-1], keys, set(doc_keys)) or _closes_new_block(run[0], keys, set(doc_keys)):
+            continue  # a whole new block rewrites nothing
+        else:
+            edges = [run[0], run[-1]]
+        found = {i: j for i in edges if (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above),
+                                                               replaced | set(out.values()))) is not None}
+        if len(found) == 1:
+            out.update(found)
     return out
+
+
+def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) -> int | None:
+    """The file line among ``js`` that a new line shown away from placed lines rewrites, or None."""
+    if _weight(key) < DISTINCTIVE:
+        return None
+    scores = sorted(((difflib.SequenceMatcher(None, key.strip(), doc_keys[j - 1].strip(), autojunk=False).ratio(), j)
+                     for j in js
+                     if j not in taken and _weight(doc_keys[j - 1]) >= DISTINCTIVE
+                     and _indent_of(doc_keys[j - 1]) == _indent_of(key)), reverse=True)
+    if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
+        return scores[0][1]
+    return None
 
 
 def _place_closing_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
@@ -1066,8 +1105,25 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
                 and not _closes_new_block(k, keys, in_file):
             lines[k] = j + 1
             total, k, j = j, k - 1, j - 1
+        total = _place_file_tail(lines, keys, doc_keys, [k for k in content if lines[k] == NEW], total)
     kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
     return Placement(document, update_lines, lines, kept, False)
+
+
+def _place_file_tail(lines: list[int], keys: list[str], doc_keys: list[str], content: list[int], total: int) -> int:
+    """New code appended after a marker, shown below the file's last lines as context (the last test's
+    ``assert``, the ``}`` of the last function) where the file has them elsewhere too, so they placed nothing:
+    the update's first lines that repeat the file's last ones (before line ``total``) are those lines, and the
+    marker keeps what comes before them.  The number of file lines the marker keeps."""
+    tail = [j for j in range(total) if doc_keys[j].strip()]
+    for size in range(min(len(content) - 1, len(tail), TAIL_CONTEXT), 0, -1):
+        ks, js = content[:size], tail[-size:]
+        if ks == list(range(ks[0], ks[0] + size)) and js == list(range(js[0], js[0] + size)) and \
+                all(keys[k] == doc_keys[j] for k, j in zip(ks, js)):
+            for k, j in zip(ks, js):
+                lines[k] = j + 1
+            return js[0]
+    return total
 
 
 def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys: list[str],
@@ -1229,7 +1285,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
         return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
                         grammar, force)
-    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, is_marker, _lines_of_block, after) if grammar else None
+    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after) if grammar else None
     if blockwise is None:
         candidates = [(0, _line_merge(document, update))]  # UpdateError: nothing places it
     else:
@@ -1380,29 +1436,35 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
     removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
-                 _repeats_moved(doc_lines, split_lines(update), [piece for piece in pieces if piece.file_line is None],
-                                kept))
+                 _repeats_moved(doc_lines, split_lines(update), pieces, kept))
 
 
-def _repeats_moved(doc_lines: list[str], update_lines: list[str], written: list[Piece], kept: set[int]) -> int:
+def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[Piece], kept: set[int]) -> int:
     """Context the reading took for new code: distinctive lines the file has once that the merge writes again
     as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
-    function does)."""
+    function does); and a line shown next to a marker that the merge writes anew within a line or two of the
+    file's own copy, which it keeps (``deactivate`` after a rewritten command: the file has it twice, so it
+    placed nothing, and the rewritten line stayed beside its rewrite)."""
+    written = [piece for piece in pieces if piece.file_line is None]
+    keys = [_key(line) for line in update_lines]
+    edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
+             for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
+    shown = [(_key(piece.text), piece.file_line) for piece in pieces if piece.text.strip()]
+    doubled = sum(1 for n, (key, line) in enumerate(shown)
+                  if line is None and key in edges and _weight(key) >= ANCHOR_WEIGHT and not _CLOSING.match(key)
+                  and any(other == key and source is not None for other, source in shown[max(0, n - 2): n + 3]))
     new = {_key(piece.text) for piece in written}
     # (``@property`` is the new definition's below it, ``router.post(`` opens a new route like the file's: shown
     # after a marker, they are not the file's lines taken for context)
     new = {key for key in new if _weight(key) >= DISTINCTIVE and not _DECORATOR.match(key)
            and not key.rstrip().endswith(("(", "[", "{"))}
     if not new:
-        return 0
+        return doubled
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
-    keys = [_key(line) for line in update_lines]
-    edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
-             for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
-    return sum(1 for n, key in enumerate(doc_keys, 1)
-               if key in new and counts[key] == 1 and (n not in kept or key in edges))
+    return doubled + sum(1 for n, key in enumerate(doc_keys, 1)
+                         if key in new and counts[key] == 1 and (n not in kept or key in edges))
 
 
 def _next_shown(keys: list[str], k: int, step: int) -> int | None:
