@@ -573,3 +573,28 @@ def test_a_marker_like_line_the_file_holds_as_text_still_elides_where_the_update
     assert merge_update(document, update).merged == document.replace("LIMIT = 3", "LIMIT = 4")
     inside = 'UPDATE = """\n# ... existing code ...\nx = 3\n"""\n'
     assert merge_update(document, inside).merged == document.replace("x = 2", "x = 3")
+
+
+def test_a_line_shown_after_a_marker_is_not_written_again_beside_the_copy_the_marker_keeps():
+    """A marker inside a loop, then ``continue`` (the file has several), ``name = item.name`` (once) and a
+    rewrite of the lines after it: placing ``name`` would cost the long lines the rewrite drops, so the plain
+    reading writes it new, and the marker keeps the file's own ``name`` line and the old lines beside it.  A
+    line written again where the marker keeps its copy, with no shown line between, is context taken for new
+    code: the reading that trusts context near markers places it."""
+    document = ('def collect(items, seen):\n    """The items\' names, each with its length up to the limit."""\n'
+                '    out = []\n    for item in items:\n        if item in seen:\n            continue\n'
+                '        name = item.name\n        if not name:\n            continue\n'
+                '        depth, size, limit_reached = 0, 0, False\n'
+                '        while size < len(name) and not limit_reached:\n'
+                '            size, limit_reached = size + 1, size + 1 >= LIMIT_OF_NAMES\n'
+                '            if limit_reached and depth < MAXIMUM_DEPTH_OF_NAMES:\n'
+                '                depth, size = depth + 1, LIMIT_OF_NAMES\n'
+                '        out.append((name, size))\n    return out\n')
+    update = ('# ... existing code ...\n    for item in items:\n        # ... existing code ...\n            continue\n'
+              '        name = item.name\n        if not name or name.startswith("_"):\n            continue\n'
+              '        size = min(len(name), LIMIT_OF_NAMES)\n        out.append((name, size))\n    return out\n')
+    want = document.replace('        if not name:\n', '        if not name or name.startswith("_"):\n')
+    want = want[:want.index('        depth, size')] + '        size = min(len(name), LIMIT_OF_NAMES)\n' + \
+        want[want.index('        out.append'):]
+    assert merge_update(document, update, "collect.py").merged == want
+    assert merge_update(document, update).merged == want

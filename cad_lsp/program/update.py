@@ -1436,35 +1436,45 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
     removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
-                 _repeats_moved(doc_lines, split_lines(update), pieces, kept))
+                 _repeats_moved(doc_lines, split_lines(update), pieces, kept, by_lines=placement is not None))
 
 
-def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[Piece], kept: set[int]) -> int:
+def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[Piece], kept: set[int],
+                   by_lines: bool) -> int:
     """Context the reading took for new code: distinctive lines the file has once that the merge writes again
-    as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
-    marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
-    function does); and a line shown next to a marker that the merge writes anew within a line or two of the
-    file's own copy, which it keeps (``deactivate`` after a rewritten command: the file has it twice, so it
-    placed nothing, and the rewritten line stayed beside its rewrite)."""
-    written = [piece for piece in pieces if piece.file_line is None]
+    as new text, the file's own removed (moved), or kept beside it (doubled): where the update shows the line
+    next to a marker (a marker's neighbours are context), or where no shown line comes between the two copies
+    (a marker kept the line that the update shows just after it; elsewhere new code may repeat a line, as a
+    lookalike function does; a line placement's pieces say which lines are shown).  And a line shown next to a marker that the merge writes anew within a line or
+    two of a copy the file keeps (``deactivate`` after a rewritten command: the file has it twice, so it placed
+    nothing, and the rewritten line stayed beside its rewrite)."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
              for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
-    shown = [(_key(piece.text), piece.file_line) for piece in pieces if piece.text.strip()]
-    doubled = sum(1 for n, (key, line) in enumerate(shown)
-                  if line is None and key in edges and _weight(key) >= ANCHOR_WEIGHT and not _CLOSING.match(key)
-                  and any(other == key and source is not None for other, source in shown[max(0, n - 2): n + 3]))
-    new = {_key(piece.text) for piece in written}
-    # (``@property`` is the new definition's below it, ``router.post(`` opens a new route like the file's: shown
-    # after a marker, they are not the file's lines taken for context)
-    new = {key for key in new if _weight(key) >= DISTINCTIVE and not _DECORATOR.match(key)
-           and not key.rstrip().endswith(("(", "[", "{"))}
-    if not new:
-        return doubled
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
-    return doubled + sum(1 for n, key in enumerate(doc_keys, 1)
-                         if key in new and counts[key] == 1 and (n not in kept or key in edges))
+    shown = [(_key(piece.text), piece) for piece in pieces if piece.text.strip()]
+    doubled = sum(1 for n, (key, piece) in enumerate(shown)
+                  if piece.file_line is None and key in edges and _weight(key) >= ANCHOR_WEIGHT
+                  and not _CLOSING.match(key) and (counts[key] != 1 or _weight(key) < DISTINCTIVE)
+                  and any(other == key and near.file_line is not None for other, near in shown[max(0, n - 2): n + 3]))
+    # (``@property`` is the new definition's below it, ``router.post(`` opens a new route like the file's: shown
+    # after a marker, they are not the file's lines taken for context)
+    new = {key for key, piece in shown if piece.file_line is None and _weight(key) >= DISTINCTIVE
+           and counts[key] == 1 and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{"))}
+    if not new:
+        return doubled
+    moved = sum(1 for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges))
+    if not by_lines:
+        return doubled + moved
+    near, current = 0, {}  # current: the lines kept unseen and written anew since the last shown line
+    for key, piece in shown + [("", Piece("", 0, 0))]:
+        if piece.file_line is not None and piece.update_line is not None:
+            near += sum(1 for k, sides in current.items() if k in new and k not in edges and sides == {"file", "new"})
+            current = {}
+            continue
+        current.setdefault(key, set()).add("file" if piece.file_line is not None else "new")
+    return doubled + moved + near
 
 
 def _next_shown(keys: list[str], k: int, step: int) -> int | None:
