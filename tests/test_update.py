@@ -598,3 +598,27 @@ def test_a_line_shown_after_a_marker_is_not_written_again_beside_the_copy_the_ma
         want[want.index('        out.append'):]
     assert merge_update(document, update, "collect.py").merged == want
     assert merge_update(document, update).merged == want
+
+
+def test_a_line_rewritten_below_a_context_line_the_file_repeats_does_not_stay_beside_its_rewrite():
+    """``return None`` (the file has it three times) shown after a marker, then an ``if`` rewritten over new
+    lines above a line the file has once: the plain reading places only that line, so the marker keeps the old
+    ``if`` and the new one lands below it.  A new line so like a kept one a few lines away, with no surely placed
+    line between, means the marker kept what the update rewrote: the reading that trusts context near markers
+    places ``return None`` and the rewrite replaces the old ``if``."""
+    document = ('def pick(units, names):\n    """The units shown, unless one defines a name again."""\n'
+                '    shown = [u for u in units if u.shown]\n    if not shown:\n        return None\n'
+                '    if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in\n'
+                '           {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"} '
+                'for u in _walk(shown)):\n'
+                '        return None  # it defines again functions the file has\n    return shown\n\n\n'
+                'def other(units):\n    if not units:\n        return None\n    return units[0]\n')
+    update = ('# rest unchanged\n        return None\n'
+              '    functions = {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"}\n'
+              '    if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions\n'
+              '           for u in _walk(shown)):\n        return None  # it defines again functions the file has\n'
+              '# rest unchanged\n')
+    lines = document.split("\n")
+    want = "\n".join(lines[:5] + update.split("\n")[2:6] + lines[8:])
+    assert merge_update(document, update, "pick.py").merged == want
+    assert merge_update(document, update).merged == want

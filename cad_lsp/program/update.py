@@ -57,6 +57,8 @@ LONE_LINES = 6  # an update of at most this many lines and no line of the file r
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
+TWIN_REACH = 12  # lines apart at most that a new line and a kept one it repeats or rewrites count as both kept
+TWIN_LIKENESS = 0.85  # ... when the new line resembles the kept one this much
 TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats from the file's end, as context
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
@@ -1442,12 +1444,11 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
 def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[Piece], kept: set[int],
                    by_lines: bool) -> int:
     """Context the reading took for new code: distinctive lines the file has once that the merge writes again
-    as new text, the file's own removed (moved), or kept beside it (doubled): where the update shows the line
-    next to a marker (a marker's neighbours are context), or where no shown line comes between the two copies
-    (a marker kept the line that the update shows just after it; elsewhere new code may repeat a line, as a
-    lookalike function does; a line placement's pieces say which lines are shown).  And a line shown next to a marker that the merge writes anew within a line or
-    two of a copy the file keeps (``deactivate`` after a rewritten command: the file has it twice, so it placed
-    nothing, and the rewritten line stayed beside its rewrite)."""
+    as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
+    marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
+    function does); a line shown next to a marker that the merge writes anew within a line or two of a copy the
+    file keeps (``deactivate`` after a rewritten command: the file has it twice, so it placed nothing, and the
+    rewritten line stayed beside its rewrite); and, in a line placement, ``_stale_twins``."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
              for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
@@ -1462,19 +1463,37 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     # after a marker, they are not the file's lines taken for context)
     new = {key for key, piece in shown if piece.file_line is None and _weight(key) >= DISTINCTIVE
            and counts[key] == 1 and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{"))}
-    if not new:
-        return doubled
     moved = sum(1 for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges))
-    if not by_lines:
-        return doubled + moved
-    near, current = 0, {}  # current: the lines kept unseen and written anew since the last shown line
-    for key, piece in shown + [("", Piece("", 0, 0))]:
-        if piece.file_line is not None and piece.update_line is not None:
-            near += sum(1 for k, sides in current.items() if k in new and k not in edges and sides == {"file", "new"})
-            current = {}
-            continue
-        current.setdefault(key, set()).add("file" if piece.file_line is not None else "new")
-    return doubled + moved + near
+    return doubled + moved + (_stale_twins(shown, counts, edges) if by_lines else 0)
+
+
+def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str]) -> int:
+    """New lines written a few lines from a file line that a marker keeps and that they repeat or rewrite, with
+    no line shown between them that the file has once (lines such as ``return None`` or ``continue`` place
+    nothing surely): the marker kept what the update shows again (a line shown after a loop's marker; an ``if``
+    rewritten below a ``return None`` that the file has several times), so the old stays beside the new."""
+    def kept_twin(n: int, key: str) -> bool:
+        for step in (-1, 1):
+            for m in range(n + step, n + step * (TWIN_REACH + 1), step):
+                if not 0 <= m < len(shown):
+                    break
+                other, near = shown[m]
+                if near.file_line is not None and near.update_line is not None and counts[other] == 1:
+                    break  # a line shown that places the update surely
+                if near.file_line is not None and near.update_line is None and \
+                        (other == key and counts[key] == 1 or other != key and _twin(key, other)):
+                    return True
+        return False
+
+    return sum(1 for n, (key, piece) in enumerate(shown)
+               if piece.file_line is None and _weight(key) >= DISTINCTIVE and key not in edges
+               and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{")) and kept_twin(n, key))
+
+
+def _twin(new: str, old: str) -> bool:
+    """Whether a new line rewrites a file line so closely that both in one stretch means the old was kept."""
+    return _indent_of(new) == _indent_of(old) and _weight(old) >= DISTINCTIVE and \
+        difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= TWIN_LIKENESS
 
 
 def _next_shown(keys: list[str], k: int, step: int) -> int | None:
