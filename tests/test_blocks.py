@@ -314,7 +314,7 @@ def test_lines_removed_where_the_update_does_not_show_them_are_reported(monkeypa
     ones is the update's own doing and is not."""
     from cad_lsp.program import update as update_module
 
-    def refused(document, update, context=False):
+    def refused(document, update, context=False, place=None):
         raise UpdateError("refused")
 
     monkeypatch.setattr(update_module, "_line_merge", refused)
@@ -639,13 +639,85 @@ void RingBuffer::clear() noexcept {
 """
 
 
-@pytest.mark.parametrize("prose, after", [
-    ("Add this after `RingBuffer::pop(std::span<float>)`, just before `clear()`:", "pop"),
-    ("Add this new function between `clean_columns` and `normalize_currency`:", "clean_columns"),
+@pytest.mark.parametrize("prose, after, before", [
+    ("Add this after `RingBuffer::pop(std::span<float>)`, just before `clear()`:", "pop", None),
+    ("Add this new function between `clean_columns` and `normalize_currency`:", "clean_columns", None),
+    ("Next, add the `reserveStock` method. Place it right above `releaseStock` so the pair sits together.",
+     None, "releaseStock"),
+    ("Add a tiny helper above `optimizeAll`:", None, "optimizeAll"),
 ])
-def test_the_place_an_answer_names_for_new_code(prose, after):
+def test_the_place_an_answer_names_for_new_code(prose, after, before):
     [block] = read_answer(f"{prose}\n\n```cpp src/x.cpp\nint x;\n```\n").blocks
-    assert block.after == after
+    assert (block.after, block.before) == (after, before)
+
+
+JAVA_SERVICE = """package com.acme.shop.service;
+
+import com.acme.shop.domain.Product;
+
+@Service
+public class InventoryService {
+
+    private final ProductRepository productRepository;
+
+    public InventoryService(ProductRepository productRepository) {
+        this.productRepository = productRepository;
+    }
+
+    @Transactional
+    public Product addStock(Long productId, int qty) {
+        Product product = getProduct(productId);
+        product.setStockOnHand(product.getStockOnHand() + qty);
+        return productRepository.save(product);
+    }
+
+    /** Gives reserved units back. */
+    @Transactional
+    public Product releaseStock(Long productId, int qty) {
+        Product product = getProduct(productId);
+        product.setStockReserved(product.getStockReserved() - qty);
+        return productRepository.save(product);
+    }
+
+    private Product getProduct(Long productId) {
+        return productRepository.findById(productId).orElseThrow();
+    }
+}
+"""
+RESERVE = """    @Transactional
+    public Product reserveStock(Long productId, int qty) {
+        Product product = getProduct(productId);
+        product.setStockReserved(product.getStockReserved() + qty);
+        return productRepository.save(product);
+    }
+"""
+
+
+def test_a_new_method_between_markers_goes_before_the_one_the_answer_names():
+    """"Place it right above `releaseStock`": the class shown with a marker, the new method, a marker. Nothing
+    of the file around the method says where among the members it goes; the answer does (above the doc
+    comment of the one it names)."""
+    update = ("@Service\npublic class InventoryService {\n\n    // ... existing code ...\n\n" + RESERVE +
+              "\n    // ... existing code ...\n}\n")
+    want = JAVA_SERVICE.replace("    /** Gives reserved", RESERVE + "\n    /** Gives reserved")
+    assert merge_update(JAVA_SERVICE, update, "InventoryService.java", before="releaseStock").merged == want
+    assert merge_update(JAVA_SERVICE, update, "InventoryService.java").merged != want  # (the class's end)
+
+
+def test_a_method_pasted_without_its_class_after_a_marker_goes_after_the_one_the_answer_names():
+    """"Put this method right after `addStock`": imports, a marker, then the method alone at its class's
+    indentation. The syntax reads the method at the top level (after the class); the lines, told the place,
+    put it after the method it names, inside the class."""
+    update = "import com.acme.shop.domain.Product;\n// ...\n\n" + RESERVE
+    want = JAVA_SERVICE.replace("    /** Gives reserved", RESERVE + "\n    /** Gives reserved")
+    assert merge_update(JAVA_SERVICE, update, "InventoryService.java", after="addStock").merged == want
+
+
+def test_a_new_function_pasted_alone_goes_before_the_one_the_answer_names():
+    document = "def load(path):\n    return open(path).read()\n\n\ndef save(path, text):\n    open(path, 'w').write(text)\n"
+    update = "def exists(path):\n    return os.path.exists(path)\n"
+    merged = merge_update(document, update, "files.py", before="save").merged
+    assert merged == document.replace("def save", update + "\n\ndef save")
 
 
 def test_a_new_definition_goes_after_the_named_one_inside_a_namespace_after_its_last_overload():

@@ -63,6 +63,8 @@ _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30
 _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`|\*\*(?P<section>[^*]{1,60})\*\*|"
                     r"\"(?P<quoted>[^\"]{1,60})\")", re.IGNORECASE)  # ("between `a` and `b`": after a; a section, bold)
+_BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?"
+                     r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`", re.IGNORECASE)
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
@@ -114,6 +116,7 @@ class Block:
     language: str | None
     line: int  # 1-based line of the opening fence in the answer
     after: str | None = None  # the definition the prose says new code goes after ("right after `create`"; "": the end)
+    before: str | None = None  # ... or before ("place it right above `releaseStock`")
     whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
 
     @property
@@ -215,8 +218,10 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if language in _PATCH or (language is None and looks_like_patch("".join(body))):
         return _read_patch(body, info_path, prose, line)
     read = _read_code(language, info_path, body, prose, line)
-    return [replace(read, after=_after_named(prose), whole=_says_whole_file(prose)) if isinstance(read, Block)
-            else read]
+    if not isinstance(read, Block):
+        return [read]
+    after, before = _place_named(prose)
+    return [replace(read, after=after, before=before, whole=_says_whole_file(prose))]
 
 
 def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: int) -> list[Block | Skipped]:
@@ -311,17 +316,21 @@ def _path_before(prose: list[str]) -> str | None:
     return _path_named(heading) if heading is not None else None
 
 
-def _after_named(prose: list[str]) -> str | None:
+def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     """The definition the sentence before a block says its code goes after or below (``right after `Create`:``,
-    ``below the `delete` handler``): a name in backticks; "" where it says the file's end ("Add these to the end
-    of `tests/version.rs`")."""
+    ``below the `delete` handler``), as (name, None); "" where it says the file's end ("Add these to the end of
+    `tests/version.rs`"); or the one it goes before or above, as (None, name) ("Place it right above
+    `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
         m = _AFTER.search(line)
         if m:
-            return m["name"] or m["section"] or m["quoted"]
+            return m["name"] or m["section"] or m["quoted"], None
         if _AT_THE_END.search(line):
-            return ""
-    return None
+            return "", None
+        m = _BEFORE.search(line)
+        if m:
+            return None, m["name"]
+    return None, None
 
 
 def _says_whole_file(prose: list[str]) -> bool:

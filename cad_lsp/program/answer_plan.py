@@ -278,7 +278,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             continue
         try:
             merge = merge_update(current, block.text, target.name, force=force, after=block.after,
-                                 whole=block.whole)
+                                 before=block.before, whole=block.whole)
         except UpdateError as exc:
             return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                               f"{block.describe()}: {exc}", named_as)

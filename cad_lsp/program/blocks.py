@@ -60,6 +60,9 @@ class BlockMerge:
     seen: frozenset[int]  # file lines the update replaced or removed where it shows what surrounds them
     whole: bool = False  # the update is the whole file (no marker, most of the file's units): it ends as it ends
     partly_by_lines: bool = False  # a block with a fragment the parser cannot read was merged line by line
+    # the answer named a place for new definitions that the syntax did not find among the units a marker
+    # stands for (a method pasted among top-level markers, its class not shown): lines, which know it, go first
+    place_unused: bool = False
 
 
 class _Refused(Exception):
@@ -77,10 +80,11 @@ LineMerge = Callable[[list[str], list[str]], "tuple[list[Piece], frozenset[int]]
 
 def merge_by_blocks(document_lines: list[str], update_lines: list[str], language: str,
                     marker_lines: Callable[[list[str], list[str]], list[bool]], merge_lines: LineMerge,
-                    after: str | None = None) -> BlockMerge | None:
+                    after: str | None = None, before: str | None = None) -> BlockMerge | None:
     """The merged file's lines placed by syntax, or None (see the module's docstring).  ``merge_lines`` merges a
     block line by line where the update's block has a fragment the parser cannot read; ``after`` names the
-    definition new ones go after, where the answer says so ("right after `Create`"; "": the file's end)."""
+    definition new ones go after, where the answer says so ("right after `Create`"; "": the file's end), and
+    ``before`` the one they go before ("place it right above `releaseStock`"), pasted alone or between markers."""
     if language not in LANGUAGES:
         return None
     document, update = "".join(document_lines), "".join(update_lines)
@@ -95,7 +99,8 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     new_units, new_lines, rows = new
     new_side = _Side(new_lines, [row is not None and markers[row - 1] for row in rows])
     merger = _Merger(_Side(document_lines, [False] * len(document_lines)), new_side, rows,
-                     indented=language == "python", merge_lines=merge_lines)
+                     indented=language == "python", merge_lines=merge_lines,
+                     place=("after", after) if after else ("before", before) if before else None)
     new_units = merger.elided_bodies(merger.markers_apart(new_units))
     if language == "markdown":
         new_units = merger.lifted_markers(new_units)
@@ -107,16 +112,16 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     try:
         return merger.top(old_units, new_units)
     except _Refused:
-        return _new_definitions(old_units, new_units, merger, language, after)
+        return _new_definitions(old_units, new_units, merger, language, after, before)
 
 
 def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Merger", language: str,
-                     after: str | None = None) -> BlockMerge | None:
+                     after: str | None = None, before: str | None = None) -> BlockMerge | None:
     """An update that is only new top-level definitions (``func (s *Store) Update(...)`` pasted alone, no marker,
     no line of the file around it, but lines of the file in it, or a place in it named; new variables beside
     them): they go at the file's end, set off as the file sets off its last definition, rather than onto the
-    lines of the functions they resemble; after the top-level definition ``after`` names, where there is one.
-    A Python function taking ``self`` is a method (its class is not known): None, as for anything else."""
+    lines of the functions they resemble; after the top-level definition ``after`` names, or before the one
+    ``before`` names, where there is one.  A Python function taking ``self`` is a method (its class is not known): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
     names = {u.key for u in _walk(old_units) if u.key is not None}
     if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable",
@@ -129,9 +134,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
     last = len(old_units) - 1
-    named = [u for u in _walk(old_units) if after and u.key is not None and (
-        u.key[0] in ("function", "type") and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(after)}", u.key[1]) or
-        u.key[0] == "section" and u.key[1] == after.strip().lower())][-1:]  # (overloads: the last)
+    named = [u for u in _walk(old_units) if _named(u, after or before)]
+    named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
     if not named and any(u.key[0] == "section" for u in shown):
         return None  # a new Markdown section goes where the answer says, or lines place it
     in_file = {line.strip() for line in merger.old.lines}
@@ -149,10 +153,22 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     gap = merger._lead(merger.old, old_units, last, (0, len(lines) - 1)) if last > 0 else []
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     added = [piece for unit in shown for piece in lead + merger._lines(unit.start, unit.end, None)]
+    if named and before and not after:  # the new ones, the file's own gap, then it
+        start = named[0].start  # (its doc comment and decorators are its own)
+        ahead = [piece for unit in shown for piece in merger._lines(unit.start, unit.end, None) + lead]
+        return BlockMerge(pieces[:start] + ahead + pieces[start:], frozenset())
     if named and named[0] is not old_units[-1]:
         end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     return BlockMerge(pieces + added, frozenset())
+
+
+def _named(unit: Unit, name: str | None) -> bool:
+    """Whether a file unit is the definition or section an answer's sentence names (``create``, ``Store.Create``,
+    ``RingBuffer::pop``, a heading's text)."""
+    return bool(name) and unit.key is not None and (
+        unit.key[0] in ("function", "type") and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", unit.key[1]) is not None
+        or unit.key[0] == "section" and unit.key[1] == name.strip().lower())
 
 
 def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger") -> BlockMerge | None:
@@ -264,8 +280,11 @@ class _Merger:
     """One merge: the file's and the update's lines, and the file lines the update removes in sight."""
 
     def __init__(self, old: _Side, new: _Side, rows: list[int | None], indented: bool = False,
-                 merge_lines: LineMerge | None = None):
+                 merge_lines: LineMerge | None = None, place: tuple[str, str] | None = None):
         self.old, self.new = old, new
+        self.place = place  # ("after" | "before", name): where the answer says new definitions go
+        self.place_used = False
+        self.new_definitions = 0  # definitions the update shows that no file unit is
         self.rows = rows  # per row read, the update line it is (1-based), or None: a stand-in container's line
         self.indented = indented  # the language's blocks are its indentation
         self.merge_lines = merge_lines
@@ -404,7 +423,7 @@ class _Merger:
             if len(rows) != old.end - old.start + 1 or rows[-1] - rows[0] + 1 != len(rows):
                 raise _Refused  # the file's unit is not in the merge as it was: the update means something else
             pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None)
-        return BlockMerge(pieces, frozenset(self.seen), whole, self.by_lines_used)
+        return BlockMerge(pieces, frozenset(self.seen), whole, self.by_lines_used, self.place_unused())
 
     def target(self, unit: Unit, old_units: list[Unit]) -> tuple[Unit, Unit]:
         """The file unit, at any depth, that an update's unit pasted alone stands for: the one of its name (the
@@ -460,7 +479,8 @@ class _Merger:
                 pieces += self.pair(old, new, None)
             at = last + 1
         pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, len(self.old.lines))]
-        return BlockMerge(pieces, frozenset(self.seen), partly_by_lines=self.by_lines_used)
+        return BlockMerge(pieces, frozenset(self.seen), partly_by_lines=self.by_lines_used,
+                          place_unused=self.place_unused())
 
     # -- matching one level
     def match(self, old_units: list[Unit], new_units: list[Unit]) -> dict[int, int]:
@@ -575,6 +595,8 @@ class _Merger:
         if matches is None:
             matches = self.match(old_units, new_units)
         self.rewrites(old_units, new_units, matches)
+        if self.place is not None and any(_named(old_units[j], self.place[1]) for j in matches.values()):
+            self.place_used = True  # the update shows the definition it names: its order places the new ones
         if nested:
             self.refuse_strays(old_units, new_units, matches)
         for k, j in sorted(matches.items()):
@@ -601,17 +623,41 @@ class _Merger:
                 before = max((matches[m] for m in matches if m < k), default=-1)
                 after = min((matches[m] for m in matches if m > k), default=len(old_units))
                 covered = self._covered(before, after, matched_old, consumed, len(old_units))
+                covered = self._up_to_place(covered, old_units, new_units, sequence, k, matches)
                 consumed |= set(covered)
                 items += [("old", j) for j in covered]
             elif k in matches:
                 items.append(("pair", (matches[k], k)))
             else:
                 items.append(("new", k))
+                key = new_units[k].key
+                self.new_definitions += key is not None and key[0] in ("function", "type")
         deleted = [j for j in range(len(old_units)) if j not in matched_old and j not in consumed]
         self._note_deleted(deleted, old_units, new_units, matches, markers_at, nested)
         # the file's end stays after a marker that ends the update, and after a snippet at the top level
         ends_kept = keep_end or bool(sequence) and sequence[-1] in markers_at
         return self._emit(items, old_units, new_units, old_region, new_region, shift, ends_kept)
+
+    def _up_to_place(self, covered: list[int], old_units: list[Unit], new_units: list[Unit], sequence: list,
+                     k, matches: dict[int, int]) -> list[int]:
+        """A marker's units, cut at the place the answer names for the new definition that follows the marker
+        ("place it right above `releaseStock`"): without a line of the file around it, nothing else says where
+        among the units the marker stands for it goes."""
+        following = sequence[sequence.index(k) + 1:][:1]
+        if self.place is None or not following or following[0] in matches or following[0] not in range(len(new_units)) \
+                or self.is_marker(new_units[following[0]]):
+            return covered
+        side, name = self.place
+        at = [n for n, j in enumerate(covered) if _named(old_units[j], name)]
+        if not at:
+            return covered
+        self.place_used = True
+        return covered[:at[0]] if side == "before" else covered[:at[-1] + 1]
+
+    def place_unused(self) -> bool:
+        """Whether the answer named a definition of the file for new ones to go by, and none went there."""
+        return self.place is not None and self.new_definitions > 0 and not self.place_used and \
+            any(_named(unit, self.place[1]) for unit in _walk(self.old_units))
 
     @staticmethod
     def _covered(before: int, after: int, matched: set[int], consumed: set[int], total: int) -> list[int]:

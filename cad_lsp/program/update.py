@@ -34,7 +34,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .blocks import Piece, merge_by_blocks
 from .ops import split_lines
@@ -164,6 +164,7 @@ class Placement:
     rewrites: dict[int, int] = field(default_factory=dict)  # new lines between markers: the file line each rewrites
     dropped: frozenset[int] = frozenset()  # file lines left out although the update did not show them
     apart: frozenset[int] = frozenset()  # update lines a blank line goes before (a new method after a marker)
+    fresh: frozenset[int] = frozenset()  # update lines of definitions the file does not have
 
 
 @dataclass(frozen=True)
@@ -461,11 +462,13 @@ def _same_body(shown: set[str], doc_keys: list[str], j: int, bodies: dict[int, s
     return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs)
 
 
-def align_update(document: str, update: str, *, context: bool = False) -> Placement:
+def align_update(document: str, update: str, *, context: bool = False,
+                 place: tuple[str, str] | None = None) -> Placement:
     """Place the update's lines in the document (see the module's docstring); UpdateError when it cannot be.
     With ``context``, the lines next to markers weigh more in the alignment, short lines between a marker and
     the change are found near it (``_place_context``), and new lines that end the update rewrite the rest of
-    their block (``_rest_of_last_block``): the reading ``merge_update`` weighs when the plain one falls short."""
+    their block (``_rest_of_last_block``): the reading ``merge_update`` weighs when the plain one falls short.
+    ``place``: ("after" | "before", name), where the answer says new definitions go (``_at_named_place``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
     doc_lines, update_lines = split_lines(document), split_lines(update)
@@ -487,7 +490,8 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
     if not chain:
-        return _unanchored(document, update_lines, lines, keys, fresh)
+        return _at_named_place(_unanchored(document, update_lines, lines, keys, fresh), keys, doc_keys, fresh,
+                               defined, place)
     try:
         _refuse_if_ambiguous(chain, markers, doc_keys)
     except UpdateError:
@@ -538,8 +542,51 @@ def align_update(document: str, update: str, *, context: bool = False) -> Placem
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     dropped = _rest_of_last_block(lines, keys, doc_keys, replaced) if context and not whole else frozenset()
-    return Placement(document, update_lines, lines, kept, whole, replaced, rewrites, dropped,
-                     _set_apart(lines, keys, doc_keys, kept, fresh))
+    return _at_named_place(Placement(document, update_lines, lines, kept, whole, replaced, rewrites, dropped,
+                                     _set_apart(lines, keys, doc_keys, kept, fresh), frozenset(fresh)),
+                           keys, doc_keys, fresh, defined, place)
+
+
+def _at_named_place(placement: Placement, keys: list[str], doc_keys: list[str], fresh: set[int],
+                    defined: dict[int, str], place: tuple[str, str] | None) -> Placement:
+    """New definitions right after a marker, with no line of the file between them and the next marker (or
+    the update's end), go where the answer says: the marker keeps the file's lines up to the end of the
+    definition it names ("put this method right after `findRecentOrders`"), or up to the lines above it
+    ("right above `releaseStock`"), and what follows keeps the rest.  Without a line of the file around
+    them, nothing else says where among the marker's lines they go."""
+    if place is None or not fresh:
+        return placement
+    side, name = place
+    found = sorted(j for j, defined_name in defined.items() if defined_name.rsplit(".", 1)[-1] == name)
+    if not found:
+        return placement
+    lines, kept = placement.lines, dict(placement.kept)
+    for k, n in enumerate(lines):
+        if n != MARKER:
+            continue
+        run = [i for i in range(k + 1, len(lines)) if keys[i].strip()]
+        stop = next((i for i in run if lines[i] != NEW), None)
+        new = [i for i in run if stop is None or i < stop]
+        if not new or not all(i in fresh for i in new) or stop is not None and lines[stop] != MARKER:
+            continue
+        first, last = kept[k]
+        if side == "after":
+            j = found[-1]
+            cut = _block_end(doc_keys, j)  # 0-based end, exclusive: the 1-based last line of it
+        else:
+            j = found[0]
+            while j > 0 and doc_keys[j - 1].strip() and _ATTACHED_LINE.match(doc_keys[j - 1]):
+                j -= 1
+            cut = j
+            while cut > first - 1 and not doc_keys[cut - 1].strip():
+                cut -= 1  # the blank lines above it stay above the new code
+        if not first - 1 <= cut <= last:
+            continue
+        kept[k] = (first, cut)
+        if stop is not None:
+            kept[stop] = (cut + 1, kept[stop][1])
+        return replace(placement, kept=kept)
+    return placement
 
 
 def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
@@ -1264,14 +1311,15 @@ def keys_of(lines: list[str]) -> list[str]:
 
 
 def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
-                 after: str | None = None, whole: bool = False) -> Merge:
+                 after: str | None = None, before: str | None = None, whole: bool = False) -> Merge:
     """The file the update makes, and the region it changed; UpdateError when the update cannot be placed.
 
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
     it the update is placed by the file's syntax where both parse (``program.blocks``), else line by line.
     A merge that breaks a file which parsed before is refused unless ``force``.  ``after`` names the definition
-    that new definitions shown alone go after (a chat answer's "add this right after `create`"; "": the file's
-    end, "add these to the end of the file").  ``whole``: the answer says the update is the whole new file
+    that new definitions shown alone or between markers go after (a chat answer's "add this right after
+    `create`"; "": the file's end, "add these to the end of the file"), ``before`` the one they go before
+    ("place it right above `releaseStock`").  ``whole``: the answer says the update is the whole new file
     ("Here's the full file:"); without a marker and at least a third of the file's length, it replaces it.  An
     update that is a unified diff (``@@`` hunks) is applied as one (``program.patch``)."""
     if not update.strip():
@@ -1287,14 +1335,17 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
         return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
                         grammar, force)
-    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after) if grammar else None
+    blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
+        if grammar else None
+    place = ("after", after) if after else ("before", before) if before else None
     if blockwise is None:
-        candidates = [(0, _line_merge(document, update))]  # UpdateError: nothing places it
+        candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
     else:
-        candidates = [(0 if not blockwise.partly_by_lines else 1,
+        candidates = [(0 if not (blockwise.partly_by_lines or blockwise.place_unused) else 1,
                        _finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole))]
         try:
-            candidates.append((0 if blockwise.partly_by_lines else 1, _line_merge(document, update)))
+            candidates.append((0 if blockwise.partly_by_lines or blockwise.place_unused else 1,
+                               _line_merge(document, update, place=place)))
         except UpdateError:
             pass
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
@@ -1309,7 +1360,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     best = min(candidates, key=score)
     if score(best)[:3] != (False, 0, 0):
         try:
-            best = min([best, (2, _line_merge(document, update, context=True))], key=score)
+            best = min([best, (2, _line_merge(document, update, context=True, place=place))], key=score)
         except UpdateError:
             pass
     return _checked(best[1], grammar, force)
@@ -1340,9 +1391,9 @@ def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
     return merge
 
 
-def _line_merge(document: str, update: str, context: bool = False) -> Merge:
+def _line_merge(document: str, update: str, context: bool = False, place: tuple[str, str] | None = None) -> Merge:
     """The update placed line by line (``align_update``)."""
-    placement = align_update(document, update, context=context)
+    placement = align_update(document, update, context=context, place=place)
     return _finish(document, update, _line_pieces(placement), _seen_by_lines(placement), placement,
                    placement.whole_file)
 
@@ -1438,17 +1489,19 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
     removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
-                 _repeats_moved(doc_lines, split_lines(update), pieces, kept, by_lines=placement is not None))
+                 _repeats_moved(doc_lines, split_lines(update), pieces, kept,
+                                None if placement is None else placement.fresh))
 
 
 def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[Piece], kept: set[int],
-                   by_lines: bool) -> int:
+                   fresh: frozenset[int] | None) -> int:
     """Context the reading took for new code: distinctive lines the file has once that the merge writes again
     as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
     function does); a line shown next to a marker that the merge writes anew within a line or two of a copy the
     file keeps (``deactivate`` after a rewritten command: the file has it twice, so it placed nothing, and the
-    rewritten line stayed beside its rewrite); and, in a line placement, ``_stale_twins``."""
+    rewritten line stayed beside its rewrite); and, in a line placement (``fresh``: its update lines of new
+    definitions), ``_stale_twins``."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
              for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
@@ -1464,14 +1517,15 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     new = {key for key, piece in shown if piece.file_line is None and _weight(key) >= DISTINCTIVE
            and counts[key] == 1 and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{"))}
     moved = sum(1 for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges))
-    return doubled + moved + (_stale_twins(shown, counts, edges) if by_lines else 0)
+    return doubled + moved + (_stale_twins(shown, counts, edges, fresh) if fresh is not None else 0)
 
 
-def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str]) -> int:
+def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str], fresh: frozenset[int]) -> int:
     """New lines written a few lines from a file line that a marker keeps and that they repeat or rewrite, with
     no line shown between them that the file has once (lines such as ``return None`` or ``continue`` place
     nothing surely): the marker kept what the update shows again (a line shown after a loop's marker; an ``if``
-    rewritten below a ``return None`` that the file has several times), so the old stays beside the new."""
+    rewritten below a ``return None`` that the file has several times), so the old stays beside the new.  A new
+    definition's lines do not count: a new method may repeat the one it is put after."""
     def kept_twin(n: int, key: str) -> bool:
         for step in (-1, 1):
             for m in range(n + step, n + step * (TWIN_REACH + 1), step):
@@ -1486,7 +1540,8 @@ def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str
         return False
 
     return sum(1 for n, (key, piece) in enumerate(shown)
-               if piece.file_line is None and _weight(key) >= DISTINCTIVE and key not in edges
+               if piece.file_line is None and piece.update_line - 1 not in fresh and _weight(key) >= DISTINCTIVE
+               and key not in edges
                and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{")) and kept_twin(n, key))
 
 
