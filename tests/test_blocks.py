@@ -645,6 +645,8 @@ void RingBuffer::clear() noexcept {
     ("Next, add the `reserveStock` method. Place it right above `releaseStock` so the pair sits together.",
      None, "releaseStock"),
     ("Add a tiny helper above `optimizeAll`:", None, "optimizeAll"),
+    ("Place it just before the catch-all `handleUnexpected` so the handlers stay together.", None,
+     "handleUnexpected"),
 ])
 def test_the_place_an_answer_names_for_new_code(prose, after, before):
     [block] = read_answer(f"{prose}\n\n```cpp src/x.cpp\nint x;\n```\n").blocks
@@ -810,3 +812,61 @@ def test_an_element_wrapped_in_a_condition_after_a_marker_rewrites_the_element()
     assert merge.merged == document.replace(
         "      <ul className=\"list\">\n        {items.map((i) => <li key={i}>{i}</li>)}\n      </ul>\n",
         update.split("unchanged ... */}\n\n")[1].split("\n\n")[0] + "\n") and not merge.unseen
+
+
+KOTLIN_CONTROLLER = """package com.acme.users.api
+
+import com.acme.users.service.UserService
+import org.springframework.web.bind.annotation.PatchMapping
+
+@RestController
+class UserController(private val userService: UserService) {
+
+    @PostMapping
+    fun create(@RequestBody request: CreateUserRequest): UserResponse {
+        val user = userService.register(request.email.trim(), request.displayName)
+        return UserResponse.from(user)
+    }
+
+    @PatchMapping("/{id}")
+    fun update(
+        @PathVariable id: UUID,
+        @RequestBody request: UpdateUserRequest,
+    ): UserResponse {
+        val user = userService.updateProfile(id, request.displayName)
+        return UserResponse.from(user)
+    }
+}
+"""
+
+
+def test_kotlin_methods_shown_without_their_class_keep_the_bodies_their_markers_stand_for():
+    """Methods shown after the imports without their class, each body elided by a marker, an annotation with
+    arguments above one (read at the top level as an expression of its own): each signature is rewritten, each
+    body kept, nothing appended after the class."""
+    update = ("import com.acme.users.service.UserService\nimport jakarta.validation.Valid\n// ... existing code ...\n\n"
+              "    @PostMapping\n    fun create(@Valid @RequestBody request: CreateUserRequest): UserResponse {\n"
+              "        // ... existing code ...\n    }\n\n    @PatchMapping(\"/{id}\")\n    fun update(\n"
+              "        @PathVariable id: UUID,\n        @Valid @RequestBody request: UpdateUserRequest,\n"
+              "    ): UserResponse {\n        // ... existing code ...\n    }\n\n// ... existing code ...\n")
+    want = KOTLIN_CONTROLLER.replace("import com.acme.users.service.UserService\n",
+                                     "import com.acme.users.service.UserService\nimport jakarta.validation.Valid\n")
+    want = want.replace("@RequestBody request", "@Valid @RequestBody request")
+    assert merge_update(KOTLIN_CONTROLLER, update, "UserController.kt").merged == want
+
+
+def test_a_dependency_added_after_a_shown_one_is_added_not_a_rewrite_of_the_next():
+    """``implementation("...-validation")`` after ``...-web`` and before a marker: alike as text to the next
+    line, ``...-data-jpa``, but another entry of the list, so it is added; a version changed is a rewrite."""
+    document = ('dependencies {\n    implementation("org.springframework.boot:spring-boot-starter-web")\n'
+                '    implementation("org.springframework.boot:spring-boot-starter-data-jpa")\n'
+                '    implementation("org.springframework.boot:spring-boot-starter-actuator")\n}\n')
+    added = '    implementation("org.springframework.boot:spring-boot-starter-validation")\n'
+    update = ('dependencies {\n    implementation("org.springframework.boot:spring-boot-starter-web")\n' + added +
+              '    // ... existing code ...\n}\n')
+    want = document.replace('-web")\n', '-web")\n' + added)
+    assert merge_update(document, update, "build.gradle.kts").merged == want
+    assert merge_update(document, update).merged == want
+    manifest = '[dependencies]\nserde = "1.0"\ntokio = { version = "1", features = ["full"] }\n'
+    bumped = '[dependencies]\nserde = "1.0.200"\n# ... existing code ...\n'
+    assert merge_update(manifest, bumped, "Cargo.toml").merged == manifest.replace('"1.0"', '"1.0.200"')

@@ -211,7 +211,12 @@ def _find_body(node):
                           "method_declaration", "interface_declaration", "enum_declaration", "object",
                           "assignment_expression", "assignment", "await_expression", "new_expression"):
             stack.extend(child.children)
-    return None if best is None else best[1]
+    if best is None:
+        return None
+    body = best[1]
+    if body.type == "function_body" and len(body.named_children) == 1 and body.named_children[0].type in _BODIES:
+        body = body.named_children[0]  # Kotlin's function_body holds the block that holds the statements
+    return body
 
 
 def _name(node, source: bytes) -> str | None:
@@ -367,8 +372,10 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
 
 
 # What goes with the definition right below it: its doc comment, and Rust's attributes (``#[test]``), which the
-# parser reads as items of their own (Python's decorators and Java's annotations are part of the definition).
-_ATTACHED = ("comment", "line_comment", "block_comment", "attribute_item")
+# parser reads as items of their own (Python's decorators and Java's annotations are part of the definition), and
+# a Kotlin annotation with arguments above a function shown outside its class (``@PatchMapping("/{id}")``: at the
+# top level the parser reads it as an annotated expression of its own).
+_ATTACHED = ("comment", "line_comment", "block_comment", "attribute_item", "annotated_expression")
 
 
 def _with_doc_comments(units: list[Unit]) -> list[Unit]:
@@ -377,7 +384,8 @@ def _with_doc_comments(units: list[Unit]) -> list[Unit]:
         named = unit.key is not None and unit.key[0] in ("function", "type", "impl", "variable")
         first = len(out)
         while named and first > 0 and out[first - 1].kind in _ATTACHED and out[first - 1].end + 1 == (
-                out[first].start if first < len(out) else unit.start):
+                out[first].start if first < len(out) else unit.start) and \
+                (out[first - 1].kind != "annotated_expression" or out[first - 1].start == out[first - 1].end):
             first -= 1
         if first < len(out):
             unit = Unit(out[first].start, unit.end, unit.kind, unit.key, unit.body, unit.body_start, unit.body_end,

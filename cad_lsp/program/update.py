@@ -844,7 +844,8 @@ def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) 
     scores = sorted(((difflib.SequenceMatcher(None, key.strip(), doc_keys[j - 1].strip(), autojunk=False).ratio(), j)
                      for j in js
                      if j not in taken and _weight(doc_keys[j - 1]) >= DISTINCTIVE
-                     and _indent_of(doc_keys[j - 1]) == _indent_of(key)), reverse=True)
+                     and _indent_of(doc_keys[j - 1]) == _indent_of(key) and not _other_entries(key, doc_keys[j - 1])),
+                    reverse=True)
     if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
         return scores[0][1]
     return None
@@ -958,10 +959,34 @@ def _set_apart(lines: list[int], keys: list[str], doc_keys: list[str], kept: dic
 
 
 def _resembles(a: str, b: str) -> bool:
-    """Whether a new line reads as a rewrite of a file line: the same indentation and mostly the same text."""
-    if not a.strip() or not b.strip() or _indent_of(a) != _indent_of(b):
+    """Whether a new line reads as a rewrite of a file line: the same indentation and mostly the same text, and
+    not another entry of a list (``_other_entries``)."""
+    if not a.strip() or not b.strip() or _indent_of(a) != _indent_of(b) or _other_entries(a, b):
         return False
     return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= REWRITE_SIMILARITY
+
+
+_ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18.2.0",``
+               re.compile(r"^\s*(?P<key>[\w.-]+)\s*=\s*[\"'\[{\d]"),  # TOML, INI: ``serde = { version = "1" }``
+               re.compile(r"^\s*(?P<call>[\w.]+)\s*\(\s*([\"'])(?P<key>[^\"']*)\2\s*\)\s*[,;]?\s*$"))  # Gradle
+_NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
+
+
+def _other_entries(a: str, b: str) -> bool:
+    """Whether two lines are different entries of one list: a dependency added beside another
+    (``implementation("...:spring-boot-starter-validation")`` next to ``...-data-jpa``), a key added to a
+    manifest.  Lines alike as text, but one names another thing: the new one is added, not a rewrite.  Its
+    version or value changed, or its key respelt (``poll_interval_secs`` to ``poll-interval-secs``), the entry
+    is the same (a rewrite)."""
+    for pattern in _ENTRY_KEYS:
+        m, n = pattern.match(a), pattern.match(b)
+        if m and n:
+            return m.groupdict().get("call") != n.groupdict().get("call") or _entry(m["key"]) != _entry(n["key"])
+    return False
+
+
+def _entry(key: str) -> str:
+    return _NOT_IN_NAME.sub("", key).lower()
 
 
 def _likeness(new: str, old: str) -> float:
@@ -1092,7 +1117,8 @@ def _rewritten_lines(ks: list[int], js, keys: list[str], doc_keys: list[str], pl
     if not written or len(written) > LONE_LINES or len(js) < len(ks) or any(j in placed or j in taken for j in js):
         return set()
     if any(bool(keys[k].strip()) != bool(doc_keys[j - 1].strip()) or keys[k].strip() and
-           _indent_of(keys[k]) != _indent_of(doc_keys[j - 1]) for k, j in zip(ks, js)):
+           (_indent_of(keys[k]) != _indent_of(doc_keys[j - 1]) or _other_entries(keys[k], doc_keys[j - 1]))
+           for k, j in zip(ks, js)):
         return set()
     a = Counter(_TOKEN.findall(" ".join(keys[k] for k in ks)))
     b = Counter(_TOKEN.findall(" ".join(doc_keys[j - 1] for j in js)))
@@ -1547,7 +1573,7 @@ def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str
 
 def _twin(new: str, old: str) -> bool:
     """Whether a new line rewrites a file line so closely that both in one stretch means the old was kept."""
-    return _indent_of(new) == _indent_of(old) and _weight(old) >= DISTINCTIVE and \
+    return _indent_of(new) == _indent_of(old) and _weight(old) >= DISTINCTIVE and not _other_entries(new, old) and \
         difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= TWIN_LIKENESS
 
 
