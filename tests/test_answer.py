@@ -484,3 +484,36 @@ def test_a_first_line_may_name_the_file_as_in_path_and_a_section_may_be_named_in
     readme = "# App\n\n## Adding recipes\n\nEdit the list.\n\n## Project structure\n\nsrc/\n"
     merged = merge_update(readme, second.text, "README.md", after=second.after).merged
     assert merged == readme.replace("## Project structure", "## Filtering\n\nText.\n\n## Project structure")
+
+
+GET = ("\tid := parseID(r)\n\tb, err := h.store.Get(id)\n\tif err != nil {\n\t\th.storeError(w, r, err)\n"
+       "\t\treturn\n\t}\n")
+HANDLERS = ("package httpapi\n\nfunc (h *Handlers) get(w http.ResponseWriter, r *http.Request) {\n" + GET +
+            "\twriteJSON(w, b)\n}\n\nfunc (h *Handlers) rename(w http.ResponseWriter, r *http.Request) {\n" + GET +
+            "\tb.Title = r.FormValue(\"title\")\n\twriteJSON(w, b)\n}\n")
+
+
+def test_a_line_rewritten_alone_goes_to_the_lines_its_info_string_names(tmp_path):
+    """Continue's ``go internal/x.go (5-5)``: a single line rewritten, nothing around it to find it by (the
+    rewrite matches no line of the file). The range names the file's lines as the answer saw them, found again
+    in the text the blocks before made; a range whose lines the block does not resemble places nothing."""
+    (tmp_path / "handlers.go").write_text(HANDLERS)
+    answer = ("Pass the context:\n\n```go handlers.go (1-1)\npackage httpapi\n\nimport \"context\"\n```\n\n"
+              "```go handlers.go (15-15)\n\tb, err := h.store.Get(r.Context(), id)\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == HANDLERS.replace("package httpapi\n", "package httpapi\n\nimport \"context\"\n").replace(
+        "Get(id)\n\tif err != nil {\n\t\th.storeError(w, r, err)\n\t\treturn\n\t}\n\tb.Title",
+        "Get(r.Context(), id)\n\tif err != nil {\n\t\th.storeError(w, r, err)\n\t\treturn\n\t}\n\tb.Title")
+    assert by_path(plan_answer(answer.replace(" (15-15)", ""), tmp_path))["handlers.go"].after is None  # 2 places
+    wrong = answer.replace("(15-15)", "(14-14)")
+    assert by_path(plan_answer(wrong, tmp_path))["handlers.go"].after is None  # line 14 is another line
+
+
+def test_a_shell_block_after_a_sentence_naming_a_source_file_is_commands_not_that_file(tmp_path):
+    root = tree(tmp_path)
+    answer = ("```python src/app.py\ndef load(path):\n    return open(path, encoding='utf-8').read()\n"
+              "# ... existing code ...\n```\n\n`src/main.py` needs no change, since `load` keeps its signature. Run:\n\n"
+              "```sh\npython -m pytest -q\n```\n")
+    plan = plan_answer(answer, root)
+    assert [f.path for f in plan.files] == ["src/app.py"] and plan.complete
+    assert [b.path for b in read_answer(answer).blocks] == ["src/app.py"]

@@ -87,6 +87,8 @@ _CODE_EXTENSIONS = {
     "mdx", "rst", "txt", "proto", "graphql", "tf", "nix", "zig", "nim", "sol", "prisma",
 }
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
+# Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
+_LINE_RANGE = re.compile(r"(?:\(\s*L?(?P<first>\d+)\s*[-\u2013:]\s*L?(?P<last>\d+)\s*\)|#L(?P<a>\d+)(?:-L?(?P<b>\d+))?)\s*$")
 _INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
                              re.IGNORECASE)
 
@@ -118,6 +120,7 @@ class Block:
     line: int  # 1-based line of the opening fence in the answer
     after: str | None = None  # the definition the prose says new code goes after ("right after `create`"; "": the end)
     before: str | None = None  # ... or before ("place it right above `releaseStock`")
+    lines: tuple[int, int] | None = None  # the file lines the info string says it stands for (Continue's ``(48-52)``)
     whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
 
     @property
@@ -222,7 +225,17 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if not isinstance(read, Block):
         return [read]
     after, before = _place_named(prose)
-    return [replace(read, after=after, before=before, whole=_says_whole_file(prose))]
+    return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
+                    lines=_line_range(info) if read.named_by == "info" else None)]
+
+
+def _line_range(info: str) -> tuple[int, int] | None:
+    """The file lines an info string says its block stands for (``go internal/x.go (48-52)``), or None."""
+    m = _LINE_RANGE.search(info)
+    if m is None:
+        return None
+    first, last = int(m["first"] or m["a"]), int(m["last"] or m["b"] or m["a"])
+    return (first, last) if 0 < first <= last else None
 
 
 def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: int) -> list[Block | Skipped]:
@@ -251,6 +264,8 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
     if path is None:
         path = _path_before(prose)
         named_by = "line before" if path else None
+        if path is not None and language in _SHELL and _code_file(path):
+            path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
     if language in _NOT_CODE and path is None:
         return Skipped(line, language, _NOT_CODE[language])
     if path is None and language in _SHELL:
@@ -370,6 +385,13 @@ def _path_named(line: str) -> str | None:
     words = [w.strip(".,;:!?()[]\"'") for w in _BACKTICKED.sub(" ", stripped).split()]
     named = {w for w in quoted + words if _names_file(w)}
     return named.pop() if len(named) == 1 else None
+
+
+def _code_file(path: str) -> bool:
+    """Whether a path is a source file in a language other than the shell's (``main.go``, not ``deploy.sh``)."""
+    name = re.split(r"[/\\]", path)[-1]
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+    return extension in _CODE_EXTENSIONS and extension not in ("sh", "bash", "zsh", "fish", "ps1", "bat", "cmd")
 
 
 def _names_file(word: str) -> bool:

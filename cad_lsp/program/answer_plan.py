@@ -10,6 +10,7 @@ the disk, the language server the editor's open documents first).
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ Lister = Callable[[Path], Iterable[str]]
 # Folders no answer means when it names a file by the end of its path: dependencies, build output, caches.
 _NOT_SEARCHED = {"node_modules", "__pycache__", "venv", "env", "target", "build", "dist", "out", "vendor",
                  "site-packages", "bower_components"}
+RANGE_LIKENESS = 0.6  # a block placed by its line range alone must be this alike to the lines it replaces
 _SEARCH_LIMIT = 50_000  # files looked at, at most, to find one by the end of its path
 
 # The file extensions a block's language may go to, for blocks that name no file and go to the default one.
@@ -236,6 +238,34 @@ def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
     return target, None
 
 
+def _at_lines(original: str, current: str, block: Block) -> Merge | None:
+    """A block whose text has no place in the file, put where its info string says (``(48-48)``: a line
+    rewritten whole, nothing around it to find it by): those lines of the file as the answer saw it, found
+    unchanged in the text the blocks before made, and alike enough to the block to be what it rewrites (a
+    range the file has moved away from places nothing).  None when that does not hold."""
+    if block.lines is None or any(is_marker(line) for line in block.text.splitlines()):
+        return None
+    first, last = block.lines
+    old = original.splitlines(True)
+    if last > len(old):
+        return None
+    now = current.splitlines(True)
+    matcher = difflib.SequenceMatcher(None, old, now, autojunk=False)
+    at = next((j + first - 1 - i for tag, i, i2, j, _ in matcher.get_opcodes()
+               if tag == "equal" and i <= first - 1 and last <= i2), None)
+    replaced = "".join(old[first - 1: last])
+    if at is None or difflib.SequenceMatcher(None, replaced.strip(), block.text.strip(),
+                                             autojunk=False).ratio() < RANGE_LIKENESS:
+        return None
+    patch = f"@@ -{at + 1},{last - first + 1} +{at + 1},{len(block.text.splitlines())} @@\n" + \
+        "".join("-" + line.rstrip("\r\n") + "\n" for line in old[first - 1: last]) + \
+        "".join("+" + line + "\n" for line in block.text.splitlines())
+    try:
+        return merge_patch(current, patch)
+    except UpdateError:
+        return None
+
+
 def _shown(target: Path, root: Path) -> str:
     try:
         return target.relative_to(root).as_posix()
@@ -280,8 +310,10 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             merge = merge_update(current, block.text, target.name, force=force, after=block.after,
                                  before=block.before, whole=block.whole)
         except UpdateError as exc:
-            return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
-                              f"{block.describe()}: {exc}", named_as)
+            merge = _at_lines(before, current, block)
+            if merge is None:
+                return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
+                                  f"{block.describe()}: {exc}", named_as)
         merges.append(merge)
         current = merge.merged
     return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as)
