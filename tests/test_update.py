@@ -566,13 +566,18 @@ def test_new_code_appended_after_a_marker_below_the_file_s_last_line_shown_as_co
 def test_a_marker_like_line_the_file_holds_as_text_still_elides_where_the_update_shows_it_elsewhere():
     """A test file whose text holds ``# ... existing code ...`` (an update inside a string): the update's own
     markers, away from that text's neighbours, still elide; shown with its neighbours, the line is the file's."""
-    document = ('UPDATE = """\n# ... existing code ...\nx = 2\n"""\n\n\ndef test_update():\n'
-                '    assert merge(UPDATE) == 2\n\n\nLIMIT = 3\n')
+    document = ('UPDATE = """\n# ... existing code ...\nx = 2\n"""\nOTHER = """\n# ... existing code ...\nz = 5\n"""\n\n\n'
+                'def test_update():\n    assert merge(UPDATE) == 2\n\n\nLIMIT = 3\n')
     update = "# ... existing code ...\nLIMIT = 4\n"
     assert merge_update(document, update, "test_x.py").merged == document.replace("LIMIT = 3", "LIMIT = 4")
     assert merge_update(document, update).merged == document.replace("LIMIT = 3", "LIMIT = 4")
     inside = 'UPDATE = """\n# ... existing code ...\nx = 3\n"""\n'
     assert merge_update(document, inside).merged == document.replace("x = 2", "x = 3")
+    new_test = ('# ... other tests unchanged ...\n\n\ndef test_two_markers():\n    snippet = """\n'
+                '# ... existing code ...\ny = 1\n"""\n    assert merge(snippet) == 1\n')
+    want = document + new_test.split("unchanged ...\n", 1)[1]
+    assert merge_update(document, new_test, "test_x.py").merged == want  # its snippet's marker is text
+    assert merge_update(document, new_test).merged == want
 
 
 def test_a_line_shown_after_a_marker_is_not_written_again_beside_the_copy_the_marker_keeps():

@@ -130,13 +130,18 @@ def is_marker(line: str) -> bool:
 def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:
     """Which update lines are markers: those ``is_marker`` reads as one, unless the file has the same line with
     the same line next to it as the update shows (a test's text holding ``# ... existing code ...``, shown with
-    its neighbours: the file's own line; elsewhere in the update, the same words elide)."""
+    its neighbours: the file's own line; elsewhere in the update, the same words elide), or the update holds it
+    in a multi-line string it opens above it (a new test's snippet, where the file's tests have such text too)."""
     doc = [line.strip() for line in document_lines]
     new = [line.strip() for line in update_lines]
     out = []
+    inside = _inside_strings(update_lines)
     for k, key in enumerate(new):
         if not is_marker(key) or key not in doc:
             out.append(is_marker(key))
+            continue
+        if k in inside:
+            out.append(False)
             continue
         around = (_next_shown(new, k, -1), _next_shown(new, k, 1))
         literal = False
@@ -1575,6 +1580,25 @@ def _twin(new: str, old: str) -> bool:
     """Whether a new line rewrites a file line so closely that both in one stretch means the old was kept."""
     return _indent_of(new) == _indent_of(old) and _weight(old) >= DISTINCTIVE and not _other_entries(new, old) and \
         difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= TWIN_LIKENESS
+
+
+def _inside_strings(update_lines: list[str]) -> set[int]:
+    """The update lines inside a multi-line string the update opens: Python's triple quotes, a JavaScript
+    template literal opened at a line's end (a backtick ending ``const update =``)."""
+    out: set[int] = set()
+    open_quote = None
+    for k, line in enumerate(update_lines):
+        if open_quote is not None:
+            out.add(k)
+        for quote in ('"""', "'''"):
+            if open_quote in (None, quote) and line.count(quote) % 2:
+                open_quote = None if open_quote == quote else quote
+        if open_quote is None and line.rstrip().endswith("`") and not line.rstrip().endswith("```") and \
+                line.count("`") % 2:
+            open_quote = "`"
+        elif open_quote == "`" and k in out and line.count("`") % 2:
+            open_quote = None
+    return out
 
 
 def _next_shown(keys: list[str], k: int, step: int) -> int | None:
