@@ -22,6 +22,7 @@ def merged(update: str, document: str = FILE) -> str:
     ("<!-- rest of the file -->\n", True), ("# ... rest of the code unchanged ...\n", True), ("...\n", True),
     ("# keep existing code\n", True), ("# compute the total\n", False), ("x = ...\n", False),
     ("# this function keeps the existing behaviour of the old parser but adds many more checks\n", False),
+    ("{{ ... }}\n", True), ("  {{ ... existing code ... }}\n", True), ("{{ user.name }}\n", False),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker
@@ -627,3 +628,21 @@ def test_a_line_rewritten_below_a_context_line_the_file_repeats_does_not_stay_be
     want = "\n".join(lines[:5] + update.split("\n")[2:6] + lines[8:])
     assert merge_update(document, update, "pick.py").merged == want
     assert merge_update(document, update).merged == want
+
+
+def test_a_marker_at_the_left_edge_after_new_lines_inside_a_function_keeps_the_function_s_rest():
+    """Windsurf puts ``{{ ... }}`` at the left edge: after an effect rewritten inside a hook, it stands for the
+    hook's remaining lines, not for what follows the hook (the new lines do not close it)."""
+    document = ("export function useSearch(limit) {\n  const [q, setQ] = useState('');\n  useEffect(() => {\n"
+                "    search(q, { limit })\n      .finally(() => {\n        setBusy(false);\n      });\n"
+                "  }, [q, limit]);\n\n  const clear = useCallback(() => {\n    setQ('');\n  }, []);\n\n"
+                "  return { q, setQ, clear };\n}\n")
+    update = ("export function useSearch(limit) {\n{{ ... }}\n  useEffect(() => {\n    const c = new AbortController();\n"
+              "    search(q, { limit, signal: c.signal })\n      .finally(() => {\n        setBusy(false);\n      });\n\n"
+              "    return () => c.abort();\n  }, [q, limit, minLength]);\n{{ ... }}\n")
+    want = document.replace("  useEffect(() => {\n    search(q, { limit })\n", "  useEffect(() => {\n"
+                            "    const c = new AbortController();\n    search(q, { limit, signal: c.signal })\n")
+    want = want.replace("      });\n  }, [q, limit]);\n", "      });\n\n    return () => c.abort();\n  }, [q, limit, minLength]);\n")
+    assert merge_update(document, update, "useSearch.ts").merged == want
+    placement = align_update(document, update)  # line by line too: the last marker keeps from the blank line on
+    assert placement.kept[len(placement.lines) - 1] == (9, 15) and placement.replaced == {8}

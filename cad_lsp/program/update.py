@@ -107,8 +107,11 @@ def _weight(key: str) -> int:
 def is_marker(line: str) -> bool:
     """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
     ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
-    ``// ... other methods ...``), or a bare ``...``."""
+    ``// ... other methods ...``), or a bare ``...``, or one in double braces (``{{ ... }}``)."""
     text = _key(line).strip()
+    if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
+        text = text[2:-2].strip()
+        return text in ("...", "\u2026") or is_marker("// " + text)
     if text in ("...", "\u2026"):
         return True
     if text.startswith("{/*") and text.endswith("*/}"):  # JSX: a comment inside braces
@@ -1255,7 +1258,8 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
             continue
         following = next((m for m in lines[k + 1:] if m > 0), None)
         if last is not None and lines[last] > 0 and any(key.strip() for key in keys[last + 1:k]):
-            done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys)  # new code ends a block
+            new_end = next(key for key in reversed(keys[last + 1:k]) if key.strip())
+            done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys, new_end)  # new code ends a block
         last = k
         if following is not None:
             end = following - 1
@@ -1272,12 +1276,14 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
     return kept
 
 
-def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys: list[str]) -> int:
+def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys: list[str], new_end: str) -> int:
     """Where a marker's kept lines start when new code comes between the last placed line and the marker: a
     marker less indented than the file's lines after that placed one stands for what follows the block they
     are in, so the rest of that block is what the new code rewrote (the update's new lines are the block's new
     end).  Returns the last file line the new code accounts for: ``done`` as it was when the file's next line
-    is no deeper than the marker, or when the block does not end before the next placed line."""
+    is no deeper than the marker, or when the block does not end before the next placed line, or when the block
+    ends with a closing line and the new code (``new_end``, its last line) does not close it: the marker, at
+    the left edge where some assistants put every marker (``{{ ... }}``), stands for the block's rest then."""
     end = following - 1 if following is not None else len(doc_keys)
     j = done  # 0-based: the file line after ``done``
     while j < end and not doc_keys[j].strip():
@@ -1288,6 +1294,8 @@ def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys
         j += 1
     if j >= end:
         return done  # the block runs on to the next placed line: the marker is inside it after all
+    if _CLOSING.match(doc_keys[j]) and doc_keys[j].strip() and not _CLOSING.match(new_end):
+        return done
     while j > done and not doc_keys[j - 1].strip():
         j -= 1  # the blank lines before what follows the block stay with it
     return j
