@@ -646,3 +646,53 @@ def test_a_marker_at_the_left_edge_after_new_lines_inside_a_function_keeps_the_f
     assert merge_update(document, update, "useSearch.ts").merged == want
     placement = align_update(document, update)  # line by line too: the last marker keeps from the blank line on
     assert placement.kept[len(placement.lines) - 1] == (9, 15) and placement.replaced == {8}
+
+
+MINIMAL_API = """var todos = app.MapGroup("/api/todos");
+
+todos.MapGet("/{id:int}", async Task<Results<Ok<TodoResponse>, NotFound>> (
+    int id, ClaimsPrincipal user, ITodoService service, CancellationToken ct) =>
+{
+    var todo = await service.GetAsync(OwnerId(user), id, ct);
+    return todo is null ? TypedResults.NotFound() : TypedResults.Ok(TodoResponse.From(todo));
+})
+.WithName("GetTodo");
+
+todos.MapPut("/{id:int}", async Task<Results<Ok<TodoResponse>, NotFound>> (
+    int id, UpdateTodoRequest request, ClaimsPrincipal user, ITodoService service, CancellationToken ct) =>
+{
+    var todo = await service.UpdateAsync(OwnerId(user), id, request, ct);
+    return todo is null ? TypedResults.NotFound() : TypedResults.Ok(TodoResponse.From(todo));
+})
+.WithName("UpdateTodo");
+
+todos.MapDelete("/{id:int}", async Task<Results<NoContent, NotFound>> (
+    int id, ClaimsPrincipal user, ITodoService service, CancellationToken ct) =>
+{
+    var deleted = await service.DeleteAsync(OwnerId(user), id, ct);
+    return deleted ? TypedResults.NoContent() : TypedResults.NotFound();
+})
+.WithName("DeleteTodo");
+
+app.Run();
+"""
+
+
+def test_new_minimal_api_endpoints_after_a_shown_one_are_new_routes_not_rewrites_of_the_next():
+    """Copilot's ``// ...existing code...`` then ``.WithName("UpdateTodo");`` and two new endpoints: their
+    parameter lines repeat every endpoint's, so they are no place (the endpoints the update does not show
+    hold them), and ``MapDelete("/{id:int}/complete", ...`` is another route than ``MapDelete("/{id:int}"``,
+    not its rewrite."""
+    new = ('todos.MapPost("/{id:int}/complete", async Task<Results<Ok<TodoResponse>, NotFound>> (\n'
+           '    int id, ClaimsPrincipal user, ITodoService service, CancellationToken ct) =>\n{\n'
+           '    var todo = await service.SetCompletedAsync(OwnerId(user), id, completed: true, ct);\n'
+           '    return todo is null ? TypedResults.NotFound() : TypedResults.Ok(TodoResponse.From(todo));\n})\n'
+           '.WithName("CompleteTodo");\n\n'
+           'todos.MapDelete("/{id:int}/complete", async Task<Results<Ok<TodoResponse>, NotFound>> (\n'
+           '    int id, ClaimsPrincipal user, ITodoService service, CancellationToken ct) =>\n{\n'
+           '    var todo = await service.SetCompletedAsync(OwnerId(user), id, completed: false, ct);\n'
+           '    return todo is null ? TypedResults.NotFound() : TypedResults.Ok(TodoResponse.From(todo));\n})\n'
+           '.WithName("ReopenTodo");\n\n')
+    update = '// ...existing code...\n.WithName("UpdateTodo");\n\n' + new + '// ...existing code...\n'
+    want = MINIMAL_API.replace('.WithName("UpdateTodo");\n\n', '.WithName("UpdateTodo");\n\n' + new)
+    assert merge_update(MINIMAL_API, update, "Program.cs").merged == want

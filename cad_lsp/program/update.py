@@ -343,11 +343,11 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
+    titled = _TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
+    if titled and key.rstrip().endswith(("{", "(", "=>")):  # (C#'s ``todos.MapPost("/{id}", async (``)
+        return f"{titled['name']} {titled['title']}"
     if not (key.rstrip().endswith("{") or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
         return None
-    titled = _TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
-    if titled:
-        return f"{titled['name']} {titled['title']}"
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
     if assigned and key.rstrip().endswith("{"):
         return assigned["name"]
@@ -976,14 +976,16 @@ def _resembles(a: str, b: str) -> bool:
 
 _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18.2.0",``
                re.compile(r"^\s*(?P<key>[\w.-]+)\s*=\s*[\"'\[{\d]"),  # TOML, INI: ``serde = { version = "1" }``
-               re.compile(r"^\s*(?P<call>[\w.]+)\s*\(\s*([\"'])(?P<key>[^\"']*)\2\s*\)\s*[,;]?\s*$"))  # Gradle
+               re.compile(r"^\s*(?P<call>[\w.]+)\s*\(\s*([\"'])(?P<key>[^\"']*)\2\s*\)\s*[,;]?\s*$"),  # Gradle
+               # a route or a test opened by a call naming it: ``todos.MapDelete("/{id}/complete", async (``
+               re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"))
 _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
 
 
 def _other_entries(a: str, b: str) -> bool:
     """Whether two lines are different entries of one list: a dependency added beside another
     (``implementation("...:spring-boot-starter-validation")`` next to ``...-data-jpa``), a key added to a
-    manifest.  Lines alike as text, but one names another thing: the new one is added, not a rewrite.  Its
+    manifest, a route or a test opened beside another (a log call's message rewritten is a rewrite).  Lines alike as text, but one names another thing: the new one is added, not a rewrite.  Its
     version or value changed, or its key respelt (``poll_interval_secs`` to ``poll-interval-secs``), the entry
     is the same (a rewrite)."""
     for pattern in _ENTRY_KEYS:
