@@ -696,3 +696,26 @@ def test_new_minimal_api_endpoints_after_a_shown_one_are_new_routes_not_rewrites
     update = '// ...existing code...\n.WithName("UpdateTodo");\n\n' + new + '// ...existing code...\n'
     want = MINIMAL_API.replace('.WithName("UpdateTodo");\n\n', '.WithName("UpdateTodo");\n\n' + new)
     assert merge_update(MINIMAL_API, update, "Program.cs").merged == want
+
+
+def test_a_command_continued_over_lines_rewritten_takes_its_continuation_with_it():
+    document = ("FROM node:20-alpine AS deps\nWORKDIR /app\nCOPY package.json package-lock.json ./\n"
+                "RUN npm ci --omit=dev --ignore-scripts \\\n    && npm cache clean --force\n\n"
+                "FROM node:20-alpine AS build\nCOPY package.json package-lock.json ./\nRUN npm ci --ignore-scripts\n")
+    update = ("{{ ... }}\nWORKDIR /app\nCOPY package.json package-lock.json ./\nRUN --mount=type=cache,target=/root/.npm \\\n"
+              "    npm ci --omit=dev --ignore-scripts\n\n{{ ... }}\n")
+    want = document.replace("RUN npm ci --omit=dev --ignore-scripts \\\n    && npm cache clean --force\n",
+                            "RUN --mount=type=cache,target=/root/.npm \\\n    npm ci --omit=dev --ignore-scripts\n")
+    assert merge_update(document, update, "Dockerfile").merged == want
+
+
+def test_windsurf_markers_at_the_left_edge_keep_the_rest_of_a_yaml_block():
+    """``{{ ... }}`` at the left edge after a service's new lines: the service's other keys stay (its
+    indentation says nothing of the block it ends)."""
+    document = ("services:\n  api:\n    build: .\n    restart: unless-stopped\n  worker:\n    build: .\n"
+                "    command: [\"node\", \"worker.js\"]\n    environment:\n      CONCURRENCY: \"4\"\n\nvolumes:\n  data:\n")
+    update = ("{{ ... }}\n  worker:\n    image: ${API_IMAGE:-api:dev}\n    build: .\n    command: [\"node\", \"worker.js\"]\n"
+              "    healthcheck:\n      disable: true\n{{ ... }}\n")
+    want = document.replace("  worker:\n    build: .\n", "  worker:\n    image: ${API_IMAGE:-api:dev}\n    build: .\n")
+    want = want.replace("worker.js\"]\n", "worker.js\"]\n    healthcheck:\n      disable: true\n")
+    assert merge_update(document, update, "docker-compose.yml").merged == want

@@ -534,7 +534,8 @@ def align_update(document: str, update: str, *, context: bool = False,
     _close_shown_blocks(lines, keys, doc_keys)
     if context:
         _place_context(lines, keys, doc_keys)
-    replaced = _rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys)
+    replaced = _with_continuations(_rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys),
+                                   lines, doc_keys)
     replaced |= _dead_after_return(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     whole = not any(markers) and _covers(reached, doc_keys)
@@ -1037,6 +1038,18 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
     return frozenset(out)
 
 
+def _with_continuations(replaced: frozenset[int], lines: list[int], doc_keys: list[str]) -> frozenset[int]:
+    """File lines rewritten, with the lines that continue them (a line ending with a backslash goes on in the
+    next: a Dockerfile ``RUN ... \\`` rewritten whole takes its ``&& npm cache clean`` with it), unless the
+    update shows those."""
+    out, placed = set(replaced), {n for n in lines if n > 0}
+    for n in sorted(replaced):
+        while n < len(doc_keys) and doc_keys[n - 1].rstrip().endswith("\\") and n + 1 not in placed:
+            n += 1
+            out.add(n)
+    return frozenset(out)
+
+
 def _split_over_lines(new: list[str], old: str) -> bool:
     """Whether the first new lines are the file line rewritten over several (a ``RUN`` line given a flag and a
     continuation): they start as it does, at its indentation, and hold all its words."""
@@ -1259,7 +1272,8 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
         if n != MARKER:
             continue
         following = next((m for m in lines[k + 1:] if m > 0), None)
-        if last is not None and lines[last] > 0 and any(key.strip() for key in keys[last + 1:k]):
+        if last is not None and lines[last] > 0 and any(key.strip() for key in keys[last + 1:k]) and \
+                not keys[k].lstrip().startswith("{{"):  # (Windsurf's ``{{ ... }}``: its indentation says nothing)
             new_end = next(key for key in reversed(keys[last + 1:k]) if key.strip())
             done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys, new_end)  # new code ends a block
         last = k
