@@ -870,3 +870,52 @@ def test_a_dependency_added_after_a_shown_one_is_added_not_a_rewrite_of_the_next
     manifest = '[dependencies]\nserde = "1.0"\ntokio = { version = "1", features = ["full"] }\n'
     bumped = '[dependencies]\nserde = "1.0.200"\n# ... existing code ...\n'
     assert merge_update(manifest, bumped, "Cargo.toml").merged == manifest.replace('"1.0"', '"1.0.200"')
+
+
+RAILS_MODEL = """class Article < ApplicationRecord
+  belongs_to :author, class_name: "User"
+  has_many :comments, dependent: :destroy
+
+  scope :published, -> { where(status: "published") }
+  scope :visible, -> { published.where(published_at: ..Time.current) }
+  scope :recent, -> { order(published_at: :desc) }
+  scope :search, ->(q) { where("title ILIKE ?", "%#{q}%") }
+
+  def to_param
+    slug
+  end
+
+  def publish!
+    update!(status: "published", published_at: Time.current)
+  end
+end
+"""
+
+
+def test_a_new_ruby_scope_between_markers_goes_after_the_scopes_the_marker_stands_for():
+    """``scope :recent`` shown, ``# ... other scopes ...``, a new scope, ``# ... rest of the model ...``: the
+    first marker stands for the other scopes, and the new one goes after them, not at the class's end."""
+    update = ("class Article < ApplicationRecord\n  # ... associations ...\n\n"
+              "  scope :recent, -> { order(published_at: :desc) }\n  # ... other scopes ...\n\n"
+              "  # Most-viewed articles of the last week.\n  scope :trending, -> { visible.order(views: :desc).limit(10) }\n\n"
+              "  # ... rest of the model ...\nend\n")
+    want = RAILS_MODEL.replace('"%#{q}%") }\n', '"%#{q}%") }\n\n  # Most-viewed articles of the last week.\n'
+                               '  scope :trending, -> { visible.order(views: :desc).limit(10) }\n')
+    assert merge_update(RAILS_MODEL, update, "article.rb").merged == want
+
+
+def test_a_ruby_statement_rewritten_after_a_new_one_is_still_a_rewrite():
+    """A new ``before_action`` shown before the one rewritten (a ``restore`` added to its list): the rewrite is
+    found among the next few new statements, so the old one does not stay beside it."""
+    document = ("class ArticlesController < ApplicationController\n  before_action :set_article, only: %i[show edit]\n"
+                "  before_action :authorize_author!, only: %i[edit update destroy]\n\n  def index\n"
+                "    @articles = Article.all\n  end\n\n  def destroy\n    @article.destroy\n  end\nend\n")
+    update = ("class ArticlesController < ApplicationController\n  before_action :set_article, only: %i[show edit]\n"
+              "  before_action :set_discarded_article, only: :restore\n"
+              "  before_action :authorize_author!, only: %i[edit update destroy restore]\n\n  # ... index unchanged ...\n\n"
+              "  def destroy\n    @article.discard!\n  end\nend\n")
+    want = document.replace("  before_action :authorize_author!, only: %i[edit update destroy]\n",
+                            "  before_action :set_discarded_article, only: :restore\n"
+                            "  before_action :authorize_author!, only: %i[edit update destroy restore]\n")
+    want = want.replace("@article.destroy", "@article.discard!")
+    assert merge_update(document, update, "articles_controller.rb").merged == want

@@ -36,9 +36,11 @@ __all__ = ["Piece", "BlockMerge", "merge_by_blocks"]
 
 _IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
 _COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment line (not ``#[attr]``, ``#include``)
-_CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*)\s*$")  # closes a block: ``}``, ``});``, ``</div>``
+# closes a block: ``}``, ``});``, ``</div>``, Ruby's ``end``, the shell's ``fi``
+_CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*|end|fi|done|esac)\s*$")
 _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's closing line while lines place its inside
 _LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
+REWRITE_LOOKAHEAD = 3  # new units a file unit's rewrite may be among, walking out from a shown neighbour
 LIKENESS = 0.6  # a new unit next to a marker rewrites a file unit whose text it resembles this much
 NAMED = {"function", "type", "impl", "section", "import"}  # units that a name identifies: never paired by likeness
 RESEMBLANCE_CHARS = 1500  # blocks of one name are compared on their first characters (the rest costs quadratic time)
@@ -161,6 +163,25 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     return BlockMerge(pieces + added, frozenset())
+
+
+_CALLEE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s+:?\w")  # ``scope :recent``, ``has_many :comments``, ``validates :title``
+
+
+_COMMENTS = ("comment", "line_comment", "block_comment")
+
+
+def _first_line(unit: Unit) -> int:
+    """A unit's own first line, after the doc comment joined to it."""
+    return unit.inner if unit.inner is not None else unit.start
+
+
+def _callee(line: str) -> str | None:
+    """What a statement line calls, for statements that are calls with bare arguments (Ruby's ``scope :x``):
+    the word it starts with; None for anything else."""
+    m = _CALLEE.match(line)
+    return m[1] if m and m[1] not in ("def", "class", "module", "return", "if", "unless", "end", "import", "from",
+                                      "let", "const", "var", "public", "private", "protected", "static") else None
 
 
 def _named(unit: Unit, name: str | None) -> bool:
@@ -565,11 +586,16 @@ class _Merger:
         return self.likeness(old, new) >= LIKENESS
 
     def _walk_pairs(self, old_units, new_units, run, gap) -> list[tuple[int, int]]:
-        pairs = []
-        for k, j in zip(run, gap):
-            if not self.rewrite_of(old_units[j], new_units[k]):
+        """From the shown neighbour out: each file unit with a rewrite of it among the next few new units (a
+        new ``before_action`` shown before the one rewritten), until one has none."""
+        run, pairs, at = list(run), [], 0
+        for j in gap:
+            found = next((n for n in range(at, min(len(run), at + REWRITE_LOOKAHEAD))
+                          if self.rewrite_of(old_units[j], new_units[run[n]])), None)
+            if found is None:
                 break
-            pairs.append((k, j))
+            pairs.append((run[found], j))
+            at = found + 1
         return pairs
 
     def _best_pairs(self, old_units, new_units, run, gap) -> list[tuple[int, int]]:
@@ -624,6 +650,7 @@ class _Merger:
                 after = min((matches[m] for m in matches if m > k), default=len(old_units))
                 covered = self._covered(before, after, matched_old, consumed, len(old_units))
                 covered = self._up_to_place(covered, old_units, new_units, sequence, k, matches)
+                covered = self._up_to_kin(covered, old_units, new_units, sequence, k, matches, before)
                 consumed |= set(covered)
                 items += [("old", j) for j in covered]
             elif k in matches:
@@ -653,6 +680,31 @@ class _Merger:
             return covered
         self.place_used = True
         return covered[:at[0]] if side == "before" else covered[:at[-1] + 1]
+
+    def _up_to_kin(self, covered: list[int], old_units: list[Unit], new_units: list[Unit], sequence: list, k,
+                   matches: dict[int, int], before: int) -> list[int]:
+        """A marker between a shown statement and a new one of its kind (``scope :recent``, ``# ... other
+        scopes ...``, then a new ``scope :trending``, then a marker): it stands for the rest of that kind's run
+        in the file, and the new one goes at the run's end, not after everything the marker's block holds."""
+        if self.place is not None or before < 0:
+            return covered
+        run_new = []  # the update's units from the marker to the next one (or its end): all new
+        for m in sequence[sequence.index(k) + 1:]:
+            if m not in range(len(new_units)) or self.is_marker(new_units[m]):
+                break
+            if m in matches:
+                return covered
+            run_new.append(new_units[m])
+        shown = [u for u in run_new if u.kind not in _COMMENTS]
+        if not shown:
+            return covered
+        head = _callee(self.new.lines[_first_line(shown[0])])
+        if head is None or _callee(self.old.lines[_first_line(old_units[before])]) != head:
+            return covered
+        run = 0
+        while run < len(covered) and _callee(self.old.lines[_first_line(old_units[covered[run]])]) == head:
+            run += 1
+        return covered[:run]
 
     def place_unused(self) -> bool:
         """Whether the answer named a definition of the file for new ones to go by, and none went there."""
