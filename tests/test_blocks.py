@@ -919,3 +919,41 @@ def test_a_ruby_statement_rewritten_after_a_new_one_is_still_a_rewrite():
                             "  before_action :authorize_author!, only: %i[edit update destroy restore]\n")
     want = want.replace("@article.destroy", "@article.discard!")
     assert merge_update(document, update, "articles_controller.rb").merged == want
+
+
+RAILS_CONTROLLER = """class ArticlesController < ApplicationController
+  PER_PAGE = 12
+
+  before_action :authenticate_user!, except: %i[index show]
+  after_action :verify_policy_scoped, only: :index
+
+  # GET /articles
+  def index
+    @articles = policy_scope(Article).page(params[:page]).per(PER_PAGE)
+  end
+
+  # GET /articles/:slug
+  def show
+    @comments = @article.comments.order(:created_at)
+  end
+end
+"""
+
+
+def test_a_class_s_first_lines_shown_without_its_end_keep_the_rest_of_the_class():
+    """The class line, a new constant and rewritten filters, and no ``end``: the update shows the class's head,
+    not the whole class, so its methods stay (they were removed, and counted as shown)."""
+    update = ("class ArticlesController < ApplicationController\n  PER_PAGE = 12\n  WINDOWS = { \"24h\" => 1.day }.freeze\n\n"
+              "  before_action :authenticate_user!, except: %i[index show trending]\n"
+              "  after_action :verify_policy_scoped, only: %i[index trending]\n")
+    want = RAILS_CONTROLLER.replace("  PER_PAGE = 12\n", "  PER_PAGE = 12\n  WINDOWS = { \"24h\" => 1.day }.freeze\n")
+    want = want.replace("%i[index show]\n", "%i[index show trending]\n").replace("only: :index", "only: %i[index trending]")
+    merge = merge_update(RAILS_CONTROLLER, update, "articles_controller.rb")
+    assert merge.merged == want and not merge.unseen
+
+
+def test_a_method_pasted_alone_at_its_class_s_indentation_goes_after_the_one_the_answer_names():
+    update = "  # GET /articles/trending\n  def trending\n    @articles = policy_scope(Article).trending\n  end\n"
+    merged = merge_update(RAILS_CONTROLLER, update, "articles_controller.rb", after="index").merged
+    assert merged == RAILS_CONTROLLER.replace("  end\n\n  # GET /articles/:slug", "  end\n\n" + update +
+                                              "\n  # GET /articles/:slug")

@@ -123,12 +123,17 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     no line of the file around it, but lines of the file in it, or a place in it named; new variables beside
     them): they go at the file's end, set off as the file sets off its last definition, rather than onto the
     lines of the functions they resemble; after the top-level definition ``after`` names, or before the one
-    ``before`` names, where there is one.  A Python function taking ``self`` is a method (its class is not known): None, as for anything else."""
+    ``before`` names, where there is one: a method shown alone at its class's indentation goes beside the method
+    named there.  A Python function taking ``self`` is a method (its class is not known unless a method is
+    named): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
     names = {u.key for u in _walk(old_units) if u.key is not None}
+    named = [u for u in _walk(old_units) if _named(u, after or before)]
+    named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
+    depth = _indent(merger.old.lines[named[0].start]) if named else ""
     if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable",
                                                                                   "section")
-                        or u.key in names or _indent(merger.new.lines[u.start]) for u in shown) or \
+                        or u.key in names or _indent(merger.new.lines[u.start]) != depth for u in shown) or \
             not any(u.key[0] in ("function", "type", "section") for u in shown):
         return None
     functions = {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"}
@@ -136,15 +141,13 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
     last = len(old_units) - 1
-    named = [u for u in _walk(old_units) if _named(u, after or before)]
-    named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
     if not named and any(u.key[0] == "section" for u in shown):
         return None  # a new Markdown section goes where the answer says, or lines place it
     in_file = {line.strip() for line in merger.old.lines}
     if not named and after != "" and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
                                                  for line in merger.new.lines[u.start: u.end + 1]):
         return None  # nothing of it is in the file, nor a place in it named: it may well be for another one
-    if language == "python" and any(re.search(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b",
+    if language == "python" and not depth and any(re.search(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b",
                                               merger.new.lines[u.inner if u.inner is not None else u.start])
                                     for u in shown):
         return None
@@ -159,7 +162,7 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         start = named[0].start  # (its doc comment and decorators are its own)
         ahead = [piece for unit in shown for piece in merger._lines(unit.start, unit.end, None) + lead]
         return BlockMerge(pieces[:start] + ahead + pieces[start:], frozenset())
-    if named and named[0] is not old_units[-1]:
+    if named and (named[0] is not old_units[-1] or depth):
         end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     return BlockMerge(pieces + added, frozenset())

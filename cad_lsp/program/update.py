@@ -1078,7 +1078,8 @@ def _new_runs(lines: list[int]):
 def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
     """A function or class shown whole, without markers, replaces the file's: when the update starts on a block's
     first line (a line the next ones are indented under) and has no marker, the block's lines after the last one
-    it places are the update's to replace, not to keep."""
+    it places are the update's to replace, not to keep; unless the block has a closing line that the update does
+    not end with (a class's first lines shown, without its ``end``: its head, not the whole class)."""
     if MARKER in lines:
         return frozenset()
     first = next((k for k, key in enumerate(keys) if key.strip()), None)
@@ -1094,6 +1095,10 @@ def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> fr
         end -= 1  # the blank lines after the block are between blocks
     if end == head or max(placed) > end:
         return frozenset()  # not a block, or the update runs past it (a snippet of several blocks)
+    last = next(key for key in reversed(keys) if key.strip())
+    if end < len(doc_keys) and _CLOSING.match(doc_keys[end]) and _indent_of(doc_keys[end]) == indent and \
+            not (_CLOSING.match(last) and _indent_of(last) == indent):
+        return frozenset()  # the block closes (``end``, ``}``) and the update does not: it shows the block's head
     return frozenset(range(max(placed) + 1, end + 1))
 
 
