@@ -719,3 +719,61 @@ def test_windsurf_markers_at_the_left_edge_keep_the_rest_of_a_yaml_block():
     want = document.replace("  worker:\n    build: .\n", "  worker:\n    image: ${API_IMAGE:-api:dev}\n    build: .\n")
     want = want.replace("worker.js\"]\n", "worker.js\"]\n    healthcheck:\n      disable: true\n")
     assert merge_update(document, update, "docker-compose.yml").merged == want
+
+
+PHP_CONTROLLER = """<?php
+
+namespace App\\Http\\Controllers;
+
+use Illuminate\\Http\\Request;
+use Illuminate\\View\\View;
+
+class InvoiceController extends Controller
+{
+    public function index(Request $request): View
+    {
+        return view('invoices.index', ['invoices' => $this->filteredQuery($request)->paginate(25)]);
+    }
+
+    public function show(Invoice $invoice): View
+    {
+        return view('invoices.show', compact('invoice'));
+    }
+}
+"""
+
+
+def test_a_class_shown_down_to_a_new_method_without_its_closing_brace_keeps_the_rest_of_the_class():
+    """ChatGPT shows the class, ``index`` with its body elided, the new method, and stops: the class's ``}``
+    is left out. The braces the update opens and does not close end where the file's do, after the rest of
+    the class (the other methods were removed, or the merge refused as breaking the file)."""
+    export = ("    public function export(Request $request): StreamedResponse\n    {\n"
+              "        return response()->streamDownload(fn () => $this->csv($request), 'invoices.csv');\n    }\n")
+    update = ("use Illuminate\\View\\View;\nuse Symfony\\Component\\HttpFoundation\\StreamedResponse;\n\n"
+              "class InvoiceController extends Controller\n{\n    // ...\n\n"
+              "    public function index(Request $request): View\n    {\n        // ... unchanged\n    }\n\n" + export)
+    want = PHP_CONTROLLER.replace("use Illuminate\\View\\View;\n", "use Illuminate\\View\\View;\n"
+                                  "use Symfony\\Component\\HttpFoundation\\StreamedResponse;\n")
+    want = want.replace("    public function show", export + "\n    public function show")
+    assert merge_update(PHP_CONTROLLER, update, "InvoiceController.php").merged == want
+
+
+def test_a_template_s_last_closing_tag_shown_after_new_lines_is_the_file_s_not_a_new_one():
+    """The header's ``</div>`` ends the update after a new wrapper's ``</div>``: it placed nothing (the lines
+    inside the wrapper are indented anew), and written as new the file's own stayed after it."""
+    document = ("@section('content')\n    <div class=\"flex items-center justify-between mb-6\">\n"
+                "        <h1 class=\"text-2xl font-semibold\">Invoices</h1>\n"
+                "        @can('create', App\\Models\\Invoice::class)\n"
+                "            <a href=\"{{ route('invoices.create') }}\" class=\"btn btn-primary\">New invoice</a>\n"
+                "        @endcan\n    </div>\n\n"
+                "    <form method=\"GET\" action=\"{{ route('invoices.index') }}\" class=\"grid gap-3 mb-6\">\n"
+                "        <input type=\"search\" name=\"q\" value=\"{{ request('q') }}\" placeholder=\"Number or client\"\n")
+    update = ("    <div class=\"flex items-center justify-between mb-6\">\n"
+              "        <h1 class=\"text-2xl font-semibold\">Invoices</h1>\n        <div class=\"flex items-center gap-2\">\n"
+              "            <a href=\"{{ route('invoices.export') }}\" class=\"btn btn-secondary\">\n"
+              "                Export CSV\n            </a>\n            @can('create', App\\Models\\Invoice::class)\n"
+              "                <a href=\"{{ route('invoices.create') }}\" class=\"btn btn-primary\">New invoice</a>\n"
+              "            @endcan\n        </div>\n    </div>\n")
+    lines = document.splitlines(True)
+    want = "".join(lines[:1]) + update + "".join(lines[7:])
+    assert merge_update(document, update, "index.blade.php").merged == want

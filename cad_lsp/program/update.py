@@ -1389,6 +1389,10 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
+    closed = _closing_what_it_opened(doc_lines, update_lines)
+    if closed:
+        update_lines = update_lines + closed
+        update = "".join(update_lines)
     grammar = language_of(language) if language is not None else guess_language(document)
     if whole and not any(is_marker(line) for line in update_lines) and \
             3 * len(update_lines) >= len(doc_lines):
@@ -1424,6 +1428,40 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         except UpdateError:
             pass
     return _checked(best[1], grammar, force)
+
+
+_QUOTED = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`|//.*|/\*.*?\*/|#.*')
+
+
+def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> list[str]:
+    """The lines an update leaves out at its end when it opens braces it does not close (a class shown down to
+    the new method and no further: chat models drop the class's ``}``), where the file closes all it opens: a
+    marker for the rest of the innermost block, then a ``}`` for each block, at its opening line's indentation.
+    Nothing when the update closes what it opens, or ends with a marker (which stands for the rest)."""
+    def open_at(lines: list[str]) -> list[str]:
+        stack: list[str] = []
+        for line in lines:
+            for char in _QUOTED.sub("", line):
+                if char == "{":
+                    stack.append(line[: len(line) - len(line.lstrip())])
+                elif char == "}" and stack:
+                    stack.pop()
+        return stack
+
+    last = next((line for line in reversed(update_lines) if line.strip()), "")
+    if not last or is_marker(last) or open_at(doc_lines):
+        return []
+    stack = open_at(update_lines)
+    if not stack:
+        return []
+    newline = "\r\n" if last.endswith("\r\n") else "\n"
+    inner = stack[-1] + ("\t" if stack[-1].endswith("\t") else "    ")
+    body = [line for line in update_lines if line.strip()]
+    deeper = [line[: len(line) - len(line.lstrip())] for line in body if line.startswith(stack[-1]) and
+              len(line) - len(line.lstrip()) > len(stack[-1])]
+    inner = min(deeper, key=len) if deeper else inner
+    return [("" if last.endswith(("\n", "\r")) else newline) + inner + "// ..." + newline] + \
+        [indent + "}" + newline for indent in reversed(stack)]
 
 
 def merge_patch(document: str, patch: str) -> Merge:
@@ -1558,18 +1596,19 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     """Context the reading took for new code: distinctive lines the file has once that the merge writes again
     as new text, the file's own removed (moved), or kept beside it where the update shows the line next to a
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
-    function does); a line shown next to a marker that the merge writes anew within a line or two of a copy the
-    file keeps (``deactivate`` after a rewritten command: the file has it twice, so it placed nothing, and the
-    rewritten line stayed beside its rewrite); and, in a line placement (``fresh``: its update lines of new
+    function does); a line shown next to a marker, or first or last in the update, that the merge writes anew
+    within a line or two of a copy the file keeps (``deactivate`` after a rewritten command, a template's last
+    ``</div>``: the file has it several times, so it placed nothing, and the file's stayed beside it); and, in a line placement (``fresh``: its update lines of new
     definitions), ``_stale_twins``."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
              for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
+    ends = {keys[i] for i in (_next_shown(keys, -1, 1), _next_shown(keys, len(keys), -1)) if i is not None}
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
     shown = [(_key(piece.text), piece) for piece in pieces if piece.text.strip()]
     doubled = sum(1 for n, (key, piece) in enumerate(shown)
-                  if piece.file_line is None and key in edges and _weight(key) >= ANCHOR_WEIGHT
+                  if piece.file_line is None and key in edges | ends and _weight(key) >= ANCHOR_WEIGHT
                   and not _CLOSING.match(key) and (counts[key] != 1 or _weight(key) < DISTINCTIVE)
                   and any(other == key and near.file_line is not None for other, near in shown[max(0, n - 2): n + 3]))
     # (``@property`` is the new definition's below it, ``router.post(`` opens a new route like the file's: shown
