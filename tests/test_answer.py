@@ -517,3 +517,16 @@ def test_a_shell_block_after_a_sentence_naming_a_source_file_is_commands_not_tha
     plan = plan_answer(answer, root)
     assert [f.path for f in plan.files] == ["src/app.py"] and plan.complete
     assert [b.path for b in read_answer(answer).blocks] == ["src/app.py"]
+
+
+def test_styles_the_answer_adds_at_the_end_of_a_file_without_a_grammar_go_at_its_end(tmp_path):
+    """"add the styles at the **end** of the file": CSS has no grammar here, and the new rules repeat lines
+    the file has (``display: block;``, ``}``), which placed them inside the first rule that has them."""
+    css = "img {\n  max-width: 100%;\n  display: block;\n}\n\na {\n  color: var(--accent);\n}\n"
+    (tmp_path / "style.css").write_text(css)
+    new = "/* Theme toggle */\n\n.theme-toggle .icon-sun {\n  display: block;\n}\n"
+    answer = f"Finally, add the styles for the toggle at the **end** of the file:\n\n```css style.css\n{new}```\n"
+    [block] = read_answer(answer).blocks
+    assert block.after == ""
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == css + "\n" + new

@@ -341,7 +341,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         m = _AFTER.search(line)
         if m:
             return m["name"] or m["section"] or m["quoted"], None
-        if _AT_THE_END.search(line):
+        if _AT_THE_END.search(line.replace("**", "").replace("__", "")):  # ("at the **end** of the file")
             return "", None
         m = _BEFORE.search(line)
         if m:

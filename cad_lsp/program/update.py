@@ -1402,7 +1402,13 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
-    if blockwise is None:
+    if blockwise is None and after == "" and _new_code_only(doc_lines, update_lines):
+        candidates = [(0, _appended(document, update))]  # "add these styles at the end of the file"
+        try:
+            candidates.append((1, _line_merge(document, update)))
+        except UpdateError:
+            pass
+    elif blockwise is None:
         candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
     else:
         candidates = [(0 if not (blockwise.partly_by_lines or blockwise.place_unused) else 1,
@@ -1487,6 +1493,25 @@ def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
         raise UpdateError(f"the merged file would not parse as {grammar} where the file does (the update is "
                           f"not valid {grammar} in its place): check the update, or apply it with force")
     return merge
+
+
+def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
+    """Whether an update is new code alone: no marker, and its first line is none of the file's (not context)."""
+    first = next((line.strip() for line in update_lines if line.strip()), "")
+    return not any(is_marker(line) for line in update_lines) and first not in {line.strip() for line in doc_lines}
+
+
+def _appended(document: str, update: str) -> Merge:
+    """The update after the file's last line, set off by a blank line unless either has one there."""
+    doc_lines = split_lines(document)
+    newline = _terminator(doc_lines)
+    pieces = [Piece(line, n, None) for n, line in enumerate(doc_lines, 1)]
+    if not doc_lines[-1].endswith(("\n", "\r")):
+        pieces[-1] = Piece(doc_lines[-1] + newline, len(doc_lines), None)
+    if doc_lines[-1].strip() and split_lines(update)[0].strip():
+        pieces.append(Piece(newline, None, None))
+    pieces += [Piece(line, None, k) for k, line in enumerate(split_lines(update), 1)]
+    return _finish(document, update, pieces, frozenset(), None, False)
 
 
 def _line_merge(document: str, update: str, context: bool = False, place: tuple[str, str] | None = None) -> Merge:
