@@ -777,3 +777,17 @@ def test_a_template_s_last_closing_tag_shown_after_new_lines_is_the_file_s_not_a
     lines = document.splitlines(True)
     want = "".join(lines[:1]) + update + "".join(lines[7:])
     assert merge_update(document, update, "index.blade.php").merged == want
+
+
+def test_a_new_function_whose_name_extends_a_file_function_s_is_new_not_that_one_renamed():
+    """``format_summary_json`` after a marker, beside the file's ``format_summary`` whose first lines it
+    repeats: a sibling added, not a rename, so the old function keeps its body."""
+    document = ('def format_summary(entries, top=5):\n    """The top tags, as text."""\n'
+                '    totals = totals_by_tag(entries)\n    if not totals:\n        return "Nothing to summarise."\n'
+                '    shown = list(totals.items())[:top]\n    return "\\n".join(f"{n}: {t}" for n, t in shown)\n')
+    update = ('# ... existing code ...\n\n\ndef format_summary_json(entries, top=5):\n    """The top tags, as JSON."""\n'
+              '    totals = totals_by_tag(entries)\n    shown = list(totals.items())[:top]\n'
+              '    return json.dumps([{"tag": n, "minutes": t} for n, t in shown])\n')
+    want = document + update.split("...\n", 1)[1]
+    assert merge_update(document, update, "formatting.py").merged == want
+    assert merge_update(document, update).merged == want
