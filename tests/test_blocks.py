@@ -957,3 +957,23 @@ def test_a_method_pasted_alone_at_its_class_s_indentation_goes_after_the_one_the
     merged = merge_update(RAILS_CONTROLLER, update, "articles_controller.rb", after="index").merged
     assert merged == RAILS_CONTROLLER.replace("  end\n\n  # GET /articles/:slug", "  end\n\n" + update +
                                               "\n  # GET /articles/:slug")
+
+
+def test_a_new_definition_after_a_marker_that_lists_what_it_elides_goes_after_the_last_one_listed():
+    """``// ... (useEffect and `remaining` remain the same)``, a new ``visibleTodos``, then a marker listing the
+    handlers: the first marker stands for the units it names, and the new code goes after them, before the
+    handlers (not after everything the component holds)."""
+    document = ("export default function TodoList() {\n  const [todos, setTodos] = useState([]);\n\n"
+                "  useEffect(() => {\n    save(todos);\n  }, [todos]);\n\n"
+                "  const remaining = useMemo(() => todos.filter((t) => !t.done).length, [todos]);\n\n"
+                "  function handleSubmit(event) {\n    event.preventDefault();\n  }\n\n"
+                "  function clearCompleted() {\n    setTodos((prev) => prev.filter((t) => !t.done));\n  }\n\n"
+                "  return <ul>{todos.map(render)}</ul>;\n}\n")
+    new = "  const visible = useMemo(() => todos.filter(matches), [todos]);\n"
+    update = ("export default function TodoList() {\n  const [todos, setTodos] = useState([]);\n\n"
+              "  // ... (useEffect and `remaining` remain the same)\n\n" + new + "\n"
+              "  // ... (handleSubmit and clearCompleted remain the same)\n\n"
+              "  return <ul>{visible.map(render)}</ul>;\n}\n")
+    want = document.replace("[todos]);\n\n  function handleSubmit", "[todos]);\n\n" + new + "\n  function handleSubmit")
+    want = want.replace("{todos.map(render)}", "{visible.map(render)}")
+    assert merge_update(document, update, "TodoList.jsx").merged == want

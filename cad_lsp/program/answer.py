@@ -88,7 +88,8 @@ _CODE_EXTENSIONS = {
 }
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
-_LINE_RANGE = re.compile(r"(?:\(\s*L?(?P<first>\d+)\s*[-\u2013:]\s*L?(?P<last>\d+)\s*\)|#L(?P<a>\d+)(?:-L?(?P<b>\d+))?)\s*$")
+_LINE_RANGE = re.compile(r"(?:\(\s*L?(?P<first>\d+)\s*[-\u2013:]\s*L?(?P<last>\d+)\s*\)"
+                         r"|#L(?P<a>\d+)(?:-L?(?P<b>\d+))?)\s*$")
 _INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
                              re.IGNORECASE)
 

@@ -187,11 +187,25 @@ def _callee(line: str) -> str | None:
                                       "let", "const", "var", "public", "private", "protected", "static") else None
 
 
+_NAME = re.compile(r"[A-Za-z_$][\w$]{2,}")
+_DECLARED = re.compile(r"\s*(?:(?:export|const|let|var|val|static|public|private)\s+)*([A-Za-z_$][\w$]*)")
+
+
+def _unit_name(lines: list[str], unit: Unit) -> str | None:
+    """What a marker listing elided code would call a unit: its name (``loadTodos``, ``remaining``), or the
+    call it makes (``useEffect``)."""
+    if unit.key is not None and unit.key[0] in ("function", "type", "variable"):
+        return unit.key[1].rsplit(".", 1)[-1]
+    m = _DECLARED.match(lines[_first_line(unit)])
+    return m[1] if m else None
+
+
 def _named(unit: Unit, name: str | None) -> bool:
     """Whether a file unit is the definition or section an answer's sentence names (``create``, ``Store.Create``,
     ``RingBuffer::pop``, a heading's text)."""
     return bool(name) and unit.key is not None and (
-        unit.key[0] in ("function", "type") and re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", unit.key[1]) is not None
+        unit.key[0] in ("function", "type") and
+        re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", unit.key[1]) is not None
         or unit.key[0] == "section" and unit.key[1] == name.strip().lower())
 
 
@@ -561,7 +575,9 @@ class _Merger:
             right_marker = end < len(new_units) and self.is_marker(new_units[end])
             low = max((matches[k] for k in matches if k < i), default=-1)
             high = min((matches[k] for k in matches if k >= end), default=len(old_units))
-            gap = [j for j in range(low + 1, high) if j not in used]
+            said = self._said(new_units, [i - 1] * left_marker + [end] * right_marker)
+            gap = [j for j in range(low + 1, high)
+                   if j not in used and _unit_name(self.old.lines, old_units[j]) not in said]
             if left_marker and not right_marker:
                 pairs = self._walk_pairs(old_units, new_units, reversed(run), reversed(gap))
             elif right_marker and not left_marker:
@@ -654,6 +670,7 @@ class _Merger:
                 covered = self._covered(before, after, matched_old, consumed, len(old_units))
                 covered = self._up_to_place(covered, old_units, new_units, sequence, k, matches)
                 covered = self._up_to_kin(covered, old_units, new_units, sequence, k, matches, before)
+                covered = self._up_to_what_it_names(covered, old_units, new_units, sequence, k, matches)
                 consumed |= set(covered)
                 items += [("old", j) for j in covered]
             elif k in matches:
@@ -708,6 +725,25 @@ class _Merger:
         while run < len(covered) and _callee(self.old.lines[_first_line(old_units[covered[run]])]) == head:
             run += 1
         return covered[:run]
+
+    def _said(self, new_units: list[Unit], markers: list[int]) -> set[str]:
+        """The names the markers ``markers`` list as elided (``// ... (useEffect and `remaining` remain the
+        same)``): units that stay, so no new unit rewrites them."""
+        return {word for k in markers for word in _NAME.findall(self.new.lines[new_units[k].start])}
+
+    def _up_to_what_it_names(self, covered: list[int], old_units: list[Unit], new_units: list[Unit],
+                             sequence: list, k, matches: dict[int, int]) -> list[int]:
+        """A marker that lists what it stands for (``// ... (useEffect and `remaining` remain the same)``) and
+        a new definition after it: the marker stands for the file's units up to the last one it names, and the
+        new code goes there, before the units the next marker names."""
+        following = sequence[sequence.index(k) + 1:][:1]
+        if self.place is not None or not covered or not following or following[0] in matches or \
+                following[0] not in range(len(new_units)) or self.is_marker(new_units[following[0]]) or \
+                k not in range(len(new_units)):
+            return covered
+        said = self._said(new_units, [k])
+        named = [n for n, j in enumerate(covered) if _unit_name(self.old.lines, old_units[j]) in said]
+        return covered[:named[-1] + 1] if named else covered
 
     def place_unused(self) -> bool:
         """Whether the answer named a definition of the file for new ones to go by, and none went there."""

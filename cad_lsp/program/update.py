@@ -986,9 +986,10 @@ _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is
 def _other_entries(a: str, b: str) -> bool:
     """Whether two lines are different entries of one list: a dependency added beside another
     (``implementation("...:spring-boot-starter-validation")`` next to ``...-data-jpa``), a key added to a
-    manifest, a route or a test opened beside another (a log call's message rewritten is a rewrite).  Lines alike as text, but one names another thing: the new one is added, not a rewrite.  Its
-    version or value changed, or its key respelt (``poll_interval_secs`` to ``poll-interval-secs``), the entry
-    is the same (a rewrite)."""
+    manifest, a route or a test opened beside another (a log call's message rewritten is a rewrite).  Lines
+    alike as text, but one names another thing: the new one is added, not a rewrite.  Its version or value
+    changed, or its key respelt (``poll_interval_secs`` to ``poll-interval-secs``), the entry is the same (a
+    rewrite)."""
     for pattern in _ENTRY_KEYS:
         m, n = pattern.match(a), pattern.match(b)
         if m and n:
@@ -1623,8 +1624,8 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
     function does); a line shown next to a marker, or first or last in the update, that the merge writes anew
     within a line or two of a copy the file keeps (``deactivate`` after a rewritten command, a template's last
-    ``</div>``: the file has it several times, so it placed nothing, and the file's stayed beside it); and, in a line placement (``fresh``: its update lines of new
-    definitions), ``_stale_twins``."""
+    ``</div>``: the file has it several times, so it placed nothing, and the file's stayed beside it); and, in a
+    line placement (``fresh``: its update lines of new definitions), ``_stale_twins``."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
              for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
