@@ -791,3 +791,20 @@ def test_a_new_function_whose_name_extends_a_file_function_s_is_new_not_that_one
     want = document + update.split("...\n", 1)[1]
     assert merge_update(document, update, "formatting.py").merged == want
     assert merge_update(document, update).merged == want
+
+
+def test_closing_lines_of_a_rewritten_body_before_a_new_method_close_the_shown_block():
+    """``syncIfEmpty`` shown with its body rewritten down to one call, its ``}`` lines, then a new method: the
+    ``}`` lines are the method's own (the old body between goes), not new ones written before the file's."""
+    document = ("class NotesRepository {\n    suspend fun syncIfEmpty() = withContext(io) {\n"
+                "        if (dao.count() == 0) {\n            val remote = api.getNotes()\n"
+                "            dao.upsertAll(remote.map { it.toEntity() })\n        }\n    }\n\n"
+                "    suspend fun exportAll(): String = withContext(io) {\n        dao.getAll().joinToString(\"\\n\")\n    }\n}\n")
+    update = ("// ... existing code ...\n    suspend fun syncIfEmpty() = withContext(io) {\n        if (dao.count() == 0) {\n"
+              "            refresh()\n        }\n    }\n\n    suspend fun refresh() = withContext(io) {\n"
+              "        dao.upsertAll(api.getNotes().map { it.toEntity() })\n    }\n\n    // ... existing code ...\n}\n")
+    want = document.replace("            val remote = api.getNotes()\n            dao.upsertAll(remote.map { it.toEntity() })\n",
+                            "            refresh()\n")
+    want = want.replace("    }\n\n    suspend fun exportAll", "    }\n\n    suspend fun refresh() = withContext(io) {\n"
+                        "        dao.upsertAll(api.getNotes().map { it.toEntity() })\n    }\n\n    suspend fun exportAll")
+    assert merge_update(document, update).merged == want

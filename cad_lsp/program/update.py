@@ -632,13 +632,14 @@ def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: l
 def _close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
     """A new closing line (``}``) whose block opens on a placed line (``get {``, its body rewritten) is that
     block's closing line in the file, not a second one written before it: the body's old lines go, and a marker
-    after it keeps what follows the block."""
+    after it, or new code after the block (a method added after the one rewritten), keeps what follows."""
     for i, n in enumerate(lines):
         if n != NEW or not keys[i].strip() or not _CLOSING.match(keys[i]):
             continue
-        if lines[next((m for m in range(i + 1, len(keys)) if keys[m].strip() or lines[m] == MARKER), i)] != MARKER:
-            continue  # (only before a marker: elsewhere the closing lines and blank lines around are placed later)
         depth = _indent_of(keys[i])
+        after = next((m for m in range(i + 1, len(keys)) if keys[m].strip() or lines[m] == MARKER), None)
+        if after is None or lines[after] != MARKER and (lines[after] != NEW or _indent_of(keys[after]) > depth):
+            continue  # (before a marker, or new code after the block: elsewhere closing lines are placed later)
         opener = next((o for o in range(i - 1, -1, -1) if keys[o].strip() and lines[o] != MARKER
                        and _indent_of(keys[o]) <= depth), None)
         if opener is None or lines[opener] <= 0 or _indent_of(keys[opener]) != depth or _CLOSING.match(keys[opener]):
@@ -1113,7 +1114,8 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
             break
         old = doc_keys[j - 1]
         near = [n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
-                if _same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old)]
+                if (_same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old))
+                and not _defines_another(keys, ks[n], doc_keys, j - 1)]
         if not near:
             break
         found = max(near, key=lambda n: (_likeness(keys[ks[n]], old), -n))  # the most alike, then the nearest
@@ -1131,6 +1133,13 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK:
         return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite
     return {j for _, j in pairs}
+
+
+def _defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
+    """Whether update line k opens a definition of another name than file line j does (``suspend fun refresh()``
+    beside ``suspend fun exportAll()``: alike as text, but a new method, not a rewrite of that one)."""
+    new = _definition_name(keys, k)
+    return new is not None and not _renamed(new, _definition_name(doc_keys, j) or "")
 
 
 def _rewritten_lines(ks: list[int], js, keys: list[str], doc_keys: list[str], placed: list[int],
