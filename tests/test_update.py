@@ -808,3 +808,4 @@ def test_closing_lines_of_a_rewritten_body_before_a_new_method_close_the_shown_b
     want = want.replace("    }\n\n    suspend fun exportAll", "    }\n\n    suspend fun refresh() = withContext(io) {\n"
                         "        dao.upsertAll(api.getNotes().map { it.toEntity() })\n    }\n\n    suspend fun exportAll")
     assert merge_update(document, update).merged == want
+

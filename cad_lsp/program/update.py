@@ -84,6 +84,12 @@ _TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|d
 _ASSIGNED_BLOCK = re.compile(r"^\s*(?:(?:export|pub|public|private|protected|internal|static|final|const|let|var|val|"
                              r"override|lazy|readonly)\s+)*(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?![=>])")
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
+# A line that declares (``suspend fun refresh()``, ``public Product reserve(``, ``def f(``), not one that calls.
+_DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|suspend|override|open|"
+                       r"abstract|final|pub|default|synchronized|virtual)\s+)*(?:(?:def|fun|func|function|fn|class|"
+                       r"interface|struct|enum|trait|impl|module|record)\b|"
+                       r"(?!(?:return|throw|await|yield|new|else|case|if|while|for|switch|catch|typeof)\b)"
+                       r"(?=[\w<>\[\],.?]+\s+\w+\s*\())")
 _DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
 NO_MATCH = "\x00"  # the key of an update line that is no file line's
@@ -1138,6 +1144,8 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
 def _defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
     """Whether update line k opens a definition of another name than file line j does (``suspend fun refresh()``
     beside ``suspend fun exportAll()``: alike as text, but a new method, not a rewrite of that one)."""
+    if not _DECLARES.match(keys[k]):
+        return False  # (``expect(x).toHaveBeenCalledWith('a', {`` opens a block, but declares nothing)
     new = _definition_name(keys, k)
     return new is not None and not _renamed(new, _definition_name(doc_keys, j) or "")
 
