@@ -414,7 +414,12 @@ def test_what_commands_print_and_what_an_endpoint_returns_are_not_files():
 CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
-NOT_YET: dict[str, str] = {}
+NOT_YET: dict[str, str] = {
+    "rust-clap-min-size-filter-deepseek": "a new field shown with no blank line before the next one, where the "
+                                          "file sets its fields apart: the merge writes what the update shows",
+    "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "
+                               "jobs' steps repeat the old job's, and the old job's last steps stay",
+}
 
 
 def chat_answers() -> list[dict]:
