@@ -809,3 +809,18 @@ def test_closing_lines_of_a_rewritten_body_before_a_new_method_close_the_shown_b
                         "        dao.upsertAll(api.getNotes().map { it.toEntity() })\n    }\n\n    suspend fun exportAll")
     assert merge_update(document, update).merged == want
 
+
+
+def test_an_update_that_ends_inside_a_test_is_a_snippet_not_a_block_left_open():
+    """A test shown from its first line to a new assertion, and no further: the file's lines after it stay as
+    they are (only a class left open gets its closing lines: there the update's end is the class's)."""
+    document = ("import { parse } from '../src/args';\n\nsuite('args', () => {\n  test('splits words', () => {\n"
+                "    assert.deepStrictEqual(parse('a b'), ['a', 'b']);\n  });\n\n  test('keeps quotes', () => {\n"
+                "    assert.deepStrictEqual(parse('\"a b\" c'), ['a b', 'c']);\n  });\n\n  test('empty', () => {\n"
+                "    assert.deepStrictEqual(parse(''), []);\n  });\n});\n")
+    update = ("// ... existing code ...\n  test('keeps quotes', () => {\n"
+              "    assert.deepStrictEqual(parse('\"a b\" c'), ['a b', 'c']);\n"
+              "    assert.deepStrictEqual(parse(\"'a b' c\"), ['a b', 'c']);\n")
+    want = document.replace("['a b', 'c']);\n  });", "['a b', 'c']);\n"
+                            "    assert.deepStrictEqual(parse(\"'a b' c\"), ['a b', 'c']);\n  });")
+    assert merge_update(document, update, "args.test.ts").merged == want

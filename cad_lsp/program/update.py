@@ -1407,11 +1407,11 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
-    closed = _closing_what_it_opened(doc_lines, update_lines)
+    grammar = language_of(language) if language is not None else guess_language(document)
+    closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else []
     if closed:
         update_lines = update_lines + closed
         update = "".join(update_lines)
-    grammar = language_of(language) if language is not None else guess_language(document)
     if whole and not any(is_marker(line) for line in update_lines) and \
             3 * len(update_lines) >= len(doc_lines):
         pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
@@ -1454,30 +1454,35 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     return _checked(best[1], grammar, force)
 
 
+_TYPE_OPENER = re.compile(r"\b(?:class|interface|struct|enum|trait|impl|object|namespace|record)\b")
 _QUOTED = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`|//.*|/\*.*?\*/|#.*')
 
 
 def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> list[str]:
-    """The lines an update leaves out at its end when it opens braces it does not close (a class shown down to
-    the new method and no further: chat models drop the class's ``}``), where the file closes all it opens: a
-    marker for the rest of the innermost block, then a ``}`` for each block, at its opening line's indentation.
-    Nothing when the update closes what it opens, or ends with a marker (which stands for the rest)."""
+    """The lines an update leaves out at its end when it opens a class (a struct, an impl) it does not close (a
+    class shown down to the new method and no further: chat models drop the class's ``}``), where the file
+    closes all it opens: a marker for the rest of the innermost block, then a ``}`` for each block, at its
+    opening line's indentation.  Nothing when the update closes what it opens, or ends with a marker (which
+    stands for the rest)."""
     def open_at(lines: list[str]) -> list[str]:
-        stack: list[str] = []
+        stack: list[str] = []  # the lines that open the blocks still open (a lone ``{``: the line above it)
+        previous = ""
         for line in lines:
             for char in _QUOTED.sub("", line):
                 if char == "{":
-                    stack.append(line[: len(line) - len(line.lstrip())])
+                    stack.append(previous if line.strip() == "{" and previous.strip() else line)
                 elif char == "}" and stack:
                     stack.pop()
+            previous = line if line.strip() else previous
         return stack
 
     last = next((line for line in reversed(update_lines) if line.strip()), "")
     if not last or is_marker(last) or open_at(doc_lines):
         return []
-    stack = open_at(update_lines)
-    if not stack:
-        return []
+    openers = open_at(update_lines)
+    if not openers or not _TYPE_OPENER.search(_QUOTED.sub("", openers[0])):
+        return []  # (only a class, a struct, an impl left open: a function's or a test's end is a snippet's end)
+    stack = [line[: len(line) - len(line.lstrip())] for line in openers]
     newline = "\r\n" if last.endswith("\r\n") else "\n"
     inner = stack[-1] + ("\t" if stack[-1].endswith("\t") else "    ")
     body = [line for line in update_lines if line.strip()]
