@@ -824,3 +824,55 @@ def test_an_update_that_ends_inside_a_test_is_a_snippet_not_a_block_left_open():
     want = document.replace("['a b', 'c']);\n  });", "['a b', 'c']);\n"
                             "    assert.deepStrictEqual(parse(\"'a b' c\"), ['a b', 'c']);\n  });")
     assert merge_update(document, update, "args.test.ts").merged == want
+
+
+EXPRESS_ROUTES = """export function usersRouter(service: UserService): Router {
+  const router = Router();
+
+  router.get(
+    '/:id',
+    wrap(async (req, res) => {
+      res.json(await service.get(req.params.id));
+    }),
+  );
+
+  router.post(
+    '/',
+    wrap(async (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      res.status(201).json(await service.create(body));
+    }),
+  );
+
+  router.patch(
+    '/:id',
+    wrap(async (req, res) => {
+      res.json(await service.update(req.params.id, req.body));
+    }),
+  );
+
+  router.delete(
+    '/:id',
+    wrap(async (req, res) => {
+      await service.remove(req.params.id);
+      res.status(204).end();
+    }),
+  );
+
+  return router;
+}
+"""
+
+
+def test_a_new_route_whose_path_is_on_the_line_below_its_opener_is_a_new_route():
+    """Copilot's ``router.patch(`` with its body elided, then a new ``router.post(`` whose path is on the next
+    line: the opener line is the file's (another route has it) but the route is new, so its lines (the body
+    of ``router.post('/')``, the ``}),`` and ``);`` of every route) place nothing."""
+    new = ("  router.post(\n    '/:id/password',\n    wrap(async (req, res) => {\n"
+           "      const body = req.body as Record<string, unknown>;\n"
+           "      await service.changePassword(req.params.id, body.password);\n      res.status(204).end();\n"
+           "    }),\n  );\n\n")
+    update = ("// ...existing code...\n\n  router.patch(\n    '/:id',\n    // ...existing code...\n  );\n\n" + new +
+              "  router.delete(\n// ...existing code...\n")
+    want = EXPRESS_ROUTES.replace("  router.delete(", new + "  router.delete(")
+    assert merge_update(EXPRESS_ROUTES, update, "users.ts").merged == want

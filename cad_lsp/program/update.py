@@ -72,6 +72,8 @@ _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<n
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
 _SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
 _TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*([\"'`])(?P<title>.*?)\2")
+_OPENED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*$")  # ``router.post(`` alone on its line
+_TITLE_LINE = re.compile(r"^\s*([\"'`])(?P<title>[^\"'`]*)\1\s*,")  # ``'/:id/password',`` on the line after
 _RECEIVER = re.compile(r"^\s*func\s*\([^)]*\)\s*")  # Go's ``func (s *Store)`` before a method's name
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using", "lock", "foreach", "elif",
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
@@ -113,7 +115,8 @@ def _weight(key: str) -> int:
 def is_marker(line: str) -> bool:
     """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
     ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
-    ``// ... other methods ...``), or a bare ``...``, or one in double braces (``{{ ... }}``)."""
+    ``// ... other methods ...``, Twig's ``{# ... #}``), or a bare ``...``, or one in double braces
+    (``{{ ... }}``)."""
     text = _key(line).strip()
     if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
         text = text[2:-2].strip()
@@ -122,6 +125,8 @@ def is_marker(line: str) -> bool:
         return True
     if text.startswith("{/*") and text.endswith("*/}"):  # JSX: a comment inside braces
         text = text[1:-1].strip()
+    elif text.startswith("{#") and text.endswith("#}"):  # Jinja, Twig: ``{# ... #}``
+        text = "// " + text[2:-2].strip()
     m = _COMMENT.match(text)
     if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
         return False
@@ -310,14 +315,16 @@ def _fill_gap(lines: list[int], keys: list[str], doc_keys: list[str], ks: range,
             lines[ks[i + t]] = js[j + t] + 1
 
 
-def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[int], js: range) -> None:
+def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[int], js: range,
+               elsewhere: set[int] = frozenset()) -> None:
     """Place update lines ``ks`` (from a placed line out to a marker or the update's edge) on file lines ``js``
-    pairwise while they repeat.  Blank lines at the end of that run count only if nothing new follows them: a
-    blank line before new code belongs to the new code."""
+    pairwise while they repeat, up to a line of a new definition that is no place (``elsewhere``: the ``});`` of
+    a new route, the same as the shown route's before it).  Blank lines at the end of that run count only if
+    nothing new follows them: a blank line before new code belongs to the new code."""
     pairs = []
     backward, in_file = len(ks) > 1 and ks[1] < ks[0], set(doc_keys)
     for k, j in zip(ks, js):
-        if keys[k] != doc_keys[j] or backward and _closes_new_block(k, keys, in_file):
+        if keys[k] != doc_keys[j] or k in elsewhere or backward and _closes_new_block(k, keys, in_file):
             break
         pairs.append((k, j))
     if len(pairs) < len(ks) and keys[ks[len(pairs)]].strip():
@@ -352,6 +359,9 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     titled = _TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
     if titled and key.rstrip().endswith(("{", "(", "=>")):  # (C#'s ``todos.MapPost("/{id}", async (``)
         return f"{titled['name']} {titled['title']}"
+    opened, title = _OPENED_CALL.match(key), _TITLE_LINE.match(following)
+    if opened and title:  # its string on the next line: ``router.post(`` then ``'/:id/password',``
+        return f"{opened['name']} {title['title']}"
     if not (key.rstrip().endswith("{") or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
         return None
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
@@ -389,7 +399,7 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     bodies: dict[int, set[str]] = {}  # a file definition's distinctive lines, read when first asked
     out: set[int] = set()
     for k, key in enumerate(keys):
-        if markers[k] or key in in_file or k in out:
+        if markers[k] or k in out:  # (a line the file has may open a new one: ``router.post(``, its title below)
             continue
         name = _definition_name(keys, k)
         if name is None or any(_renamed(name, old) for old in defined.values()):
@@ -525,15 +535,16 @@ def align_update(document: str, update: str, *, context: bool = False,
         if not inside:
             _fill_gap(lines, keys, doc_keys, range(k0 + 1, k1), range(j0 + 1, j1))
         else:  # next to a marker, the lines around it repeat those after and before the placed ones
-            _fill_edge(lines, keys, doc_keys, list(range(k0 + 1, inside[0])), range(j0 + 1, j1))
-            _fill_edge(lines, keys, doc_keys, list(range(k1 - 1, inside[-1], -1)), range(j1 - 1, j0, -1))
+            _fill_edge(lines, keys, doc_keys, list(range(k0 + 1, inside[0])), range(j0 + 1, j1), elsewhere)
+            _fill_edge(lines, keys, doc_keys, list(range(k1 - 1, inside[-1], -1)), range(j1 - 1, j0, -1),
+                       elsewhere)
     (k_first, j_first), (k_last, j_last) = chain[0], chain[-1]
     head = list(range(k_first - 1, -1, -1))
     _fill_edge(lines, keys, doc_keys, head[:next((i for i, k in enumerate(head) if markers[k]), len(head))],
-               range(j_first - 1, -1, -1))
+               range(j_first - 1, -1, -1), elsewhere)
     tail = list(range(k_last + 1, len(keys)))
     _fill_edge(lines, keys, doc_keys, tail[:next((i for i, k in enumerate(tail) if markers[k]), len(tail))],
-               range(j_last + 1, len(doc_keys)))
+               range(j_last + 1, len(doc_keys)), elsewhere)
     _place_common_end(lines, keys, doc_keys)
     _place_common_start(lines, keys, doc_keys)
     _place_closing_before_markers(lines, keys, doc_keys)
