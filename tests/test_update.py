@@ -876,3 +876,30 @@ def test_a_new_route_whose_path_is_on_the_line_below_its_opener_is_a_new_route()
               "  router.delete(\n// ...existing code...\n")
     want = EXPRESS_ROUTES.replace("  router.delete(", new + "  router.delete(")
     assert merge_update(EXPRESS_ROUTES, update, "users.ts").merged == want
+
+
+@pytest.mark.parametrize("new, old, other", [
+    ("import { UpdateOrderStatusDto } from './dto/update-order-status.dto';",
+     "import { Order } from './entities/order.entity';", True),
+    ("import { Order, OrderStatus } from './entities/order.entity';",
+     "import { Order } from './entities/order.entity';", False),
+    ("from app.models import Task, Label", "from app.models import Task", False),
+    ("import com.acme.shop.domain.Invoice;", "import com.acme.shop.domain.Order;", True),
+    ("use std::io::{Read, Write};", "use std::io::Read;", False),
+    ("use std::fs;", "use std::io;", True),
+])
+def test_an_import_of_another_module_is_another_entry_the_same_module_s_a_rewrite(new, old, other):
+    from cad_lsp.program.update import _other_entries
+
+    assert _other_entries(new, old) is other
+
+
+def test_an_import_added_after_a_shown_one_does_not_replace_the_next():
+    document = ("import { CancelOrderDto } from './dto/cancel-order.dto';\nimport { ListOrdersQueryDto } from './dto/list.dto';\n"
+                "import { Order } from './entities/order.entity';\nimport { OrdersService } from './orders.service';\n\n"
+                "export class OrdersController {}\n")
+    update = ("// ...existing code...\nimport { ListOrdersQueryDto } from './dto/list.dto';\n"
+              "import { UpdateOrderStatusDto } from './dto/update-order-status.dto';\n// ...existing code...\n")
+    want = document.replace("list.dto';\n", "list.dto';\nimport { UpdateOrderStatusDto } from './dto/update-order-status.dto';\n")
+    assert merge_update(document, update, "orders.controller.ts").merged == want
+    assert merge_update(document, update).merged == want

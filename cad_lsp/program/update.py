@@ -395,7 +395,6 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     """The update lines of definitions the file does not have (``defined``: the file's; a new method whose body
     repeats another's ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place
     in the file; from the line that names it (its decorators and doc comment above) to its closing line."""
-    in_file = set(doc_keys)
     bodies: dict[int, set[str]] = {}  # a file definition's distinctive lines, read when first asked
     out: set[int] = set()
     for k, key in enumerate(keys):
@@ -555,7 +554,8 @@ def align_update(document: str, update: str, *, context: bool = False,
                                    lines, doc_keys)
     replaced |= _dead_after_return(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
-    whole = not any(markers) and _covers(reached, doc_keys)
+    head = next((n for key, n in zip(keys, lines) if key.strip()), None)
+    whole = not any(markers) and _covers(reached, doc_keys, head_is_new=head == NEW)
     if whole:
         replaced = frozenset()
     else:
@@ -996,6 +996,11 @@ def _resembles(a: str, b: str) -> bool:
 _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18.2.0",``
                re.compile(r"^\s*(?P<key>[\w.-]+)\s*=\s*[\"'\[{\d]"),  # TOML, INI: ``serde = { version = "1" }``
                re.compile(r"^\s*(?P<call>[\w.]+)\s*\(\s*([\"'])(?P<key>[^\"']*)\2\s*\)\s*[,;]?\s*$"),  # Gradle
+               # imports of other modules: ``import { Order } from './order'``, ``from app.x import y``, ``use a::b``
+               re.compile(r"^\s*import\b.*\bfrom\s*([\"'])(?P<key>[^\"']+)\1"),
+               re.compile(r"^\s*(?:pub\s+)?use\s+(?P<key>[\w:]+?)(?:::\{|;)"),  # Rust: ``a::b::{C, D}``: a::b
+               re.compile(r"^\s*(?:from|import|using)\s+(?:static\s+)?(?P<key>[\w.]+)"),
+               re.compile(r"^\s*(?:\w+\s+)?\"(?P<key>[^\"]+)\"\s*$"),  # Go: a path in an import block
                # a route or a test opened by a call naming it: ``todos.MapDelete("/{id}/complete", async (``
                re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"))
 _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
@@ -1004,13 +1009,16 @@ _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is
 def _other_entries(a: str, b: str) -> bool:
     """Whether two lines are different entries of one list: a dependency added beside another
     (``implementation("...:spring-boot-starter-validation")`` next to ``...-data-jpa``), a key added to a
-    manifest, a route or a test opened beside another (a log call's message rewritten is a rewrite).  Lines
-    alike as text, but one names another thing: the new one is added, not a rewrite.  Its version or value
-    changed, or its key respelt (``poll_interval_secs`` to ``poll-interval-secs``), the entry is the same (a
-    rewrite)."""
+    manifest, an import of another module, a route or a test opened beside another (a log call's message
+    rewritten is a rewrite).  Lines alike as text, but one names another thing: the new one is added, not a
+    rewrite.  Its version or value changed, or its key respelt (``poll_interval_secs`` to
+    ``poll-interval-secs``), the entry is the same (a rewrite)."""
     for pattern in _ENTRY_KEYS:
         m, n = pattern.match(a), pattern.match(b)
         if m and n:
+            a_key, b_key = sorted((m["key"], n["key"]), key=len)
+            if b_key.startswith(a_key + "::"):
+                return False  # ``use std::io::Read;`` rewritten as ``use std::io::{Read, Write};``
             return m.groupdict().get("call") != n.groupdict().get("call") or _entry(m["key"]) != _entry(n["key"])
     return False
 
@@ -1351,14 +1359,17 @@ def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys
     return j
 
 
-def _covers(placed: list[int], doc_keys: list[str]) -> bool:
+def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False) -> bool:
     """Whether an update without markers is the whole file: it repeats (or rewrites) most of the file's non-blank
-    lines and reaches both its ends.  Otherwise it is read as a snippet, which keeps the lines it does not reach:
-    where the two readings differ, the one that deletes nothing the update did not show."""
+    lines and reaches both its ends (or starts with new lines where the file has a line or two before what it
+    repeats: ``import sys`` for ``import os``, another import, not that one rewritten).  Otherwise it is read as
+    a snippet, which keeps the lines it does not reach: where the two readings differ, the one that deletes
+    nothing the update did not show."""
     content = [j + 1 for j, key in enumerate(doc_keys) if key.strip()]
     if not content or not placed or len(placed) < WHOLE_FILE_SHARE * len(content):
         return False
-    return min(placed) == content[0] and max(placed) == content[-1]
+    starts = min(placed) == content[0] or head_is_new and sum(n < min(placed) for n in content) <= 2
+    return starts and max(placed) == content[-1]
 
 
 def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str]) -> None:
