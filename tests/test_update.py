@@ -903,3 +903,21 @@ def test_an_import_added_after_a_shown_one_does_not_replace_the_next():
     want = document.replace("list.dto';\n", "list.dto';\nimport { UpdateOrderStatusDto } from './dto/update-order-status.dto';\n")
     assert merge_update(document, update, "orders.controller.ts").merged == want
     assert merge_update(document, update).merged == want
+
+
+def test_new_lines_ending_with_an_inner_closing_brace_before_a_left_edge_marker_keep_the_function_s_rest():
+    """Gemini's ``// ... existing code ...`` at the left edge after a new ``if`` block inside ``Load``: the new
+    lines end with the ``if``'s ``}``, not the function's, so the marker stands for the rest of ``Load``."""
+    document = ("func Load() (*Config, error) {\n\tcfg := &Config{}\n\tvar err error\n"
+                "\tif cfg.ShutdownTimeout, err = getDuration(\"API_SHUTDOWN_TIMEOUT\", 10*time.Second); err != nil {\n"
+                "\t\treturn nil, err\n\t}\n\n\tmaxBody := getEnv(\"API_MAX_BODY_BYTES\", \"1048576\")\n"
+                "\tif cfg.MaxBodyBytes, err = strconv.ParseInt(maxBody, 10, 64); err != nil {\n"
+                "\t\treturn nil, fmt.Errorf(\"config: API_MAX_BODY_BYTES: %w\", err)\n\t}\n\treturn cfg, nil\n}\n")
+    new = "\tif cfg.LogRequests, err = getBool(\"API_LOG_REQUESTS\", true); err != nil {\n\t\treturn nil, err\n\t}\n"
+    update = ("// ... existing code ...\n\n"
+              "\tif cfg.ShutdownTimeout, err = getDuration(\"API_SHUTDOWN_TIMEOUT\", 10*time.Second); err != nil {\n"
+              "\t\treturn nil, err\n\t}\n" + new + "\n// ... existing code ...\n")
+    want = document.replace("\t\treturn nil, err\n\t}\n\n\tmaxBody", "\t\treturn nil, err\n\t}\n" + new +
+                            "\n\tmaxBody")
+    assert merge_update(document, update, "config.go").merged == want
+    assert merge_update(document, update).merged == want

@@ -1352,8 +1352,9 @@ def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys
         j += 1
     if j >= end:
         return done  # the block runs on to the next placed line: the marker is inside it after all
-    if _CLOSING.match(doc_keys[j]) and doc_keys[j].strip() and not _CLOSING.match(new_end):
-        return done
+    if _CLOSING.match(doc_keys[j]) and doc_keys[j].strip() and \
+            not (_CLOSING.match(new_end) and _indent(new_end) == _indent(doc_keys[j])):
+        return done  # (an inner ``}`` at the end of the new lines closes an ``if``, not the block)
     while j > done and not doc_keys[j - 1].strip():
         j -= 1  # the blank lines before what follows the block stay with it
     return j
