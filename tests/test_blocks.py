@@ -977,3 +977,16 @@ def test_a_new_definition_after_a_marker_that_lists_what_it_elides_goes_after_th
     want = document.replace("[todos]);\n\n  function handleSubmit", "[todos]);\n\n" + new + "\n  function handleSubmit")
     want = want.replace("{todos.map(render)}", "{visible.map(render)}")
     assert merge_update(document, update, "TodoList.jsx").merged == want
+
+
+def test_a_test_added_at_the_end_of_the_tests_module_goes_inside_it():
+    """"Add this test at the end of the `tests` module": pasted alone at the module's indentation, it goes after
+    the module's last test, before its closing brace (not after the file's end, nor refused)."""
+    document = ("pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+                "    #[test]\n    fn adds() {\n        assert_eq!(add(1, 2), 3);\n    }\n}\n")
+    answer = ("Add this test at the end of the `tests` module in `src/lib.rs`:\n\n```rust\n// src/lib.rs\n"
+              "    #[test]\n    fn adds_negatives() {\n        assert_eq!(add(-1, -2), -3);\n    }\n```\n")
+    [block] = read_answer(answer).blocks
+    merged = merge_update(document, block.text, "lib.rs", after=block.after).merged
+    assert merged == document.replace("        assert_eq!(add(1, 2), 3);\n    }\n", "        assert_eq!(add(1, 2), 3);\n    }\n\n"
+                                      "    #[test]\n    fn adds_negatives() {\n        assert_eq!(add(-1, -2), -3);\n    }\n")

@@ -131,6 +131,10 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     named = [u for u in _walk(old_units) if _named(u, after or before)]
     named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
     depth = _indent(merger.old.lines[named[0].start]) if named else ""
+    last_body = _last_body_at(old_units, merger, _indent(merger.new.lines[shown[0].start])) \
+        if after == "" and shown and _indent(merger.new.lines[shown[0].start]) else None
+    if last_body is not None:  # "add this test at the end of the `tests` module": inside the file's last block
+        depth = _indent(merger.new.lines[shown[0].start])
     if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable",
                                                                                   "section")
                         or u.key in names or _indent(merger.new.lines[u.start]) != depth for u in shown) or \
@@ -158,6 +162,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     gap = merger._lead(merger.old, old_units, last, (0, len(lines) - 1)) if last > 0 else []
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     added = [piece for unit in shown for piece in lead + merger._lines(unit.start, unit.end, None)]
+    if last_body is not None:
+        end = last_body.end + 1  # after the block's last unit, before its closing lines
+        return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     if named and before and not after:  # the new ones, the file's own gap, then it
         start = named[0].start  # (its doc comment and decorators are its own)
         ahead = [piece for unit in shown for piece in merger._lines(unit.start, unit.end, None) + lead]
@@ -189,6 +196,21 @@ def _callee(line: str) -> str | None:
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]{2,}")
 _DECLARED = re.compile(r"\s*(?:(?:export|const|let|var|val|static|public|private)\s+)*([A-Za-z_$][\w$]*)")
+
+
+def _last_body_at(old_units: list[Unit], merger: "_Merger", depth: str) -> Unit | None:
+    """The last unit of the file's last block whose units sit at ``depth`` (a Rust ``mod tests``, a test
+    class), when that block ends the file: where new code at that depth goes "at the end"."""
+    units = old_units
+    while units:
+        last = units[-1]
+        inner = [u for u in (last.body or []) if _content(merger.old.lines, u)]
+        if not inner:
+            return None
+        if _indent(merger.old.lines[inner[-1].start]) == depth:
+            return inner[-1]
+        units = inner
+    return None
 
 
 def _unit_name(lines: list[str], unit: Unit) -> str | None:
