@@ -990,3 +990,12 @@ def test_a_test_added_at_the_end_of_the_tests_module_goes_inside_it():
     merged = merge_update(document, block.text, "lib.rs", after=block.after).merged
     assert merged == document.replace("        assert_eq!(add(1, 2), 3);\n    }\n", "        assert_eq!(add(1, 2), 3);\n    }\n\n"
                                       "    #[test]\n    fn adds_negatives() {\n        assert_eq!(add(-1, -2), -3);\n    }\n")
+
+
+def test_gtest_cases_are_told_apart_by_their_arguments():
+    """``TEST(PolygonTest, ContainsPoint)`` appended at the end: every test is the ``TEST`` macro, so its name is
+    its arguments; it was read as the file's last ``TEST`` rewritten, and replaced it."""
+    document = ("#include <gtest/gtest.h>\n\nTEST(PolygonTest, Area) {\n    EXPECT_EQ(unitSquare().area(), 1.0);\n}\n\n"
+                "TEST(PolygonTest, Convexity) {\n    EXPECT_TRUE(unitSquare().isConvex());\n}\n")
+    update = "TEST(PolygonTest, ContainsPoint) {\n    EXPECT_TRUE(unitSquare().contains({0.5, 0.5}));\n}\n"
+    assert merge_update(document, update, "polygon_test.cpp", after="").merged == document + "\n" + update

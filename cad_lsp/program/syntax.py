@@ -269,6 +269,12 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
                                                               node.child_by_field_name("type")) if c is not None))
     if category in ("function", "type"):
         name = _name(node, source)
+        if name and re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and category == "function" and \
+                node.child_by_field_name("type") is None:  # a test macro (no return type):
+            declarator = node.child_by_field_name("declarator")  # ``TEST(PolygonTest, Contains)``, by its arguments
+            parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+            if parameters is not None:
+                name += re.sub(r"\s+", " ", _text(parameters, source))
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:  # Go: per type
             receiver = re.sub(r"[\s*()]|\b\w+\s+(?=\w)", "", _text(node.child_by_field_name("receiver"), source))
             name = f"{receiver}.{name}"
