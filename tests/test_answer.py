@@ -419,6 +419,16 @@ NOT_YET: dict[str, str] = {
                                           "file sets its fields apart: the merge writes what the update shows",
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
+    "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
+                                      "check below it (said in the prose only): the merge keeps the check",
+    "csharp-email-sender-deepseek": "a private method removed in the prose only (\"delete the old "
+                                    "SendEmailAsync\"): no block shows it gone",
+    "java-subscription-cancellation-gemini": "a comment line the update leaves out between two lines it shows: "
+                                             "the merge removes it, as it does any line left out there",
+    "python-pytest-clock-durations-chatgpt": "a fixture rewritten with a decorator that takes arguments, at the "
+                                             "update's start before a marker: placed as new code above the file",
+    "rust-config-request-timeout-claude": "a new test after a marker inside a test whose body is elided: the "
+                                          "module's closing brace lands before the new test",
 }
 
 

@@ -921,3 +921,4 @@ def test_new_lines_ending_with_an_inner_closing_brace_before_a_left_edge_marker_
                             "\n\tmaxBody")
     assert merge_update(document, update, "config.go").merged == want
     assert merge_update(document, update).merged == want
+

@@ -56,6 +56,7 @@ EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
+SIGNATURE_LINES = 12  # ... and a head rewritten over up to this many lines (one parameter a line) above its body
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
 TWIN_REACH = 12  # lines apart at most that a new line and a kept one it repeats or rewrites count as both kept
 TWIN_LIKENESS = 0.85  # ... when the new line resembles the kept one this much
@@ -1055,7 +1056,14 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
         after = lines[end] if end < len(lines) else None  # None: its end
         if run and after is not None and after > 0 and (before is None or before == MARKER) and \
                 not _closes_new_block(run[-1], keys, in_file):  # (a whole new block rewrites nothing)
-            out |= _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
+            found = _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
+            head = after - 1  # 1-based: the file line above the placed one, blank lines skipped
+            while head > 0 and not doc_keys[head - 1].strip():
+                head -= 1
+            if not found and head > 0 and head not in placed and len(run) <= SIGNATURE_LINES and \
+                    _split_over_lines([keys[i] for i in run], doc_keys[head - 1]):
+                found = {head}  # a signature spread over lines, one parameter each, above its unchanged body
+            out |= found
         if run and before is not None and before > 0 and (after is None or after == MARKER):
             found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
             if not found and before < len(doc_keys) and before + 1 not in placed and \
