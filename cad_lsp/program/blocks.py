@@ -175,15 +175,15 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     return BlockMerge(pieces + added, frozenset())
 
 
-_CALLEE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s+:?\w")  # ``scope :recent``, ``has_many :comments``, ``validates :title``
-
-
 _COMMENTS = ("comment", "line_comment", "block_comment")
 
 
 def _first_line(unit: Unit) -> int:
     """A unit's own first line, after the doc comment joined to it."""
     return unit.inner if unit.inner is not None else unit.start
+
+
+_CALLEE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s+:?\w")  # ``scope :recent``, ``has_many :comments``, ``validates :title``
 
 
 def _callee(line: str) -> str | None:
