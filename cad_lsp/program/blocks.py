@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 from .syntax import LANGUAGES, Unit, parse_units
 
-__all__ = ["Piece", "BlockMerge", "merge_by_blocks"]
+__all__ = ["Piece", "BlockMerge", "merge_by_blocks", "names"]
 
 _IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
 _COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment line (not ``#[attr]``, ``#include``)
@@ -222,12 +222,16 @@ def _unit_name(lines: list[str], unit: Unit) -> str | None:
     return m[1] if m else None
 
 
+def names(defined: str, name: str) -> bool:
+    """Whether a definition's name is the one an answer's sentence names, qualified or not (``create`` for
+    ``create``, ``Store.Create`` for ``Create``, ``RingBuffer::pop`` for ``pop``)."""
+    return re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", defined) is not None
+
+
 def _named(unit: Unit, name: str | None) -> bool:
-    """Whether a file unit is the definition or section an answer's sentence names (``create``, ``Store.Create``,
-    ``RingBuffer::pop``, a heading's text)."""
+    """Whether a file unit is the definition or section an answer's sentence names (a heading's text too)."""
     return bool(name) and unit.key is not None and (
-        unit.key[0] in ("function", "type") and
-        re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", unit.key[1]) is not None
+        unit.key[0] in ("function", "type") and names(unit.key[1], name)
         or unit.key[0] == "section" and unit.key[1] == name.strip().lower())
 
 

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from .blocks import Piece, merge_by_blocks
+from .blocks import Piece, merge_by_blocks, names
 from .ops import split_lines
 from .patch import PatchError, apply_patch, looks_like_patch
 from .syntax import breaks, guess_language, language_of
@@ -584,7 +584,7 @@ def _at_named_place(placement: Placement, keys: list[str], doc_keys: list[str], 
     if place is None or not fresh:
         return placement
     side, name = place
-    found = sorted(j for j, defined_name in defined.items() if defined_name.rsplit(".", 1)[-1] == name)
+    found = sorted(j for j, defined_name in defined.items() if names(defined_name, name))
     if not found:
         return placement
     lines, kept = placement.lines, dict(placement.kept)
@@ -844,6 +844,7 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
     two rewrites a line.  Each goes in place of the file line it resembles most, when that line is alike enough
     and clearly more alike than any other among the lines the markers around it keep: {update line: file line}."""
     out: dict[int, int] = {}
+    in_file = set(doc_keys)
     for k, end in list(_new_runs(lines)):
         run = [i for i in range(k, end) if keys[i].strip()]
         before = lines[k - 1] if k > 0 else None
@@ -854,7 +855,7 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
         above = min([m for m in lines[end:] if m > 0] + [len(doc_keys) + 1])
         if len(run) == 1:
             edges = run
-        elif _closes_new_block(run[-1], keys, set(doc_keys)) or _closes_new_block(run[0], keys, set(doc_keys)):
+        elif _closes_new_block(run[-1], keys, in_file) or _closes_new_block(run[0], keys, in_file):
             continue  # a whole new block rewrites nothing
         else:
             edges = [run[0], run[-1]]
@@ -986,12 +987,12 @@ def _set_apart(lines: list[int], keys: list[str], doc_keys: list[str], kept: dic
     return frozenset(out)
 
 
-def _resembles(a: str, b: str) -> bool:
-    """Whether a new line reads as a rewrite of a file line: the same indentation and mostly the same text, and
-    not another entry of a list (``_other_entries``)."""
+def _resembles(a: str, b: str, at_least: float = REWRITE_SIMILARITY) -> bool:
+    """Whether a new line reads as a rewrite of a file line: the same indentation and mostly (``at_least``) the
+    same text, and not another entry of a list (``_other_entries``)."""
     if not a.strip() or not b.strip() or _indent_of(a) != _indent_of(b) or _other_entries(a, b):
         return False
-    return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= REWRITE_SIMILARITY
+    return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= at_least
 
 
 _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18.2.0",``
@@ -1713,7 +1714,8 @@ def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str
                 if near.file_line is not None and near.update_line is not None and counts[other] == 1:
                     break  # a line shown that places the update surely
                 if near.file_line is not None and near.update_line is None and \
-                        (other == key and counts[key] == 1 or other != key and _twin(key, other)):
+                        (other == key and counts[key] == 1 or other != key and _weight(other) >= DISTINCTIVE
+                         and _resembles(key, other, TWIN_LIKENESS)):
                     return True
         return False
 
@@ -1721,12 +1723,6 @@ def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str
                if piece.file_line is None and piece.update_line - 1 not in fresh and _weight(key) >= DISTINCTIVE
                and key not in edges
                and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{")) and kept_twin(n, key))
-
-
-def _twin(new: str, old: str) -> bool:
-    """Whether a new line rewrites a file line so closely that both in one stretch means the old was kept."""
-    return _indent_of(new) == _indent_of(old) and _weight(old) >= DISTINCTIVE and not _other_entries(new, old) and \
-        difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= TWIN_LIKENESS
 
 
 def _inside_strings(update_lines: list[str]) -> set[int]:
