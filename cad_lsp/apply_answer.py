@@ -109,6 +109,7 @@ def as_json(plan: AnswerPlan, written: list[str], why_not: str | None, write: bo
                       "blocks": [block.line for block in change.blocks],
                       "diff": diff(change) if change.after is not None else "", "text": change.after,
                       "removed_unseen": [list(span) for span in change.unseen],
+                      "removed_as_said": list(change.removed),
                       "unseen_notes": change.unseen_notes()})
     answer = {"files": files,
               "unplaced": [{"line": p.block.line, "reason": p.reason} for p in plan.problems],

@@ -421,8 +421,6 @@ NOT_YET: dict[str, str] = {
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
                                       "check below it (said in the prose only): the merge keeps the check",
-    "csharp-email-sender-deepseek": "a private method removed in the prose only (\"delete the old "
-                                    "SendEmailAsync\"): no block shows it gone",
     "java-subscription-cancellation-gemini": "a comment line the update leaves out between two lines it shows: "
                                              "the merge removes it, as it does any line left out there",
     "python-pytest-clock-durations-chatgpt": "a fixture rewritten with a decorator that takes arguments, at the "
@@ -545,3 +543,45 @@ def test_styles_the_answer_adds_at_the_end_of_a_file_without_a_grammar_go_at_its
     assert block.after == ""
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == css + "\n" + new
+
+
+@pytest.mark.parametrize("sentence, names, path", [
+    ("You can now delete the old `SendEmailAsync` method.", ("SendEmailAsync",), None),
+    ("Remove `list_users` and `get_user` from `app/views.py`.", ("list_users", "get_user"), "app/views.py"),
+    ("In `app/views.py`, delete `list_users`; it moved.", ("list_users",), "app/views.py"),
+    ("- Removed the now-unused `_legacy_format()` helper since nothing calls it.", ("_legacy_format",), None),
+    ("Remove the `validate` call from `save`.", None, None),  # a use of the name, not its definition
+    ("Remove the `id` parameter from `create`.", None, None),
+    ("Don't remove `load`, other modules use it.", None, None),
+    ("If you no longer need it, you could remove `load`.", None, None),
+    ("A bulk delete method on `SessionRepository`.", None, None),  # "delete" is a noun here
+    ("Remove the local handlers from `BookController`.", None, None),
+    ("This removes the `retry` loop.", None, None),
+])
+def test_a_sentence_saying_to_delete_a_definition_is_read_as_a_removal(sentence, names, path):
+    removals = read_answer(f"```python src/app.py\nx = 1\n```\n\n{sentence}\n").removals
+    assert [(r.names, r.path) for r in removals] == ([(names, path)] if names else [])
+
+
+def test_a_definition_the_prose_says_to_delete_is_removed_from_the_one_file_that_had_it(tmp_path):
+    """"delete `save`" with no block showing it gone: a careful reader removes it, with one blank line beside
+    it; a new file that now holds the name is where it moved, not where it goes from."""
+    root = tree(tmp_path)
+    moved = ("Move `save` to its own module:\n\n```python src/store.py\ndef save(path, text):\n"
+             "    with open(path, 'w') as fh:\n        fh.write(text)\n```\n\n")
+    shown = "```python src/app.py\nimport os\nimport sys\n# ... existing code ...\n```\n\n"
+    without_save = APP.replace("import os\n", "import os\nimport sys\n")[:APP.index("\n\n\ndef save") + 11] + "\n"
+    for prose, blocks in [(moved + shown + "Then delete the old `save` function.\n", 1),  # the answer's file
+                          (moved + "Then remove `save` from `src/app.py`.\n", 0)]:  # a file only the prose names
+        changes = by_path(plan_answer(prose, root))
+        assert changes["src/app.py"].after == (without_save if blocks else APP[:APP.index("\n\n\ndef save")] + "\n")
+        assert changes["src/app.py"].removed == ("save",) and len(changes["src/app.py"].blocks) == blocks
+        assert "def save" in changes["src/store.py"].after
+    # named in the sentence: that file only; a name the file does not define changes nothing
+    named = "Remove `load` from `src/main.py`.\n\n" + shown
+    assert [f.path for f in plan_answer(named, root).changed] == ["src/app.py"]
+    assert "def load" in by_path(plan_answer(named, root))["src/app.py"].after
+    # a name two of the answer's files define, with no file named, is left alone
+    (root / "src" / "main.py").write_text(MAIN + "\n\ndef save(path, text):\n    pass\n")
+    both = shown + "```python src/main.py\nimport sys\n# ...\n```\n\nDelete the old `save` function.\n"
+    assert all("def save" in f.after for f in plan_answer(both, root).files)

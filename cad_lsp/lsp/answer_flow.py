@@ -174,9 +174,8 @@ def summary_message(plan: AnswerPlan, changed: list[FileChange]) -> str:
     created = sum(1 for f in changed if not f.exists)
     said = f"applied a chat answer: {len(changed) - created} file{'s' if len(changed) - created != 1 else ''} changed"
     said += f", {created} created"
-    unseen = sum(f.unseen_lines for f in changed)
-    if unseen:
-        notes = "; ".join(f"{f.path}: {note}" for f in changed for note in f.unseen_notes())
+    notes = "; ".join(f"{f.path}: {note}" for f in changed for note in f.unseen_notes())
+    if notes:  # lines removed unseen, definitions removed because the prose says so
         said += f"; {notes}"
     found = [f.found_note() for f in changed if f.named_as]
     if found:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from .patch import looks_like_patch, patch_files
 
-__all__ = ["AN_EXAMPLE", "Block", "Reading", "Skipped", "looks_like_path", "read_answer"]
+__all__ = ["AN_EXAMPLE", "Block", "Reading", "Removal", "Skipped", "looks_like_path", "read_answer"]
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
@@ -86,6 +86,24 @@ _CODE_EXTENSIONS = {
     "sass", "less", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "xml", "gradle", "md",
     "mdx", "rst", "txt", "proto", "graphql", "tf", "nix", "zig", "nim", "sol", "prisma",
 }
+# A sentence saying to delete definitions ("You can now delete the old `SendEmailAsync`", "Remove `a` and `b` from
+# `app/views.py`"): the verb, then what it removes up to the sentence's end or a clause of its own.
+_REMOVE = re.compile(r"\b(?:delete|remove|drop|get\s+rid\s+of)d?\b(?P<what>.*?)"
+                     r"(?=[.;!?:](?:\s|$)|\s[-\u2013\u2014]\s|\b(?:but|so|since|because|as|which|then|while|"
+                     r"instead|and\s+(?:add|use|call|move|keep|replace|update|change|rename))\b|$)", re.IGNORECASE)
+# Words that make the sentence something other than a removal to do: a condition, a denial, an option.
+_NOT_DONE = re.compile(r"\b(?:not|don'?t|doesn'?t|never|no\s+need|without|if|unless|optional(?:ly)?|could|might|"
+                       r"may|consider|whether|rather|keep)\b|n't\b", re.IGNORECASE)
+# What a removed name may be, said after it ("the `foo` helper"); anything else named after it ("the `foo` call",
+# "the `id` parameter") is a use of the name, not its definition.
+_DEFINITION_NOUNS = {"method", "methods", "function", "functions", "helper", "helpers", "class", "classes",
+                     "component", "hook", "handler", "handlers", "endpoint", "route", "fn", "def", "struct",
+                     "view", "views", "test", "tests", "fixture", "definition", "implementation", "interface",
+                     "type", "enum", "constant", "constants", "field", "fields", "property", "properties",
+                     "variable", "entirely", "completely", "altogether", "too", "also", "now", "as", "and", "or",
+                     "from", "in", "of", "since", "because", "(", "it", "they", "them", "version", "one", "ones"}
+_PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", "within", "into"}
+_REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
 _LINE_RANGE = re.compile(r"(?:\(\s*L?(?P<first>\d+)\s*[-\u2013:]\s*L?(?P<last>\d+)\s*\)"
@@ -146,16 +164,27 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Removal:
+    """Definitions the prose says to delete, by name, and the file it names for them (None: it names none)."""
+
+    names: tuple[str, ...]
+    path: str | None
+    line: int  # 1-based line of the sentence in the answer
+    sentence: str
+
+
+@dataclass(frozen=True)
 class Reading:
     blocks: tuple[Block, ...]
     skipped: tuple[Skipped, ...]
+    removals: tuple[Removal, ...] = ()
 
 
 def read_answer(markdown: str) -> Reading:
     """The answer's code blocks that change files, in order, and those that do not.  Line ends are read as
     ``\n`` (an answer copied on Windows): the merge gives new lines the file's own."""
     lines = markdown.replace("\r\n", "\n").splitlines(keepends=True)
-    blocks, skipped = [], []
+    blocks, skipped, removals = [], [], []
     index, prose_start = 0, 0
     last: Block | Skipped | None = None
     while index < len(lines):
@@ -163,6 +192,7 @@ def read_answer(markdown: str) -> Reading:
         if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
             index += 1
             continue
+        removals += _removals(lines[prose_start:index], prose_start)
         end = _closing(lines, index, opening["fence"])
         indent = len(opening["indent"])
         body = [_dedent(line, indent) for line in lines[index + 1:end]]
@@ -179,11 +209,48 @@ def read_answer(markdown: str) -> Reading:
             last = read
         index = end + 1
         prose_start = index
+    removals += _removals(lines[prose_start:], prose_start)
     if any(block.path is not None for block in blocks):  # the answer names its files: one that names none is
         examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
         blocks = [b for b in blocks if b not in examples]
         skipped = sorted(skipped + [Skipped(b.line, b.language, AN_EXAMPLE) for b in examples], key=lambda s: s.line)
-    return Reading(tuple(blocks), tuple(skipped))
+    return Reading(tuple(blocks), tuple(skipped), tuple(removals))
+
+
+def _removals(prose: list[str], first: int) -> list[Removal]:
+    """The removals the prose says to do: a sentence with a verb of removal, no condition or denial, naming
+    definitions in backticks (and perhaps the file, in backticks, after "from" or "in")."""
+    out = []
+    for number, line in enumerate(prose, first + 1):
+        for m in _REMOVE.finditer(line):
+            sentence = line[:m.end()]
+            sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
+            if _NOT_DONE.search(sentence):
+                continue
+            names, path, other = [], None, False
+            spans = list(re.finditer(r"`([^`]+)`", m["what"]))
+            lead = m["what"][:spans[0].start()].split() if spans else []
+            if len(lead) > 4 or any(word.lower() in _PREPOSITIONS for word in lead):
+                continue  # "a bulk delete method on `Repo`": the word is a noun here
+            for index, span in enumerate(spans):
+                token = span[1].strip()
+                ahead = m["what"][span.end():spans[index + 1].start() if index + 1 < len(spans) else None]
+                word = (re.findall(r"[\w(]+", ahead) or [""])[0].lower()
+                behind = m["what"][:span.start()].split()[-1:] or [""]
+                if _names_file(token):
+                    path = token
+                elif behind[0].lower() in _PREPOSITIONS:
+                    other = True  # "from `save`": a line inside a function, not a definition
+                elif _REMOVED_NAME.match(token) and (not word or word in _DEFINITION_NOUNS):
+                    names.append(_REMOVED_NAME.match(token)["name"])
+                else:
+                    other = True
+            if path is None:  # "In `app/views.py`, delete ..."
+                named = [t for t in _BACKTICKED.findall(sentence[:len(sentence) - len(m[0])]) if _names_file(t)]
+                path = named[0] if len(named) == 1 else None
+            if names and not other:
+                out.append(Removal(tuple(names), path, number, sentence.strip()))
+    return out
 
 
 def _output_of(last: Block | Skipped | None, prose: list[str]) -> bool:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path, PurePosixPath
 
-from .answer import Block, Skipped, read_answer
+from .answer import Block, Removal, Skipped, read_answer
+from .removal import definition_lines, remove_definition
 from .update import Merge, UpdateError, is_marker, merge_patch, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
@@ -72,6 +73,7 @@ class FileChange:
     merges: tuple[Merge, ...]
     refusal: str | None = None
     named_as: str | None = None  # the path the answer wrote, where it named the file by the end of its path
+    removed: tuple[str, ...] = ()  # definitions removed because the prose says so ("delete the old `send`")
 
     def found_note(self) -> str | None:
         if self.named_as is None:
@@ -87,7 +89,8 @@ class FileChange:
         return sum(merge.unseen_lines for merge in self.merges)
 
     def unseen_notes(self) -> list[str]:
-        return [note for note in (merge.unseen_note() for merge in self.merges) if note]
+        return [note for note in (merge.unseen_note() for merge in self.merges) if note] + \
+            [f"removed `{name}`, as the answer's prose says" for name in self.removed]
 
     @property
     def unseen(self) -> list[tuple[int, int]]:
@@ -164,9 +167,11 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
                 target = found_target
                 named_as[target] = block.path
         groups.setdefault(target, []).append(block)
-    changes = tuple(_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
-                    for target, blocks in groups.items())
-    return AnswerPlan(changes, tuple(problems), reading.skipped)
+    changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
+               for target, blocks in groups.items()]
+    for removal in reading.removals:
+        _remove(removal, changes, root, read, found)
+    return AnswerPlan(tuple(changes), tuple(problems), reading.skipped)
 
 
 def list_files(root: Path) -> Iterator[str]:
@@ -264,6 +269,41 @@ def _at_lines(original: str, current: str, block: Block) -> Merge | None:
         return merge_patch(current, patch)
     except UpdateError:
         return None
+
+
+def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reader, found: "_Finder") -> None:
+    """Take out of its file each definition a sentence says to delete, after the file's blocks are merged.  The
+    file is the one the sentence names, else the one of the answer's files that defined the name before the
+    answer (a new file that now holds it is where it moved, not where it goes from); nothing where that is not
+    one file, or the file does not define the name exactly once."""
+    by_target = {change.target: index for index, change in enumerate(changes)}
+    targets: list[Path] = []
+    if removal.path is not None:
+        target, problem = resolve_path(root, removal.path)
+        if target is not None and read(target)[0] is None:
+            tail = found.by_tail(removal.path)
+            target = resolve_path(root, tail)[0] if tail is not None else None
+        targets = [target] if target is not None and problem is None else []
+    for name in removal.names:
+        where = targets or [c.target for c in changes if c.exists and c.after is not None and
+                            definition_lines(c.before, name, c.target.name) is not None]
+        if len(where) != 1:
+            continue
+        target = where[0]
+        if target not in by_target:
+            text, problem = read(target)
+            if text is None or problem is not None:
+                continue
+            by_target[target] = len(changes)
+            changes.append(FileChange(_shown(target, root), target, True, text, text, (), ()))
+        change = changes[by_target[target]]
+        if change.after is None or definition_lines(change.before, name, target.name) is None:
+            continue
+        after = remove_definition(change.after, name, target.name)
+        if after is not None:
+            merge = Merge(after, 1, max(1, len(change.after.splitlines())), after, None, document=change.after)
+            changes[by_target[target]] = replace(change, after=after, merges=change.merges + (merge,),
+                                                 removed=change.removed + (name,))
 
 
 def _shown(target: Path, root: Path) -> str:

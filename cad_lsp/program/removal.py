@@ -1,0 +1,67 @@
+"""A definition the answer's prose says to delete, taken out of its file.
+
+Chat answers often say a removal instead of showing it: "You can now delete the old `SendEmailAsync`",
+"Remove `list_users` and `get_user` from `app/views.py`".  No block shows the definition gone, so no merge
+removes it; a careful reader does.  Here a named function, method, class, constant or field (a definition of
+the file or of a class, not a function's local) is found by the file's syntax and removed with what belongs to
+it (its doc comment, decorators and attributes) and the blank lines that set it apart.  A name the file defines twice, or not at all, is
+left alone: a sentence is a weaker witness than a block, so only an unmistakable definition goes.
+"""
+
+from __future__ import annotations
+
+from .blocks import names
+from .syntax import Unit, language_of, parse_units
+
+__all__ = ["definition_lines", "remove_definition"]
+
+_DEFINITIONS = ("function", "type", "impl", "variable")
+
+
+def definition_lines(text: str, name: str, filename: str) -> tuple[int, int] | None:
+    """The lines (0-based, inclusive) of the one definition ``name`` names in ``text``, doc comment and
+    decorators included; None where the file has no grammar, does not parse, or defines it not exactly once."""
+    language = language_of(filename)
+    if language is None or language == "markdown":
+        return None
+    lines = text.splitlines(True)
+    parsed = parse_units(text, language, lines)
+    if parsed is None or parsed[1]:
+        return None
+    found = [unit for unit in _walk(parsed[0]) if unit.key is not None and unit.key[0] in _DEFINITIONS
+             and names(unit.key[1], name)]
+    if len(found) != 1:
+        return None
+    return found[0].start, found[0].end
+
+
+def remove_definition(text: str, name: str, filename: str) -> str | None:
+    """``text`` without the one definition ``name`` names and the blank lines that set it apart from what
+    follows (from what precedes, where nothing of its block follows); None where there is no such one
+    definition (``definition_lines``)."""
+    span = definition_lines(text, name, filename)
+    if span is None:
+        return None
+    lines = text.splitlines(True)
+    first, last = span
+    following = last + 1
+    while following < len(lines) and not lines[following].strip():
+        following += 1
+    if following < len(lines) and _indent(lines[following]) >= _indent(lines[first]) or first == 0:
+        last = following - 1  # a definition follows: it keeps the blank lines the removed one had above it
+    else:  # the last of its file or block: the blank lines above it go
+        while first > 0 and not lines[first - 1].strip():
+            first -= 1
+    return "".join(lines[:first] + lines[last + 1:])
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _walk(units: list[Unit]):
+    """The units of the file and of its classes, modules and namespaces; not those inside functions."""
+    for unit in units:
+        yield unit
+        if unit.body and (unit.key is None or unit.key[0] != "function"):
+            yield from _walk(unit.body)
