@@ -425,8 +425,6 @@ NOT_YET: dict[str, str] = {
                                              "the merge removes it, as it does any line left out there",
     "python-pytest-clock-durations-chatgpt": "a fixture rewritten with a decorator that takes arguments, at the "
                                              "update's start before a marker: placed as new code above the file",
-    "rust-config-request-timeout-claude": "a new test after a marker inside a test whose body is elided: the "
-                                          "module's closing brace lands before the new test",
 }
 
 

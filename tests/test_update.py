@@ -922,3 +922,14 @@ def test_new_lines_ending_with_an_inner_closing_brace_before_a_left_edge_marker_
     assert merge_update(document, update, "config.go").merged == want
     assert merge_update(document, update).merged == want
 
+
+
+def test_a_closing_brace_the_update_shows_after_a_new_test_closes_the_module_after_it():
+    """A test whose body is elided (``// ...``), a new test, the module's ``}``: the syntax read the update's
+    last ``}`` as the elided test's module end and wrote the new test after the module.  Of two readings equal
+    otherwise, the one that writes every line the update shows in its order wins."""
+    document = 'use std::time::Duration;\n\npub fn parse(text: &str) -> Result<u32, String> {\n    text.trim().parse().map_err(|e| format!("{e}"))\n}\n\npub fn validate(n: u32) -> bool {\n    n > 0\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn parses_numbers() {\n        assert_eq!(parse(" 4 ").unwrap(), 4);\n    }\n\n    #[test]\n    fn rejects_words() {\n        let result = parse("four");\n        assert!(result.is_err());\n    }\n}\n'
+    update = 'pub fn validate(n: u32) -> bool {\n    n > 0 && n < 100\n}\n\n// ...\n\n    #[test]\n    fn rejects_words() {\n        // ...\n        assert!(result.is_err());\n    }\n\n    #[test]\n    fn validates_range() {\n        assert!(!validate(100));\n    }\n}\n'
+    new = "\n    #[test]\n    fn validates_range() {\n        assert!(!validate(100));\n    }\n"
+    want = document.replace("n > 0\n", "n > 0 && n < 100\n").replace("is_err());\n    }\n", "is_err());\n    }\n" + new)
+    assert merge_update(document, update, "config.rs").merged == want

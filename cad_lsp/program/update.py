@@ -1470,17 +1470,30 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
             pass
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
     # (a marker the syntax reads as a block's end where the update meant lines), then the one that takes no
-    # context for new code, then the syntax's, unless it merged a block line by line (lines that see the whole
-    # file place a fragment better than lines that see the block), then lines that trust context near markers
-    # (weighed only when the others fall short: it can win on nothing else).
+    # context for new code, then the one that writes all the update shows in its order (a reading that drops a
+    # closing brace the update shows, or writes it before the new code it follows), then the syntax's, unless
+    # it merged a block line by line (lines that see the whole file place a fragment better than lines that
+    # see the block), then lines that trust context near markers (weighed only when the others fall short: it
+    # can win on nothing else).  The order is weighed only between merges equal before it: it reads the file.
+    scores: dict[int, tuple] = {}
+
     def score(candidate):
         rank, merge = candidate
-        return _breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved, rank
+        if id(merge) not in scores:
+            scores[id(merge)] = (_breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved)
+        return scores[id(merge)]
 
-    best = min(candidates, key=score)
-    if score(best)[:3] != (False, 0, 0):
+    def best_of(candidates):
+        least = min(score(candidate) for candidate in candidates)
+        tied = [candidate for candidate in candidates if score(candidate) == least]
+        if len(tied) == 1:
+            return tied[0]
+        return min(tied, key=lambda c: (_out_of_order(update_lines, split_lines(c[1].merged)), c[0]))
+
+    best = best_of(candidates)
+    if score(best) != (False, 0, 0):
         try:
-            best = min([best, (2, _line_merge(document, update, context=True, place=place))], key=score)
+            best = best_of([best, (2, _line_merge(document, update, context=True, place=place))])
         except UpdateError:
             pass
     return _checked(best[1], grammar, force)
@@ -1669,6 +1682,16 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
                  _repeats_moved(doc_lines, split_lines(update), pieces, kept,
                                 None if placement is None else placement.fresh))
+
+
+def _out_of_order(update_lines: list[str], merged_lines: list[str]) -> int:
+    """How many of the update's shown lines (not blank, not markers) the merged file does not have in the
+    update's order (indentation aside): a reading that dropped a shown line (a closing brace) or wrote shown
+    lines in another order than the update's."""
+    shown = [line.strip() for line in update_lines if line.strip() and not is_marker(line)]
+    merged = [line.strip() for line in merged_lines]
+    matcher = difflib.SequenceMatcher(None, shown, merged, autojunk=False)
+    return len(shown) - sum(block.size for block in matcher.get_matching_blocks())
 
 
 def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[Piece], kept: set[int],
