@@ -423,8 +423,6 @@ NOT_YET: dict[str, str] = {
                                       "check below it (said in the prose only): the merge keeps the check",
     "java-subscription-cancellation-gemini": "a comment line the update leaves out between two lines it shows: "
                                              "the merge removes it, as it does any line left out there",
-    "python-pytest-clock-durations-chatgpt": "a fixture rewritten with a decorator that takes arguments, at the "
-                                             "update's start before a marker: placed as new code above the file",
 }
 
 

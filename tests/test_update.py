@@ -933,3 +933,13 @@ def test_a_closing_brace_the_update_shows_after_a_new_test_closes_the_module_aft
     new = "\n    #[test]\n    fn validates_range() {\n        assert!(!validate(100));\n    }\n"
     want = document.replace("n > 0\n", "n > 0 && n < 100\n").replace("is_err());\n    }\n", "is_err());\n    }\n" + new)
     assert merge_update(document, update, "config.rs").merged == want
+
+
+def test_markers_among_a_decorator_s_cases_keep_the_cases_and_the_definition_is_found_by_name():
+    """ChatGPT's ``# ... existing cases ...`` inside a parametrize list, one test shown whole and one with its
+    body elided, below a fixture rewritten at the update's start: each is found by its name, the cases placed
+    by lines inside the decorator (the marker made the whole update a fragment, placed above the file)."""
+    doc = 'import pytest\n\nfrom durations import Parser, parse\n\n\n@pytest.fixture\ndef parser():\n    return Parser()\n\n\n@pytest.mark.parametrize(\n    "text, seconds",\n    [\n        ("45s", 45),\n        ("2m", 120),\n    ],\n)\ndef test_parse(text, seconds):\n    assert parse(text) == seconds\n\n\n@pytest.mark.parametrize(\n    "text",\n    [\n        "",\n        "5x",\n    ],\n)\ndef test_invalid(text):\n    with pytest.raises(ValueError):\n        parse(text)\n'
+    upd = '@pytest.fixture(params=[False, True], ids=["default", "strict"])\ndef parser(request):\n    return Parser(strict=request.param)\n\n\n@pytest.mark.parametrize(\n    "text, seconds",\n    [\n        # ... existing cases ...\n        ("01:30:00 with clock notation", 5400),\n    ],\n)\ndef test_parse(text, seconds):\n    assert parse(text) == seconds\n\n\n@pytest.mark.parametrize(\n    "text",\n    [\n        # ... existing cases ...\n        "1:2:3:4 too many colons",\n    ],\n)\ndef test_invalid(text):\n    # ... unchanged ...\n'
+    want = doc.replace('@pytest.fixture\ndef parser():\n    return Parser()', '@pytest.fixture(params=[False, True], ids=["default", "strict"])\ndef parser(request):\n    return Parser(strict=request.param)').replace('        ("2m", 120),\n', '        ("2m", 120),\n        ("01:30:00 with clock notation", 5400),\n').replace('        "5x",\n', '        "5x",\n        "1:2:3:4 too many colons",\n')
+    assert merge_update(doc, upd, "test_parse.py").merged == want

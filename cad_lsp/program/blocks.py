@@ -391,11 +391,17 @@ class _Merger:
 
     # -- reading the update
     def markers_apart(self, units: list[Unit]) -> list[Unit]:
-        """A marker right above a block is not its doc comment: a unit of its own."""
+        """A marker right above a block is not its doc comment: a unit of its own.  (Only among the comment lines
+        above it: a marker inside a decorator's arguments, ``# ... existing cases ...`` in a parametrize list, is
+        the decorator's.)"""
         out: list[Unit] = []
         for unit in units:
             if unit.inner is not None:
-                rows = [r for r in range(unit.start, unit.inner) if self.new.marker[r]]
+                above = unit.start
+                while above < unit.inner and (self.new.marker[above] or _COMMENT_LINE.match(self.new.lines[above])
+                                              or not self.new.lines[above].strip()):
+                    above += 1
+                rows = [r for r in range(unit.start, above) if self.new.marker[r]]
                 if rows:
                     out.append(Unit(unit.start, rows[-1], "comment"))
                     start = rows[-1] + 1
@@ -912,6 +918,11 @@ class _Merger:
         if new.broken and not (mergeable and self.has_marker(new) and self.broken_inside(new)):
             return self.by_lines(old, new, shift)  # (a fragment inside a block the update shows is merged there)
         if self.has_marker(new):
+            in_head = None not in (old.inner, new.inner) and not any(self.new.marker[new.inner: new.end + 1])
+            if not mergeable and in_head:  # a marker among a decorator's arguments (``# ... existing cases ...`` in
+                head = self._edge(old.start, old.inner - 1, new.start, new.inner - 1, shift)  # a parametrize list):
+                self.seen.update(range(old.inner + 1, old.end + 2))  # lines place the cases, the rest is shown whole
+                return head + self._over(old.inner, old.end, self._lines(new.inner, new.end, shift))
             if not mergeable:
                 raise _Refused  # no body to merge into, or more than one (``try:`` and its ``except:``)
             head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
@@ -975,15 +986,8 @@ class _Merger:
         closes = len(ours) > 1 and ours[-1].strip() == written[-1].strip() and _CLOSING.match(ours[-1])
         if closes:  # both end on the block's closing line: the lines between are the update's to replace
             ours, written = ours[:-1] + [_END_OF_BLOCK], written[:-1] + [_END_OF_BLOCK]
-        merged = self.merge_lines(ours, written) if self.merge_lines else None
-        if merged is None:
-            raise _Refused
-        pieces, seen = merged
-        self.by_lines_used = True
-        self.seen.update(n + old.start for n in seen)
-        out = [Piece(p.text, None if p.file_line is None else p.file_line + old.start,
-                     None if p.update_line is None else self.rows[p.update_line - 1 + new.start])
-               for p in pieces]
+        out = self._merged_lines(ours, written, old.start, new.start)
+        self.by_lines_used = True  # (the block's place is the syntax's, what it holds the lines')
         if closes:
             out = [Piece(self.old.lines[old.end], old.end + 1, self.rows[new.end])
                    if p.text == _END_OF_BLOCK else p for p in out]
@@ -1001,11 +1005,27 @@ class _Merger:
                     out[b + t] = Piece(self.old.lines[first + a + t], first + a + t + 1, pieces[b + t].update_line)
         return out
 
+    def _merged_lines(self, ours: list[str], written: list[str], old_start: int, new_start: int) -> list[Piece]:
+        """File lines and the update's lines for them (from rows old_start and new_start) merged line by line;
+        _Refused when lines do not place them."""
+        merged = self.merge_lines(ours, written) if self.merge_lines else None
+        if merged is None:
+            raise _Refused
+        pieces, seen = merged
+        self.seen.update(n + old_start for n in seen)
+        return [Piece(p.text, None if p.file_line is None else p.file_line + old_start,
+                      None if p.update_line is None else self.rows[p.update_line - 1 + new_start])
+                for p in pieces]
+
     def _edge(self, o0: int, o1: int, n0: int, n1: int, shift) -> list[Piece]:
         """A block's header or closing lines: the file's when the update shows them unchanged, else the
-        update's (a changed signature)."""
+        update's (a changed signature), merged line by line where they hold a marker (``# ... existing cases
+        ...`` in a decorator's list of cases)."""
         if _normal(self.old.lines[o0: o1 + 1]) == _normal(self.new.lines[n0: n1 + 1]):
             return [Piece(self.old.lines[r], r + 1, None) for r in range(o0, o1 + 1)]
+        if any(self.new.marker[n0: n1 + 1]):
+            written = [_reindent(self.new.lines[r], shift) for r in range(n0, n1 + 1)]
+            return self._merged_lines(self.old.lines[o0: o1 + 1], written, o0, n0)
         self.seen.update(range(o0 + 1, o1 + 2))
         return self._over(o0, o1, self._lines(n0, n1, shift))
 
