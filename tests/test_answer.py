@@ -421,8 +421,6 @@ NOT_YET: dict[str, str] = {
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
                                       "check below it (said in the prose only): the merge keeps the check",
-    "java-subscription-cancellation-gemini": "a comment line the update leaves out between two lines it shows: "
-                                             "the merge removes it, as it does any line left out there",
 }
 
 

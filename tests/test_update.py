@@ -23,6 +23,8 @@ def merged(update: str, document: str = FILE) -> str:
     ("# keep existing code\n", True), ("# compute the total\n", False), ("x = ...\n", False),
     ("# this function keeps the existing behaviour of the old parser but adds many more checks\n", False),
     ("{{ ... }}\n", True), ("  {{ ... existing code ... }}\n", True), ("{{ user.name }}\n", False),
+    ("// keep the rest as is\n", True), ("// (keep as is)\n", True), ("# Keep debug builds usable.\n", False),
+    ("    // Already cancelled: keep the original timestamp and reason.\n", False),  # a comment, not a marker
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker

@@ -63,7 +63,8 @@ TWIN_LIKENESS = 0.85  # ... when the new line resembles the kept one this much
 TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats from the file's end, as context
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
-_ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|keep|other "
+_ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|"
+                            r"keep (the )?(rest|as[- ]is|everything)|other "
                             r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is))\b",
                             re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
