@@ -25,6 +25,9 @@ def merged(update: str, document: str = FILE) -> str:
     ("{{ ... }}\n", True), ("  {{ ... existing code ... }}\n", True), ("{{ user.name }}\n", False),
     ("// keep the rest as is\n", True), ("// (keep as is)\n", True), ("# Keep debug builds usable.\n", False),
     ("    // Already cancelled: keep the original timestamp and reason.\n", False),  # a comment, not a marker
+    ("// code omitted for brevity\n", True), ("// constructor remains the same\n", True),
+    ("// Other routes remain unchanged\n", True), ("# Handle existing points\n", False),
+    ("    // merge the remaining items\n", False), ("# Clears all existing requests and connections.\n", False),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker

@@ -67,6 +67,10 @@ _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same 
                             r"keep (the )?(rest|as[- ]is|everything)|other "
                             r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is))\b",
                             re.IGNORECASE)
+_ELIDES_AT_START = re.compile(r"^[\s(\[{<*_-]*(?:(?:the|your|all|any|our)\s+)?(?:existing|unchanged|rest|remaining|"
+                              r"other|previous|same|omitted|keep|everything)\b", re.IGNORECASE)
+_ELIDES_AT_END = re.compile(r"\b(?:unchanged|(?:the )?same|as before|as[- ]is|omitted|not shown|here|below|above)(?: for brevity)?"
+                            r"[\s.)\]}*_-]*$", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")  # Python, Ruby
@@ -140,7 +144,10 @@ def is_marker(line: str) -> bool:
     if said.startswith("...") or said.endswith("..."):  # (what it elides may be listed: "... (index, show,
         # create and update remain the same)")
         return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said))
-    return elides  # "(unchanged)", "rest of the code unchanged"; an ellipsis mid-sentence ("3.333... cents") is prose
+    # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
+    # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
+    # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
+    return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said))
 
 
 def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:
