@@ -415,8 +415,6 @@ CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
 NOT_YET: dict[str, str] = {
-    "rust-clap-min-size-filter-deepseek": "a new field shown with no blank line before the next one, where the "
-                                          "file sets its fields apart: the merge writes what the update shows",
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "

@@ -948,3 +948,19 @@ def test_markers_among_a_decorator_s_cases_keep_the_cases_and_the_definition_is_
     upd = '@pytest.fixture(params=[False, True], ids=["default", "strict"])\ndef parser(request):\n    return Parser(strict=request.param)\n\n\n@pytest.mark.parametrize(\n    "text, seconds",\n    [\n        # ... existing cases ...\n        ("01:30:00 with clock notation", 5400),\n    ],\n)\ndef test_parse(text, seconds):\n    assert parse(text) == seconds\n\n\n@pytest.mark.parametrize(\n    "text",\n    [\n        # ... existing cases ...\n        "1:2:3:4 too many colons",\n    ],\n)\ndef test_invalid(text):\n    # ... unchanged ...\n'
     want = doc.replace('@pytest.fixture\ndef parser():\n    return Parser()', '@pytest.fixture(params=[False, True], ids=["default", "strict"])\ndef parser(request):\n    return Parser(strict=request.param)').replace('        ("2m", 120),\n', '        ("2m", 120),\n        ("01:30:00 with clock notation", 5400),\n').replace('        "5x",\n', '        "5x",\n        "1:2:3:4 too many colons",\n')
     assert merge_update(doc, upd, "test_parse.py").merged == want
+
+
+def test_a_new_documented_field_shown_without_a_blank_line_below_it_is_set_apart_as_the_file_sets_fields():
+    """DeepSeek shows a new field with a blank line above it and none below, before the next field: the file
+    sets its documented fields apart, so a blank line goes after the new one too."""
+    document = ("pub struct Cli {\n    /// Extensions to include\n    #[arg(short, long)]\n    pub ext: Vec<String>,\n\n"
+                "    /// Include hidden files\n    #[arg(long)]\n    pub hidden: bool,\n}\n")
+    new = "    /// Skip files smaller than SIZE\n    #[arg(long)]\n    pub min_size: Option<u64>,\n"
+    update = ("pub struct Cli {\n    // ... existing code ...\n    pub ext: Vec<String>,\n\n" + new +
+              "    /// Include hidden files\n    #[arg(long)]\n    pub hidden: bool,\n}\n")
+    want = document.replace("Vec<String>,\n\n", "Vec<String>,\n\n" + new + "\n")
+    assert merge_update(document, update, "cli.rs").merged == want
+    # statements grouped below a blank line stay as shown
+    code = "fn main() {\n    let a = 1;\n\n    let b = 2;\n    run(a, b);\n}\n"
+    grouped = "fn main() {\n    let a = 1;\n\n    let c = 3;\n    let b = 2;\n    run(a, b);\n}\n"
+    assert merge_update(code, grouped, "main.rs").merged == grouped

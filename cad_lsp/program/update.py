@@ -1664,6 +1664,7 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     """The merged file from its lines, the region that changed, and what it removes unseen."""
     doc_lines = split_lines(document)
     newline = _terminator(doc_lines)
+    pieces = _member_set_apart(pieces, doc_lines)
     out = [piece.text if piece.file_line is not None else piece.text.rstrip("\r\n") + newline for piece in pieces]
     out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
     # A snippet keeps the file's last terminator or its absence; a whole file, its own, except the one newline
@@ -1690,6 +1691,31 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
                  _repeats_moved(doc_lines, split_lines(update), pieces, kept,
                                 None if placement is None else placement.fresh))
+
+
+_DOCUMENTED = re.compile(r"^\s*(?:///|//!|/\*\*|#\[|@\w|\"\"\"|#\s|//\s)")  # a member's doc comment, attribute
+
+
+def _member_set_apart(pieces: list[Piece], doc_lines: list[str]) -> list[Piece]:
+    """New documented members (``/// ...`` or ``#[arg]`` above a field) written after a blank line and right
+    before a member of the file that the file sets apart with a blank line above it: the update shows the new
+    member set apart above and not below (DeepSeek's habit); a blank line goes before the next member too."""
+    out: list[Piece] = []
+    k = 0
+    while k < len(pieces):
+        out.append(pieces[k])
+        run = k + 1
+        while run < len(pieces) and pieces[run].file_line is None:
+            run += 1
+        after = pieces[run].file_line if run < len(pieces) else None
+        if not pieces[k].text.strip() and k + 1 < run and after is not None and after >= 2 and \
+                not doc_lines[after - 2].strip() and pieces[run - 1].text.strip() and \
+                _DOCUMENTED.match(pieces[k + 1].text) and _DOCUMENTED.match(pieces[run].text):
+            out += pieces[k + 1: run] + [Piece(doc_lines[after - 2], after - 1, None)]
+            k = run
+            continue
+        k += 1
+    return out
 
 
 def _out_of_order(update_lines: list[str], merged_lines: list[str]) -> int:
