@@ -391,17 +391,15 @@ class _Merger:
 
     # -- reading the update
     def markers_apart(self, units: list[Unit]) -> list[Unit]:
-        """A marker right above a block is not its doc comment: a unit of its own.  (Only among the comment lines
-        above it: a marker inside a decorator's arguments, ``# ... existing cases ...`` in a parametrize list, is
-        the decorator's.)"""
+        """A marker right above a block, or between its decorators and it, is not its doc comment: a unit of its
+        own.  (A marker inside a decorator's arguments, deeper than the decorator, ``# ... existing cases ...`` in
+        a parametrize list, is the decorator's.)"""
         out: list[Unit] = []
         for unit in units:
             if unit.inner is not None:
-                above = unit.start
-                while above < unit.inner and (self.new.marker[above] or _COMMENT_LINE.match(self.new.lines[above])
-                                              or not self.new.lines[above].strip()):
-                    above += 1
-                rows = [r for r in range(unit.start, above) if self.new.marker[r]]
+                depth = len(_indent(self.new.lines[unit.start]))
+                rows = [r for r in range(unit.start, unit.inner) if self.new.marker[r]
+                        and len(_indent(self.new.lines[r])) <= depth]
                 if rows:
                     out.append(Unit(unit.start, rows[-1], "comment"))
                     start = rows[-1] + 1
