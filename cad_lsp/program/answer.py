@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .patch import looks_like_patch, patch_files
+from .search_replace import looks_like_search_replace, parse_sections
 
 __all__ = ["AN_EXAMPLE", "Block", "Reading", "Removal", "Skipped", "looks_like_path", "read_answer"]
 
@@ -141,6 +142,7 @@ class Block:
     before: str | None = None  # ... or before ("place it right above `releaseStock`")
     lines: tuple[int, int] | None = None  # the file lines the info string says it stands for (Continue's ``(48-52)``)
     whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
+    search_replace: bool = False  # SEARCH/REPLACE sections (Aider's, Cline's: ``program.search_replace``)
 
     @property
     def is_patch(self) -> bool:
@@ -289,6 +291,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     language, info_path = _read_info(info)
     if language in _PATCH or (language is None and looks_like_patch("".join(body))):
         return _read_patch(body, info_path, prose, line)
+    if looks_like_search_replace("".join(body)):
+        return _read_search_replace(language, body, info_path, prose, line)
     read = _read_code(language, info_path, body, prose, line)
     if not isinstance(read, Block):
         return [read]
@@ -316,6 +320,24 @@ def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: 
     named = info_path or first or _path_before(prose)
     how = "info" if info_path else "first line" if first else "line before" if named else None
     return [Block(text, path or named, "diff header" if path else how, "diff", line) for path, text in parts]
+
+
+def _read_search_replace(language: str | None, body: list[str], info_path: str | None, prose: list[str],
+                         line: int) -> list[Block | Skipped]:
+    """A block of SEARCH/REPLACE sections: one block per file, named by a path alone on a line above its
+    sections inside the block (Aider's fenced form), else the way any block names its file."""
+    named = info_path or _naming_first_line(body) or _path_before(prose)
+    how = "info" if info_path else "first line" if _naming_first_line(body) else "line before" if named else None
+    parts: list[tuple[str | None, str | None, list[str]]] = []
+    for section in parse_sections("".join(body), looks_like_path):
+        path, by = (section.path, "first line") if section.path else (named, how)
+        text = ["<<<<<<< SEARCH"] + list(section.search) + ["======="] + list(section.replace) + [">>>>>>> REPLACE"]
+        if parts and parts[-1][0] == path:
+            parts[-1][2].extend(text)
+        else:
+            parts.append((path, by, text))
+    return [Block("".join(t + "\n" for t in text), path, by, language, line, search_replace=True)
+            for path, by, text in parts]
 
 
 def _read_code(language: str | None, info_path: str | None, body: list[str], prose: list[str],

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import Block, Removal, Skipped, read_answer
 from .removal import definition_lines, remove_definition
-from .update import Merge, UpdateError, is_marker, merge_patch, merge_update
+from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
 
@@ -328,9 +328,9 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         return FileChange(shown, target, exists, before, None, tuple(blocks), (), f"the file {problem}", named_as)
     current, merges = before, []
     for block in blocks:
-        if block.is_patch:
+        if block.is_patch or block.search_replace:
             try:
-                merge = merge_patch(current, block.text)
+                merge = (merge_patch if block.is_patch else merge_search_replace)(current, block.text)
             except UpdateError as exc:
                 return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                                   f"{block.describe()}: {exc}", named_as)

@@ -39,9 +39,11 @@ from dataclasses import dataclass, field, replace
 from .blocks import Piece, merge_by_blocks, names
 from .ops import split_lines
 from .patch import PatchError, apply_patch, looks_like_patch
+from .search_replace import apply_sections, looks_like_search_replace, parse_sections
 from .syntax import breaks, guess_language, language_of
 
-__all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update"]
+__all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update",
+           "merge_patch", "merge_search_replace"]
 
 DELETE_COST = 0.1  # a deleted line costs this share of its text; repeating a line saves all of its own
 WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
@@ -1439,11 +1441,14 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     `create`"; "": the file's end, "add these to the end of the file"), ``before`` the one they go before
     ("place it right above `releaseStock`").  ``whole``: the answer says the update is the whole new file
     ("Here's the full file:"); without a marker and at least a third of the file's length, it replaces it.  An
-    update that is a unified diff (``@@`` hunks) is applied as one (``program.patch``)."""
+    update that is a unified diff (``@@`` hunks) is applied as one (``program.patch``), one of SEARCH/REPLACE
+    sections as those (``program.search_replace``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
     if looks_like_patch(update):
         return merge_patch(document, update)
+    if looks_like_search_replace(update):
+        return merge_search_replace(document, update)
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
@@ -1544,6 +1549,19 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     inner = min(deeper, key=len) if deeper else inner
     return [("" if last.endswith(("\n", "\r")) else newline) + inner + "// ..." + newline] + \
         [indent + "}" + newline for indent in reversed(stack)]
+
+
+def merge_search_replace(document: str, update: str) -> Merge:
+    """SEARCH/REPLACE sections (``program.search_replace``) applied to the file, as a Merge; UpdateError when
+    one does not apply."""
+    sections = parse_sections(update)
+    if not sections:
+        raise UpdateError("the block has no complete SEARCH/REPLACE section")
+    try:
+        merged = apply_sections(document, sections)
+    except PatchError as exc:
+        raise UpdateError(str(exc)) from None
+    return Merge(merged, 1, max(1, len(split_lines(document))), merged, None, document=document)
 
 
 def merge_patch(document: str, patch: str) -> Merge:
