@@ -1,10 +1,12 @@
-"""Unified diffs in a chat answer: found by their lines, not trusted for their numbers, refused where unsure."""
+"""Diffs in a chat answer (unified diffs, OpenAI's apply_patch envelope): found by their lines, not trusted for
+their numbers, refused where unsure."""
 
 import pytest
 
 from cad_lsp.program.answer import read_answer
 from cad_lsp.program.answer_plan import plan_answer
 from cad_lsp.program.patch import PatchError, apply_patch, looks_like_patch, patch_files
+from cad_lsp.program.update import UpdateError, merge_update
 
 APP = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 2\n"
 
@@ -77,3 +79,42 @@ def test_an_update_that_is_a_diff_is_applied_as_one_by_every_apply():
 
     patch = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 10\n"
     assert merge_update(APP, patch, "app.py").merged == APP.replace("return 1", "return 10")
+
+
+CODEX = """I'll make `baz` return a value and add a helper.
+
+```
+*** Begin Patch
+*** Update File: src/app.py
+@@ class Foo:
+@@     def baz(self):
+-        pass
++        return 123
+*** Add File: src/util.py
++def helper():
++    return 1
+*** End Patch
+```
+"""
+FOO = "class Foo:\n    def bar(self):\n        pass\n\n    def baz(self):\n        pass\n"
+
+
+def test_openai_s_apply_patch_envelope_updates_below_the_lines_its_headers_name_and_adds_files(tmp_path):
+    """``@@ class Foo`` then ``@@     def baz(self):``: the hunk's ``pass`` is the first below them (the file has
+    two); ``*** Add File`` is a new file, its lines without their ``+``."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(FOO)
+    plan = plan_answer(CODEX, tmp_path)
+    changes = {c.path: c for c in plan.files}
+    assert plan.complete
+    assert changes["src/app.py"].after == FOO[: FOO.rindex("pass")] + "return 123\n"
+    assert changes["src/util.py"].after == "def helper():\n    return 1\n" and not changes["src/util.py"].exists
+    # the same envelope as a single apply's update
+    update = CODEX[CODEX.index("*** Begin"): CODEX.index("*** Add File")] + "*** End Patch\n"
+    assert merge_update(FOO, update, "app.py").merged == changes["src/app.py"].after
+    # a header naming a line the file does not have, or a file deleted: not applied, and said why
+    with pytest.raises(UpdateError, match="which the file does not have"):
+        merge_update(FOO, update.replace("class Foo:", "class Bar:"), "app.py")
+    deleting = CODEX.replace("*** End Patch", "*** Delete File: src/old.py\n*** End Patch")
+    plan = plan_answer(deleting, tmp_path)
+    assert not plan.complete and "deletes src/old.py" in plan.refusals()[0]

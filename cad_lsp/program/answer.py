@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .patch import looks_like_patch, patch_files
+from .patch import codex_patch_files, looks_like_codex_patch, looks_like_patch, patch_files
 from .search_replace import looks_like_search_replace, parse_sections
 
 __all__ = ["AN_EXAMPLE", "Block", "Reading", "Removal", "Skipped", "looks_like_path", "read_answer"]
@@ -143,6 +143,7 @@ class Block:
     lines: tuple[int, int] | None = None  # the file lines the info string says it stands for (Continue's ``(48-52)``)
     whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
     search_replace: bool = False  # SEARCH/REPLACE sections (Aider's, Cline's: ``program.search_replace``)
+    cannot: str | None = None  # what the block asks that apply does not do (delete or rename a file), and why
 
     @property
     def is_patch(self) -> bool:
@@ -289,6 +290,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if citation:  # Cursor's ```12:15:src/app.py: lines of a file quoted, not changed
         return [Skipped(line, None, f"a quote of lines {citation[1]}-{citation[2]} of {citation[3]}, not a change")]
     language, info_path = _read_info(info)
+    if looks_like_codex_patch("".join(body)):
+        return _read_codex_patch(body, line)
     if language in _PATCH or (language is None and looks_like_patch("".join(body))):
         return _read_patch(body, info_path, prose, line)
     if looks_like_search_replace("".join(body)):
@@ -320,6 +323,23 @@ def _read_patch(body: list[str], info_path: str | None, prose: list[str], line: 
     named = info_path or first or _path_before(prose)
     how = "info" if info_path else "first line" if first else "line before" if named else None
     return [Block(text, path or named, "diff header" if path else how, "diff", line) for path, text in parts]
+
+
+def _read_codex_patch(body: list[str], line: int) -> list[Block | Skipped]:
+    """OpenAI's ``apply_patch`` envelope: a diff block per file it updates, a whole new file per file it adds;
+    a file it deletes or moves is a block apply cannot do, said so (the answer is then not applied whole)."""
+    blocks: list[Block | Skipped] = []
+    for action, path, text in codex_patch_files("".join(body)):
+        if action == "update":
+            blocks.append(Block(text, path, "diff header", "diff", line))
+        elif action == "add":
+            blocks.append(Block(text, path, "diff header", None, line))
+        else:
+            what = "deletes" if action == "delete" else f"moves to {text.strip()}"
+            blocks.append(Block("", path, "diff header", None, line,
+                                cannot=f"the answer {what} {path}: apply changes and creates files, it does not "
+                                       f"delete or move them; do that yourself"))
+    return blocks
 
 
 def _read_search_replace(language: str | None, body: list[str], info_path: str | None, prose: list[str],

@@ -156,6 +156,9 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     named_as: dict[Path, str] = {}
     problems = []
     for block in reading.blocks:
+        if block.cannot is not None:
+            problems.append(Problem(block, block.cannot))
+            continue
         target, problem = _target(block, root, default)
         if problem is not None:
             problems.append(Problem(block, problem))

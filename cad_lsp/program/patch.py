@@ -14,13 +14,15 @@ from dataclasses import dataclass
 
 from .ops import split_lines
 
-__all__ = ["Hunk", "PatchError", "apply_patch", "looks_like_patch", "parse_hunks", "patch_files"]
+__all__ = ["Hunk", "PatchError", "apply_patch", "codex_patch_files", "looks_like_codex_patch", "looks_like_patch",
+           "parse_hunks", "patch_files"]
 
 
 class PatchError(ValueError):
     """A diff that cannot be applied to the file; the message says why, for the user."""
 
 _HUNK_HEADER = re.compile(r"^@@+\s*(?:-(?P<old>\d+)(?:,\d+)?\s*(?:\+\d+(?:,\d+)?)?)?.*?(?:@@+.*)?$")
+_ANCHOR = re.compile(r"^@@+ ?(?P<text>.*?)\s*(?:@@+)?\s*$")  # ``@@ class Foo``: the line a hunk lies below
 _OLD_FILE = re.compile(r"^--- (?P<path>\S+)")
 _NEW_FILE = re.compile(r"^\+\+\+ (?P<path>\S+)")
 _NOISE = ("diff --git ", "index ", "new file mode", "deleted file mode", "similarity index", "rename from",
@@ -32,6 +34,9 @@ class Hunk:
     old_start: int | None  # the header's line number, 1-based (None: the header gives none)
     old: tuple[str, ...]  # context and removed lines, as the file should hold them (no terminators)
     new: tuple[str, ...]  # context and added lines
+    # lines the hunk lies below, in order, from headers that name them instead of numbers (OpenAI's
+    # ``apply_patch``: ``@@ class Foo`` then ``@@     def bar(self):``)
+    anchors: tuple[str, ...] = ()
 
 
 def looks_like_patch(text: str) -> bool:
@@ -74,6 +79,35 @@ def patch_files(text: str) -> list[tuple[str | None, str]]:
     return [(path, "".join(body)) for path, body in parts if _has_hunks("".join(body).splitlines())]
 
 
+_CODEX_FILE = re.compile(r"^\*\*\* (?P<action>Update|Add|Delete) File:\s*(?P<path>\S.*?)\s*$")
+
+
+def looks_like_codex_patch(text: str) -> bool:
+    """Whether a block is OpenAI's ``apply_patch`` envelope (``*** Begin Patch``, ``*** Update File: x.py``)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return bool(lines) and lines[0] == "*** Begin Patch" and any(_CODEX_FILE.match(line) for line in lines)
+
+
+def codex_patch_files(text: str) -> list[tuple[str, str, str]]:
+    """An ``apply_patch`` envelope split by file: (``update``, path, its hunks as a diff), (``add``, path, the new
+    file's text) or (``delete``, path, "").  A ``*** Move to:`` line renames: read as ``move``, with the new path
+    as the text."""
+    parts: list[tuple[str, str, list[str]]] = []
+    for line in text.splitlines(keepends=True):
+        named = _CODEX_FILE.match(line.rstrip("\r\n"))
+        if named:
+            parts.append((named["action"].lower(), named["path"], []))
+        elif line.startswith("*** Move to:") and parts:
+            parts.append(("move", parts[-1][1], [line.split(":", 1)[1].strip()]))
+        elif line.startswith("*** ") or not parts:
+            continue  # *** Begin Patch, *** End Patch, *** End of File
+        elif parts[-1][0] == "add":
+            parts[-1][2].append(line[1:] if line.startswith("+") else line)
+        else:
+            parts[-1][2].append(line)
+    return [(action, path, "".join(body)) for action, path, body in parts]
+
+
 def _strip_prefix(new: str, old: str) -> str | None:
     """The path a ``+++ b/src/app.py`` line names (``a/``, ``b/`` dropped); None for a deleted file."""
     path = old if new == "/dev/null" else new
@@ -91,14 +125,20 @@ def parse_hunks(text: str) -> list[Hunk]:
     lines = text.splitlines()
     started = not any(line.startswith("@@") for line in lines)  # no header: the lines are one hunk
     headers = _file_headers(lines)
+    anchors: list[str] = []
     for index, line in enumerate(lines):
         if index in headers:
             continue
         if line.startswith("@@"):
             if started:
-                hunks.append(Hunk(start, tuple(old), tuple(new)))
+                hunks.append(Hunk(start, tuple(old), tuple(new), tuple(anchors)))
+                if old or new:
+                    anchors = []
             header = _HUNK_HEADER.match(line)
             start = int(header["old"]) if header and header["old"] else None
+            anchor = _ANCHOR.match(line)
+            if anchor and start is None and anchor["text"].strip(". ") and not anchor["text"].lstrip().startswith("-"):
+                anchors.append(anchor["text"])
             old, new, started = [], [], True
             continue
         if not started or line.startswith(_NOISE):
@@ -109,7 +149,7 @@ def parse_hunks(text: str) -> list[Hunk]:
         if mark in " +":
             new.append(body)
     if started:
-        hunks.append(Hunk(start, tuple(old), tuple(new)))
+        hunks.append(Hunk(start, tuple(old), tuple(new), tuple(anchors)))
     return [hunk for hunk in hunks if hunk.old or hunk.new]
 
 
@@ -138,6 +178,12 @@ def apply_patch(document: str, patch: str) -> str:
 def _place(lines: list[str], cursor: int, hunk: Hunk, number: int) -> int:
     """Where the hunk's old side starts: the one place after ``cursor`` (the header's line number chooses
     among several); PatchError when there is none or no way to choose."""
+    for anchor in hunk.anchors:  # below each line the headers name, in order, where the file has it
+        below = next((i for i in range(cursor, len(lines)) if lines[i].strip() == anchor.strip()), None)
+        if below is None:
+            raise PatchError(f"hunk {number} of the diff lies below {anchor.strip()[:60]!r}, which the file does "
+                             f"not have")
+        cursor = below + 1
     if not hunk.old:
         if not lines:
             return 0
@@ -150,6 +196,8 @@ def _place(lines: list[str], cursor: int, hunk: Hunk, number: int) -> int:
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
+            if hunk.anchors:  # the first below the lines its headers name
+                return found[0]
             if hunk.old_start is not None:
                 return min(found, key=lambda i: abs(i + 1 - hunk.old_start))
             raise PatchError(f"hunk {number} of the diff matches {len(found)} places in the file and its header "

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 
 from .blocks import Piece, merge_by_blocks, names
 from .ops import split_lines
-from .patch import PatchError, apply_patch, looks_like_patch
+from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
 from .syntax import breaks, guess_language, language_of
 
@@ -1449,6 +1449,12 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         return merge_patch(document, update)
     if looks_like_search_replace(update):
         return merge_search_replace(document, update)
+    if looks_like_codex_patch(update):
+        updates = [text for action, _, text in codex_patch_files(update) if action == "update"]
+        if len(updates) != 1:
+            raise UpdateError("the patch does not update exactly one file: apply it as a chat answer "
+                              "(cad-lsp apply --answer), which reads every file it names")
+        return merge_patch(document, updates[0])
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
