@@ -37,6 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from .blocks import Piece, merge_by_blocks, names
+from .markers import is_marker, marker_lines, next_shown
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
@@ -64,15 +65,6 @@ TWIN_REACH = 12  # lines apart at most that a new line and a kept one it repeats
 TWIN_LIKENESS = 0.85  # ... when the new line resembles the kept one this much
 TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats from the file's end, as context
 
-_COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
-_ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|"
-                            r"keep (the )?(rest|as[- ]is|everything)|other "
-                            r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is))\b",
-                            re.IGNORECASE)
-_ELIDES_AT_START = re.compile(r"^[\s(\[{<*_-]*(?:(?:the|your|all|any|our)\s+)?(?:existing|unchanged|rest|remaining|"
-                              r"other|previous|same|omitted|keep|everything)\b", re.IGNORECASE)
-_ELIDES_AT_END = re.compile(r"\b(?:unchanged|(?:the )?same|as before|as[- ]is|omitted|not shown|here|below|above)(?: for brevity)?"
-                            r"[\s.)\]}*_-]*$", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")  # Python, Ruby
@@ -118,65 +110,6 @@ def _key(line: str) -> str:
 def _weight(key: str) -> int:
     """What repeating a line is worth: its characters less indentation (a lone brace or blank line is cheap)."""
     return len(key.strip())
-
-
-def is_marker(line: str) -> bool:
-    """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
-    ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
-    ``// ... other methods ...``, Twig's ``{# ... #}``), or a bare ``...``, or one in double braces
-    (``{{ ... }}``)."""
-    text = _key(line).strip()
-    if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
-        text = text[2:-2].strip()
-        return text in ("...", "\u2026") or is_marker("// " + text)
-    if text in ("...", "\u2026"):
-        return True
-    if text.startswith("{/*") and text.endswith("*/}"):  # JSX: a comment inside braces
-        text = text[1:-1].strip()
-    elif text.startswith("{#") and text.endswith("#}"):  # Jinja, Twig: ``{# ... #}``
-        text = "// " + text[2:-2].strip()
-    m = _COMMENT.match(text)
-    if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
-        return False
-    said = m.group(1).replace("\u2026", "...")
-    elides = len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said))
-    words = said.strip(". ").split()
-    if said.startswith("...") and said.endswith("..."):
-        return True  # "... existing code ...", "...", "... getters and setters ..."
-    if said.startswith("...") or said.endswith("..."):  # (what it elides may be listed: "... (index, show,
-        # create and update remain the same)")
-        return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said))
-    # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
-    # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
-    # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
-    return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said))
-
-
-def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:
-    """Which update lines are markers: those ``is_marker`` reads as one, unless the file has the same line with
-    the same line next to it as the update shows (a test's text holding ``# ... existing code ...``, shown with
-    its neighbours: the file's own line; elsewhere in the update, the same words elide), or the update holds it
-    in a multi-line string it opens above it (a new test's snippet, where the file's tests have such text too)."""
-    doc = [line.strip() for line in document_lines]
-    new = [line.strip() for line in update_lines]
-    out = []
-    inside = _inside_strings(update_lines)
-    for k, key in enumerate(new):
-        if not is_marker(key) or key not in doc:
-            out.append(is_marker(key))
-            continue
-        if k in inside:
-            out.append(False)
-            continue
-        around = (_next_shown(new, k, -1), _next_shown(new, k, 1))
-        literal = False
-        for j, line in enumerate(doc):
-            if line == key:
-                beside = (_next_shown(doc, j, -1), _next_shown(doc, j, 1))
-                literal = literal or any(i is not None and m is not None and new[i] == doc[m]
-                                         for i, m in zip(around, beside))
-        out.append(not literal)
-    return out
 
 
 @dataclass(frozen=True)
@@ -276,7 +209,7 @@ def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str],
     for key in doc_keys:
         prefix_weight.append(prefix_weight[-1] + DELETE_COST * _weight(key))
     edges = {i for m, marker in enumerate(markers) if marker
-             for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None and not markers[i]}
+             for i in (next_shown(keys, m, -1), next_shown(keys, m, 1)) if i is not None and not markers[i]}
     n = len(doc_keys)
     across, since = _PrefixMax(n), _PrefixMax(n)  # pairs before the last marker / since it
     segment: list[tuple[float, int, int]] = []
@@ -1763,8 +1696,8 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     line placement (``fresh``: its update lines of new definitions), ``_stale_twins``."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
-             for i in (_next_shown(keys, m, -1), _next_shown(keys, m, 1)) if i is not None}
-    ends = {keys[i] for i in (_next_shown(keys, -1, 1), _next_shown(keys, len(keys), -1)) if i is not None}
+             for i in (next_shown(keys, m, -1), next_shown(keys, m, 1)) if i is not None}
+    ends = {keys[i] for i in (next_shown(keys, -1, 1), next_shown(keys, len(keys), -1)) if i is not None}
     doc_keys = [_key(line) for line in doc_lines]
     counts = Counter(doc_keys)
     shown = [(_key(piece.text), piece) for piece in pieces if piece.text.strip()]
@@ -1804,33 +1737,6 @@ def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str
                if piece.file_line is None and piece.update_line - 1 not in fresh and _weight(key) >= DISTINCTIVE
                and key not in edges
                and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{")) and kept_twin(n, key))
-
-
-def _inside_strings(update_lines: list[str]) -> set[int]:
-    """The update lines inside a multi-line string the update opens: Python's triple quotes, a JavaScript
-    template literal opened at a line's end (a backtick ending ``const update =``)."""
-    out: set[int] = set()
-    open_quote = None
-    for k, line in enumerate(update_lines):
-        if open_quote is not None:
-            out.add(k)
-        for quote in ('"""', "'''"):
-            if open_quote in (None, quote) and line.count(quote) % 2:
-                open_quote = None if open_quote == quote else quote
-        if open_quote is None and line.rstrip().endswith("`") and not line.rstrip().endswith("```") and \
-                line.count("`") % 2:
-            open_quote = "`"
-        elif open_quote == "`" and k in out and line.count("`") % 2:
-            open_quote = None
-    return out
-
-
-def _next_shown(keys: list[str], k: int, step: int) -> int | None:
-    """The update line next to line k in direction ``step`` that is not blank."""
-    k += step
-    while 0 <= k < len(keys) and not keys[k].strip():
-        k += step
-    return k if 0 <= k < len(keys) else None
 
 
 def _runs(numbers: list[int], doc_lines: list[str]) -> tuple[tuple[int, int], ...]:

@@ -1,0 +1,109 @@
+"""Markers: the lines of an update that stand for file lines it does not show.
+
+Chat models elide what stays with a comment in their own words (``# ... existing code ...``, ``// ...``,
+``<!-- rest of the file -->``, ``{/* ... */}``, Windsurf's ``{{ ... }}``) or a bare ``...``.  A comment that
+only mentions such words (``# Handle existing points``) is code, and a marker-like line the file itself holds
+as text (a test's snippet) is the file's line where the update shows it with its neighbours.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_marker", "marker_lines", "next_shown"]
+
+_COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
+_ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|"
+                            r"keep (the )?(rest|as[- ]is|everything)|other "
+                            r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is))\b",
+                            re.IGNORECASE)
+_ELIDES_AT_START = re.compile(r"^[\s(\[{<*_-]*(?:(?:the|your|all|any|our)\s+)?(?:existing|unchanged|rest|remaining|"
+                              r"other|previous|same|omitted|keep|everything)\b", re.IGNORECASE)
+_ELIDES_AT_END = re.compile(r"\b(?:unchanged|(?:the )?same|as before|as[- ]is|omitted|not shown|here|below|above)"
+                            r"(?: for brevity)?[\s.)\]}*_-]*$", re.IGNORECASE)
+
+
+def is_marker(line: str) -> bool:
+    """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
+    ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
+    ``// ... other methods ...``, Twig's ``{# ... #}``), or a bare ``...``, or one in double braces
+    (``{{ ... }}``)."""
+    text = line.rstrip("\r\n").strip()
+    if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
+        text = text[2:-2].strip()
+        return text in ("...", "\u2026") or is_marker("// " + text)
+    if text in ("...", "\u2026"):
+        return True
+    if text.startswith("{/*") and text.endswith("*/}"):  # JSX: a comment inside braces
+        text = text[1:-1].strip()
+    elif text.startswith("{#") and text.endswith("#}"):  # Jinja, Twig: ``{# ... #}``
+        text = "// " + text[2:-2].strip()
+    m = _COMMENT.match(text)
+    if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
+        return False
+    said = m.group(1).replace("\u2026", "...")
+    elides = len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said))
+    words = said.strip(". ").split()
+    if said.startswith("...") and said.endswith("..."):
+        return True  # "... existing code ...", "...", "... getters and setters ..."
+    if said.startswith("...") or said.endswith("..."):  # (what it elides may be listed: "... (index, show,
+        # create and update remain the same)")
+        return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said))
+    # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
+    # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
+    # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
+    return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said))
+
+
+def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:
+    """Which update lines are markers: those ``is_marker`` reads as one, unless the file has the same line with
+    the same line next to it as the update shows (a test's text holding ``# ... existing code ...``, shown with
+    its neighbours: the file's own line; elsewhere in the update, the same words elide), or the update holds it
+    in a multi-line string it opens above it (a new test's snippet, where the file's tests have such text too)."""
+    doc = [line.strip() for line in document_lines]
+    new = [line.strip() for line in update_lines]
+    out = []
+    inside = _inside_strings(update_lines)
+    for k, key in enumerate(new):
+        if not is_marker(key) or key not in doc:
+            out.append(is_marker(key))
+            continue
+        if k in inside:
+            out.append(False)
+            continue
+        around = (next_shown(new, k, -1), next_shown(new, k, 1))
+        literal = False
+        for j, line in enumerate(doc):
+            if line == key:
+                beside = (next_shown(doc, j, -1), next_shown(doc, j, 1))
+                literal = literal or any(i is not None and m is not None and new[i] == doc[m]
+                                         for i, m in zip(around, beside))
+        out.append(not literal)
+    return out
+
+
+def _inside_strings(update_lines: list[str]) -> set[int]:
+    """The update lines inside a multi-line string the update opens: Python's triple quotes, a JavaScript
+    template literal opened at a line's end (a backtick ending ``const update =``)."""
+    out: set[int] = set()
+    open_quote = None
+    for k, line in enumerate(update_lines):
+        if open_quote is not None:
+            out.add(k)
+        for quote in ('"""', "'''"):
+            if open_quote in (None, quote) and line.count(quote) % 2:
+                open_quote = None if open_quote == quote else quote
+        if open_quote is None and line.rstrip().endswith("`") and not line.rstrip().endswith("```") and \
+                line.count("`") % 2:
+            open_quote = "`"
+        elif open_quote == "`" and k in out and line.count("`") % 2:
+            open_quote = None
+    return out
+
+
+def next_shown(keys: list[str], k: int, step: int) -> int | None:
+    """The update line next to line k in direction ``step`` that is not blank."""
+    k += step
+    while 0 <= k < len(keys) and not keys[k].strip():
+        k += step
+    return k if 0 <= k < len(keys) else None
