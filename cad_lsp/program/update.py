@@ -1624,11 +1624,9 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     pieces = _member_set_apart(pieces, doc_lines)
     out = [piece.text if piece.file_line is not None else piece.text.rstrip("\r\n") + newline for piece in pieces]
     out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
-    # A snippet keeps the file's last terminator or its absence; a whole file, its own, except the one newline
-    # after its last line where the file has none (a fenced block always ends its last line).
-    last = split_lines(update)[-1]
-    fenced = _ends_line(update) and last.strip() and not _ends_line(document)
-    ends_bare = not _ends_line(update if whole_file and not fenced else document)
+    # The file keeps its last terminator or its absence, whole file or snippet: a fenced block always ends its
+    # last line, and text copied from an editor often does not, so neither says what the file should.
+    ends_bare = not _ends_line(document)
     if out and ends_bare:
         out[-1] = out[-1].rstrip("\r\n")
     elif out and not out[-1].endswith(("\n", "\r")):
