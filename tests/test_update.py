@@ -964,3 +964,21 @@ def test_a_new_documented_field_shown_without_a_blank_line_below_it_is_set_apart
     code = "fn main() {\n    let a = 1;\n\n    let b = 2;\n    run(a, b);\n}\n"
     grouped = "fn main() {\n    let a = 1;\n\n    let c = 3;\n    let b = 2;\n    run(a, b);\n}\n"
     assert merge_update(code, grouped, "main.rs").merged == grouped
+
+
+def test_a_new_entry_of_a_list_after_a_marker_is_added_though_it_looks_like_the_last_one():
+    """Cursor's ``// ...existing migrations`` then a new migration object: alike as text to the last one, but
+    its ``id`` names another; it is added, the last one stays."""
+    entry = ('  {\n    id: "{id}",\n    description: "{what}",\n    up: async (db) => {\n'
+             '      await db.schema.alterTable("users", (t) => {\n        t.string("{what}").nullable();\n      });\n'
+             '    },\n  },\n')
+    document = ("export const migrations: Migration[] = [\n" + entry.replace("{id}", "0001_users").replace("{what}", "name")
+                + entry.replace("{id}", "0002_users_email").replace("{what}", "email") + "];\n")
+    new = entry.replace("{id}", "0003_users_locale").replace("{what}", "locale")
+    update = "export const migrations: Migration[] = [\n  // ...existing migrations\n" + new + "];\n"
+    assert merge_update(document, update, "migrations.ts").merged == document.replace("];\n", new + "];\n")
+    # the same id rewritten is a rewrite
+    rewritten = entry.replace("{id}", "0002_users_email").replace("{what}", "email").replace('nullable()', 'notNullable()')
+    update = "export const migrations: Migration[] = [\n  // ...existing migrations\n" + rewritten + "];\n"
+    assert merge_update(document, update, "migrations.ts").merged == document.replace(
+        'string("email").nullable()', 'string("email").notNullable()')

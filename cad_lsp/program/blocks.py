@@ -228,6 +228,19 @@ def names(defined: str, name: str) -> bool:
     return re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", defined) is not None
 
 
+_IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)["']?\s*[:=]\s*(?P<value>(["'`]).*?\3)""")
+
+
+def _identity(lines: list[str]) -> tuple[str, str] | None:
+    """What an entry of a list says it is, on one of its first lines: ``id: "0004_sessions_user_idx"``,
+    ``"name": "lint"``; None where it says nothing so."""
+    for line in lines[:3]:
+        m = _IDENTITY.match(line)
+        if m:
+            return m["key"], m["value"]
+    return None
+
+
 def _named(unit: Unit, name: str | None) -> bool:
     """Whether a file unit is the definition or section an answer's sentence names (a heading's text too)."""
     return bool(name) and unit.key is not None and (
@@ -576,7 +589,7 @@ class _Merger:
             if i in matches or unit.key is None:
                 continue
             after = max((matches[k] for k in matches if k < i), default=-1)
-            found = [j for j in by_key.get(unit.key, []) if j not in used]
+            found = [j for j in by_key.get(unit.key, []) if j not in used and not self.other_entry(old_units[j], unit)]
             if found:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))
@@ -632,7 +645,15 @@ class _Merger:
         if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
                 old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]):
             return False
+        if self.other_entry(old, new):
+            return False
         return self.likeness(old, new) >= LIKENESS
+
+    def other_entry(self, old: Unit, new: Unit) -> bool:
+        """Whether two entries of a list say they are different ones: ``{ id: "0005_users_locale", ...}`` after
+        ``{ id: "0004_sessions_user_idx", ...}`` is a new migration, however alike their text."""
+        ours, theirs = _identity(self.text(self.old, old)), _identity(self.text(self.new, new))
+        return ours is not None and theirs is not None and ours[0] == theirs[0] and ours != theirs
 
     def _walk_pairs(self, old_units, new_units, run, gap) -> list[tuple[int, int]]:
         """From the shown neighbour out: each file unit with a rewrite of it among the next few new units (a
