@@ -982,3 +982,20 @@ def test_a_new_entry_of_a_list_after_a_marker_is_added_though_it_looks_like_the_
     update = "export const migrations: Migration[] = [\n  // ...existing migrations\n" + rewritten + "];\n"
     assert merge_update(document, update, "migrations.ts").merged == document.replace(
         'string("email").nullable()', 'string("email").notNullable()')
+
+
+def test_a_c_sharp_class_shown_without_its_attributes_keeps_them():
+    """Copilot shows ``public class ProductsController`` without ``[ApiController]`` and ``[Route(...)]`` above
+    it: they stay, as a Java class shown without its annotations keeps them."""
+    document = ("namespace Shop.Api.Controllers\n{\n    [ApiController]\n    [Route(\"api/[controller]\")]\n"
+                "    public class ProductsController : ControllerBase\n    {\n        private readonly ShopDbContext _db;\n\n"
+                "        public ProductsController(ShopDbContext db)\n        {\n            _db = db;\n        }\n\n"
+                "        [HttpGet]\n        public IActionResult GetAll() => Ok(_db.Products);\n    }\n}\n")
+    update = ("// ...\n\n    public class ProductsController : ControllerBase\n    {\n"
+              "        private readonly ShopDbContext _db;\n        private readonly ILogger _logger;\n\n"
+              "        public ProductsController(ShopDbContext db, ILogger logger)\n        {\n            _db = db;\n"
+              "            _logger = logger;\n        }\n\n        // ... GetAll unchanged ...\n    }\n")
+    want = document.replace("ShopDbContext _db;\n", "ShopDbContext _db;\n        private readonly ILogger _logger;\n") \
+        .replace("(ShopDbContext db)", "(ShopDbContext db, ILogger logger)") \
+        .replace("_db = db;\n", "_db = db;\n            _logger = logger;\n")
+    assert merge_update(document, update, "ProductsController.cs").merged == want

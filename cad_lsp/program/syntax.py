@@ -435,12 +435,15 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     inner = None
     if kind == "decorated_definition" and node.child_by_field_name("definition") is not None:
         inner = node.child_by_field_name("definition").start_point[0]
-    elif key is not None and key[0] in ("function", "type", "variable"):  # annotations (``@Injectable()``)
-        row = start
-        while row < end and lines[row].lstrip().startswith("@"):
+    elif key is not None and key[0] in ("function", "type", "variable"):  # annotations (``@Injectable()``),
+        row = start  # C#'s attributes (``[ApiController]``, ``[Route("api/[controller]")]``)
+        while row < end and (lines[row].lstrip().startswith("@") or _ATTRIBUTE_LINE.match(lines[row])):
             row += 1
         inner = row if row > start else None
     return Unit(start, end, kind, key, body, body_start, body_end, inner, node.has_error)
+
+
+_ATTRIBUTE_LINE = re.compile(r"^\s*\[[A-Za-z_][\w.]*(?:\(.*\))?(?:\s*,\s*[A-Za-z_][\w.]*(?:\(.*\))?)*\]\s*$")
 
 
 def _opens_on_line(body, source: bytes) -> bool:
