@@ -999,3 +999,19 @@ def test_a_c_sharp_class_shown_without_its_attributes_keeps_them():
         .replace("(ShopDbContext db)", "(ShopDbContext db, ILogger logger)") \
         .replace("_db = db;\n", "_db = db;\n            _logger = logger;\n")
     assert merge_update(document, update, "ProductsController.cs").merged == want
+
+
+def test_a_new_use_state_line_is_added_not_read_as_the_one_with_the_same_initial_value():
+    """``const [acceptedTerms, setAcceptedTerms] = useState(false)`` shown after the state it follows is a new
+    state: a destructured array is named by its first name, not by the call it reads (``submitting`` has the
+    same ``useState(false)`` and was replaced)."""
+    document = ("export function SignupForm() {\n  const [name, setName] = useState(\"\");\n"
+                "  const [submitting, setSubmitting] = useState(false);\n"
+                "  const [serverError, setServerError] = useState<string | null>(null);\n\n"
+                "  return <form>{name}</form>;\n}\n")
+    new = "  const [acceptedTerms, setAcceptedTerms] = useState(false);\n"
+    update = ("export function SignupForm() {\n  // ...existing state\n"
+              "  const [serverError, setServerError] = useState<string | null>(null);\n" + new +
+              "\n  // ...rest unchanged\n}\n")
+    want = document.replace("(null);\n", "(null);\n" + new)
+    assert merge_update(document, update, "SignupForm.tsx").merged == want

@@ -288,7 +288,9 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
                                                                            source) == "require":
             return ("import", _text(value.child_by_field_name("arguments"), source))  # const {a} = require('x')
         target = declarator.child_by_field_name("name") if declarator is not None else None
-        if target is not None and target.type in ("object_pattern", "array_pattern") and value is not None:
+        if target is not None and target.type == "array_pattern" and _first_identifier(target, source):
+            return ("variable", _first_identifier(target, source))  # const [submitting, setSubmitting] = ...
+        if target is not None and target.type == "object_pattern" and value is not None:
             return ("variable", "= " + _text(value, source))  # const { a, b } = load(): named by what it reads
         name = _name(node, source) or _first_identifier(node, source)
         return ("variable", name) if name else None
