@@ -1015,3 +1015,24 @@ def test_a_new_use_state_line_is_added_not_read_as_the_one_with_the_same_initial
               "\n  // ...rest unchanged\n}\n")
     want = document.replace("(null);\n", "(null);\n" + new)
     assert merge_update(document, update, "SignupForm.tsx").merged == want
+
+
+def test_new_markup_right_after_a_marker_that_lists_what_it_elides_is_added_not_a_rewrite_of_the_last_field():
+    """v0's ``{/* ...name, email, password fields and server error... */}`` then a new checkbox field, then the
+    submit button rewritten: the password field (alike as markup) stays, the button is rewritten."""
+    field = ('      <div className="grid gap-1.5">\n        <Label htmlFor="{f}">{F}</Label>\n'
+             '        <Input id="{f}" value={{f}} onChange={(e) => set{F}(e.target.value)} />\n      </div>\n\n')
+    fields = "".join(field.replace("{f}", f).replace("{F}", f.title()) for f in ("name", "email", "password"))
+    document = ("export function SignupForm() {\n  return (\n    <form onSubmit={handleSubmit}>\n" + fields +
+                "      <Button type=\"submit\" disabled={submitting}>\n        Sign up\n      </Button>\n"
+                "    </form>\n  );\n}\n")
+    terms = ('      <div className="flex items-start gap-2">\n        <Label htmlFor="terms">Terms</Label>\n'
+             '        <input id="terms" type="checkbox" checked={accepted} onChange={(e) => setAccepted(e.target.checked)} />\n'
+             '      </div>\n\n')
+    update = ("export function SignupForm() {\n  return (\n    <form onSubmit={handleSubmit}>\n"
+              "      {/* ...name, email and password fields... */}\n\n" + terms +
+              "      <Button type=\"submit\" disabled={submitting || !accepted}>\n        Sign up\n      </Button>\n"
+              "    </form>\n  );\n}\n")
+    want = document.replace('      <Button type="submit" disabled={submitting}>',
+                            terms + '      <Button type="submit" disabled={submitting || !accepted}>')
+    assert merge_update(document, update, "SignupForm.tsx").merged == want

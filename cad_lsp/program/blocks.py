@@ -231,6 +231,9 @@ def names(defined: str, name: str) -> bool:
 _IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)["']?\s*[:=]\s*(?P<value>(["'`]).*?\3)""")
 
 
+_ENUMERATION = re.compile(r"\w[\w`]*\s*,\s*`?\w+[^,]*\band\b")  # "name, email, password fields and server error"
+
+
 def _identity(lines: list[str]) -> tuple[str, str] | None:
     """What an entry of a list says it is, on one of its first lines: ``id: "0004_sessions_user_idx"``,
     ``"name": "lint"``; None where it says nothing so."""
@@ -618,6 +621,12 @@ class _Merger:
             right_marker = end < len(new_units) and self.is_marker(new_units[end])
             low = max((matches[k] for k in matches if k < i), default=-1)
             high = min((matches[k] for k in matches if k >= end), default=len(old_units))
+            # a marker that lists what it elides ("...name, email, password fields and server error..."): the new
+            # unit right beside it is new, not a rewrite of one it keeps (the last field, alike as markup)
+            if left_marker and run and _ENUMERATION.search(self.new.lines[new_units[i - 1].start]):
+                run = run[1:]
+            if right_marker and run and _ENUMERATION.search(self.new.lines[new_units[end].start]):
+                run = run[:-1]
             said = self._said(new_units, [i - 1] * left_marker + [end] * right_marker)
             gap = [j for j in range(low + 1, high)
                    if j not in used and _unit_name(self.old.lines, old_units[j]) not in said]
