@@ -1036,3 +1036,20 @@ def test_new_markup_right_after_a_marker_that_lists_what_it_elides_is_added_not_
     want = document.replace('      <Button type="submit" disabled={submitting}>',
                             terms + '      <Button type="submit" disabled={submitting || !accepted}>')
     assert merge_update(document, update, "SignupForm.tsx").merged == want
+
+
+def test_a_function_left_open_at_a_marker_keeps_the_rest_of_each_block_around_it():
+    """DeepSeek ends inside ``createApp`` with ``  // ... rest unchanged`` and no closing brace: the marker
+    stands for the rest of the function, and the rest of the file after it; a line rewritten before it is
+    placed (it was read as a second ``createApp`` at the file's end)."""
+    document = ("const express = require('express');\n\nfunction createApp() {\n  const app = express();\n\n"
+                "  app.disable('x-powered-by');\n  app.use(express.json());\n\n  app.use('/api/auth', authRoutes);\n"
+                "  app.use('/api/users', userRoutes);\n\n  app.use(errorHandler);\n  return app;\n}\n\n"
+                "module.exports = { createApp };\n")
+    update = ("function createApp() {\n  const app = express();\n\n  app.disable('x-powered-by');\n"
+              "  app.set('trust proxy', 1);\n\n  // ... body parsers ...\n\n"
+              "  app.use('/api/auth', authLimiter, authRoutes);\n  app.use('/api/users', userRoutes);\n\n"
+              "  // ... rest unchanged\n")
+    want = document.replace("x-powered-by');\n", "x-powered-by');\n  app.set('trust proxy', 1);\n").replace(
+        "'/api/auth', authRoutes", "'/api/auth', authLimiter, authRoutes")
+    assert merge_update(document, update, "app.js").merged == want

@@ -1459,8 +1459,9 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     """The lines an update leaves out at its end when it opens a class (a struct, an impl) it does not close (a
     class shown down to the new method and no further: chat models drop the class's ``}``), where the file
     closes all it opens: a marker for the rest of the innermost block, then a ``}`` for each block, at its
-    opening line's indentation.  Nothing when the update closes what it opens, or ends with a marker (which
-    stands for the rest)."""
+    opening line's indentation.  An update that ends with a marker inside a block it opened at the left edge
+    (a function, ``  // ... rest unchanged``) gets each block's ``}`` and, after each, the marker again for the
+    rest of the block around it and of the file.  Nothing when the update closes what it opens."""
     def open_at(lines: list[str]) -> list[str]:
         stack: list[str] = []  # the lines that open the blocks still open (a lone ``{``: the line above it)
         previous = ""
@@ -1474,9 +1475,19 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
         return stack
 
     last = next((line for line in reversed(update_lines) if line.strip()), "")
-    if not last or is_marker(last) or open_at(doc_lines):
+    if not last or open_at(doc_lines):
         return []
     openers = open_at(update_lines)
+    if is_marker(last):  # "  // ... rest unchanged" inside a function the update opened: the rest of the
+        stack = [line[: len(line) - len(line.lstrip())] for line in openers]  # function, then of the file
+        depth = len(last) - len(last.lstrip())
+        if not openers or depth <= len(stack[-1]) or len(stack[0]) > 0:
+            return []
+        newline = "\r\n" if last.endswith("\r\n") else "\n"
+        lines = []  # each block closed, then a marker for the rest of the block around it (and of the file)
+        for indent in reversed(stack):
+            lines += [indent + "}" + newline, indent + last.strip() + newline]
+        return [("" if update_lines[-1].endswith(("\n", "\r")) else newline) + lines[0]] + lines[1:]
     if not openers or not _TYPE_OPENER.search(_QUOTED.sub("", openers[0])):
         return []  # (only a class, a struct, an impl left open: a function's or a test's end is a snippet's end)
     stack = [line[: len(line) - len(line.lstrip())] for line in openers]
