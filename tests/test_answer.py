@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cad_lsp.program import answer_plan
-from cad_lsp.program.answer import looks_like_path, read_answer
+from cad_lsp.program.answer import AN_EXAMPLE, looks_like_path, read_answer
 from cad_lsp.program.answer_plan import plan_answer, resolve_path
 from cad_lsp.program.update import merge_update
 
@@ -577,3 +577,24 @@ def test_a_definition_the_prose_says_to_delete_is_removed_from_the_one_file_that
     (root / "src" / "main.py").write_text(MAIN + "\n\ndef save(path, text):\n    pass\n")
     both = shown + "```python src/main.py\nimport sys\n# ...\n```\n\nDelete the old `save` function.\n"
     assert all("def save" in f.after for f in plan_answer(both, root).files)
+
+
+def test_a_line_naming_the_file_below_a_directive_names_it_and_the_directive_stays():
+    """Gemini prints ``'use client';`` (or ``<?php``) first and the file's name on the line below it."""
+    for head in ("'use client';\n", "<?php\n"):
+        answer = f"```jsx\n{head}// src/components/Panel.jsx\n\nimport x from 'y';\n```\n"
+        [block] = read_answer(answer).blocks
+        assert block.path == "src/components/Panel.jsx" and block.named_by == "first line"
+        assert block.text == head + "\nimport x from 'y';\n"
+
+
+def test_a_sentence_naming_a_file_as_an_example_names_no_file():
+    """"Wire it up where you build the router, e.g. in `cmd/api/main.go`:": a suggestion of where, not the
+    file the block changes; where the answer's other blocks name their files, the block is an example."""
+    answer = ("```go\n// internal/api/router.go\npackage api\n```\n\n"
+              "Wire it up where you build the router, e.g. in `cmd/api/main.go`:\n\n```go\nreg := NewRegistry()\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["internal/api/router.go"]
+    assert reading.skipped[-1].reason == AN_EXAMPLE
+    assert [b.path for b in read_answer(answer.replace("e.g. in", "in")).blocks] == ["internal/api/router.go",
+                                                                                       "cmd/api/main.go"]

@@ -105,6 +105,9 @@ _DEFINITION_NOUNS = {"method", "methods", "function", "functions", "helper", "he
                      "from", "in", "of", "since", "because", "(", "it", "they", "them", "version", "one", "ones"}
 _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", "within", "into"}
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
+# A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
+_PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
+_FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
 _LINE_RANGE = re.compile(r"(?:\(\s*L?(?P<first>\d+)\s*[-\u2013:]\s*L?(?P<last>\d+)\s*\)"
@@ -365,12 +368,17 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
     named_by = "info" if info_path else None
     path = info_path
     first = _naming_first_line(body)
+    prologue = []
+    if first is None and body and _PROLOGUE.match(body[0]) and _naming_first_line(body[1:]):
+        prologue, body = body[:1], body[1:]  # ('use client'; then // src/app/page.jsx): the file's line stays
+        first = _naming_first_line(body)
     if first is not None:
         body = body[1:]
-        while body and not body[0].strip():  # the blank line that sets the label apart is not the file's
-            body = body[1:]
+        while body and not body[0].strip() and not prologue:  # the blank line that sets the label apart is
+            body = body[1:]  # not the file's (after a directive above the label, it is)
         if path is None:
             path, named_by = first, "first line"
+    body = prologue + body
     if path is None:
         path = _path_before(prose)
         named_by = "line before" if path else None
@@ -490,8 +498,8 @@ def _path_named(line: str) -> str | None:
         return quoted[0]
     if not quoted and looks_like_path(alone):
         return alone
-    if not (heading or bold or body.rstrip().endswith(":")):
-        return None
+    if not (heading or bold or body.rstrip().endswith(":")) or _FOR_EXAMPLE.search(stripped):
+        return None  # ("Wire it up where you build the router, e.g. in `cmd/api/main.go`:": an example)
     words = [w.strip(".,;:!?()[]\"'") for w in _BACKTICKED.sub(" ", stripped).split()]
     named = {w for w in quoted + words if _names_file(w)}
     return named.pop() if len(named) == 1 else None
