@@ -1053,3 +1053,9 @@ def test_a_function_left_open_at_a_marker_keeps_the_rest_of_each_block_around_it
     want = document.replace("x-powered-by');\n", "x-powered-by');\n  app.set('trust proxy', 1);\n").replace(
         "'/api/auth', authRoutes", "'/api/auth', authLimiter, authRoutes")
     assert merge_update(document, update, "app.js").merged == want
+    # a call's callback left open closes otherwise (``});``): it is not closed with a brace
+    steps = ('step("opens the file", async () => {\n  await openFile("a.py");\n});\n\n'
+             'step("saves the file", async () => {\n  await openFile("b.py");\n  await save("b.py");\n});\n')
+    update = 'step("saves the file", async () => {\n  await clear();\n  await openFile("b.py");\n  // ...\n'
+    assert merge_update(steps, update, "run.mjs").merged == steps.replace(
+        'step("saves the file", async () => {\n', 'step("saves the file", async () => {\n  await clear();\n')

@@ -1481,8 +1481,9 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     if is_marker(last):  # "  // ... rest unchanged" inside a function the update opened: the rest of the
         stack = [line[: len(line) - len(line.lstrip())] for line in openers]  # function, then of the file
         depth = len(last) - len(last.lstrip())
-        if not openers or depth <= len(stack[-1]) or len(stack[0]) > 0:
-            return []
+        if not openers or depth <= len(stack[-1]) or len(stack[0]) > 0 or \
+                any(_unclosed(line) != "{" for line in openers):
+            return []  # (a call's callback, ``step("x", async () => {``, closes otherwise: ``});``)
         newline = "\r\n" if last.endswith("\r\n") else "\n"
         lines = []  # each block closed, then a marker for the rest of the block around it (and of the file)
         for indent in reversed(stack):
@@ -1499,6 +1500,18 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     inner = min(deeper, key=len) if deeper else inner
     return [("" if last.endswith(("\n", "\r")) else newline) + inner + "// ..." + newline] + \
         [indent + "}" + newline for indent in reversed(stack)]
+
+
+def _unclosed(line: str) -> str:
+    """The brackets a line opens and leaves open, in order (``{`` for ``function f() {``, ``({`` for
+    ``step("x", async () => {``)."""
+    stack: list[str] = []
+    for char in _QUOTED.sub("", line):
+        if char in "([{":
+            stack.append(char)
+        elif char in ")]}" and stack:
+            stack.pop()
+    return "".join(stack)
 
 
 def merge_search_replace(document: str, update: str) -> Merge:
