@@ -28,6 +28,8 @@ def merged(update: str, document: str = FILE) -> str:
     ("// code omitted for brevity\n", True), ("// constructor remains the same\n", True),
     ("// Other routes remain unchanged\n", True), ("# Handle existing points\n", False),
     ("    // merge the remaining items\n", False), ("# Clears all existing requests and connections.\n", False),
+    ("    // constructors, getters/setters and toString() stay exactly as they are\n", True),
+    ("# both shapes are the same\n", False),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker
@@ -1059,3 +1061,28 @@ def test_a_function_left_open_at_a_marker_keeps_the_rest_of_each_block_around_it
     update = 'step("saves the file", async () => {\n  await clear();\n  await openFile("b.py");\n  // ...\n'
     assert merge_update(steps, update, "run.mjs").merged == steps.replace(
         'step("saves the file", async () => {\n', 'step("saves the file", async () => {\n  await clear();\n')
+
+
+def test_new_imports_a_marker_then_a_method_pasted_alone_go_among_the_imports_and_after_the_named_method():
+    """ChatGPT's handler for a class the prose names: new imports, ``// ...``, the method with no line of the
+    file around it. The imports go where they sort among the file's (Java's are named by their last part, not
+    by the packages they share), the method after the one the sentence names."""
+    document = ("package com.example.web;\n\nimport org.springframework.http.ResponseEntity;\n"
+                "import org.springframework.web.bind.annotation.ControllerAdvice;\n"
+                "import org.springframework.web.bind.annotation.ExceptionHandler;\n\nimport java.util.Map;\n\n"
+                "@ControllerAdvice\npublic class Handlers {\n\n    @ExceptionHandler(IllegalStateException.class)\n"
+                "    public ResponseEntity<String> handleConflict(IllegalStateException ex) {\n"
+                "        return ResponseEntity.status(409).body(ex.getMessage());\n    }\n\n"
+                "    @ExceptionHandler(Exception.class)\n    public ResponseEntity<String> handleOther(Exception ex) {\n"
+                "        return ResponseEntity.internalServerError().build();\n    }\n}\n")
+    method = ("    @ExceptionHandler(MethodArgumentNotValidException.class)\n"
+              "    public ResponseEntity<Map<String, String>> handleValidation(MethodArgumentNotValidException ex) {\n"
+              "        return ResponseEntity.badRequest().body(new LinkedHashMap<>());\n    }\n")
+    update = ("import org.springframework.web.bind.MethodArgumentNotValidException;\n\nimport java.util.LinkedHashMap;\n\n"
+              "// ...\n\n" + method)
+    want = document.replace("import org.springframework.web.bind.annotation.ControllerAdvice;\n",
+                            "import org.springframework.web.bind.MethodArgumentNotValidException;\n"
+                            "import org.springframework.web.bind.annotation.ControllerAdvice;\n") \
+        .replace("import java.util.Map;\n", "import java.util.LinkedHashMap;\nimport java.util.Map;\n") \
+        .replace("getMessage());\n    }\n", "getMessage());\n    }\n\n" + method)
+    assert merge_update(document, update, "Handlers.java", after="handleConflict").merged == want

@@ -270,8 +270,7 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
         text = "".join(merger.new.lines[r] for r in range(unit.start, unit.end + 1))
         nearest = max(theirs, key=lambda u: difflib.SequenceMatcher(
             None, text, "".join(merger.old.lines[u.start: u.end + 1]), autojunk=False).ratio())
-        mine = "".join(merger.old.lines[nearest.start: nearest.end + 1])
-        row = nearest.end if text.strip() >= mine.strip() else nearest.start - 1
+        row = _sorted_place(theirs, theirs.index(nearest), text.strip(), merger.old.lines)
         after.setdefault(row, []).extend(merger._lines(unit.start, unit.end, None))
     pieces = after.get(-1, [])
     for r, line in enumerate(merger.old.lines):
@@ -280,9 +279,28 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
     return BlockMerge(pieces, frozenset())
 
 
+def _sorted_place(imports: list[Unit], at: int, text: str, lines: list[str]) -> int:
+    """The file row a new import goes after: beside the import ``at``, moved along the run of imports it
+    belongs to (no blank line between) while their order says so (the file's imports sorted, it goes where
+    its text sorts)."""
+    def text_of(u: Unit) -> str:
+        return "".join(lines[u.start: u.end + 1]).strip()
+
+    if text < text_of(imports[at]):
+        while at > 0 and imports[at - 1].end + 1 == imports[at].start and text < text_of(imports[at - 1]):
+            at -= 1
+        return imports[at].start - 1
+    while at + 1 < len(imports) and imports[at].end + 1 == imports[at + 1].start and text > text_of(imports[at + 1]):
+        at += 1
+    return imports[at].end
+
+
 def _imported(lines: list[str]) -> set[str]:
     """The names an import brings in (``from a.b import c as d`` -> c, d; ``import { x } from "y"`` -> x)."""
     text = " ".join(line.strip() for line in lines)
+    dotted = re.fullmatch(r"(?:import|using|use)\s+(?:static\s+)?(?:[\w]+(?:\.|::))*(\w+|\*);?", text)
+    if dotted:  # ``import org.springframework.validation.FieldError;``: FieldError, not its packages
+        return {dotted[1]} - {"*"}
     if text.startswith("from ") and " import " in text:
         text = text.split(" import ", 1)[1]
     elif " from " in text:

@@ -19,8 +19,13 @@ _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same 
                             re.IGNORECASE)
 _ELIDES_AT_START = re.compile(r"^[\s(\[{<*_-]*(?:(?:the|your|all|any|our)\s+)?(?:existing|unchanged|rest|remaining|"
                               r"other|previous|same|omitted|keep|everything)\b", re.IGNORECASE)
-_ELIDES_AT_END = re.compile(r"\b(?:unchanged|(?:the )?same|as before|as[- ]is|omitted|not shown|here|below|above)"
-                            r"(?: for brevity)?[\s.)\]}*_-]*$", re.IGNORECASE)
+_ELIDES_AT_END = re.compile(r"\b(?:unchanged|(?:the )?same|as before|as[- ]is|omitted|not shown|here|below|above|"
+                            r"as (?:it|they) (?:is|are|was|were)|untouched|intact)(?: for brevity)?[\s.)\]}*_-]*$",
+                            re.IGNORECASE)
+# ... of which these say it alone, in a longer list of what is elided ("constructors, getters/setters and
+# toString() stay exactly as they are")
+_SAYS_UNCHANGED = re.compile(r"\b(?:(?:stays?|remains?|left|kept) (?:\w+ )?(?:the same|as (?:it|they) (?:is|are|was|were)|"
+                             r"as[- ]is|untouched|intact|unchanged)|omitted for brevity)[\s.)\]}*_-]*$", re.IGNORECASE)
 
 
 def is_marker(line: str) -> bool:
@@ -52,7 +57,8 @@ def is_marker(line: str) -> bool:
     # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
     # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
     # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
-    return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said))
+    return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said)) or \
+        len(words) <= 16 and bool(_SAYS_UNCHANGED.search(said))
 
 
 def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:

@@ -1365,6 +1365,45 @@ def keys_of(lines: list[str]) -> list[str]:
 
 def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
                  after: str | None = None, before: str | None = None, whole: bool = False) -> Merge:
+    try:
+        return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole)
+    except UpdateError:
+        parts = _imports_then_code(split_lines(update))
+        if parts is None:
+            raise
+    # New imports, a marker, then new code with no line of the file around it (a handler pasted for a class
+    # the prose names): the imports go among the file's, then the code where it goes alone.
+    imports = _merge_update(document, parts[0], language, force=force)
+    code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before)
+    if imports.unseen or code.unseen:
+        raise UpdateError("the update's imports and its code each fit the file only by removing lines it does "
+                          "not show: check the update")
+    merged = code.merged
+    return Merge(merged, 1, max(1, len(split_lines(document))), merged, None, document=document)
+
+
+_IMPORT_LINE = re.compile(r"^\s*(?:import|using|use|from\s+\S+\s+import|#\s*include|require)\b")
+
+
+def _imports_then_code(update_lines: list[str]) -> tuple[str, str] | None:
+    """An update that is import lines, a marker, then the rest: (the imports and the marker, the rest after the
+    marker), or None."""
+    k = 0
+    while k < len(update_lines) and (not update_lines[k].strip() or _IMPORT_LINE.match(update_lines[k])):
+        k += 1
+    if k == 0 or k >= len(update_lines) or not is_marker(update_lines[k]) or \
+            not any(_IMPORT_LINE.match(line) for line in update_lines[:k]):
+        return None
+    rest = update_lines[k + 1:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    if not rest:
+        return None
+    return "".join(update_lines[: k + 1]), "".join(rest)
+
+
+def _merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
+                  after: str | None = None, before: str | None = None, whole: bool = False) -> Merge:
     """The file the update makes, and the region it changed; UpdateError when the update cannot be placed.
 
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
