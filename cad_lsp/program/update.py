@@ -42,6 +42,7 @@ from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
 from .syntax import breaks, guess_language, language_of
+from .yaml_keys import merge_yaml_keys
 
 __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update",
            "merge_patch", "merge_search_replace"]
@@ -1431,6 +1432,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
     grammar = language_of(language) if language is not None else guess_language(document)
+    if (language or "").lower().endswith((".yml", ".yaml", "yaml")):
+        placed = merge_yaml_keys(doc_lines, update_lines)
+        if placed is not None:
+            merged = "".join(placed)
+            return Merge(merged, 1, max(1, len(doc_lines)), merged, None, document=document)
     closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else []
     if closed:
         update_lines = update_lines + closed

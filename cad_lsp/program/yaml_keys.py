@@ -1,0 +1,138 @@
+"""A YAML snippet placed by its keys: each line found by the path of keys above it.
+
+Chat models change a YAML file (Spring's ``application.yml``, a Kubernetes manifest, a compose file) by showing
+the keys down to what they change and nothing beside them::
+
+    spring:
+      jackson:
+        default-property-inclusion: non_null
+
+The keys shown are a path, not the whole mapping: ``spring``'s other keys stay.  (Placed as lines, the file's
+keys between two shown lines would be read as removed.)  Here each shown key is found by its path: a value
+changed is rewritten in place, a new key goes before the next key the snippet shows beside it, else after the
+last one, else at the end of its parent's keys, at the file's indentation.  Only snippets of plain mappings
+are read so (no list items, no markers, no flow or block scalars); anything else is left to the other readings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .markers import is_marker
+
+__all__ = ["merge_yaml_keys"]
+
+WHOLE_SHARE = 0.6  # a snippet showing this share of the file's keys may be the whole file: keys it leaves out go
+
+_KEY_LINE = re.compile(r"^(?P<indent> *)(?P<key>[\w.\-/$]+|\"[^\"]+\"|'[^']+')\s*:(?P<value>(?:\s.*)?)$")
+
+
+def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] | None:
+    """The file's lines with the snippet's keys placed by their paths; None where the snippet is not only keys
+    (or a key of it has no place: a parent the file does not have)."""
+    shown = _keys(update_lines, strict=True)
+    ours = _keys(doc_lines, strict=False)
+    if shown is None or ours is None or not shown:
+        return None
+    if any(is_marker(line) for line in update_lines) or \
+            any(line.strip() and not line.lstrip().startswith("#") and k not in {row for row, _ in shown}
+                for k, line in enumerate(update_lines)):
+        return None
+    at = {path: row for row, path in ours}
+    if not any(path in at for _, path in shown) or len(shown) >= WHOLE_SHARE * len(ours):
+        return None  # nothing of it is in the file, or most of the file: another reading decides
+    out = list(doc_lines)
+    inserted: dict[int, list[str]] = {}  # file row -> new lines before it (len(out): at the end)
+    replaced: dict[int, str] = {}
+    newline = "\r\n" if doc_lines and doc_lines[0].endswith("\r\n") else "\n"
+    for index, (row, path) in enumerate(shown):
+        line = update_lines[row]
+        if path in at:
+            mine = doc_lines[at[path]]
+            if _value(mine) != _value(line):
+                replaced[at[path]] = _indent(mine) + line.strip() + (mine[len(mine.rstrip("\r\n")):] or newline)
+            continue
+        parent = path[:-1]
+        if parent and parent not in at and not any(p == parent for _, p in shown[:index]):
+            return None
+        if parent and parent not in at:
+            continue  # a new key's own keys go with it (below)
+        later = next((p for _, p in shown[index + 1:] if p[:-1] == parent and p in at), None)
+        where = _start(at[later], doc_lines) if later is not None else _block_end(doc_lines, at.get(parent))
+        depth = _child_indent(ours, parent, at, doc_lines) - len(_indent(line))
+        group = [line] + [update_lines[r] for r, p in shown[index + 1:] if p[:len(path)] == path]
+        inserted.setdefault(where, []).extend(
+            (" " * max(0, len(_indent(g)) + depth)) + g.strip() + newline for g in group)
+    if not inserted and not replaced:
+        return doc_lines
+    out = []
+    for row, line in enumerate(doc_lines):
+        out += inserted.get(row, [])
+        out.append(replaced.get(row, line))
+    tail = inserted.get(len(doc_lines), [])
+    if tail and out and not out[-1].endswith(("\n", "\r")):
+        out[-1] += newline
+    return out + tail
+
+
+def _keys(lines: list[str], strict: bool) -> list[tuple[int, tuple[str, ...]]] | None:
+    """(row, path) of each key line; where a line is a list item, a flow collection or a block scalar: None
+    (``strict``), else the line is passed over, the keys below it counted by their indentation."""
+    out, stack = [], []  # stack: (indent, key)
+    for row, line in enumerate(lines):
+        text = line.rstrip("\r\n")
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        m = _KEY_LINE.match(text)
+        if m is None or text.lstrip().startswith("- ") or m["value"].strip()[:1] in ("|", ">", "[", "{", "&", "*"):
+            if strict:
+                return None
+            depth = len(text) - len(text.lstrip())
+            while stack and stack[-1][0] >= depth:
+                stack.pop()
+            stack.append((depth, "\0"))  # (a list item: what is under it has no path of ours)
+            continue
+        depth = len(m["indent"])
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        stack.append((depth, m["key"].strip("\"'")))
+        out.append((row, tuple(key for _, key in stack)))
+    return out
+
+
+def _value(line: str) -> str:
+    m = _KEY_LINE.match(line.rstrip("\r\n"))
+    return re.sub(r"\s+#.*$", "", m["value"]).strip() if m else line.strip()
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" "))]
+
+
+def _start(row: int, lines: list[str]) -> int:
+    """The row a key starts at, with the comment lines right above it."""
+    while row > 0 and lines[row - 1].lstrip().startswith("#"):
+        row -= 1
+    return row
+
+
+def _block_end(lines: list[str], row: int | None) -> int:
+    """The row after the last line of the block under the key at ``row`` (the file's end for the top level),
+    blank and comment lines at its end left after it."""
+    depth = len(_indent(lines[row])) if row is not None else -1
+    end = (row if row is not None else -1) + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#")
+                                               or len(_indent(lines[end])) > depth):
+        end += 1
+    while end > (row if row is not None else -1) + 1 and (not lines[end - 1].strip()
+                                                           or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    return end
+
+
+def _child_indent(ours, parent: tuple[str, ...], at: dict, lines: list[str]) -> int:
+    """The indentation of ``parent``'s keys in the file (two more than its own where it has none)."""
+    for row, path in ours:
+        if path[:-1] == parent and "\0" not in path:
+            return len(_indent(lines[row]))
+    return len(_indent(lines[at[parent]])) + 2 if parent else 0

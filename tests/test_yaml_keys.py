@@ -1,0 +1,46 @@
+"""YAML snippets placed by their keys' paths (``program.yaml_keys``): the keys shown down to a change are a
+path, and the keys beside them stay."""
+
+from cad_lsp.program.update import merge_update
+
+CONFIG = """spring:
+  application:
+    name: user-service
+  datasource:
+    url: jdbc:postgresql://localhost:5432/users
+    hikari:
+      maximum-pool-size: 10
+  jackson:
+    serialization:
+      write-dates-as-timestamps: false
+    deserialization:
+      fail-on-unknown-properties: false
+
+server:
+  port: 8080
+  shutdown: graceful
+"""
+
+
+def test_a_key_shown_under_its_parents_is_added_there_and_their_other_keys_stay():
+    update = ("spring:\n  jackson:\n    default-property-inclusion: non_null\n    serialization:\n"
+              "      write-dates-as-timestamps: false\n")
+    want = CONFIG.replace("  jackson:\n", "  jackson:\n    default-property-inclusion: non_null\n")
+    assert merge_update(CONFIG, update, "application.yml").merged == want
+
+
+def test_a_changed_value_is_rewritten_in_place_and_a_new_block_goes_at_its_parent_s_end():
+    update = "spring:\n  datasource:\n    hikari:\n      maximum-pool-size: 20\n      connection-timeout: 5000\n"
+    want = CONFIG.replace("maximum-pool-size: 10\n", "maximum-pool-size: 20\n      connection-timeout: 5000\n")
+    assert merge_update(CONFIG, update, "application.yaml").merged == want
+    update = "server:\n  servlet:\n    context-path: /api\n    session:\n      timeout: 30m\n"
+    want = CONFIG + "  servlet:\n    context-path: /api\n    session:\n      timeout: 30m\n"
+    assert merge_update(CONFIG, update, "application.yml").merged == want
+
+
+def test_snippets_with_lists_or_markers_are_placed_as_lines():
+    update = "server:\n  port: 9090\n  # ...\n"
+    assert merge_update(CONFIG, update, "application.yml").merged == CONFIG.replace("8080", "9090")
+    workflow = "jobs:\n  test:\n    steps:\n      - run: make test\n      - run: make lint\n"
+    update = "jobs:\n  test:\n    steps:\n      - run: make test\n      - run: make coverage\n      - run: make lint\n"
+    assert merge_update(workflow, update, "ci.yml").merged == update
