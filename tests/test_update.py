@@ -1086,3 +1086,18 @@ def test_new_imports_a_marker_then_a_method_pasted_alone_go_among_the_imports_an
         .replace("import java.util.Map;\n", "import java.util.LinkedHashMap;\nimport java.util.Map;\n") \
         .replace("getMessage());\n    }\n", "getMessage());\n    }\n\n" + method)
     assert merge_update(document, update, "Handlers.java", after="handleConflict").merged == want
+
+
+def test_a_ruby_block_shown_with_only_a_marker_inside_keeps_all_it_holds():
+    """Claude's ``helpers do`` / ``# ... (store, parsed_body unchanged)`` / ``end`` inside a shown class, then a
+    new route: the helpers stay (the block was refused, and lines dropped a route's first line)."""
+    document = ("class NotesApp < Sinatra::Base\n  configure do\n    set :store, NoteStore.new\n  end\n\n"
+                "  helpers do\n    def store\n      settings.store\n    end\n\n    def parsed_body\n"
+                "      JSON.parse(request.body.read)\n    end\n  end\n\n  get '/health' do\n    json status: 'ok'\n"
+                "  end\n\n  get '/notes' do\n    json notes: store.all\n  end\nend\n")
+    update = ("class NotesApp < Sinatra::Base\n  configure do\n    set :store, NoteStore.new\n  end\n\n"
+              "  helpers do\n    # ... (store, parsed_body unchanged)\n  end\n\n  get '/health' do\n"
+              "    json status: 'ok'\n  end\n\n  get '/me' do\n    json user: current_user\n  end\n\n"
+              "  # ... notes routes unchanged\nend\n")
+    want = document.replace("  get '/notes' do", "  get '/me' do\n    json user: current_user\n  end\n\n  get '/notes' do")
+    assert merge_update(document, update, "app.rb").merged == want

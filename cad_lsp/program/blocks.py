@@ -231,6 +231,7 @@ def names(defined: str, name: str) -> bool:
 _IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)["']?\s*[:=]\s*(?P<value>(["'`]).*?\3)""")
 
 
+_TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`]*)\2""")  # get '/notes' do, it("adds", ...
 _ENUMERATION = re.compile(r"\w[\w`]*\s*,\s*`?\w+[^,]*\band\b")  # "name, email, password fields and server error"
 
 
@@ -674,6 +675,9 @@ class _Merger:
             return False
         if self.other_entry(old, new):
             return False
+        titled = _TITLED.match(self.old.lines[old.start]), _TITLED.match(self.new.lines[new.start])
+        if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title"):
+            return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
         return self.likeness(old, new) >= LIKENESS
 
     def other_entry(self, old: Unit, new: Unit) -> bool:
@@ -969,6 +973,14 @@ class _Merger:
                 head = self._edge(old.start, old.inner - 1, new.start, new.inner - 1, shift)  # a parametrize list):
                 self.seen.update(range(old.inner + 1, old.end + 2))  # lines place the cases, the rest is shown whole
                 return head + self._over(old.inner, old.end, self._lines(new.inner, new.end, shift))
+            inside = range(new.start + 1, new.end)
+            if not mergeable and old.end > old.start + 1 and len(inside) and \
+                    all(self.new.marker[r] or not self.new.lines[r].strip() for r in inside):
+                # a block shown with only a marker between its first and last lines (Ruby's ``helpers do`` /
+                # ``# ... unchanged`` / ``end``): all it holds stays
+                head = self._edge(old.start, old.start, new.start, new.start, shift)
+                tail = self._edge(old.end, old.end, new.end, new.end, shift)
+                return head + [Piece(self.old.lines[r], r + 1, None) for r in range(old.start + 1, old.end)] + tail
             if not mergeable:
                 raise _Refused  # no body to merge into, or more than one (``try:`` and its ``except:``)
             head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
