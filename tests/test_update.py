@@ -1101,3 +1101,18 @@ def test_a_ruby_block_shown_with_only_a_marker_inside_keeps_all_it_holds():
               "  # ... notes routes unchanged\nend\n")
     want = document.replace("  get '/notes' do", "  get '/me' do\n    json user: current_user\n  end\n\n  get '/notes' do")
     assert merge_update(document, update, "app.rb").merged == want
+
+
+def test_a_line_next_to_a_shown_closing_line_rewrites_the_one_the_marker_would_keep_there():
+    """Cursor's ``// ... existing code ...`` inside ``useFetch`` (the update a fragment of its body), new lines,
+    then the ``return`` that returns one more name right above the function's ``}``: the old ``return`` is
+    rewritten, not kept above the new lines."""
+    document = ("export function useFetch(url) {\n  const data = ref(null)\n\n  function abort() {\n"
+                "    controller?.abort()\n    controller = null\n  }\n\n  watch(url, () => execute())\n\n"
+                "  return { data, loading, execute }\n}\n")
+    update = ("// ... existing code ...\n\n  function abort() {\n    controller?.abort()\n    controller = null\n"
+              "    loading.value = false\n  }\n\n  // ... existing code ...\n\n  onScopeDispose(abort)\n\n"
+              "  return { data, loading, execute, abort }\n}\n")
+    want = document.replace("    controller = null\n", "    controller = null\n    loading.value = false\n").replace(
+        "  return { data, loading, execute }\n", "  onScopeDispose(abort)\n\n  return { data, loading, execute, abort }\n")
+    assert merge_update(document, update, "useFetch.ts").merged == want

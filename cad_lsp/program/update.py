@@ -785,7 +785,8 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
     """New lines with markers (or the update's edge) on both sides that rewrite one file line: an import that
     gains a name, a signature that gains a parameter, shown alone between ``...`` markers; or the first or last
     line of a longer run between markers (a command rewritten, with new lines before it), when only one of the
-    two rewrites a line.  Each goes in place of the file line it resembles most, when that line is alike enough
+    two rewrites a line; or, with a marker on one side and a placed line on the other, the run's line next to
+    the placed one, when it rewrites the file line next to that one.  Each goes in place of the file line it resembles most, when that line is alike enough
     and clearly more alike than any other among the lines the markers around it keep: {update line: file line}."""
     out: dict[int, int] = {}
     in_file = set(doc_keys)
@@ -793,6 +794,21 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
         run = [i for i in range(k, end) if keys[i].strip()]
         before = lines[k - 1] if k > 0 else None
         after = lines[end] if end < len(lines) else None
+        if run and (before == MARKER and after is not None and after > 0 or
+                    after == MARKER and before is not None and before > 0):
+            # a marker on one side, a placed line on the other: the run's line next to the placed one may
+            # rewrite the file line next to it there, which the marker would otherwise keep (a ``return``
+            # that returns one more name, right above the function's shown ``}``)
+            edge, step = (run[-1], -1) if before == MARKER else (run[0], 1)
+            j = (after if before == MARKER else before) + step
+            while 0 < j <= len(doc_keys) and not doc_keys[j - 1].strip():
+                j += step
+            if 0 < j <= len(doc_keys) and j not in replaced and j not in out.values() and \
+                    _weight(keys[edge]) >= DISTINCTIVE and _indent_of(doc_keys[j - 1]) == _indent_of(keys[edge]) and \
+                    keys[edge].strip() not in in_file and not _other_entries(keys[edge], doc_keys[j - 1]) and \
+                    _likeness(keys[edge], doc_keys[j - 1]) >= REWRITE_ALONE:
+                out[edge] = j
+            continue
         if not run or before not in (None, MARKER) or after not in (None, MARKER):
             continue  # next to a placed line: the alignment's call
         below = max([m for m in lines[:k] if m > 0] + [0])
