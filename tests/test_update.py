@@ -1116,3 +1116,28 @@ def test_a_line_next_to_a_shown_closing_line_rewrites_the_one_the_marker_would_k
     want = document.replace("    controller = null\n", "    controller = null\n    loading.value = false\n").replace(
         "  return { data, loading, execute }\n", "  onScopeDispose(abort)\n\n  return { data, loading, execute, abort }\n")
     assert merge_update(document, update, "useFetch.ts").merged == want
+
+
+def test_new_imports_below_a_marker_for_the_file_s_own_go_where_they_sort_among_them():
+    """Gemini's ``// ... existing imports``, two new imports, then the class with markers: each import goes
+    where it sorts among the file's (lines put them after the file's last import, a group of their own)."""
+    document = ("package com.acme.web;\n\nimport org.springframework.http.ResponseEntity;\n"
+                "import org.springframework.web.bind.annotation.*;\n\nimport java.math.BigDecimal;\n"
+                "import java.util.List;\n\n@RestController\npublic class OrderController {\n\n"
+                "    @PostMapping\n    public Order place(@RequestBody Request request) {\n"
+                "        return service.place(request);\n    }\n}\n")
+    update = ("// ... existing imports\nimport org.springframework.web.servlet.support.ServletUriComponentsBuilder;\n\n"
+              "import java.net.URI;\n\n@RestController\npublic class OrderController {\n\n    @PostMapping\n"
+              "    public ResponseEntity<Order> place(@RequestBody Request request) {\n"
+              "        Order order = service.place(request);\n"
+              "        URI location = ServletUriComponentsBuilder.fromCurrentRequest().build().toUri();\n"
+              "        return ResponseEntity.created(location).body(order);\n    }\n}\n")
+    want = document.replace("annotation.*;\n", "annotation.*;\n"
+                            "import org.springframework.web.servlet.support.ServletUriComponentsBuilder;\n") \
+        .replace("BigDecimal;\n", "BigDecimal;\nimport java.net.URI;\n") \
+        .replace("    public Order place(@RequestBody Request request) {\n        return service.place(request);\n",
+                 "    public ResponseEntity<Order> place(@RequestBody Request request) {\n"
+                 "        Order order = service.place(request);\n"
+                 "        URI location = ServletUriComponentsBuilder.fromCurrentRequest().build().toUri();\n"
+                 "        return ResponseEntity.created(location).body(order);\n")
+    assert merge_update(document, update, "OrderController.java").merged == want

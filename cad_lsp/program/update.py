@@ -806,6 +806,7 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
             if 0 < j <= len(doc_keys) and j not in replaced and j not in out.values() and \
                     _weight(keys[edge]) >= DISTINCTIVE and _indent_of(doc_keys[j - 1]) == _indent_of(keys[edge]) and \
                     keys[edge].strip() not in in_file and not _other_entries(keys[edge], doc_keys[j - 1]) and \
+                    not _defines_another(keys, edge, doc_keys, j) and not _DECLARES.match(doc_keys[j - 1]) and \
                     _likeness(keys[edge], doc_keys[j - 1]) >= REWRITE_ALONE:
                 out[edge] = j
             continue
@@ -1382,41 +1383,46 @@ def keys_of(lines: list[str]) -> list[str]:
 
 def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
                  after: str | None = None, before: str | None = None, whole: bool = False) -> Merge:
-    try:
-        return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole)
-    except UpdateError:
-        parts = _imports_then_code(split_lines(update))
-        if parts is None:
-            raise
-    # New imports, a marker, then new code with no line of the file around it (a handler pasted for a class
-    # the prose names): the imports go among the file's, then the code where it goes alone.
-    imports = _merge_update(document, parts[0], language, force=force)
-    code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before)
-    if imports.unseen or code.unseen:
-        raise UpdateError("the update's imports and its code each fit the file only by removing lines it does "
-                          "not show: check the update")
-    merged = code.merged
-    return Merge(merged, 1, max(1, len(split_lines(document))), merged, None, document=document)
+    # New imports (after a marker for the file's own, or none), then the rest: the imports go where they sort
+    # among the file's, then the rest is merged (a handler pasted for a class the prose names; a class shown
+    # below "// ... existing imports" and two new ones, which lines put after the file's imports).
+    parts = _imports_then_code(split_lines(update), split_lines(document), language)
+    if parts is not None:
+        try:
+            imports = _merge_update(document, parts[0], language, force=force)
+            code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before)
+            if not imports.unseen and not code.unseen:
+                return Merge(code.merged, 1, max(1, len(split_lines(document))), code.merged, None,
+                             document=document)
+        except UpdateError:
+            pass
+    return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole)
 
 
 _IMPORT_LINE = re.compile(r"^\s*(?:import|using|use|from\s+\S+\s+import|#\s*include|require)\b")
 
 
-def _imports_then_code(update_lines: list[str]) -> tuple[str, str] | None:
-    """An update that is import lines, a marker, then the rest: (the imports and the marker, the rest after the
-    marker), or None."""
+def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: str | None) -> tuple[str, str] | None:
+    """An update that is markers, new import lines (none of them the file's), perhaps a marker, then the rest:
+    (the imports, the rest), or None.  Only where the file's syntax places imports (``blocks._new_imports``)."""
+    grammar = language_of(language) if language is not None else None
+    if grammar is None or grammar in ("markdown", "bash"):
+        return None
     k = 0
+    while k < len(update_lines) and (not update_lines[k].strip() or is_marker(update_lines[k])):
+        k += 1
+    first = k
     while k < len(update_lines) and (not update_lines[k].strip() or _IMPORT_LINE.match(update_lines[k])):
         k += 1
-    if k == 0 or k >= len(update_lines) or not is_marker(update_lines[k]) or \
-            not any(_IMPORT_LINE.match(line) for line in update_lines[:k]):
+    imports = [line for line in update_lines[first:k] if line.strip()]
+    in_file = {line.strip() for line in doc_lines}
+    if not imports or any(line.strip() in in_file for line in imports) or \
+            not any(_IMPORT_LINE.match(line) for line in doc_lines):
         return None
-    rest = update_lines[k + 1:]
+    rest = update_lines[k + 1:] if k < len(update_lines) and is_marker(update_lines[k]) else update_lines[k:]
     while rest and not rest[0].strip():
         rest = rest[1:]
-    if not rest:
-        return None
-    return "".join(update_lines[: k + 1]), "".join(rest)
+    return ("".join(imports), "".join(rest)) if rest else None
 
 
 def _merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
