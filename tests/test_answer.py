@@ -540,6 +540,8 @@ def test_styles_the_answer_adds_at_the_end_of_a_file_without_a_grammar_go_at_its
 @pytest.mark.parametrize("sentence, names, path", [
     ("You can now delete the old `SendEmailAsync` method.", ("SendEmailAsync",), None),
     ("Remove `list_users` and `get_user` from `app/views.py`.", ("list_users", "get_user"), "app/views.py"),
+    ("Delete `list_users` from `app/views.py` (including its `@main.route(...)` decorator).", ("list_users",),
+     "app/views.py"),
     ("In `app/views.py`, delete `list_users`; it moved.", ("list_users",), "app/views.py"),
     ("- Removed the now-unused `_legacy_format()` helper since nothing calls it.", ("_legacy_format",), None),
     ("Remove the `validate` call from `save`.", None, None),  # a use of the name, not its definition

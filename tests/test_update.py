@@ -1141,3 +1141,14 @@ def test_new_imports_below_a_marker_for_the_file_s_own_go_where_they_sort_among_
                  "        URI location = ServletUriComponentsBuilder.fromCurrentRequest().build().toUri();\n"
                  "        return ResponseEntity.created(location).body(order);\n")
     assert merge_update(document, update, "OrderController.java").merged == want
+
+
+def test_a_function_shown_under_a_new_name_with_its_body_the_same_is_renamed_in_place():
+    """ChatGPT renames ``getAll`` to ``listItems`` and shows only the function: it is renamed where it is, not
+    written again at the file's end beside the old one."""
+    body = ("  try {\n    const limit = parseLimit(req.query.limit);\n    const items = await store.list({ limit });\n"
+            "    res.json({ items, limit });\n  } catch (err) {\n    next(err);\n  }\n}\n")
+    document = ("import { store } from './store';\n\n/** GET /items */\nexport async function getAll(req, res, next) {\n" +
+                body + "\nexport async function getOne(req, res, next) {\n  res.json(await store.get(req.params.id));\n}\n")
+    update = "/** GET /items */\nexport async function listItems(req, res, next) {\n" + body
+    assert merge_update(document, update, "items.ts").merged == document.replace("getAll", "listItems")

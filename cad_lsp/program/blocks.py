@@ -144,6 +144,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
+    if any(_renamed_from(merger, u, old_units) for u in shown):
+        return None  # a file's function under a new name (its body the same): renamed in place, by lines
     last = len(old_units) - 1
     if not named and any(u.key[0] == "section" for u in shown):
         return None  # a new Markdown section goes where the answer says, or lines place it
@@ -173,6 +175,25 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     return BlockMerge(pieces + added, frozenset())
+
+
+SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
+
+
+def _renamed_from(merger: "_Merger", new: Unit, old_units: list[Unit]) -> bool:
+    """Whether a new definition holds nearly all the distinctive body lines of one the file has (two at least):
+    that one renamed (``getAll`` to ``listItems``), not new code."""
+    if new.key is None or new.key[0] != "function":
+        return False
+    ours = {line.strip() for line in merger.new.lines[new.start + 1: new.end + 1] if len(line.strip()) >= 8}
+    for old in _walk(old_units):
+        if old.key is None or old.key[0] != "function":
+            continue
+        theirs = {line.strip() for line in merger.old.lines[(old.inner or old.start) + 1: old.end + 1]
+                  if len(line.strip()) >= 8}
+        if len(theirs) >= 2 and len(theirs & ours) >= SAME_BODY * len(theirs):
+            return True
+    return False
 
 
 _COMMENTS = ("comment", "line_comment", "block_comment")

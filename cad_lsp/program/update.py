@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from .blocks import Piece, merge_by_blocks, names
+from .blocks import SAME_BODY, Piece, merge_by_blocks, names
 from .markers import is_marker, marker_lines, next_shown
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
@@ -58,7 +58,6 @@ REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in tr
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
 EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those lines this many times
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
-SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 SIGNATURE_LINES = 12  # ... and a head rewritten over up to this many lines (one parameter a line) above its body
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
