@@ -181,18 +181,20 @@ SAME_BODY = 0.75  # a new definition holding this share of a file definition's d
 
 
 def _renamed_from(merger: "_Merger", new: Unit, old_units: list[Unit]) -> bool:
-    """Whether a new definition holds nearly all the distinctive body lines of one the file has (two at least):
-    that one renamed (``getAll`` to ``listItems``), not new code."""
+    """Whether a new definition holds nearly all the distinctive body lines of one the file has (two at least),
+    and little else: that one renamed (``getAll`` to ``listItems``), not new code."""
     if new.key is None or new.key[0] != "function":
         return False
-    ours = {line.strip() for line in merger.new.lines[new.start + 1: new.end + 1] if len(line.strip()) >= 8}
+    ours = {line.strip() for line in merger.new.lines[(new.inner or new.start) + 1: new.end + 1]
+            if len(line.strip()) >= 8}
     for old in _walk(old_units):
         if old.key is None or old.key[0] != "function":
             continue
         theirs = {line.strip() for line in merger.old.lines[(old.inner or old.start) + 1: old.end + 1]
                   if len(line.strip()) >= 8}
-        if len(theirs) >= 2 and len(theirs & ours) >= SAME_BODY * len(theirs):
-            return True
+        shared = len(theirs & ours)
+        if len(theirs) >= 2 and shared >= SAME_BODY * len(theirs) and shared >= SAME_BODY * len(ours):
+            return True  # (both ways: a new function that reuses most of a short one's lines is new)
     return False
 
 
