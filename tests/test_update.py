@@ -1152,3 +1152,18 @@ def test_a_function_shown_under_a_new_name_with_its_body_the_same_is_renamed_in_
                 body + "\nexport async function getOne(req, res, next) {\n  res.json(await store.get(req.params.id));\n}\n")
     update = "/** GET /items */\nexport async function listItems(req, res, next) {\n" + body
     assert merge_update(document, update, "items.ts").merged == document.replace("getAll", "listItems")
+
+
+def test_a_file_shown_from_its_first_line_to_its_last_class_without_an_annotation_drops_it():
+    """Copilot's JUnit 5 migration shows the whole test file, the class without ``@RunWith(Enclosed.class)``: the
+    annotation goes (a class shown alone without its annotations keeps them; shown in the whole file, it does
+    not)."""
+    document = ("package com.acme;\n\nimport org.junit.Test;\nimport org.junit.runner.RunWith;\n\n"
+                "@RunWith(Enclosed.class)\npublic class SkuParserTest {\n\n    @Test\n    public void parses() {\n"
+                "        assertEquals(1, SkuParser.parse(\"A-1\").number());\n    }\n\n    @Test\n    public void rejects() {\n"
+                "        assertThrows(IllegalArgumentException.class, () -> SkuParser.parse(null));\n    }\n}\n")
+    update = ("package com.acme;\n\nimport org.junit.jupiter.api.Test;\n\nclass SkuParserTest {\n\n    @Test\n"
+              "    void parses() {\n        assertEquals(1, SkuParser.parse(\"A-1\").number());\n    }\n\n    @Test\n"
+              "    void rejects() {\n        assertThrows(IllegalArgumentException.class, () -> SkuParser.parse(null));\n"
+              "    }\n}\n")
+    assert merge_update(document, update, "SkuParserTest.java").merged == update

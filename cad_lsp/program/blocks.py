@@ -415,6 +415,7 @@ class _Merger:
         self.old_units: list[Unit] = []
         self._old_heads: set[tuple[str, ...]] | None = None
         self.seen: set[int] = set()
+        self.whole = False  # the update is the whole file (no marker, first line to last unit): what it leaves out goes
 
     # -- reading units
     def text(self, side: _Side, unit: Unit) -> list[str]:
@@ -540,6 +541,9 @@ class _Merger:
             new_units = [u for i, u in enumerate(new_units) if i not in nested]
             matches = self.match(old_units, new_units)
         whole = not any(self.new.marker) and self.covers()
+        first = [next((line.strip() for line in side.lines if line.strip()), None) for side in (self.old, self.new)]
+        self.whole = whole or not any(self.new.marker) and first[0] == first[1] and \
+            len(old_units) - 1 in matches.values()  # from the file's first line to its last unit: all of it
         pieces = self.level(old_units, new_units, matches, False, edges=not whole,
                             keep_end=not whole, old_region=(0, len(self.old.lines) - 1),
                             new_region=self.written_rows(), shift=None)
@@ -975,7 +979,8 @@ class _Merger:
             definition = replace(old, start=doc, inner=old.inner if old.inner is not None and old.inner > doc else None)
             kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, doc)]
             return kept + self.pair(definition, new, shift)
-        if old.inner is not None and new.inner is None:  # shown without its decorators or doc comment: they stay
+        if old.inner is not None and new.inner is None and not self.whole:  # shown without its decorators or
+            # doc comment: they stay (in the whole file shown, they went)
             definition = replace(old, start=old.inner, kind=new.kind, inner=None)
             kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, old.inner)]
             return kept + self.pair(definition, new, shift)
