@@ -30,6 +30,7 @@ def merged(update: str, document: str = FILE) -> str:
     ("    // merge the remaining items\n", False), ("# Clears all existing requests and connections.\n", False),
     ("    // constructors, getters/setters and toString() stay exactly as they are\n", True),
     ("# both shapes are the same\n", False),
+    ("            // ... (Divider, Total row and Checkout button stay as they are)\n", True),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker

@@ -15,7 +15,8 @@ __all__ = ["is_marker", "marker_lines", "next_shown"]
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|"
                             r"keep (the )?(rest|as[- ]is|everything)|other "
-                            r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is))\b",
+                            r"(code|methods|functions|lines)|previous code|as before|stays?( \w+)? (the same|as is)|"
+                            r"as (it|they) (is|are|was|were)|untouched|intact)\b",
                             re.IGNORECASE)
 _ELIDES_AT_START = re.compile(r"^[\s(\[{<*_-]*(?:(?:the|your|all|any|our)\s+)?(?:existing|unchanged|rest|remaining|"
                               r"other|previous|same|omitted|keep|everything)\b", re.IGNORECASE)
