@@ -1179,3 +1179,30 @@ def test_a_json_object_showing_some_of_the_file_s_keys_is_a_part_of_it():
               '  }\n}\n')
     want = document.replace('"minimatch": "^9.0.3"\n', '"minimatch": "^9.0.3",\n    "yargs": "^17.7.2"\n')
     assert merge_update(document, update, "package.json").merged == want
+
+
+def test_a_new_match_arm_after_a_marker_arm_is_merged_into_the_match():
+    """Gemini's ``// ... (other arms remain the same)`` among a ``match``'s arms, then a new arm: the
+    match's arms are merged like any block's units (it was refused: lines found two places)."""
+    document = ("fn run() -> Result<()> {\n    let cli = Cli::parse();\n    match cli.command {\n"
+                "        Command::Add(args) => cmd_add(args)?,\n        Command::Done { id } => {\n"
+                "            done(id)?;\n        }\n        Command::Remove { id } => {\n            remove(id)?;\n"
+                "        }\n    }\n\n    Ok(())\n}\n\nfn cmd_add(args: AddArgs) -> Result<()> {\n    match args.tag {\n"
+                "        Some(t) => add_tagged(t)?,\n        None => add()?,\n    }\n    Ok(())\n}\n")
+    new = "        Command::Export { format } => {\n            export(format)?;\n        }\n"
+    update = ("fn run() -> Result<()> {\n    // ...\n    match cli.command {\n        Command::Add(args) => cmd_add(args)?,\n"
+              "        // ... (other arms remain the same)\n" + new + "    }\n\n    Ok(())\n}\n")
+    want = document.replace("            remove(id)?;\n        }\n", "            remove(id)?;\n        }\n" + new)
+    assert merge_update(document, update, "main.rs").merged == want
+
+
+def test_a_new_enum_s_attribute_shown_after_a_marker_is_its_own_not_the_file_s_line_taken_for_context():
+    """``#[derive(...)]`` above a new enum, right after a marker, is the new enum's: the file's one enum with the
+    same attribute keeps it (the line counted as context moved, and lines put the new enum inside the old)."""
+    document = ("use clap::ValueEnum;\n\n#[derive(Debug, Subcommand)]\npub enum Command {\n    Add,\n    List,\n}\n\n"
+                "#[derive(Debug, Clone, Copy, ValueEnum)]\npub enum SortBy {\n    Created,\n    Id,\n}\n")
+    new = "#[derive(Debug, Clone, Copy, ValueEnum)]\npub enum ExportFormat {\n    Csv,\n    Json,\n}\n"
+    update = ("#[derive(Debug, Subcommand)]\npub enum Command {\n    Add,\n    List,\n    Export,\n}\n\n"
+              "// ... (SortBy remains the same)\n\n" + new)
+    want = document.replace("    List,\n}\n", "    List,\n    Export,\n}\n") + "\n" + new
+    assert merge_update(document, update, "cli.rs").merged == want

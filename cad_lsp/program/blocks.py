@@ -254,6 +254,7 @@ def names(defined: str, name: str) -> bool:
 _IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)["']?\s*[:=]\s*(?P<value>(["'`]).*?\3)""")
 
 
+_ARM = re.compile(r"^\s*(?:case\s+(?P<case>[^:]+):|(?P<pattern>[^=\-]*?[\w)}\]]\s*(?:if\s+[^=]+)?)\s*(?:=>|->))")
 _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`]*)\2""")  # get '/notes' do, it("adds", ...
 _ENUMERATION = re.compile(r"\w[\w`]*\s*,\s*`?\w+[^,]*\band\b")  # "name, email, password fields and server error"
 
@@ -702,6 +703,10 @@ class _Merger:
             return False
         if self.other_entry(old, new):
             return False
+        arms = _ARM.match(self.old.lines[old.start]), _ARM.match(self.new.lines[new.start])
+        if arms[0] and arms[1] and (arms[0]["pattern"] or arms[0]["case"]).strip() != \
+                (arms[1]["pattern"] or arms[1]["case"]).strip():
+            return False  # a match arm or case of another pattern (``Command::Export { .. } =>``): a new one
         titled = _TITLED.match(self.old.lines[old.start]), _TITLED.match(self.new.lines[new.start])
         if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title"):
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite

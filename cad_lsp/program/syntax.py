@@ -209,7 +209,8 @@ def _find_body(node):
                           "struct_item", "enum_item", "class_specifier", "struct_specifier", "namespace_definition",
                           "template_declaration", "declaration", "function_declarator", "type_declaration",
                           "method_declaration", "interface_declaration", "enum_declaration", "object",
-                          "assignment_expression", "assignment", "await_expression", "new_expression"):
+                          "assignment_expression", "assignment", "await_expression", "new_expression",
+                          "match_expression", "switch_statement", "switch_expression", "when_expression"):
             stack.extend(child.children)
     if best is None:
         return None

@@ -93,7 +93,8 @@ _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|stat
                        r"interface|struct|enum|trait|impl|module|record)\b|"
                        r"(?!(?:return|throw|await|yield|new|else|case|if|while|for|switch|catch|typeof)\b)"
                        r"(?=[\w<>\[\],.?]+\s+\w+\s*\())")
-_DECORATOR = re.compile(r"^\s*@[\w.]+(?:\(.*\))?\s*$")  # ``@property``, ``@Override``, ``@app.get("/")``
+# ``@property``, ``@Override``, ``@app.get("/")``; Rust's ``#[derive(Debug)]``, C#'s ``[HttpGet]``
+_DECORATOR = re.compile(r"^\s*(?:@[\w.]+(?:\(.*\))?|#\[.*\]|\[[A-Z]\w*(?:\(.*\))?\])\s*$")
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
 NO_MATCH = "\x00"  # the key of an update line that is no file line's
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
