@@ -600,3 +600,15 @@ def test_a_sentence_naming_a_file_as_an_example_names_no_file():
     assert reading.skipped[-1].reason == AN_EXAMPLE
     assert [b.path for b in read_answer(answer.replace("e.g. in", "in")).blocks] == ["internal/api/router.go",
                                                                                        "cmd/api/main.go"]
+
+
+def test_a_function_placed_after_an_impl_block_the_prose_names_goes_after_the_impl_not_the_struct(tmp_path):
+    """"add this helper right after the `impl Config` block": after the impl, though the struct is named so too."""
+    config = ("pub struct Config {\n    pub port: u16,\n}\n\nimpl Config {\n    pub fn load() -> Self {\n"
+              "        Config { port: 80 }\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn loads() {}\n}\n")
+    (tmp_path / "config.rs").write_text(config)
+    helper = "fn env_override(var: &str) -> Option<String> {\n    std::env::var(var).ok()\n}\n"
+    answer = f"Now add this helper right after the `impl Config` block:\n\n```rust\n// config.rs\n{helper}```\n"
+    assert read_answer(answer).blocks[0].after == "impl Config"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == config.replace("    }\n}\n\n#[cfg(test)]", "    }\n}\n\n" + helper + "\n#[cfg(test)]")

@@ -63,7 +63,8 @@ _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path
 _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
 _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
-                    r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`|\*\*(?P<section>[^*]{1,60})\*\*|"
+                    r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
+                    r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`|\*\*(?P<section>[^*]{1,60})\*\*|"
                     r"\"(?P<quoted>[^\"]{1,60})\")", re.IGNORECASE)  # ("between `a` and `b`": after a; a section, bold)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
                      r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`", re.IGNORECASE)
@@ -457,8 +458,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
         m = _AFTER.search(line)
-        if m:
-            return m["name"] or m["section"] or m["quoted"], None
+        if m:  # ("after the `impl Config` block": the impl, not the struct of that name)
+            return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["quoted"], None
         if _AT_THE_END.search(line.replace("**", "").replace("__", "")):  # ("at the **end** of the file")
             return "", None
         m = _BEFORE.search(line)

@@ -271,6 +271,8 @@ def _identity(lines: list[str]) -> tuple[str, str] | None:
 
 def _named(unit: Unit, name: str | None) -> bool:
     """Whether a file unit is the definition or section an answer's sentence names (a heading's text too)."""
+    if name and name.startswith("impl ") and unit.key is not None:  # "after the `impl Config` block"
+        return unit.key[0] == "impl" and unit.key[1].split()[-1] == name.split()[-1]
     return bool(name) and unit.key is not None and (
         unit.key[0] in ("function", "type") and names(unit.key[1], name)
         or unit.key[0] == "section" and unit.key[1] == name.strip().lower())
