@@ -1206,3 +1206,25 @@ def test_a_new_enum_s_attribute_shown_after_a_marker_is_its_own_not_the_file_s_l
               "// ... (SortBy remains the same)\n\n" + new)
     want = document.replace("    List,\n}\n", "    List,\n    Export,\n}\n") + "\n" + new
     assert merge_update(document, update, "cli.rs").merged == want
+
+
+def test_a_new_kotlin_property_beside_another_is_added_and_a_rewritten_one_is_found_by_its_name():
+    """Copilot adds ``private val query`` after ``filter`` and rewrites ``notes`` below a marker: Kotlin's
+    properties are named (they were unnamed: ``query`` replaced ``_events``, alike as text, and the new
+    ``notes`` went beside the old one)."""
+    document = ("class NotesViewModel(private val repository: NoteRepository) : ViewModel() {\n\n"
+                "    private val filter = MutableStateFlow(NoteFilter.ACTIVE)\n\n"
+                "    private val _events = MutableStateFlow<NotesEvent?>(null)\n"
+                "    val events: StateFlow<NotesEvent?> = _events.asStateFlow()\n\n"
+                "    private val notes = filter.flatMapLatest { f ->\n        repository.notes(f)\n    }\n\n"
+                "    fun setFilter(newFilter: NoteFilter) {\n        filter.value = newFilter\n    }\n}\n")
+    update = ("class NotesViewModel(private val repository: NoteRepository) : ViewModel() {\n\n"
+              "    private val filter = MutableStateFlow(NoteFilter.ACTIVE)\n    private val query = MutableStateFlow(\"\")\n\n"
+              "    // ...existing code...\n\n"
+              "    private val notes = combine(filter, query.debounce(300)) { f, q -> f to q }\n"
+              "        .flatMapLatest { (f, q) -> repository.search(f, q) }\n\n    // ...existing code...\n}\n")
+    want = document.replace("NoteFilter.ACTIVE)\n\n", "NoteFilter.ACTIVE)\n    private val query = MutableStateFlow(\"\")\n\n") \
+        .replace("    private val notes = filter.flatMapLatest { f ->\n        repository.notes(f)\n    }\n",
+                 "    private val notes = combine(filter, query.debounce(300)) { f, q -> f to q }\n"
+                 "        .flatMapLatest { (f, q) -> repository.search(f, q) }\n")
+    assert merge_update(document, update, "NotesViewModel.kt").merged == want

@@ -703,8 +703,10 @@ class _Merger:
         if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
                 old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]):
             return False
-        if self.other_entry(old, new):
-            return False
+        if self.other_entry(old, new) or old.key is not None and new.key is not None and \
+                old.key[0] == new.key[0] == "variable" and old.key != new.key and \
+                not old.key[1].startswith("=") and not new.key[1].startswith("="):
+            return False  # (a new property beside another: ``query`` after ``filter`` is not ``_events``)
         arms = _ARM.match(self.old.lines[old.start]), _ARM.match(self.new.lines[new.start])
         if arms[0] and arms[1] and (arms[0]["pattern"] or arms[0]["case"]).strip() != \
                 (arms[1]["pattern"] or arms[1]["case"]).strip():

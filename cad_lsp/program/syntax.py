@@ -282,7 +282,7 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
         return (category, name) if name else None
     if kind in ("lexical_declaration", "variable_declaration", "const_declaration", "var_declaration",
                 "static_item", "const_item", "let_declaration", "field_declaration", "public_field_definition",
-                "field_definition", "short_var_declaration"):
+                "field_definition", "short_var_declaration", "property_declaration"):
         declarator = next((c for c in node.named_children if c.type == "variable_declarator"), None)
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if value is not None and value.type == "call_expression" and _text(value.child_by_field_name("function"),
@@ -315,7 +315,7 @@ def _first_identifier(node, source: bytes) -> str | None:
     stack = list(node.named_children)
     while stack:
         child = stack.pop(0)
-        if child.type in ("identifier", "field_identifier", "property_identifier"):
+        if child.type in ("identifier", "field_identifier", "property_identifier", "simple_identifier"):
             return _text(child, source)
         stack = list(child.named_children) + stack
     return None
