@@ -612,3 +612,18 @@ def test_a_function_placed_after_an_impl_block_the_prose_names_goes_after_the_im
     assert read_answer(answer).blocks[0].after == "impl Config"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == config.replace("    }\n}\n\n#[cfg(test)]", "    }\n}\n\n" + helper + "\n#[cfg(test)]")
+
+
+def test_a_statement_pasted_alone_goes_after_the_call_the_prose_names_by_its_string(tmp_path):
+    """"add the new option inside `build_parser()`, right after the `--color` argument": the new
+    ``add_argument`` call has no line of the file in it; it goes after the call titled ``--color``."""
+    cli = ("import argparse\n\n\ndef build_parser():\n    parser = argparse.ArgumentParser()\n"
+           "    parser.add_argument(\n        \"--color\",\n        choices=(\"auto\", \"never\"),\n    )\n"
+           "    parser.add_argument(\"--version\", action=\"version\")\n    return parser\n")
+    (tmp_path / "cli.py").write_text(cli)
+    new = "    parser.add_argument(\"--format\", choices=(\"text\", \"json\"), default=\"text\")\n"
+    answer = ("Next, add the new option inside `build_parser()`, right after the `--color` argument:\n\n"
+              f"```python\n# cli.py\n{new}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == cli.replace("    )\n    parser.add_argument(\"--version\"",
+                                       "    )\n" + new + "    parser.add_argument(\"--version\"")

@@ -247,8 +247,9 @@ def _unit_name(lines: list[str], unit: Unit) -> str | None:
 
 def names(defined: str, name: str) -> bool:
     """Whether a definition's name is the one an answer's sentence names, qualified or not (``create`` for
-    ``create``, ``Store.Create`` for ``Create``, ``RingBuffer::pop`` for ``pop``)."""
-    return re.fullmatch(rf"(?:.*(?:\.|::))?{re.escape(name)}", defined) is not None
+    ``create``, ``Store.Create`` for ``Create``, ``RingBuffer::pop`` for ``pop``, a call titled so:
+    ``parser.add_argument --color`` for ``--color``)."""
+    return re.fullmatch(rf"(?:.*(?:\.|::|\s))?{re.escape(name)}", defined) is not None
 
 
 _IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)["']?\s*[:=]\s*(?P<value>(["'`]).*?\3)""")

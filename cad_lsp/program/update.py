@@ -1510,7 +1510,13 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         except UpdateError:
             pass
     elif blockwise is None:
-        candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
+        try:
+            candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
+        except UpdateError:
+            placed = _at_named_block(doc_lines, update_lines, place) if place is not None else None
+            if placed is None:
+                raise
+            candidates = [(0, placed)]
     else:
         candidates = [(0 if not (blockwise.partly_by_lines or blockwise.place_unused) else 1,
                        _finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole))]
@@ -1681,6 +1687,24 @@ def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
         raise UpdateError(f"the merged file would not parse as {grammar} where the file does (the update is "
                           f"not valid {grammar} in its place): check the update, or apply it with force")
     return merge
+
+
+def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[str, str]) -> Merge | None:
+    """New code with no line of the file in it, put after (or before) the block the answer names, when one of
+    the file's lines opens a block of that name (a call titled by it: "right after the `--color` argument" for
+    ``parser.add_argument(`` then ``"--color",``); None otherwise."""
+    side, name = place
+    keys = [_key(line) for line in doc_lines]
+    found = [j for j in range(len(keys)) if (defined := _definition_name(keys, j)) and names(defined, name)]
+    if len(found) != 1 or any(is_marker(line) for line in update_lines):
+        return None
+    at = _block_end(keys, found[0]) if side == "after" else found[0]
+    newline = _terminator(doc_lines)
+    new = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
+    pieces = [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[:at])] + \
+        [Piece(line, None, k + 1) for k, line in enumerate(new)] + \
+        [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[at:], at)]
+    return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
 
 
 def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
