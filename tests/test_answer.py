@@ -627,3 +627,17 @@ def test_a_statement_pasted_alone_goes_after_the_call_the_prose_names_by_its_str
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == cli.replace("    )\n    parser.add_argument(\"--version\"",
                                        "    )\n" + new + "    parser.add_argument(\"--version\"")
+
+
+def test_new_code_after_a_marker_for_the_whole_file_goes_at_its_end_where_the_prose_says_so(tmp_path):
+    """"And a new breakdown query at the end of the file:" ``-- ... existing queries ...`` then a query whose
+    ``FROM``/``WHERE`` lines the file's last query has too (SQL has no grammar here): it goes at the end, and the
+    last query keeps them (lines took them for context and removed them)."""
+    sql = ("-- name: rate\nSELECT count(*)\nFROM orders o\nWHERE o.created_at >= :start\n  AND o.created_at < :end\n"
+           "GROUP BY 1;\n")
+    (tmp_path / "reports.sql").write_text(sql)
+    new = ("-- name: status_breakdown\nSELECT o.status, count(*)\nFROM orders o\nWHERE o.created_at >= :start\n"
+           "  AND o.created_at < :end\nGROUP BY o.status;\n")
+    answer = f"And a new breakdown query at the end of the file:\n\n```sql reports.sql\n-- ... existing queries ...\n\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == sql + "\n" + new

@@ -1503,7 +1503,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
-    if blockwise is None and after == "" and _new_code_only(doc_lines, update_lines):
+    tail = _after_leading_marker(update_lines) if grammar is None and after == "" else None
+    if tail is not None:  # "-- ... existing queries ..." then a new query "at the end of the file"
+        candidates = [(0, _appended(document, "".join(tail)))]
+    elif blockwise is None and after == "" and _new_code_only(doc_lines, update_lines):
         candidates = [(0, _appended(document, update))]  # "add these styles at the end of the file"
         try:
             candidates.append((1, _line_merge(document, update)))
@@ -1711,6 +1714,18 @@ def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
     """Whether an update is new code alone: no marker, and its first line is none of the file's (not context)."""
     first = next((line.strip() for line in update_lines if line.strip()), "")
     return not any(is_marker(line) for line in update_lines) and first not in {line.strip() for line in doc_lines}
+
+
+def _after_leading_marker(update_lines: list[str]) -> list[str] | None:
+    """An update that is a marker for the whole file and then new code ("a new query at the end of the file":
+    ``-- ... existing queries ...`` first): the code after it; None for any other update."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    if not shown or not is_marker(update_lines[shown[0]]) or any(is_marker(update_lines[k]) for k in shown[1:]):
+        return None
+    rest = update_lines[shown[0] + 1:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    return rest or None
 
 
 def _appended(document: str, update: str) -> Merge:
