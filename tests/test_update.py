@@ -1228,3 +1228,17 @@ def test_a_new_kotlin_property_beside_another_is_added_and_a_rewritten_one_is_fo
                  "    private val notes = combine(filter, query.debounce(300)) { f, q -> f to q }\n"
                  "        .flatMapLatest { (f, q) -> repository.search(f, q) }\n")
     assert merge_update(document, update, "NotesViewModel.kt").merged == want
+
+
+def test_lines_inside_a_rule_the_update_opens_are_that_rule_s_not_the_same_text_in_another():
+    """``/* ... existing code ... */`` then the ``footer`` rule with ``display: flex;`` and ``align-items:
+    center;`` added: the file has those lines once, in ``.new-todo``; they anchored the update there and every
+    rule between was removed. Inside ``footer {`` (a line the file has once) they are the footer's new lines."""
+    document = (".todo-list {\n\tmax-width: 32rem;\n}\n\n.new-todo {\n\tdisplay: flex;\n\tgap: 0.5rem;\n"
+                "\talign-items: center;\n}\n\nul {\n\tlist-style: none;\n\tpadding: 0;\n}\n\nfooter {\n"
+                "\tmargin-top: 0.75rem;\n\tcolor: #666;\n}\n")
+    update = ("/* ... existing code ... */\n\nfooter {\n\tdisplay: flex;\n\tjustify-content: space-between;\n"
+              "\talign-items: center;\n\tmargin-top: 0.75rem;\n\tcolor: #666;\n}\n")
+    want = document.replace("footer {\n", "footer {\n\tdisplay: flex;\n\tjustify-content: space-between;\n"
+                            "\talign-items: center;\n")
+    assert merge_update(document, update, "style.css").merged == want

@@ -422,6 +422,23 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
     return end
 
 
+def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
+    """Update lines inside a block the update opens with a line the file has once (``footer {``), that the
+    file does not have inside that block: they are the block's new lines, not the lines of the same text
+    elsewhere (``display: flex;`` of another rule, which anchored the update there and removed all between)."""
+    out: set[int] = set()
+    counts = Counter(doc_keys)
+    for h, key in enumerate(keys):
+        if markers[h] or not key.rstrip().endswith("{") or counts[key] != 1:
+            continue
+        j = doc_keys.index(key)
+        inside = set(doc_keys[j + 1: _block_end(doc_keys, j)])
+        for k in range(h + 1, _block_end(keys, h, markers)):
+            if keys[k].strip() and not markers[k] and keys[k] not in inside and keys[k] in counts:
+                out.add(k)
+    return out
+
+
 def _same_body(shown: set[str], doc_keys: list[str], j: int, bodies: dict[int, set[str]]) -> bool:
     """Whether new code holds nearly all the distinctive lines of the file definition that line j opens (two at
     least): that one renamed, not a new one that shares a few lines with it.  ``bodies`` keeps what was read."""
@@ -452,6 +469,7 @@ def align_update(document: str, update: str, *, context: bool = False,
     defined = _definitions(doc_keys)
     fresh = _new_definition_lines(keys, doc_keys, markers, defined)
     elsewhere = _inside_unshown(fresh, keys, doc_keys, defined)  # (none of those lines is a place in the file)
+    elsewhere |= _outside_their_block(keys, doc_keys, markers)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
     chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]
