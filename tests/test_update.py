@@ -1242,3 +1242,15 @@ def test_lines_inside_a_rule_the_update_opens_are_that_rule_s_not_the_same_text_
     want = document.replace("footer {\n", "footer {\n\tdisplay: flex;\n\tjustify-content: space-between;\n"
                             "\talign-items: center;\n")
     assert merge_update(document, update, "style.css").merged == want
+
+
+def test_a_new_function_after_functions_pasted_alone_goes_after_the_last_of_them_in_their_namespace():
+    """Methods defined out of their namespace (C++ ``ConnectionPool::reap``) pasted alone, then a new one: the
+    new one goes after the last one shown, inside the namespace (the update was refused)."""
+    document = ("namespace db {\n\nint ConnectionPool::size() const {\n  return total_;\n}\n\n"
+                "int ConnectionPool::reap() {\n  int closed = 0;\n  return closed;\n}\n\n"
+                "int ConnectionPool::idle() const {\n  return idle_;\n}\n\n}  // namespace db\n")
+    new = "bool ConnectionPool::is_stale(int since) const {\n  return since > timeout_;\n}\n"
+    update = ("int ConnectionPool::reap() {\n  int closed = 0;\n  // ...\n  return closed;\n}\n\n" + new)
+    want = document.replace("  return closed;\n}\n\n", "  return closed;\n}\n\n" + new + "\n")
+    assert merge_update(document, update, "pool.cpp").merged == want

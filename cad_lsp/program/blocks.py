@@ -589,7 +589,19 @@ class _Merger:
         """Units pasted alone (no marker needed): each replaces the unit of its name wherever it is nested; the
         file's units between two of them that the update shows next to each other (no marker between) go."""
         shown = [k for k, u in enumerate(new_units) if not self.is_marker(u) and _content(self.new.lines, u)]
-        targets = {k: self.target(new_units[k], old_units)[0] for k in shown}
+        targets, added = {}, {}  # added: a new definition after shown ones -> the file unit it goes after
+        for k in shown:
+            try:
+                targets[k] = self.target(new_units[k], old_units)[0]
+            except _Refused:
+                before = [m for m in shown if m < k and m in targets]
+                key = new_units[k].key
+                if not before or key is None or key[0] not in ("function", "type") or \
+                        any(o.key == key for o in _walk(old_units)) or \
+                        (targets[before[-1]].key or ("",))[0] != "function":
+                    raise
+                added[k] = targets[before[-1]]  # (a new method after the ones shown: after the last of them)
+        shown = [k for k in shown if k in targets]
         gone: list[tuple[int, int]] = []  # file rows (first, last) removed between two shown units
         for a, b in zip(shown, shown[1:]):
             if any(self.is_marker(new_units[m]) for m in range(a + 1, b)):
@@ -611,6 +623,13 @@ class _Merger:
             else:
                 old = next(o for o in targets.values() if o.start == first)
                 pieces += self.pair(old, new, None)
+                shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
+                for k in sorted(k for k, after in added.items() if after is old):
+                    gap = [p for p in self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
+                           if not p.text.strip()][:2] or [Piece("\n", None, None)]
+                    pieces += [Piece(p.text, None, None) for p in gap] + \
+                        self._lines(new_units[k].start, new_units[k].end, shift)
+                    self.new_definitions += 1
             at = last + 1
         pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, len(self.old.lines))]
         return BlockMerge(pieces, frozenset(self.seen), partly_by_lines=self.by_lines_used,
