@@ -641,3 +641,18 @@ def test_new_code_after_a_marker_for_the_whole_file_goes_at_its_end_where_the_pr
     answer = f"And a new breakdown query at the end of the file:\n\n```sql reports.sql\n-- ... existing queries ...\n\n{new}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == sql + "\n" + new
+
+
+def test_a_function_the_prose_puts_below_a_name_with_its_arity_goes_there_in_a_file_without_a_grammar(tmp_path):
+    """"Put it below `active?/1`, at the end of the module": Elixir (no grammar here), the new function with
+    its ``@doc`` (lines the file has many times) goes after the last clause of ``active?``, inside the module."""
+    loan = ('defmodule Shelf.Loan do\n  @doc """\n  Changeset for a return.\n  """\n  def return_changeset(loan, attrs) do\n'
+            '    cast(loan, attrs, [:returned_at])\n  end\n\n  @doc """\n  True while not returned.\n  """\n'
+            '  def active?(%__MODULE__{returned_at: nil}), do: true\n  def active?(%__MODULE__{}), do: false\nend\n')
+    (tmp_path / "loan.ex").write_text(loan)
+    new = ('  @doc """\n  True when the loan is out and overdue.\n  """\n  def overdue?(loan, today) do\n'
+           '    active?(loan) and Date.compare(loan.due_on, today) == :lt\n  end\n')
+    answer = f"Put it below `active?/1`, at the end of the module:\n\n**loan.ex**\n```elixir\n{new}```\n"
+    assert read_answer(answer).blocks[0].after == "active?"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == loan.replace("do: false\nend\n", "do: false\n\n" + new + "end\n")

@@ -64,11 +64,11 @@ _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30
 _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
-                    r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+|--?\w[\w-]*|/[\w/:{}.-]*)(?:\([^`]*\))?`|"
+                    r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*)(?:/\d+)?(?:\([^`]*\))?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|"
                     r"\"(?P<quoted>[^\"]{1,60})\")", re.IGNORECASE)  # ("between `a` and `b`": after a; a section, bold)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
-                     r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+)(?:\([^`]*\))?`", re.IGNORECASE)
+                     r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`", re.IGNORECASE)
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)

@@ -1717,13 +1717,20 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     side, name = place
     keys = [_key(line) for line in doc_lines]
     found = [j for j in range(len(keys)) if (defined := _definition_name(keys, j)) and names(defined, name)]
-    if len(found) != 1 or any(is_marker(line) for line in update_lines):
+    if not found or any(is_marker(line) for line in update_lines):
         return None
-    at = _block_end(keys, found[0]) if side == "after" else found[0]
+    at = _block_end(keys, found[-1]) if side == "after" else found[0]  # (clauses, overloads: all of them)
     newline = _terminator(doc_lines)
-    new = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
-    pieces = [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[:at])] + \
-        [Piece(line, None, k + 1) for k, line in enumerate(new)] + \
+    new = [Piece(line if line.endswith(("\n", "\r")) else line + newline, None, k + 1)
+           for k, line in enumerate(update_lines)]
+    while new and not new[-1].text.strip():
+        new.pop()
+    definition = _DEFINES.match(keys[found[-1]]) or _DECLARES.match(keys[found[-1]])
+    if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
+        new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
+    if definition and at < len(keys) and keys[at].strip() and not _CLOSING.match(keys[at]):
+        new.append(Piece(newline, None, None))
+    pieces = [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[:at])] + new + \
         [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[at:], at)]
     return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
 
