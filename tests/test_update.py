@@ -1170,16 +1170,6 @@ def test_a_file_shown_from_its_first_line_to_its_last_class_without_an_annotatio
     assert merge_update(document, update, "SkuParserTest.java").merged == update
 
 
-def test_a_json_object_showing_some_of_the_file_s_keys_is_a_part_of_it():
-    """Gemini shows ``package.json`` as ``{ "dependencies": {...} }`` with one more dependency: the file's other
-    keys stay, and the commas stay right (the fragment's last member has none, the file's has more after it)."""
-    document = ('{\n  "name": "mdlinks",\n  "version": "1.3.0",\n  "dependencies": {\n    "chalk": "^4.1.2",\n'
-                '    "minimatch": "^9.0.3"\n  },\n  "devDependencies": {\n    "jest": "^29.7.0"\n  }\n}\n')
-    update = ('{\n  "dependencies": {\n    "chalk": "^4.1.2",\n    "minimatch": "^9.0.3",\n    "yargs": "^17.7.2"\n'
-              '  }\n}\n')
-    want = document.replace('"minimatch": "^9.0.3"\n', '"minimatch": "^9.0.3",\n    "yargs": "^17.7.2"\n')
-    assert merge_update(document, update, "package.json").merged == want
-
 
 def test_a_new_match_arm_after_a_marker_arm_is_merged_into_the_match():
     """Gemini's ``// ... (other arms remain the same)`` among a ``match``'s arms, then a new arm: the

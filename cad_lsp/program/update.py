@@ -32,18 +32,17 @@ merge.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from .blocks import SAME_BODY, Piece, merge_by_blocks, names
+from .config_keys import json_commas, json_fragment, merge_yaml_keys
 from .markers import is_marker, marker_lines, next_shown
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
 from .syntax import breaks, guess_language, language_of
-from .yaml_keys import merge_yaml_keys
 
 __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update",
            "merge_patch", "merge_search_replace"]
@@ -1421,34 +1420,6 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 _IMPORT_LINE = re.compile(r"^\s*(?:import|using|use|from\s+\S+\s+import|#\s*include|require)\b")
 
 
-_JSON_KEY = re.compile(r'^(?P<indent>\s*)"(?P<key>[^"]+)"\s*:')
-
-
-def _json_fragment(doc_lines: list[str], update_lines: list[str]) -> list[str]:
-    """A JSON object shown with only some of the file's top-level keys (``{ "dependencies": {...} }`` for a
-    ``package.json``) stands for a part of it: markers go inside its braces, so the keys it leaves out stay."""
-    def top(lines: list[str]) -> tuple[list[str], int] | None:
-        shown = [k for k, line in enumerate(lines) if line.strip()]
-        if not shown or lines[shown[0]].strip() != "{" or lines[shown[-1]].strip() != "}":
-            return None
-        keys = [m for line in lines if (m := _JSON_KEY.match(line))]
-        if not keys:
-            return None
-        depth = min(len(m["indent"]) for m in keys)
-        return [m["key"] for m in keys if len(m["indent"]) == depth], depth
-
-    ours, theirs = top(doc_lines), top(update_lines)
-    if ours is None or theirs is None or any(is_marker(line) for line in update_lines) or \
-            not set(theirs[0]) < set(ours[0]):
-        return update_lines
-    shown = [k for k, line in enumerate(update_lines) if line.strip()]
-    newline = "\r\n" if update_lines[0].endswith("\r\n") else "\n"
-    marker = " " * theirs[1] + "// ..." + newline
-    first, last = shown[0], shown[-1]
-    lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
-    return lines[:first + 1] + [marker] + lines[first + 1:last] + [marker] + lines[last:]
-
-
 def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: str | None) -> tuple[str, str] | None:
     """An update that is markers, new import lines (none of them the file's), perhaps a marker, then the rest:
     (the imports, the rest), or None.  Only where the file's syntax places imports (``blocks._new_imports``)."""
@@ -1502,7 +1473,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         raise UpdateError("the file is empty: there is nothing to apply an update to")
     grammar = language_of(language) if language is not None else guess_language(document)
     if (language or "").lower().endswith((".json", "json")):
-        update_lines = _json_fragment(doc_lines, update_lines)
+        update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
     if (language or "").lower().endswith((".yml", ".yaml", "yaml")):
         placed = merge_yaml_keys(doc_lines, update_lines)
@@ -1576,37 +1547,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             pass
     merge = best[1]
     if (language or "").lower().endswith((".json", "json")):
-        merge = _json_commas(merge)
+        merged = json_commas(merge.document, merge.merged)
+        if merged is not None:
+            merge = replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
     return _checked(merge, grammar, force)
-
-
-def _json_commas(merge: Merge) -> Merge:
-    """A JSON file's merge with the commas between members set right, where the file was valid JSON and the
-    merge is not only for its commas (a fragment's last member, written without its comma, over the file's
-    member that has more after it)."""
-    try:
-        json.loads(merge.document)
-        json.loads(merge.merged)
-        return merge
-    except ValueError:
-        pass
-    lines = split_lines(merge.merged)
-    out = list(lines)
-    for k, line in enumerate(lines):
-        body = line.rstrip("\r\n")
-        if not body.strip() or body.rstrip().endswith(("{", "[")):
-            continue
-        following = next((other.strip() for other in lines[k + 1:] if other.strip()), "")
-        ending = line[len(body):]
-        bare = body.rstrip().rstrip(",")
-        wanted = bare if not following or following[0] in "}]" else bare + ","
-        out[k] = wanted + ending
-    merged = "".join(out)
-    try:
-        json.loads(merged)
-    except ValueError:
-        return merge
-    return replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
 
 
 _TYPE_OPENER = re.compile(r"\b(?:class|interface|struct|enum|trait|impl|object|namespace|record)\b")

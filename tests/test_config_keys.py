@@ -1,4 +1,4 @@
-"""YAML snippets placed by their keys' paths (``program.yaml_keys``): the keys shown down to a change are a
+"""YAML and JSON snippets placed by their keys (``program.config_keys``): the keys shown down to a change are a
 path, and the keys beside them stay."""
 
 from cad_lsp.program.update import merge_update
@@ -44,3 +44,14 @@ def test_snippets_with_lists_or_markers_are_placed_as_lines():
     workflow = "jobs:\n  test:\n    steps:\n      - run: make test\n      - run: make lint\n"
     update = "jobs:\n  test:\n    steps:\n      - run: make test\n      - run: make coverage\n      - run: make lint\n"
     assert merge_update(workflow, update, "ci.yml").merged == update
+
+
+def test_a_json_object_showing_some_of_the_file_s_keys_is_a_part_of_it():
+    """Gemini shows ``package.json`` as ``{ "dependencies": {...} }`` with one more dependency: the file's other
+    keys stay, and the commas stay right (the fragment's last member has none, the file's has more after it)."""
+    document = ('{\n  "name": "mdlinks",\n  "version": "1.3.0",\n  "dependencies": {\n    "chalk": "^4.1.2",\n'
+                '    "minimatch": "^9.0.3"\n  },\n  "devDependencies": {\n    "jest": "^29.7.0"\n  }\n}\n')
+    update = ('{\n  "dependencies": {\n    "chalk": "^4.1.2",\n    "minimatch": "^9.0.3",\n    "yargs": "^17.7.2"\n'
+              '  }\n}\n')
+    want = document.replace('"minimatch": "^9.0.3"\n', '"minimatch": "^9.0.3",\n    "yargs": "^17.7.2"\n')
+    assert merge_update(document, update, "package.json").merged == want

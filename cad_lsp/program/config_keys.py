@@ -1,4 +1,4 @@
-"""A YAML snippet placed by its keys: each line found by the path of keys above it.
+"""Configuration files placed by their keys: YAML and JSON snippets that show a path of keys, not the file.
 
 Chat models change a YAML file (Spring's ``application.yml``, a Kubernetes manifest, a compose file) by showing
 the keys down to what they change and nothing beside them::
@@ -12,15 +12,20 @@ keys between two shown lines would be read as removed.)  Here each shown key is 
 changed is rewritten in place, a new key goes before the next key the snippet shows beside it, else after the
 last one, else at the end of its parent's keys, at the file's indentation.  Only snippets of plain mappings
 are read so (no list items, no markers, no flow or block scalars); anything else is left to the other readings.
+
+A JSON object showing some of the file's top-level keys (``{ "dependencies": {...} }`` for a ``package.json``)
+is a part of it the same way: markers go inside its braces, and the commas between members are set right after.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from .markers import is_marker
+from .ops import split_lines
 
-__all__ = ["merge_yaml_keys"]
+__all__ = ["json_commas", "json_fragment", "merge_yaml_keys"]
 
 WHOLE_SHARE = 0.6  # a snippet showing this share of the file's keys may be the whole file: keys it leaves out go
 
@@ -136,3 +141,58 @@ def _child_indent(ours, parent: tuple[str, ...], at: dict, lines: list[str]) -> 
         if path[:-1] == parent and "\0" not in path:
             return len(_indent(lines[row]))
     return len(_indent(lines[at[parent]])) + 2 if parent else 0
+
+
+_JSON_KEY = re.compile(r'^(?P<indent>\s*)"(?P<key>[^"]+)"\s*:')
+
+
+def json_fragment(doc_lines: list[str], update_lines: list[str]) -> list[str]:
+    """A JSON object shown with only some of the file's top-level keys (``{ "dependencies": {...} }`` for a
+    ``package.json``) stands for a part of it: markers go inside its braces, so the keys it leaves out stay."""
+    def top(lines: list[str]) -> tuple[list[str], int] | None:
+        shown = [k for k, line in enumerate(lines) if line.strip()]
+        if not shown or lines[shown[0]].strip() != "{" or lines[shown[-1]].strip() != "}":
+            return None
+        keys = [m for line in lines if (m := _JSON_KEY.match(line))]
+        if not keys:
+            return None
+        depth = min(len(m["indent"]) for m in keys)
+        return [m["key"] for m in keys if len(m["indent"]) == depth], depth
+
+    ours, theirs = top(doc_lines), top(update_lines)
+    if ours is None or theirs is None or any(is_marker(line) for line in update_lines) or \
+            not set(theirs[0]) < set(ours[0]):
+        return update_lines
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    newline = "\r\n" if update_lines[0].endswith("\r\n") else "\n"
+    marker = " " * theirs[1] + "// ..." + newline
+    first, last = shown[0], shown[-1]
+    lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
+    return lines[:first + 1] + [marker] + lines[first + 1:last] + [marker] + lines[last:]
+
+
+def json_commas(document: str, merged: str) -> str | None:
+    """A JSON file's merge with the commas between members set right, where the file was valid JSON and the
+    merge is not only for its commas (a fragment's last member, written without its comma, over the file's
+    member that has more after it); None where nothing is to be set or setting it does not make valid JSON."""
+    try:
+        json.loads(document)
+        json.loads(merged)
+        return None
+    except ValueError:
+        pass
+    lines = split_lines(merged)
+    out = list(lines)
+    for k, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if not body.strip() or body.rstrip().endswith(("{", "[")):
+            continue
+        following = next((other.strip() for other in lines[k + 1:] if other.strip()), "")
+        bare = body.rstrip().rstrip(",")
+        out[k] = (bare if not following or following[0] in "}]" else bare + ",") + line[len(body):]
+    fixed = "".join(out)
+    try:
+        json.loads(fixed)
+    except ValueError:
+        return None
+    return fixed
