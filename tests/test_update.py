@@ -1244,3 +1244,15 @@ def test_a_new_function_after_functions_pasted_alone_goes_after_the_last_of_them
     update = ("int ConnectionPool::reap() {\n  int closed = 0;\n  // ...\n  return closed;\n}\n\n" + new)
     want = document.replace("  return closed;\n}\n\n", "  return closed;\n}\n\n" + new + "\n")
     assert merge_update(document, update, "pool.cpp").merged == want
+
+
+def test_a_new_class_shown_right_after_a_class_whose_body_is_elided_goes_right_after_it():
+    """Gemini's ``class TimestampMixin:`` / ``    # ... (existing columns) ...`` then a new mixin: the marker
+    stands for the class's body, and the new class goes after it (the marker was read as standing for the rest
+    of the file too, and the new class went to the end)."""
+    document = ("from datetime import datetime\n\n\nclass TimestampMixin:\n    created_at: datetime\n    updated_at: datetime\n"
+                "\n\nclass User(TimestampMixin):\n    name: str\n\n\nclass Post(TimestampMixin):\n    title: str\n")
+    new = "class SoftDeleteMixin:\n    deleted_at: datetime | None = None\n"
+    update = "class TimestampMixin:\n    # ... (existing columns) ...\n\n\n" + new
+    want = document.replace("updated_at: datetime\n\n\n", "updated_at: datetime\n\n\n" + new + "\n\n")
+    assert merge_update(document, update, "models.py").merged == want

@@ -92,8 +92,10 @@ _CODE_EXTENSIONS = {
 # A sentence saying to delete definitions ("You can now delete the old `SendEmailAsync`", "Remove `a` and `b` from
 # `app/views.py`"): the verb, then what it removes up to the sentence's end or a clause of its own.
 _REMOVE = re.compile(r"\b(?:delete|remove|drop|get\s+rid\s+of)d?\b(?P<what>.*?)"
-                     r"(?=[.;!?:](?:\s|$)|\s[-\u2013\u2014(]\s?|\b(?:but|so|since|because|as|which|then|while|"
-                     r"instead|and\s+(?:add|use|call|move|keep|replace|update|change|rename))\b|$)", re.IGNORECASE)
+                     r"(?=[.;!?:](?:\s|$)|\s[-\u2013\u2014(]\s?|,\s+(?:and|then)\b|\b(?:delete|remove|drop)\b|"
+                     r"\b(?:but|so|since|because|as|which|"
+                     r"then|while|instead|and\s+(?:add|use|call|move|keep|replace|update|change|rename|drop|remove|"
+                     r"delete))\b|$)", re.IGNORECASE)
 # Words that make the sentence something other than a removal to do: a condition, a denial, an option.
 _NOT_DONE = re.compile(r"\b(?:not|don'?t|doesn'?t|never|no\s+need|without|if|unless|optional(?:ly)?|could|might|"
                        r"may|consider|whether|rather|keep)\b|n't\b", re.IGNORECASE)

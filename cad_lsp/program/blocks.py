@@ -798,7 +798,9 @@ class _Merger:
             markers_at.add(len(new_units))
             sequence.append(len(new_units))
         for k in range(len(new_units)):  # a block that ends on a marker and no closing line: the marker goes on
-            if k not in markers_at and self.ends_on_marker(new_units[k]):
+            follows = k + 1 < len(new_units) and k + 1 not in matches and not self.is_marker(new_units[k + 1])
+            if k not in markers_at and self.ends_on_marker(new_units[k]) and not follows:  # (not when new code
+                # follows it: shown right after the block, it goes there)
                 markers_at.add(k + 0.5)
                 sequence.insert(sequence.index(k) + 1, k + 0.5)
         for k in sequence:
