@@ -1256,3 +1256,15 @@ def test_a_new_class_shown_right_after_a_class_whose_body_is_elided_goes_right_a
     update = "class TimestampMixin:\n    # ... (existing columns) ...\n\n\n" + new
     want = document.replace("updated_at: datetime\n\n\n", "updated_at: datetime\n\n\n" + new + "\n\n")
     assert merge_update(document, update, "models.py").merged == want
+
+
+def test_a_header_holding_a_cpp_class_is_read_as_cpp():
+    """``flags.h`` holds a C++ class: read as C it does not parse, and lines put a method shown after
+    ``// ... (existing code)`` before ``public:``; as C++, it goes at the class's end."""
+    document = ("namespace cli {\n\nclass FlagParser {\n    std::vector<Flag> flags_;\n    std::string error_;\n\npublic:\n"
+                "    bool parse(int argc, char** argv);\n    const std::string& error() const { return error_; }\n};\n\n"
+                "}  // namespace cli\n")
+    new = "    void printUsage(std::ostream& os) const;\n"
+    update = "class FlagParser {\n    // ... (existing code)\n" + new + "};\n"
+    want = document.replace("return error_; }\n};\n", "return error_; }\n" + new + "};\n")
+    assert merge_update(document, update, "flags.h").merged == want

@@ -1417,6 +1417,8 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole)
 
 
+_CPP_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w+\s*\{|template\s*<|(?:public|private|protected):)",
+                         re.MULTILINE)
 _IMPORT_LINE = re.compile(r"^\s*(?:import|using|use|from\s+\S+\s+import|#\s*include|require)\b")
 
 
@@ -1472,6 +1474,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
     grammar = language_of(language) if language is not None else guess_language(document)
+    if grammar == "c" and _CPP_HEADER.search(document):
+        grammar = "cpp"  # a ``.h`` header holding C++ (a class, a namespace)
     if (language or "").lower().endswith((".json", "json")):
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
