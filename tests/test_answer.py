@@ -548,6 +548,9 @@ def test_styles_the_answer_adds_at_the_end_of_a_file_without_a_grammar_go_at_its
      "app/views.py"),
     ("In `app/views.py`, delete `list_users`; it moved.", ("list_users",), "app/views.py"),
     ("- Removed the now-unused `_legacy_format()` helper since nothing calls it.", ("_legacy_format",), None),
+    ("You can now delete the old `slug` and `unique_slug` private methods from `Article`, along with its "
+     "`to_param` method.", ("slug", "unique_slug", "to_param"), None),
+    ("You can now delete the old `_purge` helper, and drop `delete` from the `sqlalchemy` import.", ("_purge",), None),
     ("Remove the `validate` call from `save`.", None, None),  # a use of the name, not its definition
     ("Remove the `id` parameter from `create`.", None, None),
     ("Don't remove `load`, other modules use it.", None, None),

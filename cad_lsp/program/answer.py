@@ -106,7 +106,8 @@ _DEFINITION_NOUNS = {"method", "methods", "function", "functions", "helper", "he
                      "view", "views", "test", "tests", "fixture", "definition", "implementation", "interface",
                      "type", "enum", "constant", "constants", "field", "fields", "property", "properties",
                      "variable", "entirely", "completely", "altogether", "too", "also", "now", "as", "and", "or",
-                     "from", "in", "of", "since", "because", "(", "it", "they", "them", "version", "one", "ones"}
+                     "from", "in", "of", "since", "because", "(", "it", "they", "them", "version", "one", "ones",
+                     "private", "public", "protected", "static", "old", "unused", "legacy", "deprecated", "along"}
 _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", "within", "into"}
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
@@ -249,6 +250,8 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 behind = m["what"][:span.start()].split()[-1:] or [""]
                 if _names_file(token):
                     path = token
+                elif behind[0].lower() in _PREPOSITIONS and token[:1].isupper() and _REMOVED_NAME.match(token):
+                    continue  # "from `Article`": the class that holds them
                 elif behind[0].lower() in _PREPOSITIONS:
                     other = True  # "from `save`": a line inside a function, not a definition
                 elif _REMOVED_NAME.match(token) and (not word or word in _DEFINITION_NOUNS):
