@@ -1268,3 +1268,31 @@ def test_a_header_holding_a_cpp_class_is_read_as_cpp():
     update = "class FlagParser {\n    // ... (existing code)\n" + new + "};\n"
     want = document.replace("return error_; }\n};\n", "return error_; }\n" + new + "};\n")
     assert merge_update(document, update, "flags.h").merged == want
+
+
+PHP_MAILER = ("<?php\n\nnamespace App\\Service;\n\nclass ReminderMailer\n{\n    public function send(Invoice $invoice): void\n"
+              "    {\n        $this->mailer->send($this->build($invoice));\n    }\n\n"
+              "    public function build(Invoice $invoice): Email\n    {\n        $email = (new Email())\n"
+              "            ->from($this->sender)\n            ->subject('Payment reminder')\n"
+              "            ->context($context);\n\n        return $email;\n    }\n}\n")
+
+
+def test_a_php_method_pasted_alone_below_the_opening_tag_the_model_adds_replaces_the_method():
+    """DeepSeek opens every PHP block with ``<?php``: above a method pasted alone, it is not the file's first
+    line shown as context (the method was then read at the top level, and the merge did not parse)."""
+    method = ("    public function send(Invoice $invoice, bool $dryRun = false): bool\n    {\n"
+              "        if ($dryRun) {\n            return true;\n        }\n"
+              "        $this->mailer->send($this->build($invoice));\n        return true;\n    }\n")
+    want = PHP_MAILER.replace(PHP_MAILER[PHP_MAILER.index("    public function send"):PHP_MAILER.index("\n    public function build")],
+                              method)
+    assert merge_update(PHP_MAILER, "<?php\n\n" + method, "ReminderMailer.php").merged == want
+
+
+def test_a_chained_call_rewritten_between_markers_replaces_the_call_of_the_same_name():
+    """``->subject(sprintf(...))`` between ``// ... existing code ...`` markers in a chain: the chain's one
+    ``->subject(`` is rewritten, alike or not, not a new line after the chain's ``;``."""
+    update = ("        $email = (new Email())\n            // ... existing code ...\n"
+              "            ->subject(sprintf('Reminder: invoice %s', $invoice->getNumber()))\n"
+              "            // ... existing code ...\n")
+    want = PHP_MAILER.replace("->subject('Payment reminder')", "->subject(sprintf('Reminder: invoice %s', $invoice->getNumber()))")
+    assert merge_update(PHP_MAILER, update, "ReminderMailer.php").merged == want

@@ -856,7 +856,11 @@ def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) 
                     reverse=True)
     if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
         return scores[0][1]
-    return None
+    head = _HEAD.match(key)  # ``->subject(sprintf(...))`` for ``->subject('Payment reminder')``: the one line of
+    if head is None or len(head[1]) < 8:  # its call or key, rewritten whole, where nothing else is alike
+        return None
+    same = [j for _, j in scores if doc_keys[j - 1].strip().startswith(head[1])]
+    return same[0] if len(same) == 1 else None
 
 
 def _place_closing_lines(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict[int, tuple[int, int]]) -> None:
@@ -1419,6 +1423,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 
 _CPP_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w+\s*\{|template\s*<|(?:public|private|protected):)",
                          re.MULTILINE)
+_HEAD = re.compile(r"^\s*((?:->|\.)?[\w$]+(?:(?:->|\.)[\w$]+)*\s*[(=:])")  # a line's call, or the key it sets
 _IMPORT_LINE = re.compile(r"^\s*(?:import|using|use|from\s+\S+\s+import|#\s*include|require)\b")
 
 
@@ -1476,6 +1481,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     grammar = language_of(language) if language is not None else guess_language(document)
     if grammar == "c" and _CPP_HEADER.search(document):
         grammar = "cpp"  # a ``.h`` header holding C++ (a class, a namespace)
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    if grammar == "php" and len(shown) > 1 and update_lines[shown[0]].strip() == "<?php" and \
+            update_lines[shown[1]][:1] in (" ", "\t"):  # ``<?php`` above a method pasted alone: the model's habit
+        update_lines = update_lines[shown[1]:]  # of opening every PHP block, not the file's first line
+        update = "".join(update_lines)
     if (language or "").lower().endswith((".json", "json")):
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
