@@ -663,3 +663,16 @@ def test_a_function_the_prose_puts_below_a_name_with_its_arity_goes_there_in_a_f
     assert read_answer(answer).blocks[0].after == "active?"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == loan.replace("do: false\nend\n", "do: false\n\n" + new + "end\n")
+
+
+def test_a_part_of_a_build_manifest_the_root_lacks_is_not_created_as_that_file(tmp_path):
+    """"First add the dependencies to your `pom.xml`:" and two ``<dependency>`` elements, where the root has no
+    ``pom.xml``: a part of the user's own, not a new ``pom.xml`` of two elements. It is listed, not created."""
+    (tmp_path / "App.java").write_text("class App {}\n")
+    answer = ("First add the dependencies to your `pom.xml`:\n\n```xml\n<!-- pom.xml -->\n<dependency>\n"
+              "    <artifactId>caffeine</artifactId>\n</dependency>\n```\n\n```java App.java\nclass App { int x; }\n```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert [f.path for f in plan.files] == ["App.java"] and plan.complete
+    assert "a part of pom.xml" in plan.skipped[0].reason
+    whole = answer.replace("<dependency>", "<project>\n<dependency>").replace("</dependency>", "</dependency>\n</project>")
+    assert "pom.xml" in [f.path for f in plan_answer(whole, tmp_path).files]  # a whole pom.xml is a new file

@@ -155,6 +155,7 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     groups: dict[Path, list[Block]] = {}
     named_as: dict[Path, str] = {}
     problems = []
+    skipped = list(reading.skipped)
     for block in reading.blocks:
         if block.cannot is not None:
             problems.append(Problem(block, block.cannot))
@@ -169,12 +170,30 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
             if found_target is not None:
                 target = found_target
                 named_as[target] = block.path
+            elif _manifest_fragment(target.name, block.text) and target not in groups:
+                skipped.append(Skipped(block.line, block.language,
+                                       f"a part of {block.path}, which is not under {root}: not created as a file "
+                                       f"(add it to your {target.name})"))
+                continue
         groups.setdefault(target, []).append(block)
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
                for target, blocks in groups.items()]
     for removal in reading.removals:
         _remove(removal, changes, root, read, found)
-    return AnswerPlan(tuple(changes), tuple(problems), reading.skipped)
+    return AnswerPlan(tuple(changes), tuple(problems), tuple(sorted(skipped, key=lambda s: s.line)))
+
+
+# What a build manifest holds that a part of one does not: a block for a manifest the root lacks, without it, is a
+# part of the user's own ("add the dependencies to your `pom.xml`:" then two <dependency> elements), not a file.
+_MANIFESTS = {"pom.xml": "<project", "build.gradle": ("plugins", "apply plugin", "buildscript"),
+              "build.gradle.kts": ("plugins", "apply(plugin", "buildscript"), "package.json": '"name"',
+              "cargo.toml": ("[package]", "[workspace]"), "pyproject.toml": ("[project]", "[build-system]", "[tool."),
+              "go.mod": "module "}
+
+
+def _manifest_fragment(name: str, text: str) -> bool:
+    needs = _MANIFESTS.get(name.lower())
+    return needs is not None and not any(part in text for part in ((needs,) if isinstance(needs, str) else needs))
 
 
 def list_files(root: Path) -> Iterator[str]:

@@ -1831,7 +1831,8 @@ _DOCUMENTED = re.compile(r"^\s*(?:///|//!|/\*\*|#\[|@\w|\"\"\"|#\s|//\s)")  # a 
 def _member_set_apart(pieces: list[Piece], doc_lines: list[str]) -> list[Piece]:
     """New documented members (``/// ...`` or ``#[arg]`` above a field) written after a blank line and right
     before a member of the file that the file sets apart with a blank line above it: the update shows the new
-    member set apart above and not below (DeepSeek's habit); a blank line goes before the next member too."""
+    member set apart above and not below (DeepSeek's habit); a blank line goes before the next member too.  (New
+    annotations alone, ``@Cacheable(...)`` above a method's ``@Transactional``, are that method's: no line.)"""
     out: list[Piece] = []
     k = 0
     while k < len(pieces):
@@ -1842,6 +1843,7 @@ def _member_set_apart(pieces: list[Piece], doc_lines: list[str]) -> list[Piece]:
         after = pieces[run].file_line if run < len(pieces) else None
         if not pieces[k].text.strip() and k + 1 < run and after is not None and after >= 2 and \
                 not doc_lines[after - 2].strip() and pieces[run - 1].text.strip() and \
+                re.search(r"[;,{}]\s*$", pieces[run - 1].text) and not pieces[run - 1].text.lstrip().startswith("@") and \
                 _DOCUMENTED.match(pieces[k + 1].text) and _DOCUMENTED.match(pieces[run].text):
             out += pieces[k + 1: run] + [Piece(doc_lines[after - 2], after - 1, None)]
             k = run
