@@ -1296,3 +1296,16 @@ def test_a_chained_call_rewritten_between_markers_replaces_the_call_of_the_same_
               "            // ... existing code ...\n")
     want = PHP_MAILER.replace("->subject('Payment reminder')", "->subject(sprintf('Reminder: invoice %s', $invoice->getNumber()))")
     assert merge_update(PHP_MAILER, update, "ReminderMailer.php").merged == want
+
+
+def test_c_sharp_usings_are_imports_and_an_expression_bodied_method_is_a_place_to_name():
+    """A new ``using`` shown between two of the file's is added (it replaced ``using Orders.Api.Models;``, alike as
+    text, as C#'s usings were not read as imports); new code "after `GetVersion()`", an expression-bodied
+    method (``=>``), goes after it."""
+    document = ("using System.Text.Json;\nusing Orders.Api.Data;\nusing Orders.Api.Models;\nusing Orders.Api.Services;\n\n"
+                "var app = builder.Build();\napp.Run();\n\nstatic string GetVersion() =>\n    Assembly.GetName().Version;\n")
+    update = "using Orders.Api.Data;\nusing Orders.Api.HealthChecks;\n// ... (rest of usings) ...\n"
+    want = document.replace("Data;\n", "Data;\nusing Orders.Api.HealthChecks;\n")
+    assert merge_update(document, update, "Program.cs").merged == want
+    writer = "static Task WriteHealth(HttpContext context)\n{\n    return context.Response.WriteAsync(\"ok\");\n}\n"
+    assert merge_update(document, writer, "Program.cs", after="GetVersion").merged == document + "\n" + writer

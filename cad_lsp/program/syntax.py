@@ -243,7 +243,7 @@ def _name(node, source: bytes) -> str | None:
 def _category(kind: str) -> str | None:
     """What a node type declares, in words shared by the grammars: a function and a method are one (a method
     pasted alone is read as a function)."""
-    if "import" in kind or kind in ("use_declaration", "preproc_include", "package_clause"):
+    if "import" in kind or kind in ("use_declaration", "preproc_include", "package_clause", "using_directive"):
         return "import"
     if any(word in kind for word in ("function", "method", "constructor")):
         return "function"

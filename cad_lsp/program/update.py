@@ -307,8 +307,8 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     opened, title = _OPENED_CALL.match(key), _TITLE_LINE.match(following)
     if opened and title:  # its string on the next line: ``router.post(`` then ``'/:id/password',``
         return f"{opened['name']} {title['title']}"
-    if not (key.rstrip().endswith("{") or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
-        return None
+    if not (key.rstrip().endswith(("{", "=>")) or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
+        return None  # (``=>``: an expression-bodied member, ``static string GetVersion() =>``)
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
     if assigned and key.rstrip().endswith("{"):
         return assigned["name"]
