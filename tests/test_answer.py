@@ -484,6 +484,17 @@ def test_a_block_the_answer_calls_the_whole_file_replaces_it_though_it_shares_fe
     assert merge_update(document, update, "cli.rs").merged != update  # read alone, it is a snippet
 
 
+def test_a_block_called_the_whole_file_that_starts_inside_the_file_deletes_nothing_above_it():
+    """The prose says "the whole file" of something else: the block, a class from its head to the file's end with
+    one line changed, is not the file (read as it, every line above the class would go unseen)."""
+    top = ('"""Helpers."""\n\nimport re\nimport sys\n\nLIMIT = 3\n\n\ndef helper(x):\n    return x + 1\n\n\n')
+    cls = "class Merger:\n    def run(self):\n        return helper(LIMIT)\n\n    def stop(self):\n        return None\n"
+    update = cls.replace("helper(LIMIT)", "helper(LIMIT) * 2")
+    assert merge_update(top + cls, update, "merge.py", whole=True).merged == top + update
+    answer = f"A block without markers is the whole file: keep it.\n\n```python merge.py\n{update}```\n"
+    assert read_answer(answer).blocks[0].whole
+
+
 def test_a_first_line_may_name_the_file_as_in_path_and_a_section_may_be_named_in_bold():
     answer = ("```js\n// In src/config.js\nconst PORT = 3000;\n```\n\nAdd a section between **Adding recipes** and "
               "**Project structure**:\n\n```markdown\n<!-- README.md -->\n## Filtering\n\nText.\n```\n")

@@ -49,6 +49,7 @@ __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "al
 
 DELETE_COST = 0.1  # a deleted line costs this share of its text; repeating a line saves all of its own
 WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
+UNSEEN_AROUND_WHOLE = 3  # lines of the file before (after) a "whole file"'s first (last) line: it starts inside
 ANCHOR_WEIGHT = 3  # characters a line needs to be placed in the first pass (braces and blanks fill in later)
 ANCHOR_REPEATS = 32  # ... and a line found more often in the file than this is placed in the gaps only
 DISTINCTIVE = 8  # characters of the longest placed line at least: an update sharing only ``pass`` is not placed
@@ -1352,6 +1353,22 @@ def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys
     return j
 
 
+def _starts_or_ends_inside(doc_lines: list[str], update_lines: list[str]) -> bool:
+    """Whether an update said to be the whole file starts or ends inside it: its first (last) line is a line of
+    the file that comes after (before) several lines of the file the update does not hold.  A class shown from its
+    head to the file's end, under prose that says "the whole file" of something else, is not the file: read as
+    the whole file, it would delete every line above the class unseen."""
+    doc = [k for k in keys_of(doc_lines) if k.strip()]
+    new = [k for k in keys_of(update_lines) if k.strip()]
+    if not doc or not new:
+        return False
+    shown = set(new)
+    if new[0] in doc and sum(k not in shown for k in doc[:doc.index(new[0])]) >= UNSEEN_AROUND_WHOLE:
+        return True
+    last = len(doc) - 1 - doc[::-1].index(new[-1]) if new[-1] in doc else len(doc) - 1
+    return sum(k not in shown for k in doc[last + 1:]) >= UNSEEN_AROUND_WHOLE
+
+
 def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False) -> bool:
     """Whether an update without markers is the whole file: it repeats (or rewrites) most of the file's non-blank
     lines and reaches both its ends (or starts with new lines where the file has a line or two before what it
@@ -1499,7 +1516,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         update_lines = update_lines + closed
         update = "".join(update_lines)
     if whole and not any(is_marker(line) for line in update_lines) and \
-            3 * len(update_lines) >= len(doc_lines):
+            3 * len(update_lines) >= len(doc_lines) and not _starts_or_ends_inside(doc_lines, update_lines):
         pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
         return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
                         grammar, force)
