@@ -1309,3 +1309,26 @@ def test_c_sharp_usings_are_imports_and_an_expression_bodied_method_is_a_place_t
     assert merge_update(document, update, "Program.cs").merged == want
     writer = "static Task WriteHealth(HttpContext context)\n{\n    return context.Response.WriteAsync(\"ok\");\n}\n"
     assert merge_update(document, writer, "Program.cs", after="GetVersion").merged == document + "\n" + writer
+
+
+def test_an_update_whose_tabs_became_spaces_is_indented_as_the_file():
+    """Go and Makefiles indent with tabs; an answer pasted through a web page often has spaces: its lines are
+    placed and written with the file's tabs (a recipe indented with spaces does not run)."""
+    go = ("package main\n\nimport \"fmt\"\n\nfunc a() int {\n\treturn 1\n}\n\nfunc b() int {\n\tif true {\n"
+          "\t\treturn 2\n\t}\n\treturn 0\n}\n")
+    update = "func b() int {\n    if false {\n        fmt.Println(\"x\")\n        return 3\n    }\n    return 0\n}\n"
+    assert merge_update(go, update, "main.go").merged == go.replace(
+        "\tif true {\n\t\treturn 2", "\tif false {\n\t\tfmt.Println(\"x\")\n\t\treturn 3")
+    makefile = "all: build\n\nbuild:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n"
+    update = "# ... existing targets ...\n\ntest:\n    go vet ./...\n    go test -race ./...\n"
+    assert merge_update(makefile, update, "Makefile").merged == makefile.replace(
+        "\tgo test ./...", "\tgo vet ./...\n\tgo test -race ./...")
+
+
+def test_an_update_indented_with_tabs_is_indented_with_the_file_s_spaces():
+    document = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    update = "class A:\n\t# ... existing code ...\n\tdef g(self):\n\t\treturn 3\n"
+    assert merge_update(document, update, "a.py").merged == document.replace("return 2", "return 3")
+    mixed = "def f():\n\tif x:\n        return 1\n"  # a file that mixes both: the update is left as it is
+    assert merge_update(mixed, "def f():\n    if y:\n        return 1\n", "a.py").merged == \
+        "def f():\n    if y:\n        return 1\n"

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 
 from .blocks import SAME_BODY, Piece, merge_by_blocks, names
 from .config_keys import json_commas, json_fragment, merge_yaml_keys
+from .indentation import as_the_file_indents
 from .markers import is_marker, marker_lines, next_shown
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
@@ -1495,6 +1496,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
+    reindented = as_the_file_indents(doc_lines, update_lines)
+    if reindented != update_lines:  # tabs the answer turned into spaces, or the other way round
+        update_lines = reindented
+        update = "".join(update_lines)
     grammar = language_of(language) if language is not None else guess_language(document)
     if grammar == "c" and _CPP_HEADER.search(document):
         grammar = "cpp"  # a ``.h`` header holding C++ (a class, a namespace)
