@@ -129,7 +129,8 @@ def test_a_path_in_the_info_string_names_the_file(info, language):
 @pytest.mark.parametrize("first", ["// filepath: src/app.ts", "# File: src/app.ts", "<!-- path: src/app.ts -->",
                                    "/* file: src/app.ts */", "-- src/app.ts", "// src/app.ts", "// src/app.ts:",
                                    "// src/app.ts (new file)", "# src/app.ts - updated", "// --- src/app.ts ---",
-                                   "# === File: src/app.ts ==="])
+                                   "# === File: src/app.ts ===", "// `src/app.ts`", "# Updated src/app.ts",
+                                   "// New file: src/app.ts", "// @filename: src/app.ts"])
 def test_a_first_line_naming_the_file_names_it_and_is_dropped(first):
     [block] = read_answer(f"```\n{first}\nlet x = 1;\n```\n").blocks
     assert (block.path, block.named_by, block.text) == ("src/app.ts", "first line", "let x = 1;\n")
@@ -144,7 +145,8 @@ def test_a_blank_line_after_a_first_line_naming_the_file_goes_with_it(tmp_path):
 
 def test_a_first_line_that_is_code_is_kept():
     for first in ("#!/usr/bin/env python", "#include <stdio.h>", "# compute the total", "// TODO: app.ts later",
-                  "# Note - this is it", "# In src/app.py the loader"):
+                  "# Note - this is it", "# In src/app.py the loader", "# Updated the loader",
+                  "// New file handles come from `open`"):
         [block] = read_answer(f"```python src/x.py\n{first}\nx = 1\n```\n").blocks
         assert block.text.startswith(first)
 
