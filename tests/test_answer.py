@@ -119,11 +119,19 @@ def by_path(plan):
 
 @pytest.mark.parametrize("info, language", [("python src/app.py", "python"), ("ts:src/app.ts", "ts"),
                                             ("src/app.py", None), ('python title="src/app.py"', "python"),
-                                            ("{.python file=src/app.py}", "python"), ("python:src/app.py", "python")])
+                                            ("{.python file=src/app.py}", "python"), ("python:src/app.py", "python"),
+                                            ("python name=src/app.py", "python"), ("python (src/app.py)", "python"),
+                                            ("python [src/app.py]", "python"), ("python {src/app.py}", "python")])
 def test_a_path_in_the_info_string_names_the_file(info, language):
     [block] = read_answer(f"Here:\n\n```{info}\nx = 1\n```\n").blocks
     assert block.path in ("src/app.py", "src/app.ts") and block.named_by == "info"
     assert block.language == language and block.text == "x = 1\n"
+
+
+@pytest.mark.parametrize("info", ["go internal/x.go (48-52)", "go internal/x.go#L48-52", "go internal/x.go:48-52"])
+def test_an_info_string_may_give_the_lines_a_block_stands_for_after_its_path(info):
+    [block] = read_answer(f"```{info}\nx := 1\n```\n").blocks
+    assert (block.path, block.lines) == ("internal/x.go", (48, 52))
 
 
 @pytest.mark.parametrize("first", ["// filepath: src/app.ts", "# File: src/app.ts", "<!-- path: src/app.ts -->",
@@ -164,7 +172,7 @@ def test_a_path_alone_on_the_line_before_names_the_file(before):
 @pytest.mark.parametrize("before", ["Update `src/app.py`:", "Here's the updated `src/app.py`:",
                                     "Next, change the `load` function in `src/app.py` to use it:",
                                     "Update the loader in src/app.py:", "### Step 2: update `src/app.py`",
-                                    "**Changes to `src/app.py`**"])
+                                    "**Changes to `src/app.py`**", "Then update **src/app.py**:"])
 def test_a_heading_or_a_sentence_ending_in_a_colon_that_names_one_file_names_it(before):
     [block] = read_answer(f"{before}\n```python\nx = 1\n```\n").blocks
     assert (block.path, block.named_by) == ("src/app.py", "line before")

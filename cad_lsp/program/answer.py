@@ -118,8 +118,9 @@ _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|some
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
 _LINE_RANGE = re.compile(r"(?:\(\s*L?(?P<first>\d+)\s*[-\u2013:]\s*L?(?P<last>\d+)\s*\)"
-                         r"|#L(?P<a>\d+)(?:-L?(?P<b>\d+))?)\s*$")
-_INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
+                         r"|#L(?P<a>\d+)(?:-L?(?P<b>\d+))?|(?<=\w):(?P<c>\d+)-(?P<d>\d+))\s*$")
+_PATH_WITH_RANGE = re.compile(r"(?:#L\d+(?:-L?\d+)?|:\d+(?:-\d+)?)$")  # ``src/app.py#L10-20``, ``src/app.py:10-20``
+_INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath|name)\s*=\s*["']?(?P<path>[^"'\s}]+)""",
                              re.IGNORECASE)
 
 
@@ -321,7 +322,8 @@ def _line_range(info: str) -> tuple[int, int] | None:
     m = _LINE_RANGE.search(info)
     if m is None:
         return None
-    first, last = int(m["first"] or m["a"]), int(m["last"] or m["b"] or m["a"])
+    first = int(m["first"] or m["a"] or m["c"])
+    last = int(m["last"] or m["b"] or m["d"] or first)
     return (first, last) if 0 < first <= last else None
 
 
@@ -423,8 +425,9 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
         return None, head
     language = head.lower() or None
     for word in words[1:]:
-        if "=" not in word and looks_like_path(word.strip("\"'")):
-            return language, word.strip("\"'")
+        word = _PATH_WITH_RANGE.sub("", word.strip("\"'()[]{}"))  # ``(src/app.py)``, ``src/app.py#L10-20``
+        if "=" not in word and looks_like_path(word):
+            return language, word
     return language, None
 
 
@@ -509,7 +512,7 @@ def _path_named(line: str) -> str | None:
         return alone
     if not (heading or bold or body.rstrip().endswith(":")) or _FOR_EXAMPLE.search(stripped):
         return None  # ("Wire it up where you build the router, e.g. in `cmd/api/main.go`:": an example)
-    words = [w.strip(".,;:!?()[]\"'") for w in _BACKTICKED.sub(" ", stripped).split()]
+    words = [w.strip(".,;:!?()[]\"'*") for w in _BACKTICKED.sub(" ", stripped).split()]
     named = {w for w in quoted + words if _names_file(w)}
     return named.pop() if len(named) == 1 else None
 
