@@ -697,3 +697,20 @@ def test_a_part_of_a_build_manifest_the_root_lacks_is_not_created_as_that_file(t
     assert "a part of pom.xml" in plan.skipped[0].reason
     whole = answer.replace("<dependency>", "<project>\n<dependency>").replace("</dependency>", "</dependency>\n</project>")
     assert "pom.xml" in [f.path for f in plan_answer(whole, tmp_path).files]  # a whole pom.xml is a new file
+
+
+@pytest.mark.parametrize("usage", ["You can now call it like this:\n\n```python\nprint(total([1, 2]))\n```\n",
+                                   "For example:\n\n```python\n>>> total([1, 2])\n3\n```\n",
+                                   "### Usage\n\n```python\nfrom shop import total\n\nassert total([2]) == 2\n```\n"])
+def test_a_use_of_the_change_after_it_in_an_answer_that_names_no_file_is_not_merged_into_the_file(usage, tmp_path):
+    """The usual single-file answer: the change, then how to call it, neither naming a file: the call has no
+    line of the file (the editor's document), so it is not a change of it, and the answer applies."""
+    (tmp_path / "shop.py").write_text("import math\n\n\ndef total(xs):\n    return sum(xs)\n", encoding="utf-8")
+    answer = "Round it up:\n\n```python\ndef total(xs):\n    return math.ceil(sum(xs))\n```\n\n" + usage
+    plan = plan_answer(answer, tmp_path, default=tmp_path / "shop.py")
+    assert plan.complete and plan.files[0].after.endswith("return math.ceil(sum(xs))\n")
+    assert plan.skipped[-1].reason.startswith("a use of the change")
+    # a block the prose does not show as a use is a change, refused where it has no place (a REPL session is
+    # always a use)
+    plain = answer.replace(usage.split("\n\n")[0], "And:")
+    assert plan_answer(plain, tmp_path, default=tmp_path / "shop.py").complete is (">>>" in usage)

@@ -114,6 +114,9 @@ _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", 
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
+_USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|"
+                    r"(?:you can|you'd|you would|now you can|then) (?:now )?(?:call|use|run|test|try|invoke)|"
+                    r"to (?:use|call|test|try) (?:it|this|them)|(?:test|try|call|use) it)\b", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -155,6 +158,7 @@ class Block:
     whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
     search_replace: bool = False  # SEARCH/REPLACE sections (Aider's, Cline's: ``program.search_replace``)
     cannot: str | None = None  # what the block asks that apply does not do (delete or rename a file), and why
+    usage: bool = False  # the prose shows it as a use of the change ("You can call it like this:"), or a REPL session
 
     @property
     def is_patch(self) -> bool:
@@ -314,7 +318,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
         return [read]
     after, before = _place_named(prose)
     return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
-                    lines=_line_range(info) if read.named_by == "info" else None)]
+                    lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body))]
 
 
 def _line_range(info: str) -> tuple[int, int] | None:
@@ -483,6 +487,14 @@ def _says_whole_file(prose: list[str]) -> bool:
     """Whether the prose just before a block says it is the whole file ("Here's the full file so you can just
     replace it:", "Here is the complete updated `main.go`:", a heading "Rewrite `src/cli.rs`")."""
     return any(_WHOLE_FILE.search(line) for line in [line for line in prose if line.strip()][-3:])
+
+
+def _shows_usage(prose: list[str], body: list[str]) -> bool:
+    """Whether a block is shown as a use of the change: the prose's last line says so ("You can now call it like
+    this:", "### Usage", "Then test it:"), or the block is a REPL session (``>>> f(3)``)."""
+    said = [line for line in prose if line.strip()][-1:]
+    first = next((line.lstrip() for line in body if line.strip()), "")
+    return bool(said and _USAGE.search(said[0])) or first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))
 
 
 def _shows_output(prose: list[str]) -> bool:

@@ -175,12 +175,25 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
                                        f"a part of {block.path}, which is not under {root}: not created as a file "
                                        f"(add it to your {target.name})"))
                 continue
+        if block.path is None and block.usage and _no_line_of(read(target)[0], block.text):
+            skipped.append(Skipped(block.line, block.language, f"a use of the change, as the prose says: it has no "
+                                                               f"line of {_shown(target, root)}, not a change"))
+            continue
         groups.setdefault(target, []).append(block)
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
                for target, blocks in groups.items()]
     for removal in reading.removals:
         _remove(removal, changes, root, read, found)
     return AnswerPlan(tuple(changes), tuple(problems), tuple(sorted(skipped, key=lambda s: s.line)))
+
+
+def _no_line_of(text: str | None, block: str) -> bool:
+    """Whether a block repeats no line of the file (none of more than a brace or a keyword): it cannot be placed
+    there, and the prose calls it a use of the change, so it is not one."""
+    if not text:
+        return False
+    lines = {line.strip() for line in text.splitlines() if len(line.strip()) > 3}
+    return not any(line.strip() in lines for line in block.splitlines())
 
 
 # What a build manifest holds that a part of one does not: a block for a manifest the root lacks, without it, is a
