@@ -82,7 +82,7 @@ def test_an_apply_the_grammar_decides_needs_no_forward(engine):
 
 
 @pytest.mark.parametrize("update, message", [
-    ("", "empty"), ("# ... existing code ...\n", "only markers"), ("class Nothing:\n    pass\n", "matches a line"),
+    ("", "empty"), ("# ... existing code ...\n", "only markers"), ("nothing.run()\nnothing.stop()\n", "matches a line"),
     ("    y = x * 7\n    y += 1\n    return y + 7\n".replace("7", "x"), "matches a line"),
 ])
 def test_an_update_with_no_place_is_a_clear_error(engine, update, message):
@@ -116,7 +116,7 @@ def test_apply_json_gives_the_whole_merged_file(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("content, update, message", [
-    (FILE, b"", "is empty"), (FILE, b"\xff\xfe# not utf-8\n", "not UTF-8"), (FILE, b"class Z:\n    pass\n", "matches"),
+    (FILE, b"", "is empty"), (FILE, b"\xff\xfe# not utf-8\n", "not UTF-8"), (FILE, b"z = Z()\nz.run()\n", "matches"),
     ("", UPDATE.encode(), "file is empty"),
 ])
 def test_apply_refuses_bad_input_before_any_model_loads(tmp_path, capsys, monkeypatch, content, update, message):

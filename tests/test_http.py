@@ -285,7 +285,7 @@ def test_the_body_may_name_the_language_and_force_a_merge_that_breaks_the_file(t
     ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "language": 3}, 400, None, "language"),
     ({"messages": [{"role": "user", "content": morph(CODE, UPDATE)}], "force": "yes"}, 400, None, "force"),
     ({"messages": [{"role": "user", "content": morph(CODE, "")}]}, 422, "update_not_applicable", "empty"),
-    ({"messages": [{"role": "user", "content": morph(CODE, "class Nothing:\n    pass\n")}]}, 422,
+    ({"messages": [{"role": "user", "content": morph(CODE, "nothing.run()\nnothing.stop()\n")}]}, 422,
      "update_not_applicable", "does not belong"),
     ({"messages": [{"role": "user", "content": morph(CODE, "# ... existing code ...\n")}]}, 422,
      "update_not_applicable", "only markers"),
@@ -299,9 +299,9 @@ def test_bad_requests_get_error_objects(served, body, status, code, says):
 
 def test_the_client_raises_the_servers_message(served):
     with pytest.raises(openai.UnprocessableEntityError, match="does not belong"):
-        ask(served, morph(CODE, "class Nothing:\n    pass\n"))
+        ask(served, morph(CODE, "nothing.run()\nnothing.stop()\n"))
     with pytest.raises(openai.UnprocessableEntityError, match="does not belong"):
-        stream(served, morph(CODE, "class Nothing:\n    pass\n"))  # refused before the stream starts
+        stream(served, morph(CODE, "nothing.run()\nnothing.stop()\n"))  # refused before the stream starts
     with pytest.raises(openai.NotFoundError, match="no route"):
         client(served).completions.create(model="m", prompt="x")
 

@@ -150,7 +150,7 @@ def send(kind: str, rnd: random.Random, served) -> str:
         raw = encode(mutated_body(rnd))
     elif kind == "unplaceable":
         body = valid_body(rnd)
-        body["messages"][0]["content"] = morph(CODE, rnd.choice(["", "class Nothing:\n    pass\n", "# ...\n"]))
+        body["messages"][0]["content"] = morph(CODE, rnd.choice(["", "nothing.run()\nnothing.stop()\n", "# ...\n"]))
         raw = encode(body)
     elif kind == "oversized":
         raw = encode(valid_body(rnd)) + b" " * LIMIT

@@ -97,7 +97,7 @@ def test_new_code_after_a_leading_marker_goes_at_the_end():
 
 @pytest.mark.parametrize("update, message", [
     ("", "empty"), ("   \n", "empty"), ("# ... existing code ...\n\n", "only markers"),
-    ("class Shape:\n    pass\n", "matches a line of the file"),
+    ("shape = Shape()\nshape.draw()\n", "matches a line of the file"),
     ("# ...\nclass Shape:\n    pass\n# ...\n", "where its code goes is unknown"),
 ])
 def test_updates_with_no_place_in_the_file_are_refused(update, message):
@@ -1332,3 +1332,27 @@ def test_an_update_indented_with_tabs_is_indented_with_the_file_s_spaces():
     mixed = "def f():\n\tif x:\n        return 1\n"  # a file that mixes both: the update is left as it is
     assert merge_update(mixed, "def f():\n    if y:\n        return 1\n", "a.py").merged == \
         "def f():\n    if y:\n        return 1\n"
+
+
+def test_new_definitions_shown_with_nothing_around_them_go_at_the_end_of_the_module_or_of_its_one_class():
+    """"Add this helper:" and a function the file does not have: no line of the file to place it by, and still
+    a place a reader knows: the end of the module, before what runs it; a method, the end of the file's class."""
+    assert merged("class Shape:\n    pass\n") == FILE + "\n\nclass Shape:\n    pass\n"
+    script = FILE + '\n\nif __name__ == "__main__":\n    main()\n'
+    volume = "import sys\n\n\ndef volume(w, h, d):\n    return w * h * d\n"
+    assert merge_update(script, volume, "shapes.py").merged == script.replace(
+        "import os\n", "import os\nimport sys\n").replace(
+        "\n\n\nif __name__", "\n\n\ndef volume(w, h, d):\n    return w * h * d\n\n\nif __name__")
+    shapes = "class Shape:\n    def area(self):\n        return 0\n\n    def name(self):\n        return 'shape'\n"
+    method = "def scaled(self, k):\n    return self.area() * k\n"
+    assert merge_update(shapes, method, "shapes.py").merged == shapes + "\n    def scaled(self, k):\n" \
+                                                                      "        return self.area() * k\n"
+    java = "public class Cart {\n    private int total;\n\n    public int total() {\n        return total;\n    }\n}\n"
+    assert merge_update(java, "public void clear() {\n    total = 0;\n}\n", "Cart.java").merged == java.replace(
+        "    }\n}", "    }\n\n    public void clear() {\n        total = 0;\n    }\n}")
+    js = ("function a() {\n  return 1;\n}\n\nfunction twice(x) {\n  const y = x * 2;\n  return y;\n}\n\n"
+          "module.exports = { a, twice };\n")
+    clamp = "function clamp(x, lo, hi) {\n  return Math.min(hi, Math.max(lo, x));\n}\n"
+    assert merge_update(js, clamp, "m.js").merged == js.replace("\nmodule", "\n" + clamp + "\nmodule")
+    with pytest.raises(UpdateError):  # a method where the file has two classes: which one is unknown
+        merge_update(shapes + "\n\n" + shapes.replace("Shape", "Square"), method, "shapes.py")
