@@ -1356,3 +1356,17 @@ def test_new_definitions_shown_with_nothing_around_them_go_at_the_end_of_the_mod
     assert merge_update(js, clamp, "m.js").merged == js.replace("\nmodule", "\n" + clamp + "\nmodule")
     with pytest.raises(UpdateError):  # a method where the file has two classes: which one is unknown
         merge_update(shapes + "\n\n" + shapes.replace("Shape", "Square"), method, "shapes.py")
+
+
+def test_a_new_call_on_the_object_the_file_s_calls_are_made_on_goes_after_the_last_of_them():
+    """"Add a DELETE route:" and the route alone: after the file's last route, set apart as they are."""
+    routes = ('import { Router } from "express";\n\nexport const router = Router();\n\n'
+              'router.get("/items", async (req, res) => {\n  res.json(await db.items.findMany());\n});\n\n'
+              'router.post("/items", async (req, res) => {\n  res.status(201).json(await db.items.create(req.body));\n'
+              '});\n\nexport default router;\n')
+    delete = ('router.delete("/items/:id", async (req, res) => {\n  await db.items.delete(req.params.id);\n'
+              '  res.status(204).end();\n});\n')
+    assert merge_update(routes, delete, "routes.ts").merged == routes.replace(
+        "});\n\nexport default", "});\n\n" + delete + "\nexport default")
+    with pytest.raises(UpdateError):  # a call on another object has no place
+        merge_update(routes, delete.replace("router.delete", "app.delete"), "routes.ts")

@@ -36,13 +36,41 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def _definitions(units: list[Unit]) -> list[Unit]:
+    return [u for u in units if u.key is not None and u.key[0] in _KINDS]
+
+
 def _gap(lines: list[str], units: list[Unit], default: int) -> int:
-    """The blank lines the file sets between its last two definitions (its habit), else ``default``."""
-    defined = [u for u in units if u.key is not None and u.key[0] in _KINDS]
-    if len(defined) < 2:
+    """The blank lines the file sets between the last two of ``units`` (its habit), else ``default``."""
+    if len(units) < 2:
         return default
-    a, b = defined[-2], defined[-1]
-    return sum(1 for line in lines[a.end + 1: b.start] if not line.strip()) or default
+    a, b = units[-2], units[-1]
+    return sum(1 for line in lines[a.end + 1: b.start] if not line.strip())
+
+
+def _receiver(unit: Unit) -> str | None:
+    """What a top-level call is made on (``router`` for ``router.delete("/items/:id", …)``), or None."""
+    if unit.key is None or unit.key[0] != "call":
+        return None
+    head = unit.key[1].split()[0]
+    return head.rsplit(".", 1)[0] if "." in head else None
+
+
+def _after_sibling_calls(doc_lines: list[str], update_lines: list[str], units: list[Unit], file_units: list[Unit],
+                         newline: str) -> tuple[int, list[str]] | None:
+    """New calls on one object (a route ``router.delete(...)`` for a file of ``router.get``/``router.post``): after
+    the file's last call on it, set apart as those are."""
+    receivers = {_receiver(u) for u in units}
+    siblings = [u for u in file_units if _receiver(u) in receivers]
+    if len(receivers) != 1 or not siblings or {u.key for u in units} & {u.key for u in file_units}:
+        return None
+    while update_lines and not update_lines[-1].strip():
+        update_lines = update_lines[:-1]
+    while update_lines and not update_lines[0].strip():
+        update_lines = update_lines[1:]
+    update_lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
+    gap = _gap(doc_lines, siblings, 1)
+    return siblings[-1].end + 1, [newline] * gap + update_lines
 
 
 def new_definitions_place(doc_lines: list[str], update_lines: list[str], grammar: str | None,
@@ -57,6 +85,8 @@ def new_definitions_place(doc_lines: list[str], update_lines: list[str], grammar
         return None
     units = [u for u in parsed[0] if "comment" not in u.kind]
     file_units = file_parsed[0]
+    if units and all(_receiver(u) is not None for u in units):
+        return _after_sibling_calls(doc_lines, update_lines, units, file_units, newline)
     if not units or any(u.key is None or u.key[0] not in _KINDS for u in units) or \
             _names(units) & _names(file_units):
         return None
@@ -80,7 +110,7 @@ def new_definitions_place(doc_lines: list[str], update_lines: list[str], grammar
         depth = _indent(doc_lines[members[0].start]) if members else _indent(doc_lines[cls.start]) + "    "
         base = min(len(_indent(line)) for line in shown)
         body = [depth + line[base:] if line.strip() else newline for line in update_lines]
-        gap = _gap(doc_lines, cls.body, 1)
+        gap = _gap(doc_lines, _definitions(cls.body), 1)
         if grammar == "python":  # after the class's last line
             at = cls.end + 1
             return at, [newline] * gap + body
@@ -89,7 +119,7 @@ def new_definitions_place(doc_lines: list[str], update_lines: list[str], grammar
         return at, ([newline] * gap if previous and at - 1 != cls.start else []) + body
     if any(_indent(line) for line in shown[:1]):
         return None
-    gap = _gap(doc_lines, file_units, 2 if grammar == "python" else 1)
+    gap = _gap(doc_lines, _definitions(file_units), 2 if grammar == "python" else 1)
     tail = len(doc_lines)
     for unit in reversed(file_units):
         if _RUNS_IT.match(doc_lines[unit.start]):
