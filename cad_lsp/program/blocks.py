@@ -151,12 +151,16 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         return None  # a new Markdown section goes where the answer says, or lines place it
     in_file = {line.strip() for line in merger.old.lines}
     if not named and after != "" and not any(len(line.strip()) >= 8 and line.strip() in in_file for u in shown
-                                                 for line in merger.new.lines[u.start: u.end + 1]):
-        return None  # nothing of it is in the file, nor a place in it named: it may well be for another one
+                                                 for line in merger.new.lines[u.start: u.end + 1]) and \
+            sum(1 for u in shown for line in merger.new.lines[u.start: u.end + 1] if line.strip()) > \
+            NEW_SHARE * sum(1 for line in merger.old.lines if line.strip()):
+        return None  # nothing of it in the file, no place named, and as long as half of it: the file rewritten
     if language == "python" and not depth and any(re.search(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b",
                                               merger.new.lines[u.inner if u.inner is not None else u.start])
                                     for u in shown):
-        return None
+        return None  # a method: its class's (``new_code``, where the file has one class)
+    if not depth and language not in ("go", "rust", "c") and any("method" in u.kind for u in shown):
+        return None  # (Java's ``public void clear()`` at the left edge: a method, not a top-level function)
     lines = merger.old.lines
     pieces = [Piece(line, r + 1, None) for r, line in enumerate(lines)]
     if lines and not lines[-1].endswith(("\n", "\r")):
@@ -174,9 +178,17 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     if named and (named[0] is not old_units[-1] or depth):
         end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
+    runs_it = [u for u in old_units if _RUNS_IT.match(lines[u.start])]
+    tail = next((u for u in runs_it if all(v in runs_it for v in old_units[old_units.index(u):])), None)
+    if tail is not None and tail is not old_units[0]:  # before what runs the module, after the unit before it
+        end = old_units[old_units.index(tail) - 1].end + 1
+        return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     return BlockMerge(pieces + added, frozenset())
 
 
+# What runs a module, and stays its last lines: new definitions go before it
+_RUNS_IT = re.compile(r"^(?:if\s+__name__\s*==|module\.exports\b|exports\.\w+\s*=|export\s+default\b|export\s*\{)")
+NEW_SHARE = 0.5  # new definitions with no line of the file and as long as this share of it rewrite it
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 
 

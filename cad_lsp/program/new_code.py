@@ -1,24 +1,24 @@
-"""Where new definitions go when the update shows nothing around them ("Add this helper:", a method alone).
+"""Where new members go when the update shows nothing around them: a method alone ("Add this method:"), a
+route alone ("Add a DELETE route:").
 
-An update of new functions or classes, none of them the file's and with no marker and no line of the file, has
-no place by its text.  Refusing it refuses what the user asked for; a reader puts new functions at the end of
-the module, before what runs it (``if __name__ == "__main__":``, ``module.exports = …``), and a new method at
-the end of the class, where the file has one class.  Anything else (a statement, several classes a method could
-belong to) still has no place.
+Such an update, with no marker and no line of the file, has no place by its text.  Refusing it refuses what the
+user asked for; a reader puts a new method at the end of the class, where the file has one class, and a new
+call on the object the file's calls are made on (``router.delete(...)`` beside ``router.get``) after the last
+of them.  (New top-level definitions go at the module's end, before what runs it: ``blocks``.)  Anything else (a
+statement, a method where the file has several classes) still has no place.
 """
 
 from __future__ import annotations
 
 import re
 
+from .blocks import NEW_SHARE
 from .markers import is_marker
 from .syntax import Unit, parse_units
 
-__all__ = ["new_definitions_place"]
+__all__ = ["new_members_place"]
 
-_RUNS_IT = re.compile(r"^(?:if\s+__name__\s*==|module\.exports\b|exports\.\w+\s*=|export\s+default\b|export\s*\{)")
 _SELF_FIRST = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b")
-NEW_SHARE = 0.5  # new definitions longer than this share of the file's lines are not added to it
 _KINDS = ("function", "type")  # what an update of new definitions holds, as ``Unit.key`` names it
 
 
@@ -56,6 +56,15 @@ def _receiver(unit: Unit) -> str | None:
     return head.rsplit(".", 1)[0] if "." in head else None
 
 
+def _trimmed(update_lines: list[str], newline: str) -> list[str]:
+    """The update without blank lines around it, each line ended."""
+    while update_lines and not update_lines[-1].strip():
+        update_lines = update_lines[:-1]
+    while update_lines and not update_lines[0].strip():
+        update_lines = update_lines[1:]
+    return [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
+
+
 def _after_sibling_calls(doc_lines: list[str], update_lines: list[str], units: list[Unit], file_units: list[Unit],
                          newline: str) -> tuple[int, list[str]] | None:
     """New calls on one object (a route ``router.delete(...)`` for a file of ``router.get``/``router.post``): after
@@ -64,19 +73,13 @@ def _after_sibling_calls(doc_lines: list[str], update_lines: list[str], units: l
     siblings = [u for u in file_units if _receiver(u) in receivers]
     if len(receivers) != 1 or not siblings or {u.key for u in units} & {u.key for u in file_units}:
         return None
-    while update_lines and not update_lines[-1].strip():
-        update_lines = update_lines[:-1]
-    while update_lines and not update_lines[0].strip():
-        update_lines = update_lines[1:]
-    update_lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
-    gap = _gap(doc_lines, siblings, 1)
-    return siblings[-1].end + 1, [newline] * gap + update_lines
+    return siblings[-1].end + 1, [newline] * _gap(doc_lines, siblings, 1) + _trimmed(update_lines, newline)
 
 
-def new_definitions_place(doc_lines: list[str], update_lines: list[str], grammar: str | None,
-                          newline: str) -> tuple[int, list[str]] | None:
+def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: str | None,
+                      newline: str) -> tuple[int, list[str]] | None:
     """(the file line index the update goes before, the lines to insert there, set apart and indented as the
-    file's), or None when the update is not new definitions alone or has no one place."""
+    file's), or None when the update is not new members alone or has no one place."""
     if grammar in (None, "markdown", "bash") or any(is_marker(line) for line in update_lines):
         return None  # (between markers, where they stand for the file's code, the new code's place is unknown)
     parsed, file_parsed = parse_units("".join(update_lines), grammar, update_lines), \
@@ -91,45 +94,19 @@ def new_definitions_place(doc_lines: list[str], update_lines: list[str], grammar
             _names(units) & _names(file_units):
         return None
     shown = [line for line in update_lines if line.strip()]
-    if len(shown) > NEW_SHARE * sum(1 for line in doc_lines if line.strip()):
-        return None  # as long as the file or more: its rewrite (a module made a class), not an addition to it
     first = update_lines[units[0].inner if units[0].inner is not None else units[0].start]
     method = bool(_indent(shown[0])) or (grammar == "python" and _SELF_FIRST.match(first) is not None) or \
         (grammar not in ("go", "rust", "c") and any("method" in u.kind for u in units))
-    while update_lines and not update_lines[-1].strip():
-        update_lines = update_lines[:-1]
-    while update_lines and not update_lines[0].strip():
-        update_lines = update_lines[1:]
-    update_lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
-    if method:
-        classes = [u for u in file_units if u.key is not None and u.key[0] == "type" and u.body]
-        if len(classes) != 1:
-            return None
-        cls = classes[0]
-        members = [u for u in cls.body if u.key is not None]
-        depth = _indent(doc_lines[members[0].start]) if members else _indent(doc_lines[cls.start]) + "    "
-        base = min(len(_indent(line)) for line in shown)
-        body = [depth + line[base:] if line.strip() else newline for line in update_lines]
-        gap = _gap(doc_lines, _definitions(cls.body), 1)
-        if grammar == "python":  # after the class's last line
-            at = cls.end + 1
-            return at, [newline] * gap + body
-        at = cls.end  # before the class's closing line
-        previous = doc_lines[at - 1].strip() if at > 0 else ""
-        return at, ([newline] * gap if previous and at - 1 != cls.start else []) + body
-    if any(_indent(line) for line in shown[:1]):
-        return None
-    gap = _gap(doc_lines, _definitions(file_units), 2 if grammar == "python" else 1)
-    tail = len(doc_lines)
-    for unit in reversed(file_units):
-        if _RUNS_IT.match(doc_lines[unit.start]):
-            tail = unit.start
-        else:
-            break
-    at = tail
-    while at > 0 and not doc_lines[at - 1].strip():
-        at -= 1
-    if at == 0:
-        return None
-    apart = [newline] * gap if at == tail < len(doc_lines) else []  # the file's own blank lines set it apart
-    return at, [newline] * gap + update_lines + apart
+    classes = [u for u in file_units if u.key is not None and u.key[0] == "type" and u.body]
+    if not method or len(classes) != 1 or len(shown) > NEW_SHARE * sum(1 for line in doc_lines if line.strip()):
+        return None  # (as long as half the file or more: its rewrite, not an addition to it)
+    cls = classes[0]
+    members = [u for u in cls.body if u.key is not None]
+    depth = _indent(doc_lines[members[0].start]) if members else _indent(doc_lines[cls.start]) + "    "
+    base = min(len(_indent(line)) for line in shown)
+    body = [depth + line[base:] if line.strip() else newline for line in _trimmed(update_lines, newline)]
+    gap = [newline] * _gap(doc_lines, _definitions(cls.body), 1)
+    if grammar == "python":  # after the class's last line
+        return cls.end + 1, gap + body
+    at = cls.end  # before the class's closing line, apart from the member above it
+    return at, (gap if doc_lines[at - 1].strip() and at - 1 != cls.start else []) + body

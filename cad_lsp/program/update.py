@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from .blocks import SAME_BODY, Piece, merge_by_blocks, names
 from .config_keys import json_commas, json_fragment, merge_yaml_keys
 from .indentation import as_the_file_indents
-from .new_code import new_definitions_place
+from .new_code import new_members_place
 from .markers import is_marker, marker_lines, next_shown
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
@@ -1543,7 +1543,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
         except UpdateError:
             placed = _at_named_block(doc_lines, update_lines, place) if place is not None else \
-                _new_definitions(doc_lines, update_lines, grammar)
+                _new_members(doc_lines, update_lines, grammar)
             if placed is None:
                 raise
             candidates = [(0, placed)]
@@ -1717,10 +1717,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
 
 
-def _new_definitions(doc_lines: list[str], update_lines: list[str], grammar: str | None) -> Merge | None:
-    """New functions, classes or a method shown with nothing around them, where ``program.new_code`` finds them
-    one place (the file's end, before what runs it; the end of its one class); None otherwise."""
-    found = new_definitions_place(doc_lines, update_lines, grammar, _terminator(doc_lines))
+def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | None) -> Merge | None:
+    """A method or a route shown with nothing around them, where ``program.new_code`` finds them one place (the
+    end of the file's one class, after the file's last route); None otherwise."""
+    found = new_members_place(doc_lines, update_lines, grammar, _terminator(doc_lines))
     if found is None:
         return None
     at, new = found
