@@ -1354,6 +1354,9 @@ def test_new_definitions_shown_with_nothing_around_them_go_at_the_end_of_the_mod
           "module.exports = { a, twice };\n")
     clamp = "function clamp(x, lo, hi) {\n  return Math.min(hi, Math.max(lo, x));\n}\n"
     assert merge_update(js, clamp, "m.js").merged == js.replace("\nmodule", "\n" + clamp + "\nmodule")
+    store = "export class Store {\n  private n = 0;\n\n  add(): void {\n    this.n += 1;\n  }\n}\n"
+    clear = "  label(prefix: string): string {\n    return `${prefix}: ${this.n}`;\n  }\n"  # (parses only in a class)
+    assert merge_update(store, clear, "store.ts").merged == store.replace("  }\n}", "  }\n\n" + clear + "}")
     with pytest.raises(UpdateError):  # a method where the file has two classes: which one is unknown
         merge_update(shapes + "\n\n" + shapes.replace("Shape", "Square"), method, "shapes.py")
 

@@ -11,6 +11,7 @@ statement, a method where the file has several classes) still has no place.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .blocks import NEW_SHARE
 from .markers import is_marker
@@ -48,6 +49,28 @@ def _gap(lines: list[str], units: list[Unit], default: int) -> int:
     return sum(1 for line in lines[a.end + 1: b.start] if not line.strip())
 
 
+# Languages whose methods parse only inside a class (``clear(): void {`` alone is an error in TypeScript)
+_CLASS_BODY = {"javascript": "class _ {\n", "typescript": "class _ {\n", "tsx": "class _ {\n",
+               "csharp": "class _ {\n", "kotlin": "class _ {\n", "php": "<?php class _ {\n"}
+
+
+def _members(update_lines: list[str], grammar: str) -> list[Unit] | None:
+    """The update's units as it parses, or, where it parses only inside a class, as the members of one (with
+    their lines the update's own); None where it does not parse either way."""
+    parsed = parse_units("".join(update_lines), grammar, update_lines)
+    if parsed is not None and not parsed[1]:
+        return parsed[0]
+    head = _CLASS_BODY.get(grammar)
+    if head is None:
+        return None
+    wrapped = [head, *update_lines, "}\n"]
+    parsed = parse_units("".join(wrapped), grammar, wrapped)
+    if parsed is None or parsed[1] or len(parsed[0]) != 1 or not parsed[0][0].body:
+        return None
+    return [replace(u, start=u.start - 1, end=u.end - 1, inner=None if u.inner is None else u.inner - 1)
+            for u in parsed[0][0].body]  # (the wrapper's first line out)
+
+
 def _receiver(unit: Unit) -> str | None:
     """What a top-level call is made on (``router`` for ``router.delete("/items/:id", …)``), or None."""
     if unit.key is None or unit.key[0] != "call":
@@ -82,11 +105,10 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
     file's), or None when the update is not new members alone or has no one place."""
     if grammar in (None, "markdown", "bash") or any(is_marker(line) for line in update_lines):
         return None  # (between markers, where they stand for the file's code, the new code's place is unknown)
-    parsed, file_parsed = parse_units("".join(update_lines), grammar, update_lines), \
-        parse_units("".join(doc_lines), grammar, doc_lines)
-    if parsed is None or parsed[1] or file_parsed is None or file_parsed[1]:
+    parsed, file_parsed = _members(update_lines, grammar), parse_units("".join(doc_lines), grammar, doc_lines)
+    if parsed is None or file_parsed is None or file_parsed[1]:
         return None
-    units = [u for u in parsed[0] if "comment" not in u.kind]
+    units = [u for u in parsed if "comment" not in u.kind]
     file_units = file_parsed[0]
     if units and all(_receiver(u) is not None for u in units):
         return _after_sibling_calls(doc_lines, update_lines, units, file_units, newline)
