@@ -1373,3 +1373,15 @@ def test_a_new_call_on_the_object_the_file_s_calls_are_made_on_goes_after_the_la
         "});\n\nexport default", "});\n\n" + delete + "\nexport default")
     with pytest.raises(UpdateError):  # a call on another object has no place
         merge_update(routes, delete.replace("router.delete", "app.delete"), "routes.ts")
+
+
+def test_a_block_shown_as_its_first_line_and_a_marker_keeps_all_it_holds():
+    """``with open(path, encoding=encoding) as f:`` then ``# ... rest of the function unchanged``, the update's
+    end: the ``with`` line rewritten, its body and the function's rest as they are."""
+    document = ('import json\n\n\ndef load(path, strict=False):\n    with open(path) as f:\n        data = json.load(f)\n'
+                '    if strict and "version" not in data:\n        raise ValueError("no version")\n    return data\n')
+    update = ('def load(path, strict=False, encoding="utf-8"):\n    with open(path, encoding=encoding) as f:\n'
+              '        # ... rest of the function unchanged\n')
+    assert merge_update(document, update, "config.py").merged == document.replace(
+        "def load(path, strict=False):\n    with open(path) as f:",
+        'def load(path, strict=False, encoding="utf-8"):\n    with open(path, encoding=encoding) as f:')

@@ -1052,6 +1052,12 @@ class _Merger:
                 head = self._edge(old.start, old.start, new.start, new.start, shift)
                 tail = self._edge(old.end, old.end, new.end, new.end, shift)
                 return head + [Piece(self.old.lines[r], r + 1, None) for r in range(old.start + 1, old.end)] + tail
+            if not mergeable and open_tail and old.end > old.start and new.body_start == new.start + 1 and \
+                    new.body and all(self.is_marker(u) for u in new.body):
+                # a block shown as its first line and a marker (``with open(path, encoding=e) as f:`` then
+                # ``# ... rest of the function unchanged``): its first line rewritten, all it holds stays
+                head = self._edge(old.start, old.start, new.start, new.start, shift)
+                return head + [Piece(self.old.lines[r], r + 1, None) for r in range(old.start + 1, old.end + 1)]
             if not mergeable:
                 raise _Refused  # no body to merge into, or more than one (``try:`` and its ``except:``)
             head = self._edge(old.start, old.body_start - 1, new.start, new.body_start - 1, shift)
