@@ -1385,3 +1385,15 @@ def test_a_block_shown_as_its_first_line_and_a_marker_keeps_all_it_holds():
     assert merge_update(document, update, "config.py").merged == document.replace(
         "def load(path, strict=False):\n    with open(path) as f:",
         'def load(path, strict=False, encoding="utf-8"):\n    with open(path, encoding=encoding) as f:')
+
+
+def test_a_paragraph_rewritten_between_markers_replaces_the_old_one_whole():
+    """A README paragraph whose second line is rewritten, the rest of the section elided: the old paragraph's
+    lines go with it (the whole paragraph was shown), not kept below the new one; and the marker that ends the
+    section keeps the section's rest (its code block and last line were deleted, and counted as shown)."""
+    readme = ("# Service\n\n## Configuration\n\nThe service reads `app.toml` by default. Pass a different path as the\n"
+              "first argument to use another file.\n\n```toml\nport = 8080\n```\n\nAll keys are optional.\n")
+    update = ("<!-- ... -->\n\n## Configuration\n\nThe service reads `app.toml` by default. Pass a different path as "
+              "the\nfirst argument, or set the `APP_CONFIG` environment variable.\n\n<!-- ... -->\n")
+    assert merge_update(readme, update, "README.md").merged == readme.replace(
+        "first argument to use another file.", "first argument, or set the `APP_CONFIG` environment variable.")

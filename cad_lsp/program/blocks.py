@@ -105,7 +105,7 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
                      place=("after", after) if after else ("before", before) if before else None)
     new_units = merger.elided_bodies(merger.markers_apart(new_units))
     if language == "markdown":
-        new_units = merger.lifted_markers(new_units)
+        new_units = merger.lifted_markers(new_units, old_units)
     if not merger.starts_at_one_depth(new_units) or merger.inside_a_block(new_units):
         return None
     imports = _new_imports(old_units, new_units, merger)
@@ -501,9 +501,14 @@ class _Merger:
             out.append(unit)
         return out
 
-    def lifted_markers(self, sections: list[Unit]) -> list[Unit]:
-        """A marker that ends a Markdown section stands for sections, not for the section's last paragraphs
-        (``<!-- ... existing sections ... -->`` before a subsection): it becomes a unit of its own after it."""
+    def lifted_markers(self, sections: list[Unit], old_sections: list[Unit]) -> list[Unit]:
+        """A marker that ends a Markdown section stands for the sections after it (``<!-- ... existing sections
+        ... -->`` before a new one): a unit of its own after the section, which is shown whole.  Where the
+        section shows a paragraph the file's section starts the same way (a paragraph rewritten, the section's
+        rest elided), the marker stands for the section's rest too, and stays its last unit as well (lifted out,
+        the code and paragraphs after the one shown went, counted as shown)."""
+        heads = {u.key: {self.old.lines[b.start].strip() for b in u.body or [] if self.old.lines[b.start].strip()}
+                 for u in _walk(old_sections) if u.key is not None and u.key[0] == "section"}
         out: list[Unit] = []
         for unit in sections:
             body = list(unit.body or [])
@@ -512,7 +517,10 @@ class _Merger:
                 tail.insert(0, body.pop())
             if tail and unit.key is not None:
                 end = body[-1].end if body else unit.body_start - 1
-                out.append(replace(unit, end=max(unit.start, end), body=body, body_end=max(unit.start, end)))
+                partly = any(len(self.new.lines[b.start].strip()) >= 12 and
+                             self.new.lines[b.start].strip() in heads.get(unit.key, ()) for b in body)
+                out.append(unit if partly else
+                           replace(unit, end=max(unit.start, end), body=body, body_end=max(unit.start, end)))
                 out += tail
             else:
                 out.append(unit)
@@ -1075,7 +1083,8 @@ class _Merger:
         if rest:  # a section shown up to a line of its own middle (a new bullet before its first ones): the rest
             self.seen.update(range(old.start + 1, rest[0].file_line))  # stays, as a snippet's surroundings do
             return pieces + rest
-        if old.key is not None and old.key[0] != "first line" or old.kind != new.kind:  # (or wrapped)
+        if old.key is not None and old.key[0] != "first line" or old.kind != new.kind or \
+                old.key is None and old.body is None:  # (or wrapped; or a unit with no clauses: a paragraph)
             self.seen.update(range(old.start + 1, old.end + 2))  # a definition shown whole: all of it replaced
         else:  # a statement's clauses past what the update shows (an ``elif`` it left out) were not seen
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
