@@ -1397,3 +1397,21 @@ def test_a_paragraph_rewritten_between_markers_replaces_the_old_one_whole():
               "the\nfirst argument, or set the `APP_CONFIG` environment variable.\n\n<!-- ... -->\n")
     assert merge_update(readme, update, "README.md").merged == readme.replace(
         "first argument to use another file.", "first argument, or set the `APP_CONFIG` environment variable.")
+
+
+INTERFACE = ("namespace Shop;\n\npublic interface IProducts\n{\n    Task<IReadOnlyList<Product>> ListAsync(CancellationToken ct);\n"
+             "    Task<Product?> FindAsync(int id, CancellationToken ct);\n"
+             "    Task<Product> CreateAsync(CreateProduct request, CancellationToken ct);\n}\n\n"
+             "public class Products : IProducts\n{\n    private readonly Db _db;\n}\n")
+
+
+@pytest.mark.parametrize("marker", ["{{ ... }}", "    // ..."])
+def test_a_new_member_declared_beside_others_rewrites_none_of_them(marker):
+    """A new interface method after the first, then Windsurf's ``{{ ... }}`` at the left edge (it writes it there
+    at any depth: here it elides the interface's members, not what follows the interface) or a marker indented
+    as the members: ``ListLowStockAsync`` declares another name, so it rewrites no declaration it resembles."""
+    update = ("public interface IProducts\n{\n    Task<IReadOnlyList<Product>> ListAsync(CancellationToken ct);\n"
+              "    Task<IReadOnlyList<Product>> ListLowStockAsync(CancellationToken ct);\n" + marker + "\n}\n")
+    assert merge_update(INTERFACE, update, "Products.cs").merged == INTERFACE.replace(
+        "    Task<Product?> Find", "    Task<IReadOnlyList<Product>> ListLowStockAsync(CancellationToken ct);\n"
+                                  "    Task<Product?> Find")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_marker", "marker_lines", "next_shown"]
+__all__ = ["is_marker", "marker_lines", "next_shown", "braces_markers_indented"]
 
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*)\s*(.*?)\s*(?:\*/|-->)?\s*$")
 _ELISION_WORDS = re.compile(r"\b(existing|unchanged|rest of|remain(s|ing)?|same as before|omitted|"
@@ -27,6 +27,9 @@ _ELIDES_AT_END = re.compile(r"\b(?:unchanged|(?:the )?same|as before|as[- ]is|om
 # toString() stay exactly as they are")
 _SAYS_UNCHANGED = re.compile(r"\b(?:(?:stays?|remains?|left|kept) (?:\w+ )?(?:the same|as (?:it|they) (?:is|are|was|were)|"
                              r"as[- ]is|untouched|intact|unchanged)|omitted for brevity)[\s.)\]}*_-]*$", re.IGNORECASE)
+
+
+_CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 
 
 def is_marker(line: str) -> bool:
@@ -60,6 +63,29 @@ def is_marker(line: str) -> bool:
     # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
     return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said)) or \
         len(words) <= 16 and bool(_SAYS_UNCHANGED.search(said))
+
+
+def braces_markers_indented(update_lines: list[str], comment: str | None) -> list[str]:
+    """Windsurf's ``{{ ... }}`` as a marker in the language's comments (``comment``: ``//``, ``#``; None: as it
+    is), which its parser reads as a comment, not as code.  Windsurf writes it at the left edge whatever the
+    depth it elides at: it takes the indentation of the line below it, or of the line above where the one below
+    closes a block (a marker between an interface's members and its ``}`` elides members, not what follows the
+    interface)."""
+    out = list(update_lines)
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    for n, k in enumerate(shown):
+        line = update_lines[k]
+        if not (line.strip().startswith("{{") and is_marker(line)):
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        if not indent:
+            below = next((update_lines[j] for j in shown[n + 1:] if not is_marker(update_lines[j])), None)
+            above = next((update_lines[j] for j in reversed(shown[:n]) if not is_marker(update_lines[j])), None)
+            near = above if below is None or _CLOSES.match(below) and above is not None else below
+            indent = near[: len(near) - len(near.lstrip())] if near else ""
+        text = f"{comment} ...\n" if comment else line.lstrip()
+        out[k] = indent + (text if line.endswith(("\n", "\r")) else text.rstrip("\n"))
+    return out
 
 
 def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[bool]:

@@ -40,7 +40,7 @@ from .blocks import SAME_BODY, Piece, merge_by_blocks, names
 from .config_keys import json_commas, json_fragment, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .new_code import new_members_place
-from .markers import is_marker, marker_lines, next_shown
+from .markers import braces_markers_indented, is_marker, marker_lines, next_shown
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
@@ -310,6 +310,9 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     opened, title = _OPENED_CALL.match(key), _TITLE_LINE.match(following)
     if opened and title:  # its string on the next line: ``router.post(`` then ``'/:id/password',``
         return f"{opened['name']} {title['title']}"
+    if key.rstrip().endswith(");") and _DECLARES.match(key):  # an interface's or an abstract method, declared
+        m = _SIGNATURE.match(_RECEIVER.sub("", key))  # (``Task<Product?> FindAsync(int id);``)
+        return m["name"] if m and m["name"] not in _NOT_NAMES and key.split()[0] not in _NOT_NAMES else None
     if not (key.rstrip().endswith(("{", "=>")) or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
         return None  # (``=>``: an expression-bodied member, ``static string GetVersion() =>``)
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
@@ -1440,6 +1443,10 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole)
 
 
+# A line comment in each grammar, for a marker its parser must read as one
+_COMMENT_OF = {"python": "#", "ruby": "#", "bash": "#", "javascript": "//", "typescript": "//", "tsx": "//",
+               "go": "//", "rust": "//", "java": "//", "c": "//", "cpp": "//", "csharp": "//", "kotlin": "//",
+               "php": "//"}
 _CPP_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w+\s*\{|template\s*<|(?:public|private|protected):)",
                          re.MULTILINE)
 _HEAD = re.compile(r"^\s*((?:->|\.)?[\w$]+(?:(?:->|\.)[\w$]+)*\s*[(=:])")  # a line's call, or the key it sets
@@ -1497,11 +1504,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if not doc_lines:
         raise UpdateError("the file is empty: there is nothing to apply an update to")
-    reindented = as_the_file_indents(doc_lines, update_lines)
-    if reindented != update_lines:  # tabs the answer turned into spaces, or the other way round
+    grammar = language_of(language) if language is not None else guess_language(document)
+    reindented = braces_markers_indented(as_the_file_indents(doc_lines, update_lines), _COMMENT_OF.get(grammar))
+    if reindented != update_lines:  # tabs the answer turned into spaces, or the other way round; {{ ... }}
         update_lines = reindented
         update = "".join(update_lines)
-    grammar = language_of(language) if language is not None else guess_language(document)
     if grammar == "c" and _CPP_HEADER.search(document):
         grammar = "cpp"  # a ``.h`` header holding C++ (a class, a namespace)
     shown = [k for k, line in enumerate(update_lines) if line.strip()]
