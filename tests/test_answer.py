@@ -714,3 +714,15 @@ def test_a_use_of_the_change_after_it_in_an_answer_that_names_no_file_is_not_mer
     # always a use)
     plain = answer.replace(usage.split("\n\n")[0], "And:")
     assert plan_answer(plain, tmp_path, default=tmp_path / "shop.py").complete is (">>>" in usage)
+
+
+def test_a_change_in_a_file_the_root_lacks_is_not_created_as_a_new_file(tmp_path):
+    """"In `resources/views/index.blade.php` you can pass the query along:" and a link: a change in a file the
+    answer takes to be there, which the root does not have: listed, not created with the link as its text."""
+    (tmp_path / "routes.php").write_text("<?php\n\nRoute::get('/', fn () => 'ok');\n", encoding="utf-8")
+    link = "<a href=\"{{ route('export', request()->query()) }}\">Export</a>\n"
+    answer = (f"In `resources/views/index.blade.php` you can pass the query along:\n\n```blade\n{link}```\n\n"
+              f"Create `resources/views/export.blade.php`:\n\n```blade\n{link}```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert [f.path for f in plan.files] == ["resources/views/export.blade.php"] and plan.complete
+    assert plan.skipped[0].reason.startswith("a change in resources/views/index.blade.php")

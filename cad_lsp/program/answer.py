@@ -117,6 +117,11 @@ _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|
 _USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|"
                     r"(?:you can|you'd|you would|now you can|then) (?:now )?(?:call|use|run|test|try|invoke)|"
                     r"to (?:use|call|test|try) (?:it|this|them)|(?:test|try|call|use) it)\b", re.IGNORECASE)
+# A sentence that puts the block in a file ("In `index.blade.php` you can pass ...", "Then, in `app/routes.py`:"),
+# which says the file is there already, unless it says to create it
+_IN_FILE = re.compile(r"^\W*(?:(?:then|and|also|next|now|finally),?\s+)?in\s+(?:the\s+|your\s+)?[`*]*[\w./\\-]+\.\w+",
+                      re.IGNORECASE)
+_CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -159,6 +164,7 @@ class Block:
     search_replace: bool = False  # SEARCH/REPLACE sections (Aider's, Cline's: ``program.search_replace``)
     cannot: str | None = None  # what the block asks that apply does not do (delete or rename a file), and why
     usage: bool = False  # the prose shows it as a use of the change ("You can call it like this:"), or a REPL session
+    existing: bool = False  # the sentence naming the file says it is a change in it ("In `index.blade.php` you can")
 
     @property
     def is_patch(self) -> bool:
@@ -394,9 +400,13 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         if path is None:
             path, named_by = first, "first line"
     body = prologue + body
+    existing = False
     if path is None:
         path = _path_before(prose)
         named_by = "line before" if path else None
+        said = [line for line in prose if line.strip()][-1:]
+        existing = path is not None and bool(said) and _IN_FILE.match(said[0]) is not None and \
+            path in said[0] and not _CREATES.search(said[0])
         if path is not None and language in _SHELL and _code_file(path):
             path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
     if language in _NOT_CODE and path is None:
@@ -407,7 +417,7 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         return Skipped(line, None, "commands, not a file")
     if not "".join(body).strip():
         return Skipped(line, language, "an empty block")
-    return Block("".join(body), path, named_by, language, line)
+    return Block("".join(body), path, named_by, language, line, existing=existing)
 
 
 def _read_info(info: str) -> tuple[str | None, str | None]:

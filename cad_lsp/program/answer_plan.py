@@ -170,6 +170,11 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
             if found_target is not None:
                 target = found_target
                 named_as[target] = block.path
+            elif block.existing and target not in groups:
+                skipped.append(Skipped(block.line, block.language,
+                                       f"a change in {block.path}, which is not under {root}: the answer says it is "
+                                       f"already there, so it is not created (apply the change to yours)"))
+                continue
             elif _manifest_fragment(target.name, block.text) and target not in groups:
                 skipped.append(Skipped(block.line, block.language,
                                        f"a part of {block.path}, which is not under {root}: not created as a file "
