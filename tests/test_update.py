@@ -1415,3 +1415,14 @@ def test_a_new_member_declared_beside_others_rewrites_none_of_them(marker):
     assert merge_update(INTERFACE, update, "Products.cs").merged == INTERFACE.replace(
         "    Task<Product?> Find", "    Task<IReadOnlyList<Product>> ListLowStockAsync(CancellationToken ct);\n"
                                   "    Task<Product?> Find")
+
+
+def test_a_new_makefile_target_beside_another_rewrites_none():
+    """``.PHONY: migrate-dry-run`` and its target after ``migrate``'s: another target, not a rewrite of the
+    ``.PHONY: image`` below (a ``.PHONY`` list gaining a name is that list rewritten)."""
+    makefile = (".PHONY: migrate\nmigrate: ## Apply migrations\n\tscripts/migrate.sh\n\n.PHONY: image\n"
+                "image: ## Build the image\n\tdocker build -t app .\n")
+    update = (".PHONY: migrate\nmigrate: ## Apply migrations\n\tscripts/migrate.sh\n\n.PHONY: migrate-dry-run\n"
+              "migrate-dry-run: ## Show what would be applied\n\tscripts/migrate.sh --dry-run\n")
+    assert merge_update(makefile, update, "Makefile").merged == makefile.replace(
+        "\n.PHONY: image", "\n" + update.split("\n\n")[1] + "\n.PHONY: image")

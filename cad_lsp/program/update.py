@@ -993,7 +993,10 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?:from|import|using)\s+(?:static\s+)?(?P<key>[\w.]+)"),
                re.compile(r"^\s*(?:\w+\s+)?\"(?P<key>[^\"]+)\"\s*$"),  # Go: a path in an import block
                # a route or a test opened by a call naming it: ``todos.MapDelete("/{id}/complete", async (``
-               re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"))
+               re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"),
+               # a Makefile's targets: ``.PHONY: migrate-dry-run`` beside ``.PHONY: image`` (a list of them is
+               # named by its first: ``.PHONY: help test`` gaining ``deploy`` is a rewrite), ``image: ## Build``
+               re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"))
 _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
 
 
