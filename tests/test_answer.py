@@ -391,10 +391,13 @@ def test_a_heading_names_the_file_for_the_block_below_the_sentence_under_it():
     answer = ("### 1. `src/app.py`\n\nAdd the check right below `load`:\n\n```python\nx = 1\n```\n\n"
               "Then:\n\n```python\ny = 2\n```\n")
     reading = read_answer(answer)
-    [first] = reading.blocks
+    first, second = reading.blocks
     assert (first.path, first.named_by) == ("src/app.py", "line before")
-    # a heading names the blocks up to the next one only; one that names no file, where others do, is an example
-    assert [(s.line, s.reason.split(":")[0]) for s in reading.skipped] == [
+    # the heading names every block under it ("Then:"), up to the next heading; one the prose shows as a use
+    # ("You can call it like this:") is an example, where the others name their files
+    assert second.path == "src/app.py"
+    used = read_answer(answer.replace("Then:", "You can call it like this:"))
+    assert [(s.line, s.reason.split(":")[0]) for s in used.skipped] == [
         (11, "it names no file while the answer's other blocks do")]
 
 
@@ -726,3 +729,17 @@ def test_a_change_in_a_file_the_root_lacks_is_not_created_as_a_new_file(tmp_path
     plan = plan_answer(answer, tmp_path)
     assert [f.path for f in plan.files] == ["resources/views/export.blade.php"] and plan.complete
     assert plan.skipped[0].reason.startswith("a change in resources/views/index.blade.php")
+
+
+def test_every_block_under_a_heading_that_names_a_file_is_that_file_s(tmp_path):
+    """``### `app/main.py` ``, then "First the import:" and a block, then "Then `run`:" and another: both are
+    the file's (the second was left out as an example, and its change lost), until a heading names another."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "main.py").write_text("import os\n\n\ndef run():\n    return os.getcwd()\n", encoding="utf-8")
+    answer = ("### `app/main.py`\n\nFirst the import:\n\n```python\nimport sys\n```\n\nThen `run`:\n\n```python\n"
+              "def run():\n    return sys.argv[0]\n```\n\n### Usage\n\n```python\nrun()\n```\n\n"
+              "### `app/new.py`\n\n```python\nX = 1\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["app/main.py", "app/main.py", "app/new.py"]
+    plan = plan_answer(answer, tmp_path)
+    assert plan.files[0].after == "import os\nimport sys\n\n\ndef run():\n    return sys.argv[0]\n"

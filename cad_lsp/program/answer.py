@@ -211,6 +211,7 @@ def read_answer(markdown: str) -> Reading:
     blocks, skipped, removals = [], [], []
     index, prose_start = 0, 0
     last: Block | Skipped | None = None
+    section_path: str | None = None  # the file the last heading names
     while index < len(lines):
         opening = _FENCE.match(lines[index].rstrip("\r\n"))
         if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
@@ -223,12 +224,17 @@ def read_answer(markdown: str) -> Reading:
         if body and not body[-1].endswith(("\n", "\r")):
             body[-1] += "\n"
         prose = lines[prose_start:index]
+        for heading in (line for line in prose if line.lstrip().startswith("#")):
+            section_path = _path_named(heading)  # ("### `app/main.py`": its blocks, until the next heading)
         for read in _read_block(opening["info"].strip(), body, prose, index + 1):
             if isinstance(read, Block) and not read.is_patch and _output_of(last, prose) and \
                     (read.path is None or read.named_by == "line before" and _in_passing(prose)):
                 read = Skipped(read.line, read.language, "the output of the commands above, not a file")
             elif isinstance(read, Block) and read.path is None and not read.is_patch and _shows_output(prose):
                 read = Skipped(read.line, read.language, "what something prints or answers, not a file")
+            elif isinstance(read, Block) and read.path is None and section_path and not read.usage and \
+                    not read.is_patch and read.language not in _SHELL:  # a second block under a file's heading
+                read = replace(read, path=section_path, named_by="line before")
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1
