@@ -1426,3 +1426,13 @@ def test_a_new_makefile_target_beside_another_rewrites_none():
               "migrate-dry-run: ## Show what would be applied\n\tscripts/migrate.sh --dry-run\n")
     assert merge_update(makefile, update, "Makefile").merged == makefile.replace(
         "\n.PHONY: image", "\n" + update.split("\n\n")[1] + "\n.PHONY: image")
+
+
+def test_one_line_rewritten_between_markers_in_a_function_replaces_the_line_it_extends():
+    """``def total(items):``, ``# ...``, the loop's line gaining `` * item.quantity`` at its depth, ``# ...``:
+    the line rewritten in place, the function's ``return`` kept (it was written over by the new line, unseen)."""
+    document = ("def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n"
+                "    return result\n\n\ndef average(items):\n    return total(items) / len(items)\n")
+    update = "def total(items):\n    # ...\n        result += item.price * item.quantity\n    # ...\n"
+    assert merge_update(document, update, "cart.py").merged == document.replace(
+        "result += item.price", "result += item.price * item.quantity")

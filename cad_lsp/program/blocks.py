@@ -1054,7 +1054,9 @@ class _Merger:
                 return head + self._over(old.inner, old.end, self._lines(new.inner, new.end, shift))
             inside = range(new.start + 1, new.end)
             if not mergeable and old.end > old.start + 1 and len(inside) and \
-                    all(self.new.marker[r] or not self.new.lines[r].strip() for r in inside):
+                    all(self.new.marker[r] or not self.new.lines[r].strip() for r in inside) and \
+                    (_CLOSING.match(self.new.lines[new.end]) or
+                     self.new.lines[new.end].strip() == self.old.lines[old.end].strip()):
                 # a block shown with only a marker between its first and last lines (Ruby's ``helpers do`` /
                 # ``# ... unchanged`` / ``end``): all it holds stays
                 head = self._edge(old.start, old.start, new.start, new.start, shift)

@@ -862,6 +862,9 @@ def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) 
                     reverse=True)
     if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
         return scores[0][1]
+    extended = [j for _, j in scores if key.strip().startswith(doc_keys[j - 1].strip().rstrip(";,)"))]
+    if len(extended) == 1:  # the one line it extends: ``result += item.price`` gaining `` * item.quantity``
+        return extended[0]
     head = _HEAD.match(key)  # ``->subject(sprintf(...))`` for ``->subject('Payment reminder')``: the one line of
     if head is None or len(head[1]) < 8:  # its call or key, rewritten whole, where nothing else is alike
         return None
