@@ -1436,3 +1436,17 @@ def test_one_line_rewritten_between_markers_in_a_function_replaces_the_line_it_e
     update = "def total(items):\n    # ...\n        result += item.price * item.quantity\n    # ...\n"
     assert merge_update(document, update, "cart.py").merged == document.replace(
         "result += item.price", "result += item.price * item.quantity")
+
+
+def test_a_new_method_after_a_marker_and_before_the_class_s_brace_goes_inside_the_class():
+    """A new import with the file's own, ``// ... existing code ...`` at the left edge, a new method and the
+    class's ``}``: that ``}`` is the file's last line, and the method goes inside it (it went after the class,
+    a second ``}`` below it)."""
+    java = ("package shop;\n\nimport java.util.List;\n\npublic class Orders {\n    private final Repo repo;\n\n"
+            "    public List<Order> all() {\n        return repo.findAll();\n    }\n}\n")
+    update = ("import java.util.List;\nimport java.util.Optional;\n\n// ... existing code ...\n\n"
+              "    public Optional<Order> find(long id) {\n        return repo.findById(id);\n    }\n}\n")
+    assert merge_update(java, update, "Orders.java").merged == java.replace(
+        "import java.util.List;\n", "import java.util.List;\nimport java.util.Optional;\n").replace(
+        "        return repo.findAll();\n    }\n}", "        return repo.findAll();\n    }\n\n"
+        "    public Optional<Order> find(long id) {\n        return repo.findById(id);\n    }\n}")

@@ -159,8 +159,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
                                               merger.new.lines[u.inner if u.inner is not None else u.start])
                                     for u in shown):
         return None  # a method: its class's (``new_code``, where the file has one class)
-    if not depth and language not in ("go", "rust", "c") and any("method" in u.kind for u in shown):
-        return None  # (Java's ``public void clear()`` at the left edge: a method, not a top-level function)
+    if not named and language not in ("go", "rust", "c") and any("method" in u.kind for u in shown):
+        return None  # (Java's ``public void clear()``: a method, not a top-level function; its class's end)
     lines = merger.old.lines
     pieces = [Piece(line, r + 1, None) for r, line in enumerate(lines)]
     if lines and not lines[-1].endswith(("\n", "\r")):

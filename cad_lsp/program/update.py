@@ -752,13 +752,24 @@ def _place_common_end(lines: list[int], keys: list[str], doc_keys: list[str]) ->
             not _closes_new_block(k, keys, in_file):
         run.append((k, j + 1))
         k, j = k - 1, j - 1
-    if not run or max(_weight(keys[k]) for k, _ in run) < ANCHOR_WEIGHT:
-        return
+    if not run or max(_weight(keys[k]) for k, _ in run) < ANCHOR_WEIGHT and \
+            not (len(run) == 1 and MARKER in lines[:run[0][0]] and _closes_a_type(doc_keys, run[0][1] - 1)):
+        return  # (a class's ``}`` alone, after a marker and new members: the file's, the new code inside it)
     first_k, first_j = run[-1]
     if any(n > 0 and n >= first_j for n in lines[:first_k]) or MARKER in lines[first_k:]:
         return  # the file's end is placed earlier in the update already, or a marker follows
     for k, n in run:
         lines[k] = n
+
+
+def _closes_a_type(doc_keys: list[str], j: int) -> bool:
+    """Whether file line j is the closing line of a class (a struct, an interface, an impl)."""
+    if not _CLOSING.match(doc_keys[j]) or not doc_keys[j].strip():
+        return False
+    depth = _indent_of(doc_keys[j])
+    opener = next((o for o in range(j - 1, -1, -1) if doc_keys[o].strip() and _indent_of(doc_keys[o]) <= depth
+                   and not _CLOSING.match(doc_keys[o])), None)
+    return opener is not None and _TYPE_OPENER.search(_QUOTED.sub("", doc_keys[opener])) is not None
 
 
 def _place_common_start(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
