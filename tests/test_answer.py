@@ -743,3 +743,13 @@ def test_every_block_under_a_heading_that_names_a_file_is_that_file_s(tmp_path):
     assert [b.path for b in reading.blocks] == ["app/main.py", "app/main.py", "app/new.py"]
     plan = plan_answer(answer, tmp_path)
     assert plan.files[0].after == "import os\nimport sys\n\n\ndef run():\n    return sys.argv[0]\n"
+
+
+def test_a_block_that_names_several_files_by_their_first_lines_is_one_block_per_file():
+    """``// src/a.ts`` and its code, a blank line, ``// src/b.ts`` and its: two files in one fence (b's code was
+    written into a.ts, its naming line with it)."""
+    answer = "```ts\n// src/a.ts\nexport const a = 10;\n\n// src/b.ts\nexport const b = 20;\n```\n"
+    assert [(b.path, b.text) for b in read_answer(answer).blocks] == [
+        ("src/a.ts", "export const a = 10;\n\n"), ("src/b.ts", "export const b = 20;\n")]
+    code = "```ts\n// src/a.ts\nexport const a = 10;\n\n// a comment, not a file\nexport const c = 1;\n```\n"
+    assert len(read_answer(code).blocks) == 1

@@ -325,12 +325,27 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
         return _read_patch(body, info_path, prose, line)
     if looks_like_search_replace("".join(body)):
         return _read_search_replace(language, body, info_path, prose, line)
+    parts = _files_in_one_block(body) if info_path is None else []
+    if len(parts) > 1:  # ``// src/a.ts`` ... then, after a blank line, ``// src/b.ts`` ...: a block per file
+        return [b for part in parts for b in _read_block(info, part, [], line)]
     read = _read_code(language, info_path, body, prose, line)
     if not isinstance(read, Block):
         return [read]
     after, before = _place_named(prose)
     return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
                     lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body))]
+
+
+def _files_in_one_block(body: list[str]) -> list[list[str]]:
+    """A block whose first line names a file and which names others the same way further down, each after a
+    blank line (several files in one fence): its parts, one per file; else the block alone."""
+    first = _naming_first_line(body)
+    if first is None:
+        return [body]
+    starts = [0] + [k for k in range(2, len(body)) if not body[k - 1].strip()
+                    and (path := _naming_first_line(body[k:k + 1])) is not None and path != first
+                    and not body[k][:1].isspace()]  # (at the left edge, as the first)
+    return [body[a:b] for a, b in zip(starts, starts[1:] + [len(body)])]
 
 
 def _line_range(info: str) -> tuple[int, int] | None:
