@@ -753,3 +753,18 @@ def test_a_block_that_names_several_files_by_their_first_lines_is_one_block_per_
         ("src/a.ts", "export const a = 10;\n\n"), ("src/b.ts", "export const b = 20;\n")]
     code = "```ts\n// src/a.ts\nexport const a = 10;\n\n// a comment, not a file\nexport const c = 1;\n```\n"
     assert len(read_answer(code).blocks) == 1
+
+
+@pytest.mark.parametrize("name, text, block, after", [
+    ("requirements.txt", "django==5.0\nrequests==2.32\n", "django-filter==24.2\n",
+     "django==5.0\nrequests==2.32\ndjango-filter==24.2\n"),
+    (".gitignore", "# python\n__pycache__/\n*.pyc\n\n# node\nnode_modules/\n", "# coverage\n.coverage\nhtmlcov/\n",
+     "# python\n__pycache__/\n*.pyc\n\n# node\nnode_modules/\n\n# coverage\n.coverage\nhtmlcov/\n"),
+])
+def test_lines_the_prose_says_to_add_to_a_file_without_a_grammar_go_at_its_end(name, text, block, after, tmp_path):
+    """"Add to `requirements.txt`:" and a new line: it has no line of the file to place it by, and the sentence
+    says where it goes (a flat list stays flat; a file of blocks keeps its blank line between them)."""
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    plan = plan_answer(f"Add to `{name}`:\n\n```\n{block}```\n", tmp_path)
+    assert plan.complete and plan.files[0].after == after
+    assert not plan_answer(f"Here is `{name}`:\n\n```\n{block}```\n", tmp_path).complete  # (no place said)

@@ -79,6 +79,7 @@ _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(
 _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|new\s+)?(?:file|version of|module|"
                          r"contents|`[^`\s]+\.\w+`)|in full\b|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+)?"
                          r"`[^`\s]+\.\w+`\s*(?:entirely|completely)?\s*[:.*]*\s*$)", re.IGNORECASE)
+_ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",
                          re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
@@ -165,6 +166,7 @@ class Block:
     cannot: str | None = None  # what the block asks that apply does not do (delete or rename a file), and why
     usage: bool = False  # the prose shows it as a use of the change ("You can call it like this:"), or a REPL session
     existing: bool = False  # the sentence naming the file says it is a change in it ("In `index.blade.php` you can")
+    adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
 
     @property
     def is_patch(self) -> bool:
@@ -333,7 +335,9 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
         return [read]
     after, before = _place_named(prose)
     return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
-                    lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body))]
+                    lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body),
+                    adds=bool([line for line in prose if line.strip()][-1:]) and
+                    _ADDS_TO.search([line for line in prose if line.strip()][-1]) is not None)]
 
 
 def _files_in_one_block(body: list[str]) -> list[list[str]]:
@@ -525,7 +529,8 @@ def _shows_usage(prose: list[str], body: list[str]) -> bool:
     this:", "### Usage", "Then test it:"), or the block is a REPL session (``>>> f(3)``)."""
     said = [line for line in prose if line.strip()][-1:]
     first = next((line.lstrip() for line in body if line.strip()), "")
-    return bool(said and _USAGE.search(said[0])) or first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))
+    return bool(said and _USAGE.search(_BACKTICKED.sub("", said[0]))) or \
+        first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))  # (not "example" in `.env.example`)
 
 
 def _shows_output(prose: list[str]) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import Block, Removal, Skipped, read_answer
 from .removal import definition_lines, remove_definition
+from .syntax import language_of
 from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
@@ -283,6 +284,23 @@ def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
     return target, None
 
 
+def _added_at_end(current: str, block: Block, name: str) -> Merge | None:
+    """New lines the prose says to add to a file without a grammar ("Add to `requirements.txt`:", "add these
+    entries to your `.gitignore`"), none of them the file's and no marker among them: after its last line.  None
+    otherwise (a file with a grammar places new code by its syntax)."""
+    lines = [line for line in block.text.splitlines() if line.strip()]
+    if not block.adds or language_of(name) is not None or not lines or any(is_marker(line) for line in lines) or \
+            {line.strip() for line in lines} & {line.strip() for line in current.splitlines()}:
+        return None
+    last = [line for line in current.splitlines() if line.strip()][-1:]
+    flat = "\n\n" not in current.strip()  # a list with no blank line in it (``requirements.txt``): none added
+    try:  # after the file's last line, shown as context; or at its end, set apart by a blank line
+        return merge_update(current, last[0] + "\n" + block.text, name) if flat and last else \
+            merge_update(current, block.text, name, after="")
+    except UpdateError:
+        return None
+
+
 def _at_lines(original: str, current: str, block: Block) -> Merge | None:
     """A block whose text has no place in the file, put where its info string says (``(48-48)``: a line
     rewritten whole, nothing around it to find it by): those lines of the file as the answer saw it, found
@@ -390,7 +408,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             merge = merge_update(current, block.text, target.name, force=force, after=block.after,
                                  before=block.before, whole=block.whole)
         except UpdateError as exc:
-            merge = _at_lines(before, current, block)
+            merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name)
             if merge is None:
                 return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                                   f"{block.describe()}: {exc}", named_as)
