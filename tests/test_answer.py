@@ -484,6 +484,8 @@ def test_a_name_in_backticks_is_a_file_only_with_a_folder_or_a_code_file_s_exten
     ("Here's the full file so you can just replace it:", True), ("Here is the complete updated `main.go`:", True),
     ("**2. Rewrite `src/cli.rs`**", True), ("Here's the updated component in full:", True),
     ("And load it in `Load` (here's the complete function):", False), ("Replace `getCartItems` with:", False),
+    ("Replace the contents of `src/cli.rs` with:", True), ("Overwrite `src/cli.rs` with:", True),
+    ("Here is the updated file:", True), ("Replace the `load` call with:", False), ("Updated `src/cli.rs`:", False),
 ])
 def test_the_prose_may_say_a_block_is_the_whole_file(prose, whole):
     [block] = read_answer(f"{prose}\n\n```rust src/cli.rs\nfn main() {{}}\n```\n").blocks

@@ -77,8 +77,10 @@ _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|y
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
                              re.IGNORECASE)
 _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|new\s+)?(?:file|version of|module|"
-                         r"contents|`[^`\s]+\.\w+`)|in full\b|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+)?"
-                         r"`[^`\s]+\.\w+`\s*(?:entirely|completely)?\s*[:.*]*\s*$)", re.IGNORECASE)
+                         r"contents|code|`[^`\s]+\.\w+`)|in full\b|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+|"
+                         r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
+                         r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
+                         r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",
                          re.IGNORECASE)
