@@ -773,3 +773,14 @@ def test_lines_the_prose_says_to_add_to_a_file_without_a_grammar_go_at_its_end(n
     plan = plan_answer(f"Add to `{name}`:\n\n```\n{block}```\n", tmp_path)
     assert plan.complete and plan.files[0].after == after
     assert not plan_answer(f"Here is `{name}`:\n\n```\n{block}```\n", tmp_path).complete  # (no place said)
+
+
+def test_an_absolute_path_names_the_root_s_file_it_ends_with(tmp_path):
+    """Copilot Chat names files by their absolute paths (``// filepath: /home/me/shop/src/a.ts``): under the
+    root, or written in another checkout, the root's file its last parts name; a new file there is refused."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.ts").write_text("export const a = 1;\n", encoding="utf-8")
+    for path in (f"{tmp_path}/src/a.ts", "/home/me/shop/src/a.ts"):
+        plan = plan_answer(f"```ts\n// filepath: {path}\nexport const a = 10;\n```\n", tmp_path)
+        assert plan.complete and plan.files[0].after == "export const a = 10;\n"
+    assert not plan_answer("```ts\n// filepath: /home/me/shop/src/b.ts\nexport const b = 1;\n```\n", tmp_path).complete

@@ -162,6 +162,10 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
             problems.append(Problem(block, block.cannot))
             continue
         target, problem = _target(block, root, default)
+        inside = _absolute_inside(root, block.path, read) if problem is not None and block.path else None
+        if inside is not None:  # Copilot Chat's ``// filepath: /home/me/shop/src/app.ts``: the root's file
+            target, problem = inside, None
+            named_as[target] = block.path
         if problem is not None:
             problems.append(Problem(block, problem))
             continue
@@ -265,6 +269,24 @@ def _target(block: Block, root: Path, default: Path | None) -> tuple[Path | None
                           f"name the file in the answer")
         return default, None
     return resolve_path(root, block.path)
+
+
+def _absolute_inside(root: Path, name: str, read: Reader) -> Path | None:
+    """The root's file an absolute path names: the path itself when it lies under the root, else the file under
+    the root that its last parts name (the answer was written in another checkout of the project); None when
+    neither holds (an absolute path is never a new file)."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if not path.is_absolute():
+        return None
+    try:
+        return resolve_path(root, path.relative_to(root.as_posix()).as_posix())[0]
+    except ValueError:
+        pass
+    for n in range(1, len(path.parts) - 1):
+        target = resolve_path(root, PurePosixPath(*path.parts[n:]).as_posix())[0]
+        if target is not None and read(target) != (None, None):
+            return target
+    return None
 
 
 def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
