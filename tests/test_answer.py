@@ -784,3 +784,16 @@ def test_an_absolute_path_names_the_root_s_file_it_ends_with(tmp_path):
         plan = plan_answer(f"```ts\n// filepath: {path}\nexport const a = 10;\n```\n", tmp_path)
         assert plan.complete and plan.files[0].after == "export const a = 10;\n"
     assert not plan_answer("```ts\n// filepath: /home/me/shop/src/b.ts\nexport const b = 1;\n```\n", tmp_path).complete
+
+
+def test_a_method_the_prose_puts_in_a_class_goes_at_that_class_s_end(tmp_path):
+    """"Add this method to the `Cart` class" and the method alone, where the file has two classes: no line of the
+    file to place it by, and the sentence names the class (without it, which class is unknown: refused)."""
+    shop = ("class Cart:\n    def __init__(self):\n        self.items = []\n\n\nclass Order:\n"
+            "    def __init__(self, cart):\n        self.cart = cart\n")
+    (tmp_path / "shop.py").write_text(shop, encoding="utf-8")
+    method = "```python\ndef clear(self):\n    self.items = []\n```\n"
+    plan = plan_answer("Add this method to the `Cart` class in `shop.py`:\n\n" + method, tmp_path)
+    assert plan.complete and plan.files[0].after == shop.replace(
+        "self.items = []\n", "self.items = []\n\n    def clear(self):\n        self.items = []\n")
+    assert not plan_answer("Add this method in `shop.py`:\n\n" + method, tmp_path).complete

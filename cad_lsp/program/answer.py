@@ -81,6 +81,9 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
                          r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
                          r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
+# "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class"
+_INTO = re.compile(r"\b(?:to|in|into|inside)\s+(?:the\s+|your\s+)?`(?P<name>[A-Za-z_]\w*)`\s*(?P<kind>class|struct|"
+                   r"interface|object|component|model|service|controller)?", re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",
                          re.IGNORECASE)
@@ -169,6 +172,7 @@ class Block:
     usage: bool = False  # the prose shows it as a use of the change ("You can call it like this:"), or a REPL session
     existing: bool = False  # the sentence naming the file says it is a change in it ("In `index.blade.php` you can")
     adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
+    into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
 
     @property
     def is_patch(self) -> bool:
@@ -339,7 +343,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
                     lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body),
                     adds=bool([line for line in prose if line.strip()][-1:]) and
-                    _ADDS_TO.search([line for line in prose if line.strip()][-1]) is not None)]
+                    _ADDS_TO.search([line for line in prose if line.strip()][-1]) is not None,
+                    into=_class_named(prose))]
 
 
 def _files_in_one_block(body: list[str]) -> list[list[str]]:
@@ -352,6 +357,18 @@ def _files_in_one_block(body: list[str]) -> list[list[str]]:
                     and (path := _naming_first_line(body[k:k + 1])) is not None and path != first
                     and not body[k][:1].isspace()]  # (at the left edge, as the first)
     return [body[a:b] for a, b in zip(starts, starts[1:] + [len(body)])]
+
+
+def _class_named(prose: list[str]) -> str | None:
+    """The class the sentence before a block puts its methods in: a name in backticks after "to", "in" or
+    "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method."""
+    said = [line for line in prose if line.strip()][-1:]
+    if not said or not re.search(r"\b(?:method|function|handler|member|getter|setter)s?\b", said[0], re.IGNORECASE):
+        return None
+    for m in _INTO.finditer(said[0]):
+        if m["kind"] or m["name"][0].isupper():
+            return m["name"]
+    return None
 
 
 def _line_range(info: str) -> tuple[int, int] | None:

@@ -428,7 +428,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             continue
         try:
             merge = merge_update(current, block.text, target.name, force=force, after=block.after,
-                                 before=block.before, whole=block.whole)
+                                 before=block.before, whole=block.whole, into=block.into)
         except UpdateError as exc:
             merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name)
             if merge is None:

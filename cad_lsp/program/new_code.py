@@ -33,6 +33,12 @@ def _names(units: list[Unit]) -> set[str]:
     return out
 
 
+def _walk(units: list[Unit]):
+    for unit in units:
+        yield unit
+        yield from _walk(unit.body or [])
+
+
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
@@ -99,10 +105,11 @@ def _after_sibling_calls(doc_lines: list[str], update_lines: list[str], units: l
     return siblings[-1].end + 1, [newline] * _gap(doc_lines, siblings, 1) + _trimmed(update_lines, newline)
 
 
-def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: str | None,
-                      newline: str) -> tuple[int, list[str]] | None:
+def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: str | None, newline: str,
+                      into: str | None = None) -> tuple[int, list[str]] | None:
     """(the file line index the update goes before, the lines to insert there, set apart and indented as the
-    file's), or None when the update is not new members alone or has no one place."""
+    file's), or None when the update is not new members alone or has no one place.  ``into``: the class the
+    answer names for them ("add this method to the `Cart` class"), where the file has several."""
     if grammar in (None, "markdown", "bash") or any(is_marker(line) for line in update_lines):
         return None  # (between markers, where they stand for the file's code, the new code's place is unknown)
     parsed, file_parsed = _members(update_lines, grammar), parse_units("".join(doc_lines), grammar, doc_lines)
@@ -120,6 +127,8 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
     method = bool(_indent(shown[0])) or (grammar == "python" and _SELF_FIRST.match(first) is not None) or \
         (grammar not in ("go", "rust", "c") and any("method" in u.kind for u in units))
     classes = [u for u in file_units if u.key is not None and u.key[0] == "type" and u.body]
+    named = [u for u in _walk(file_units) if into and u.key == ("type", into) and u.body]
+    classes = named if len(named) == 1 else classes
     if not method or len(classes) != 1 or len(shown) > NEW_SHARE * sum(1 for line in doc_lines if line.strip()):
         return None  # (as long as half the file or more: its rewrite, not an addition to it)
     cls = classes[0]

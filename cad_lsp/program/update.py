@@ -1443,7 +1443,8 @@ def keys_of(lines: list[str]) -> list[str]:
 
 
 def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
-                 after: str | None = None, before: str | None = None, whole: bool = False) -> Merge:
+                 after: str | None = None, before: str | None = None, whole: bool = False,
+                 into: str | None = None) -> Merge:
     # New imports (after a marker for the file's own, or none), then the rest: the imports go where they sort
     # among the file's, then the rest is merged (a handler pasted for a class the prose names; a class shown
     # below "// ... existing imports" and two new ones, which lines put after the file's imports).
@@ -1451,13 +1452,15 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     if parts is not None:
         try:
             imports = _merge_update(document, parts[0], language, force=force)
-            code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before)
+            code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
+                                 into=into)
             if not imports.unseen and not code.unseen:
                 return Merge(code.merged, 1, max(1, len(split_lines(document))), code.merged, None,
                              document=document)
         except UpdateError:
             pass
-    return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole)
+    return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole,
+                         into=into)
 
 
 # A line comment in each grammar, for a marker its parser must read as one
@@ -1494,7 +1497,8 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: 
 
 
 def _merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
-                  after: str | None = None, before: str | None = None, whole: bool = False) -> Merge:
+                  after: str | None = None, before: str | None = None, whole: bool = False,
+                  into: str | None = None) -> Merge:
     """The file the update makes, and the region it changed; UpdateError when the update cannot be placed.
 
     ``language`` is the file's name, extension or an editor's language id (None: guessed from the text); with
@@ -1502,7 +1506,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     A merge that breaks a file which parsed before is refused unless ``force``.  ``after`` names the definition
     that new definitions shown alone or between markers go after (a chat answer's "add this right after
     `create`"; "": the file's end, "add these to the end of the file"), ``before`` the one they go before
-    ("place it right above `releaseStock`").  ``whole``: the answer says the update is the whole new file
+    ("place it right above `releaseStock`"); ``into``, the class new methods go in ("add this method to the
+    `Cart` class").  ``whole``: the answer says the update is the whole new file
     ("Here's the full file:"); without a marker and at least a third of the file's length, it replaces it.  An
     update that is a unified diff (``@@`` hunks) is applied as one (``program.patch``), one of SEARCH/REPLACE
     sections as those (``program.search_replace``)."""
@@ -1567,7 +1572,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
         except UpdateError:
             placed = _at_named_block(doc_lines, update_lines, place) if place is not None else \
-                _new_members(doc_lines, update_lines, grammar)
+                _new_members(doc_lines, update_lines, grammar, into)
             if placed is None:
                 raise
             candidates = [(0, placed)]
@@ -1741,10 +1746,11 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
 
 
-def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | None) -> Merge | None:
+def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | None,
+                 into: str | None = None) -> Merge | None:
     """A method or a route shown with nothing around them, where ``program.new_code`` finds them one place (the
-    end of the file's one class, after the file's last route); None otherwise."""
-    found = new_members_place(doc_lines, update_lines, grammar, _terminator(doc_lines))
+    end of the file's one class, or of the class ``into`` names; after the file's last route); None otherwise."""
+    found = new_members_place(doc_lines, update_lines, grammar, _terminator(doc_lines), into)
     if found is None:
         return None
     at, new = found
