@@ -797,3 +797,16 @@ def test_a_method_the_prose_puts_in_a_class_goes_at_that_class_s_end(tmp_path):
     assert plan.complete and plan.files[0].after == shop.replace(
         "self.items = []\n", "self.items = []\n\n    def clear(self):\n        self.items = []\n")
     assert not plan_answer("Add this method in `shop.py`:\n\n" + method, tmp_path).complete
+
+
+def test_a_block_under_a_usage_heading_that_a_sentence_puts_in_a_file_is_a_use_not_a_change():
+    """``### Usage``, "Your CLI in `cmd/main.go` gets the default automatically. To tune it, pass the option:"
+    and a call: an optional use of the change, not a change of ``cmd/main.go`` (it rewrote the call there)."""
+    answer = ("```go\n// internal/client.go\nfunc WithRetry(n int) Option { return nil }\n```\n\n### Usage\n\n"
+              "Your CLI in `cmd/main.go` gets the default automatically. To tune it, pass the option:\n\n"
+              "```go\nc, err := client.New(url, client.WithRetry(5))\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["internal/client.go"]
+    assert reading.skipped[0].reason.startswith("a use of the change in cmd/main.go")
+    named = answer.replace("### Usage", "### Wiring it up")  # (a change, where nothing says it is a use)
+    assert [b.path for b in read_answer(named).blocks] == ["internal/client.go", "cmd/main.go"]

@@ -121,8 +121,9 @@ _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
 _USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|"
-                    r"(?:you can|you'd|you would|now you can|then) (?:now )?(?:call|use|run|test|try|invoke)|"
-                    r"to (?:use|call|test|try) (?:it|this|them)|(?:test|try|call|use) it)\b", re.IGNORECASE)
+                    r"(?:you can|you'd|you would|now you can) (?:now )?(?:call|use|run|test|try|invoke)|"
+                    r"how to (?:use|call|test|try))\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",
+                    re.IGNORECASE)
 # A sentence that puts the block in a file ("In `index.blade.php` you can pass ...", "Then, in `app/routes.py`:"),
 # which says the file is there already, unless it says to create it
 _IN_FILE = re.compile(r"^\W*(?:(?:then|and|also|next|now|finally),?\s+)?in\s+(?:the\s+|your\s+)?[`*]*[\w./\\-]+\.\w+",
@@ -243,6 +244,10 @@ def read_answer(markdown: str) -> Reading:
             elif isinstance(read, Block) and read.path is None and section_path and not read.usage and \
                     not read.is_patch and read.language not in _SHELL:  # a second block under a file's heading
                 read = replace(read, path=section_path, named_by="line before")
+            elif isinstance(read, Block) and read.usage and read.named_by == "line before" and \
+                    not _PATH_LINE.match([line for line in prose if line.strip()][-1]):
+                read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
+                                                         f"(\"### Usage\", \"you can call it like this\"), not a change")
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1
@@ -547,8 +552,9 @@ def _shows_usage(prose: list[str], body: list[str]) -> bool:
     """Whether a block is shown as a use of the change: the prose's last line says so ("You can now call it like
     this:", "### Usage", "Then test it:"), or the block is a REPL session (``>>> f(3)``)."""
     said = [line for line in prose if line.strip()][-1:]
+    heading = [line for line in prose if line.lstrip().startswith("#")][-1:]  # ("### Usage" above the sentence)
     first = next((line.lstrip() for line in body if line.strip()), "")
-    return bool(said and _USAGE.search(_BACKTICKED.sub("", said[0]))) or \
+    return any(_USAGE.search(_BACKTICKED.sub("", line)) for line in said + heading) or \
         first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))  # (not "example" in `.env.example`)
 
 
