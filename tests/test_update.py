@@ -1450,3 +1450,14 @@ def test_a_new_method_after_a_marker_and_before_the_class_s_brace_goes_inside_th
         "import java.util.List;\n", "import java.util.List;\nimport java.util.Optional;\n").replace(
         "        return repo.findAll();\n    }\n}", "        return repo.findAll();\n    }\n\n"
         "    public Optional<Order> find(long id) {\n        return repo.findById(id);\n    }\n}")
+
+
+def test_a_new_css_rule_beside_another_rewrites_none():
+    """New rules after one the update shows, then a marker: ``.list__empty {`` is another rule than the file's
+    ``.list__error {`` after it, however alike their lines (the error rule was written over)."""
+    vue = ("<style scoped>\n.list__filters .active {\n  font-weight: 600;\n}\n.list__error {\n  color: #b91c1c;\n}\n"
+           ".list__footer {\n  margin-top: 1rem;\n}\n</style>\n")
+    update = ("<style scoped>\n/* ...existing code... */\n.list__filters .active {\n  font-weight: 600;\n}\n"
+              ".list__empty {\n  color: #6b7280;\n}\n/* ...existing code... */\n</style>\n")
+    assert merge_update(vue, update, "List.vue").merged == vue.replace(
+        "}\n.list__error", "}\n.list__empty {\n  color: #6b7280;\n}\n.list__error")

@@ -1010,7 +1010,9 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"),
                # a Makefile's targets: ``.PHONY: migrate-dry-run`` beside ``.PHONY: image`` (a list of them is
                # named by its first: ``.PHONY: help test`` gaining ``deploy`` is a rewrite), ``image: ## Build``
-               re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"))
+               re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"),
+               # a CSS rule: ``.todo-list__empty {`` beside ``.todo-list__error {``, ``@media (...) {``
+               re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"))
 _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
 
 
