@@ -810,3 +810,12 @@ def test_a_block_under_a_usage_heading_that_a_sentence_puts_in_a_file_is_a_use_n
     assert reading.skipped[0].reason.startswith("a use of the change in cmd/main.go")
     named = answer.replace("### Usage", "### Wiring it up")  # (a change, where nothing says it is a use)
     assert [b.path for b in read_answer(named).blocks] == ["internal/client.go", "cmd/main.go"]
+
+
+def test_a_shell_block_after_a_sentence_naming_a_makefile_is_commands():
+    """"The Makefile already builds every test, so no build changes are needed. Run them:" and ``make test``:
+    commands to run, not the Makefile's new text (the file was refused, and the answer with it)."""
+    answer = ("```c\n// src/ring.c\nint rb_peek(void) { return 0; }\n```\n\nThe `Makefile` already builds every "
+              "test, so no build changes are needed. Run them:\n\n```bash\nmake test && make asan\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["src/ring.c"] and reading.skipped[0].reason.startswith("commands")

@@ -591,10 +591,12 @@ def _path_named(line: str) -> str | None:
 
 
 def _code_file(path: str) -> bool:
-    """Whether a path is a source file in a language other than the shell's (``main.go``, not ``deploy.sh``)."""
+    """Whether a path is a source file in a language other than the shell's (``main.go``, a ``Makefile``, not
+    ``deploy.sh``)."""
     name = re.split(r"[/\\]", path)[-1]
     extension = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
-    return extension in _CODE_EXTENSIONS and extension not in ("sh", "bash", "zsh", "fish", "ps1", "bat", "cmd")
+    return extension in _CODE_EXTENSIONS and extension not in ("sh", "bash", "zsh", "fish", "ps1", "bat", "cmd") or \
+        name in _BARE_NAMES
 
 
 def _names_file(word: str) -> bool:
