@@ -819,3 +819,13 @@ def test_a_shell_block_after_a_sentence_naming_a_makefile_is_commands():
               "test, so no build changes are needed. Run them:\n\n```bash\nmake test && make asan\n```\n")
     reading = read_answer(answer)
     assert [b.path for b in reading.blocks] == ["src/ring.c"] and reading.skipped[0].reason.startswith("commands")
+
+
+def test_a_section_the_prose_puts_before_a_heading_goes_there():
+    """"Add this section to the README, just before `## Notes`:" and the section: before that heading."""
+    [block] = read_answer("Add this section to the README, just before `## Notes`:\n\nREADME.md:\n```markdown\n"
+                          "## Access logs\n\nThey go to a bucket.\n```\n").blocks
+    readme = "# Site\n\n## Deploy\n\nRun it.\n\n## Notes\n\nNone.\n"
+    assert (block.path, block.before) == ("README.md", "Notes")
+    assert merge_update(readme, block.text, "README.md", before=block.before).merged == readme.replace(
+        "## Notes", "## Access logs\n\nThey go to a bucket.\n\n## Notes")

@@ -1461,3 +1461,13 @@ def test_a_new_css_rule_beside_another_rewrites_none():
               ".list__empty {\n  color: #6b7280;\n}\n/* ...existing code... */\n</style>\n")
     assert merge_update(vue, update, "List.vue").merged == vue.replace(
         "}\n.list__error", "}\n.list__empty {\n  color: #6b7280;\n}\n.list__error")
+
+
+def test_a_new_block_of_a_kind_the_file_has_goes_after_the_last_of_them_in_a_file_without_a_grammar():
+    """Terraform's ``output "log_bucket" {`` shown alone for an outputs file: after the file's last output."""
+    outputs = ('output "site_url" {\n  value = aws_cloudfront_distribution.site.domain_name\n}\n\n'
+               'output "bucket" {\n  value = aws_s3_bucket.site.bucket\n}\n')
+    new = 'output "log_bucket" {\n  description = "Access logs."\n  value       = aws_s3_bucket.logs.bucket\n}\n'
+    assert merge_update(outputs, new, "outputs.tf").merged == outputs + "\n" + new
+    with pytest.raises(UpdateError):  # a block of a kind the file does not have has no place
+        merge_update(outputs, new.replace("output", "module"), "outputs.tf")

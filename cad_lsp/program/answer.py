@@ -67,10 +67,11 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
                     r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*)(?:/\d+)?(?:\([^`]*\))?`|"
-                    r"\*\*(?P<section>[^*]{1,60})\*\*|"
+                    r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
                     r"\"(?P<quoted>[^\"]{1,60})\")", re.IGNORECASE)  # ("between `a` and `b`": after a; a section, bold)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
-                     r"`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`", re.IGNORECASE)
+                     r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
+                     r"`#{1,6}\s+(?P<heading>[^`]{1,60})`)", re.IGNORECASE)  # (a Markdown section: `## Notes`)
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
@@ -533,12 +534,13 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
         m = _AFTER.search(line)
         if m:  # ("after the `impl Config` block": the impl, not the struct of that name)
-            return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["quoted"], None
+            return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["heading"] or \
+                m["quoted"], None
         if _AT_THE_END.search(line.replace("**", "").replace("__", "")):  # ("at the **end** of the file")
             return "", None
         m = _BEFORE.search(line)
         if m:
-            return None, m["name"]
+            return None, m["name"] or m["heading"]
     return None, None
 
 

@@ -105,13 +105,35 @@ def _after_sibling_calls(doc_lines: list[str], update_lines: list[str], units: l
     return siblings[-1].end + 1, [newline] * _gap(doc_lines, siblings, 1) + _trimmed(update_lines, newline)
 
 
+_BLOCK_HEAD = re.compile(r"^(?P<kind>[A-Za-z_][\w-]*)\b[^{]*\{\s*$")  # ``output "log_bucket" {``, ``server {``
+
+
+def _after_sibling_blocks(doc_lines: list[str], update_lines: list[str], newline: str) -> tuple[int, list[str]] | None:
+    """New top-level blocks of a kind the file has, in a file without a grammar (Terraform's ``output "x" {``
+    beside the file's outputs, an nginx ``server {``): after the file's last block of that kind."""
+    shown = [line.rstrip("\r\n") for line in update_lines if line.strip()]
+    heads = [_BLOCK_HEAD.match(line) for line in shown if not line[:1].isspace() and line.strip() != "}"]
+    if not heads or not all(heads) or len({m["kind"] for m in heads}) != 1 or shown[-1] != "}":
+        return None
+    kind = heads[0]["kind"]
+    opens = [j for j, line in enumerate(doc_lines) if (m := _BLOCK_HEAD.match(line.rstrip("\r\n"))) and m["kind"] == kind]
+    if not opens:
+        return None
+    end = next((j for j in range(opens[-1] + 1, len(doc_lines)) if doc_lines[j].rstrip("\r\n") == "}"), None)
+    if end is None:
+        return None
+    return end + 1, [newline] + _trimmed(update_lines, newline)
+
+
 def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: str | None, newline: str,
                       into: str | None = None) -> tuple[int, list[str]] | None:
     """(the file line index the update goes before, the lines to insert there, set apart and indented as the
     file's), or None when the update is not new members alone or has no one place.  ``into``: the class the
     answer names for them ("add this method to the `Cart` class"), where the file has several."""
-    if grammar in (None, "markdown", "bash") or any(is_marker(line) for line in update_lines):
+    if grammar in ("markdown", "bash") or any(is_marker(line) for line in update_lines):
         return None  # (between markers, where they stand for the file's code, the new code's place is unknown)
+    if grammar is None:
+        return _after_sibling_blocks(doc_lines, update_lines, newline)
     parsed, file_parsed = _members(update_lines, grammar), parse_units("".join(doc_lines), grammar, doc_lines)
     if parsed is None or file_parsed is None or file_parsed[1]:
         return None
