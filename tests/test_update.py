@@ -1471,3 +1471,15 @@ def test_a_new_block_of_a_kind_the_file_has_goes_after_the_last_of_them_in_a_fil
     assert merge_update(outputs, new, "outputs.tf").merged == outputs + "\n" + new
     with pytest.raises(UpdateError):  # a block of a kind the file does not have has no place
         merge_update(outputs, new.replace("output", "module"), "outputs.tf")
+
+
+def test_a_new_function_the_answer_puts_after_one_it_resembles_is_new_not_that_one_renamed():
+    """"Add a `Touch` method after `UpdateFirmware`" and a method whose body repeats most of that one's lines:
+    a new method there (read as that one renamed, it replaced its body)."""
+    body = ("\tres, err := s.db.ExecContext(ctx, q, id)\n\tif err != nil {\n\t\treturn err\n\t}\n"
+            "\tn, err := res.RowsAffected()\n\tif err != nil {\n\t\treturn err\n\t}\n\tif n == 0 {\n"
+            "\t\treturn ErrNotFound\n\t}\n\treturn nil\n}\n")
+    store = ("package store\n\nfunc (s *Store) List() error {\n\treturn nil\n}\n\n"
+             "func (s *Store) UpdateFirmware(ctx context.Context, id string) error {\n" + body)
+    touch = "func (s *Store) Touch(ctx context.Context, id string) error {\n" + body
+    assert merge_update(store, touch, "store.go", after="UpdateFirmware").merged == store + "\n" + touch

@@ -144,8 +144,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
-    if any(_renamed_from(merger, u, old_units) for u in shown):
-        return None  # a file's function under a new name (its body the same): renamed in place, by lines
+    if not named and any(_renamed_from(merger, u, old_units) for u in shown):
+        return None  # a file's function under a new name (its body the same): renamed in place, by lines (unless
+        # the answer names where the new one goes: "add a `Touch` method after `UpdateFirmware`", alike as text)
     last = len(old_units) - 1
     if not named and any(u.key[0] == "section" for u in shown):
         return None  # a new Markdown section goes where the answer says, or lines place it
