@@ -1483,3 +1483,14 @@ def test_a_new_function_the_answer_puts_after_one_it_resembles_is_new_not_that_o
              "func (s *Store) UpdateFirmware(ctx context.Context, id string) error {\n" + body)
     touch = "func (s *Store) Touch(ctx context.Context, id string) error {\n" + body
     assert merge_update(store, touch, "store.go", after="UpdateFirmware").merged == store + "\n" + touch
+
+
+def test_a_new_subsection_after_a_marker_for_the_rest_of_its_section_goes_right_after_that_section():
+    """"Add a subsection right after the configuration table:" the section's first paragraph, a marker for the
+    table, the new ``###`` subsection: at the end of that section, not after the sections that follow it."""
+    readme = ("# App\n\n## Configuration\n\nAll settings live in `config.toml`:\n\n| Key | Default |\n|---|---|\n"
+              "| `host` | `0.0.0.0` |\n\n## Testing\n\nRun `cargo test`.\n")
+    update = ("## Configuration\n\nAll settings live in `config.toml`:\n\n<!-- ... existing table ... -->\n\n"
+              "### Environment overrides\n\nEvery key can be overridden.\n")
+    assert merge_update(readme, update, "README.md").merged == readme.replace(
+        "## Testing", "### Environment overrides\n\nEvery key can be overridden.\n\n## Testing")

@@ -506,8 +506,8 @@ class _Merger:
         """A marker that ends a Markdown section stands for the sections after it (``<!-- ... existing sections
         ... -->`` before a new one): a unit of its own after the section, which is shown whole.  Where the
         section shows a paragraph the file's section starts the same way (a paragraph rewritten, the section's
-        rest elided), the marker stands for the section's rest too, and stays its last unit as well (lifted out,
-        the code and paragraphs after the one shown went, counted as shown)."""
+        rest elided), the marker stands for the section's rest instead, and stays its last unit (lifted out, the
+        code and paragraphs after the one shown went, counted as shown)."""
         heads = {u.key: {self.old.lines[b.start].strip() for b in u.body or [] if self.old.lines[b.start].strip()}
                  for u in _walk(old_sections) if u.key is not None and u.key[0] == "section"}
         out: list[Unit] = []
@@ -520,9 +520,10 @@ class _Merger:
                 end = body[-1].end if body else unit.body_start - 1
                 partly = any(len(self.new.lines[b.start].strip()) >= 12 and
                              self.new.lines[b.start].strip() in heads.get(unit.key, ()) for b in body)
-                out.append(unit if partly else
-                           replace(unit, end=max(unit.start, end), body=body, body_end=max(unit.start, end)))
-                out += tail
+                if partly:  # (the marker is the section's: what follows it, a new subsection, comes right after)
+                    out.append(unit)
+                else:
+                    out += [replace(unit, end=max(unit.start, end), body=body, body_end=max(unit.start, end))] + tail
             else:
                 out.append(unit)
         return out
