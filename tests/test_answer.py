@@ -439,6 +439,18 @@ NOT_YET: dict[str, str] = {
     "swift-notes-pinning-cursor": "Swift has no grammar here: a second ``extension Note {`` after a marker at "
                                   "the file's end is placed on the lines of the file's extension of that name "
                                   "(the prose after the block says it goes at the end)",
+    "elixir-cache-ttl-mistral": "Elixir has no grammar here: a function rewritten with a new arity beside the old "
+                                "one, and a test module's closing ``end`` placed by lines",
+    "java-order-refund-gemini": "an enum's constants and the ``TERMINAL`` set rewritten, shown without markers: "
+                                "the set's new line is written beside the old one (no line of context after it)",
+    "kotlin-task-due-dates-mistral": "imports (some the file's), ``// ...`` and a test before the class's ``}``: "
+                                     "``@Test`` lines fit many places, and the test goes after the class",
+    "ruby-rails-user-deactivation-cursor": "a routes ``resources :users`` line given a ``member do`` block: the "
+                                           "``end`` lines fit two places, and the file is refused",
+    "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
+                                    "form's ``</form>`` and inputs are placed on the old form's, which goes",
+    "express-zod-validation-chatgpt": "the update ends inside a route's callback with a marker for its rest: the "
+                                      "callback's ``});`` is not supplied and the merge is refused as breaking",
 }
 
 
