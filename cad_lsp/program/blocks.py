@@ -156,9 +156,7 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
             sum(1 for u in shown for line in merger.new.lines[u.start: u.end + 1] if line.strip()) > \
             NEW_SHARE * sum(1 for line in merger.old.lines if line.strip()):
         return None  # nothing of it in the file, no place named, and as long as half of it: the file rewritten
-    if language == "python" and not depth and any(re.search(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b",
-                                              merger.new.lines[u.inner if u.inner is not None else u.start])
-                                    for u in shown):
+    if language == "python" and not depth and any(SELF_FIRST.match(merger.new.lines[_first_line(u)]) for u in shown):
         return None  # a method: its class's (``new_code``, where the file has one class)
     if not named and language not in ("go", "rust", "c") and any("method" in u.kind for u in shown):
         return None  # (Java's ``public void clear()``: a method, not a top-level function; its class's end)
@@ -190,6 +188,7 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
 # What runs a module, and stays its last lines: new definitions go before it
 _RUNS_IT = re.compile(r"^(?:if\s+__name__\s*==|module\.exports\b|exports\.\w+\s*=|export\s+default\b|export\s*\{)")
 NEW_SHARE = 0.5  # new definitions with no line of the file and as long as this share of it rewrite it
+SELF_FIRST = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b")  # a Python method: its class's
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
 
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .blocks import NEW_SHARE
+from .blocks import NEW_SHARE, SELF_FIRST, _indent, _walk
 from .markers import is_marker
-from .syntax import Unit, parse_units
+from .syntax import LANGUAGES, Unit, parse_units
 
 __all__ = ["new_members_place"]
 
-_SELF_FIRST = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b")
 _KINDS = ("function", "type")  # what an update of new definitions holds, as ``Unit.key`` names it
 
 
@@ -31,16 +30,6 @@ def _names(units: list[Unit]) -> set[str]:
             out.add(unit.key[1])
         out |= _names(unit.body or [])
     return out
-
-
-def _walk(units: list[Unit]):
-    for unit in units:
-        yield unit
-        yield from _walk(unit.body or [])
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _definitions(units: list[Unit]) -> list[Unit]:
@@ -55,21 +44,17 @@ def _gap(lines: list[str], units: list[Unit], default: int) -> int:
     return sum(1 for line in lines[a.end + 1: b.start] if not line.strip())
 
 
-# Languages whose methods parse only inside a class (``clear(): void {`` alone is an error in TypeScript)
-_CLASS_BODY = {"javascript": "class _ {\n", "typescript": "class _ {\n", "tsx": "class _ {\n",
-               "csharp": "class _ {\n", "kotlin": "class _ {\n", "php": "<?php class _ {\n"}
-
-
 def _members(update_lines: list[str], grammar: str) -> list[Unit] | None:
-    """The update's units as it parses, or, where it parses only inside a class, as the members of one (with
-    their lines the update's own); None where it does not parse either way."""
+    """The update's units as it parses, or, where it parses only inside a class (``clear(): void {`` alone is an
+    error in TypeScript), as the members of the grammar's stand-in class (with their lines the update's own); None
+    where it does not parse either way."""
     parsed = parse_units("".join(update_lines), grammar, update_lines)
     if parsed is not None and not parsed[1]:
         return parsed[0]
-    head = _CLASS_BODY.get(grammar)
-    if head is None:
+    wrapper = LANGUAGES[grammar].wrapper if grammar in LANGUAGES else None
+    if wrapper is None:
         return None
-    wrapped = [head, *update_lines, "}\n"]
+    wrapped = [wrapper[0], *update_lines, wrapper[1]]
     parsed = parse_units("".join(wrapped), grammar, wrapped)
     if parsed is None or parsed[1] or len(parsed[0]) != 1 or not parsed[0][0].body:
         return None
@@ -146,7 +131,7 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
         return None
     shown = [line for line in update_lines if line.strip()]
     first = update_lines[units[0].inner if units[0].inner is not None else units[0].start]
-    method = bool(_indent(shown[0])) or (grammar == "python" and _SELF_FIRST.match(first) is not None) or \
+    method = bool(_indent(shown[0])) or (grammar == "python" and SELF_FIRST.match(first) is not None) or \
         (grammar not in ("go", "rust", "c") and any("method" in u.kind for u in units))
     classes = [u for u in file_units if u.key is not None and u.key[0] == "type" and u.body]
     named = [u for u in _walk(file_units) if into and u.key == ("type", into) and u.body]
