@@ -1743,6 +1743,11 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
     if definition and at < len(keys) and keys[at].strip() and not _CLOSING.match(keys[at]):
         new.append(Piece(newline, None, None))
+    return _inserted(doc_lines, update_lines, at, new)
+
+
+def _inserted(doc_lines: list[str], update_lines: list[str], at: int, new: list[Piece]) -> Merge:
+    """The file with ``new`` lines put before its line index ``at``, nothing of it removed."""
     pieces = [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[:at])] + new + \
         [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[at:], at)]
     return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
@@ -1756,9 +1761,7 @@ def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | N
     if found is None:
         return None
     at, new = found
-    pieces = [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[:at])] + \
-        [Piece(line, None, None) for line in new] + [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[at:], at)]
-    return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
+    return _inserted(doc_lines, update_lines, at, [Piece(line, None, None) for line in new])
 
 
 def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
