@@ -246,7 +246,7 @@ def read_answer(markdown: str) -> Reading:
                     not read.is_patch and read.language not in _SHELL:  # a second block under a file's heading
                 read = replace(read, path=section_path, named_by="line before")
             elif isinstance(read, Block) and read.usage and read.named_by == "line before" and \
-                    not _PATH_LINE.match([line for line in prose if line.strip()][-1]):
+                    not _PATH_LINE.match(_last_said(prose)):
                 read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
                                                          f"(\"### Usage\", \"you can call it like this\"), not a change")
             (blocks if isinstance(read, Block) else skipped).append(read)
@@ -348,9 +348,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     after, before = _place_named(prose)
     return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
                     lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body),
-                    adds=bool([line for line in prose if line.strip()][-1:]) and
-                    _ADDS_TO.search([line for line in prose if line.strip()][-1]) is not None,
-                    into=_class_named(prose))]
+                    adds=_ADDS_TO.search(_last_said(prose)) is not None, into=_class_named(prose))]
 
 
 def _files_in_one_block(body: list[str]) -> list[list[str]]:
@@ -368,10 +366,10 @@ def _files_in_one_block(body: list[str]) -> list[list[str]]:
 def _class_named(prose: list[str]) -> str | None:
     """The class the sentence before a block puts its methods in: a name in backticks after "to", "in" or
     "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method."""
-    said = [line for line in prose if line.strip()][-1:]
-    if not said or not re.search(r"\b(?:method|function|handler|member|getter|setter)s?\b", said[0], re.IGNORECASE):
+    said = _last_said(prose)
+    if not re.search(r"\b(?:method|function|handler|member|getter|setter)s?\b", said, re.IGNORECASE):
         return None
-    for m in _INTO.finditer(said[0]):
+    for m in _INTO.finditer(said):
         if m["kind"] or m["name"][0].isupper():
             return m["name"]
     return None
@@ -454,9 +452,9 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
     if path is None:
         path = _path_before(prose)
         named_by = "line before" if path else None
-        said = [line for line in prose if line.strip()][-1:]
-        existing = path is not None and bool(said) and _IN_FILE.match(said[0]) is not None and \
-            path in said[0] and not _CREATES.search(said[0])
+        said = _last_said(prose)
+        existing = path is not None and _IN_FILE.match(said) is not None and path in said and \
+            not _CREATES.search(said)
         if path is not None and language in _SHELL and _code_file(path):
             path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
     if language in _NOT_CODE and path is None:
@@ -550,13 +548,17 @@ def _says_whole_file(prose: list[str]) -> bool:
     return any(_WHOLE_FILE.search(line) for line in [line for line in prose if line.strip()][-3:])
 
 
+def _last_said(prose: list[str]) -> str:
+    """The prose's last line that holds something ("" when none): the sentence that introduces a block."""
+    return next((line for line in reversed(prose) if line.strip()), "")
+
+
 def _shows_usage(prose: list[str], body: list[str]) -> bool:
     """Whether a block is shown as a use of the change: the prose's last line says so ("You can now call it like
     this:", "### Usage", "Then test it:"), or the block is a REPL session (``>>> f(3)``)."""
-    said = [line for line in prose if line.strip()][-1:]
     heading = [line for line in prose if line.lstrip().startswith("#")][-1:]  # ("### Usage" above the sentence)
     first = next((line.lstrip() for line in body if line.strip()), "")
-    return any(_USAGE.search(_BACKTICKED.sub("", line)) for line in said + heading) or \
+    return any(_USAGE.search(_BACKTICKED.sub("", line)) for line in [_last_said(prose)] + heading) or \
         first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))  # (not "example" in `.env.example`)
 
 
