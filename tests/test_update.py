@@ -209,6 +209,23 @@ def test_a_changed_line_shown_alone_rewrites_the_line_it_clearly_resembles():
                         "README.md").merged == want
 
 
+def test_the_last_line_of_new_code_rewrites_the_next_file_line_it_resembles_past_lines_it_inserts():
+    """An enum gains a constant and the set below it gains the constant too, shown last with no line after it:
+    the set's line is rewritten, not kept beside its rewrite; a last line like no file line below is added."""
+    document = ("enum Status {\n    PAID(\"Paid\"),\n\n    /** Cancelled before payment. */\n    CANCELLED(\"Cancelled\");\n\n"
+                "    static final Set<Status> TERMINAL = EnumSet.of(CANCELLED);\n\n    Status(String label) {}\n}\n")
+    update = ("    /** Cancelled before payment. */\n    CANCELLED(\"Cancelled\"),\n\n    /** Paid back. */\n"
+              "    REFUNDED(\"Refunded\");\n\n"
+              "    static final Set<Status> TERMINAL = EnumSet.of(CANCELLED, REFUNDED);\n")
+    want = document.replace('CANCELLED("Cancelled");', 'CANCELLED("Cancelled"),\n\n    /** Paid back. */\n'
+                            '    REFUNDED("Refunded");').replace(
+        "EnumSet.of(CANCELLED)", "EnumSet.of(CANCELLED, REFUNDED)")
+    assert merge_update(document, update, "java").merged == want
+    added = update.replace("static final Set<Status> TERMINAL = EnumSet.of(CANCELLED, REFUNDED);",
+                           "public boolean isRefund() { return this == REFUNDED; }")
+    assert merge_update(document, added, "java").merged.count("EnumSet.of(CANCELLED);") == 1
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

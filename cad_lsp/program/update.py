@@ -1078,8 +1078,26 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
             if not found and before < len(doc_keys) and before + 1 not in placed and \
                     _split_over_lines([keys[i] for i in run[:WRAPPED_LINES]], doc_keys[before]):
                 found = {before + 1}
-            out |= found
+            out |= found | _last_line_rewritten(run, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
+
+
+def _last_line_rewritten(run: list[int], done: int, keys: list[str], doc_keys: list[str], placed: list[int],
+                         taken: set[int]) -> set[int]:
+    """The file line that the last line of new code ending the update (or before a marker) rewrites, past lines
+    it inserts: an enum gains a constant and its ``TERMINAL = EnumSet.of(CANCELLED)`` below becomes
+    ``...of(CANCELLED, REFUNDED)``, shown last with no line of context after it. The next non-blank file line after ``done`` (the last line placed or
+    rewritten), resembled closely by the update's last line and by no other line of the run."""
+    j = done + 1
+    while j <= len(doc_keys) and not doc_keys[j - 1].strip():
+        j += 1
+    if j > len(doc_keys) or j in placed or j in taken or len(run) < 2:
+        return set()
+    last, old = keys[run[-1]], doc_keys[j - 1]
+    if not _resembles(last, old, REWRITE_ALONE) or _defines_another(keys, run[-1], doc_keys, j - 1) or \
+            any(_resembles(keys[k], old) for k in run[:-1]):
+        return set()
+    return set(range(done + 1, j + 1))  # (with the blank lines before it: the update's own stand for them)
 
 
 def _with_continuations(replaced: frozenset[int], lines: list[int], doc_keys: list[str]) -> frozenset[int]:
