@@ -447,8 +447,6 @@ NOT_YET: dict[str, str] = {
                                            "``end`` lines fit two places, and the file is refused",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
-    "express-zod-validation-chatgpt": "the update ends inside a route's callback with a marker for its rest: the "
-                                      "callback's ``});`` is not supplied and the merge is refused as breaking",
 }
 
 

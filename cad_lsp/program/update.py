@@ -531,6 +531,8 @@ def align_update(document: str, update: str, *, context: bool = False,
         _share_edge_blank_lines(lines, keys, doc_keys, replaced)
     _close_marked_blocks(lines, keys, doc_keys)
     rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced)
+    if not whole:
+        rewrites |= _rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()), set(rewrites))
     replaced = replaced | frozenset(rewrites.values())
     anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]  # a rewrite splits the marker stretch it is in
     kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
@@ -859,6 +861,48 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
                                                                replaced | set(out.values()))) is not None}
         if len(found) == 1:
             out.update(found)
+    return out
+
+
+def _rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int],
+                    done: set[int]) -> dict[int, int]:
+    """New lines after a marker and before a placed line that rewrite a run of file lines further up than the
+    placed line, with the lines between them left out (deleted): a route's head gains a middleware and its
+    first statement a cast, shown after ``// ...``, and the checks below them go; the body's unchanged rest
+    follows. The run's first line is found as a line rewritten alone among the lines the marker would keep, the
+    others pair with the file lines after it, every one; blank lines placed between the marker and the run go
+    on the blank lines above its first file line. {update line: file line}, each pair."""
+    out: dict[int, int] = {}
+    for k, end in list(_new_runs(lines)):
+        after = lines[end] if end < len(lines) else None
+        start = k
+        while start > 0 and lines[start - 1] > 0 and not keys[start - 1].strip():
+            start -= 1  # blank lines the alignment placed after the marker
+        run = [i for i in range(k, end) if keys[i].strip()]
+        if not run or after is None or after <= 0 or start == 0 or lines[start - 1] != MARKER or \
+                any(i in done for i in range(start, end)):
+            continue
+        below = max([m for m in lines[:start] if m > 0] + [0])
+        if any(j in replaced for j in range(below + 1, after)):
+            continue  # a rewrite next to the placed line was found: the alignment's reading stands
+        head = _rewritten_alone(keys[run[0]], doc_keys, range(below + 1, after), set(replaced))
+        if head is None or _defines_another(keys, run[0], doc_keys, head - 1):
+            continue
+        pairs, at = [], head
+        for i in run:
+            while at < after and not doc_keys[at - 1].strip():
+                at += 1
+            if at >= after or not (_resembles(keys[i], doc_keys[at - 1]) or keys[i].strip() == doc_keys[at - 1].strip()):
+                break
+            pairs.append((i, at))
+            at += 1
+        if len(pairs) < len(run):
+            continue
+        blanks, j = [i for i in range(start, k)], head - 1
+        for i in reversed(blanks):  # the blank lines between the marker and the run: above its first file line
+            lines[i] = j if j > below and not doc_keys[j - 1].strip() else NEW
+            j -= 1
+        out.update(pairs)
     return out
 
 
