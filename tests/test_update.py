@@ -226,6 +226,21 @@ def test_the_last_line_of_new_code_rewrites_the_next_file_line_it_resembles_past
     assert merge_update(document, added, "java").merged.count("EnumSet.of(CANCELLED);") == 1
 
 
+def test_a_kotlin_test_named_in_backticks_is_a_new_definition_and_goes_before_the_class_s_closing_line():
+    """``fun `name with spaces`()`` names a test as ``def test_x`` does: new code whole, its ``@Test`` and ``}``
+    no places in the file (they fit every test), so the new test goes before the class's ``}`` it is shown
+    above."""
+    tests = "".join(f"    @Test\n    fun `case {n}`() {{\n        assertEquals({n}, f({n}))\n    }}\n\n" for n in range(3))
+    document = "package app\n\nimport kotlin.test.Test\nimport kotlin.test.assertEquals\n\nclass FTest {\n\n" + \
+        tests.rstrip("\n") + "\n}\n"
+    new = "    @Test\n    fun `negative numbers fail`() {\n        assertFailsWith<IllegalArgumentException> { f(-1) }\n    }\n"
+    update = "import kotlin.test.Test\nimport kotlin.test.assertEquals\nimport kotlin.test.assertFailsWith\n// ...\n\n" + \
+        new + "}\n"
+    want = document.replace("import kotlin.test.assertEquals\n", "import kotlin.test.assertEquals\n"
+                            "import kotlin.test.assertFailsWith\n").replace("    }\n}\n", "    }\n\n" + new + "}\n")
+    assert merge_update(document, update, "kotlin").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -77,6 +77,7 @@ _SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s
 _TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*([\"'`])(?P<title>.*?)\2")
 _OPENED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*$")  # ``router.post(`` alone on its line
 _TITLE_LINE = re.compile(r"^\s*([\"'`])(?P<title>[^\"'`]*)\1\s*,")  # ``'/:id/password',`` on the line after
+_BACKTICKED = re.compile(r"^\s*(?:\w+\s+)*fun\s+`(?P<name>[^`]+)`\s*\(")  # Kotlin's ``fun `rejects blank titles`()``
 _RECEIVER = re.compile(r"^\s*func\s*\([^)]*\)\s*")  # Go's ``func (s *Store)`` before a method's name
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using", "lock", "foreach", "elif",
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
@@ -300,7 +301,7 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     publish(Post $post): RedirectResponse`` with its ``{`` on the next line, ``func (s *Store) Update(id int) {``),
     else None (a call, a statement, a control line)."""
     key = keys[k]
-    m = _DEFINES.match(key)
+    m = _DEFINES.match(key) or _BACKTICKED.match(key)
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
