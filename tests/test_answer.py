@@ -441,8 +441,6 @@ NOT_YET: dict[str, str] = {
                                   "(the prose after the block says it goes at the end)",
     "elixir-cache-ttl-mistral": "Elixir has no grammar here: a function rewritten with a new arity beside the old "
                                 "one, and a test module's closing ``end`` placed by lines",
-    "ruby-rails-user-deactivation-cursor": "a routes ``resources :users`` line given a ``member do`` block: the "
-                                           "``end`` lines fit two places, and the file is refused",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }

@@ -241,6 +241,21 @@ def test_a_kotlin_test_named_in_backticks_is_a_new_definition_and_goes_before_th
     assert merge_update(document, update, "kotlin").merged == want
 
 
+def test_a_line_given_a_block_gets_new_lines_and_an_end_after_a_marker_closes_the_block_its_opener_opens():
+    """``resources :users`` gains `` do`` and member routes: the ``member do`` and ``end`` lines under it are new
+    (the file's other ``member do`` is not their place); the ``end`` shown after ``# ...`` is the end of the
+    ``namespace`` the update opens, not of any block ending in ``end``."""
+    document = ("Rails.application.routes.draw do\n  resources :posts do\n    member do\n      patch :publish\n"
+                "    end\n  end\n\n  namespace :admin do\n    resources :users\n    resources :posts do\n"
+                "      member do\n        patch :feature\n      end\n    end\n  end\n\n  namespace :api do\n"
+                "    resources :tags\n  end\nend\n")
+    update = ("  namespace :admin do\n    resources :users do\n      member do\n        patch :deactivate\n"
+              "      end\n    end\n    # ... existing code ...\n  end\n")
+    want = document.replace("    resources :users\n", "    resources :users do\n      member do\n"
+                            "        patch :deactivate\n      end\n    end\n")
+    assert merge_update(document, update, "ruby").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -89,6 +89,7 @@ _TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|d
                           r"enum|trait|object|namespace|module|extension|protocol|record|union|mod)\b")
 _ASSIGNED_BLOCK = re.compile(r"^\s*(?:(?:export|pub|public|private|protected|internal|static|final|const|let|var|val|"
                              r"override|lazy|readonly)\s+)*(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?![=>])")
+_OPENS = re.compile(r"\s+(?:do(?:\s*\|[^|]*\|)?|\{)\s*$")  # what a line ends with to open a block: `` do |t|``, `` {``
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 # A line that declares (``suspend fun refresh()``, ``public Product reserve(``, ``def f(``), not one that calls.
 _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|suspend|override|open|"
@@ -442,6 +443,15 @@ def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[boo
         for k in range(h + 1, _block_end(keys, h, markers)):
             if keys[k].strip() and not markers[k] and keys[k] not in inside and keys[k] in counts:
                 out.add(k)
+    # a file line given a block (``resources :users`` gaining `` do`` and routes under it): the block is new
+    for h, key in enumerate(keys):
+        opened = _OPENS.sub("", key)
+        if markers[h] or opened == key or counts[key] or not counts[opened]:
+            continue
+        j = doc_keys.index(opened)
+        if _indent_of(next((line for line in doc_keys[j + 1:] if line.strip()), "")) > _indent_of(opened):
+            continue  # the file's line opens a block already: the update shows that block
+        out |= {k for k in range(h + 1, _block_end(keys, h, markers)) if keys[k].strip() and not markers[k]}
     return out
 
 
@@ -485,8 +495,9 @@ def align_update(document: str, update: str, *, context: bool = False,
     if not chain:
         return _at_named_place(_unanchored(document, update_lines, lines, keys, fresh), keys, doc_keys, fresh,
                                defined, place)
+    chain, pinned = _closing_lines_pinned(chain, keys, markers, doc_keys)
     try:
-        _refuse_if_ambiguous(chain, markers, doc_keys)
+        _refuse_if_ambiguous(chain, markers, doc_keys, pinned)
     except UpdateError:
         # Placed only by lines the file has several times (``@Serializable``, ``)``) that fit elsewhere as well:
         # new code after a marker, like code that repeats no line, goes at the file's end (before one, its start).
@@ -1469,10 +1480,40 @@ def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False) -
     return starts and max(placed) == content[-1]
 
 
-def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str]) -> None:
+def _closing_lines_pinned(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
+                          doc_keys: list[str]) -> tuple[list[tuple[int, int]], set[int]]:
+    """The chain with each stretch of closing lines alone after a marker (``  end`` below ``# ... existing
+    code ...``) placed on the closing line of the file block its opener opens, where the update shows that
+    opener placed (``namespace :admin do``): an ``end`` fits every block's end, the opener's says which.
+    Returns the chain and the update lines so pinned."""
+    placed, pinned = dict(chain), set()
+    out = list(chain)
+    for n, (k, j) in enumerate(chain):
+        since = next((m for m in range(k - 1, -1, -1) if markers[m] or keys[m].strip() and not _CLOSING.match(keys[m])),
+                     None)
+        if since is None or not markers[since] or not _CLOSING.match(keys[k]):
+            continue  # (only blank and closing lines between the marker and this one)
+        depth = _indent_of(keys[k])
+        opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and not markers[o]
+                       and _indent_of(keys[o]) <= depth), None)
+        if opener is None or _indent_of(keys[opener]) != depth or _CLOSING.match(keys[opener]) or opener not in placed:
+            continue
+        end = placed[opener] + 1
+        while end < len(doc_keys) and (not doc_keys[end].strip() or _indent_of(doc_keys[end]) > depth):
+            end += 1
+        low = out[n - 1][1] if n else -1
+        high = chain[n + 1][1] if n + 1 < len(chain) else len(doc_keys)
+        if end < len(doc_keys) and doc_keys[end] == keys[k] and low < end < high:
+            out[n] = (k, end)
+            pinned.add(k)
+    return out, pinned
+
+
+def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str],
+                         pinned: set[int] = frozenset()) -> None:
     """UpdateError when a stretch of the update (its placed lines between two markers), as a block, fits just
     as well elsewhere between its neighbours: a snippet of ``return True`` and one new line could go after
-    any ``return True``."""
+    any ``return True``.  Stretches of ``pinned`` lines only (``_closing_lines_pinned``) are placed."""
     counts = Counter(doc_keys)
     marker_at = [k for k, marker in enumerate(markers) if marker]
     segments: list[list[tuple[int, int]]] = []
@@ -1482,6 +1523,8 @@ def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_
         else:
             segments.append([pair])
     for n, segment in enumerate(segments):
+        if all(k in pinned for k, _ in segment):
+            continue
         block = [(j - segment[0][1], doc_keys[j]) for _, j in segment]
         if any(_weight(key) >= 12 and counts[key] == 1 for _, key in block):
             continue  # a distinctive line found once in the file pins it
