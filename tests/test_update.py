@@ -256,6 +256,18 @@ def test_a_line_given_a_block_gets_new_lines_and_an_end_after_a_marker_closes_th
     assert merge_update(document, update, "ruby").merged == want
 
 
+def test_a_second_extension_shown_whole_after_a_marker_is_another_one_not_the_file_s_rewritten():
+    """Swift's ``extension Note {`` shown whole after ``// ...``, none of the file's extension's members in it: a
+    second extension at the end, the first kept (not its lines replaced by the new one's)."""
+    document = ("import Foundation\n\nstruct Note {\n    var title: String\n}\n\nextension Note {\n"
+                "    static let sample = Note(title: \"Groceries\")\n}\n")
+    new = ("extension Note {\n    var isEmpty: Bool {\n        title.trimmingCharacters(in: .whitespaces).isEmpty\n"
+           "    }\n}\n")
+    update = "struct Note {\n    var title: String\n    var isPinned = false\n}\n\n// ... existing code ...\n\n" + new
+    want = document.replace("    var title: String\n", "    var title: String\n    var isPinned = false\n") + "\n" + new
+    assert merge_update(document, update, "swift").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -440,9 +440,14 @@ def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[boo
             continue
         j = doc_keys.index(key)
         inside = set(doc_keys[j + 1: _block_end(doc_keys, j)])
-        for k in range(h + 1, _block_end(keys, h, markers)):
+        end = _block_end(keys, h, markers)
+        for k in range(h + 1, end):
             if keys[k].strip() and not markers[k] and keys[k] not in inside and keys[k] in counts:
                 out.add(k)
+        shown = {keys[k] for k in range(h + 1, end - 1) if _weight(keys[k]) >= DISTINCTIVE}
+        if _TYPE_HEADER.match(key) and shown and not shown & inside and end < len(keys) + 1 and \
+                _CLOSING.match(keys[end - 1]) and not any(markers[h:end]) and not (end < len(keys) and markers[end]):
+            out |= {h, end - 1}  # a second ``extension Note {`` whole, none of the first's members: another one
     # a file line given a block (``resources :users`` gaining `` do`` and routes under it): the block is new
     for h, key in enumerate(keys):
         opened = _OPENS.sub("", key)
@@ -869,8 +874,9 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
             continue  # a whole new block rewrites nothing
         else:
             edges = [run[0], run[-1]]
-        found = {i: j for i in edges if (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above),
-                                                               replaced | set(out.values()))) is not None}
+        found = {i: j for i in edges if keys[i] not in in_file  # (a file line not placed is no rewrite of it)
+                 and (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above),
+                                            replaced | set(out.values()))) is not None}
         if len(found) == 1:
             out.update(found)
     return out
