@@ -268,6 +268,18 @@ def test_a_second_extension_shown_whole_after_a_marker_is_another_one_not_the_fi
     assert merge_update(document, update, "swift").merged == want
 
 
+def test_new_code_at_the_end_of_a_module_that_closes_it_goes_before_the_module_s_closing_line():
+    """A file with no grammar here (Elixir), "add a describe block at the end of the test module": a marker for
+    the whole module, the new block, and the module's ``end``: the block goes inside the module, before its
+    ``end``, not after it."""
+    document = ('defmodule CacheTest do\n  use ExUnit.Case\n\n  describe "get/1" do\n    test "misses" do\n'
+                '      assert Cache.get(:x) == :error\n    end\n  end\nend\n')
+    new = '  describe "ttl" do\n    test "expires" do\n      assert Cache.get(:short) == :error\n    end\n  end\n'
+    update = "# ... existing tests ...\n\n" + new + "end\n"
+    want = document[: -len("end\n")] + "\n" + new + "end\n"
+    assert merge_update(document, update, "elixir", after="").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -74,7 +74,8 @@ _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<n
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
 _SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
-_TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*([\"'`])(?P<title>.*?)\2")
+# ``it("adds", () => {``; Ruby's and Elixir's ``describe "ttl" do``, ``get "/notes" do``
+_TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)(?:\s*\(\s*|\s+)([\"'`])(?P<title>.*?)\2")
 _OPENED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*$")  # ``router.post(`` alone on its line
 _TITLE_LINE = re.compile(r"^\s*([\"'`])(?P<title>[^\"'`]*)\1\s*,")  # ``'/:id/password',`` on the line after
 _BACKTICKED = re.compile(r"^\s*(?:\w+\s+)*fun\s+`(?P<name>[^`]+)`\s*\(")  # Kotlin's ``fun `rejects blank titles`()``
@@ -307,7 +308,7 @@ def _definition_name(keys: list[str], k: int) -> str | None:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
     titled = _TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
-    if titled and key.rstrip().endswith(("{", "(", "=>")):  # (C#'s ``todos.MapPost("/{id}", async (``)
+    if titled and (key.rstrip().endswith(("{", "(", "=>")) or _OPENS.search(key)):  # (``MapPost("/", async (``)
         return f"{titled['name']} {titled['title']}"
     opened, title = _OPENED_CALL.match(key), _TITLE_LINE.match(following)
     if opened and title:  # its string on the next line: ``router.post(`` then ``'/:id/password',``
@@ -1070,6 +1071,7 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?:\w+\s+)?\"(?P<key>[^\"]+)\"\s*$"),  # Go: a path in an import block
                # a route or a test opened by a call naming it: ``todos.MapDelete("/{id}/complete", async (``
                re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"),
+               re.compile(r"^\s*(?P<call>[\w.$]+)\s+([\"'])(?P<key>[^\"']*)\2.*\sdo(?:\s*\|[^|]*\|)?\s*$"),  # Ruby
                # a Makefile's targets: ``.PHONY: migrate-dry-run`` beside ``.PHONY: image`` (a list of them is
                # named by its first: ``.PHONY: help test`` gaining ``deploy`` is a rewrite), ``image: ## Build``
                re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"),
@@ -1672,7 +1674,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
-    tail = _after_leading_marker(update_lines) if grammar is None and after == "" else None
+    tail = _after_leading_marker(update_lines, doc_lines) if grammar is None and after == "" else None
     if tail is not None:  # "-- ... existing queries ..." then a new query "at the end of the file"
         candidates = [(0, _appended(document, "".join(tail)))]
     elif blockwise is None and after == "" and _new_code_only(doc_lines, update_lines):
@@ -1882,11 +1884,17 @@ def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
     return not any(is_marker(line) for line in update_lines) and first not in {line.strip() for line in doc_lines}
 
 
-def _after_leading_marker(update_lines: list[str]) -> list[str] | None:
+def _after_leading_marker(update_lines: list[str], doc_lines: list[str]) -> list[str] | None:
     """An update that is a marker for the whole file and then new code ("a new query at the end of the file":
-    ``-- ... existing queries ...`` first): the code after it; None for any other update."""
+    ``-- ... existing queries ...`` first): the code after it; None for any other update, and for one whose
+    code, indented, ends with the file's closing line less indented (a test module's ``end``: the code goes
+    inside the module, before it)."""
     shown = [k for k, line in enumerate(update_lines) if line.strip()]
     if not shown or not is_marker(update_lines[shown[0]]) or any(is_marker(update_lines[k]) for k in shown[1:]):
+        return None
+    last = next((line for line in reversed(doc_lines) if line.strip()), "")
+    if len(shown) > 2 and _CLOSING.match(last) and update_lines[shown[-1]].rstrip() == last.rstrip() and \
+            _indent_of(update_lines[shown[1]]) > _indent_of(last):
         return None
     rest = update_lines[shown[0] + 1:]
     while rest and not rest[0].strip():
