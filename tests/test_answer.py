@@ -436,8 +436,6 @@ NOT_YET: dict[str, str] = {
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
                                       "check below it (said in the prose only): the merge keeps the check",
-    "elixir-cache-ttl-mistral": "Elixir has no grammar here: a function rewritten with a new arity beside the old "
-                                "one, and a test module's closing ``end`` placed by lines",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }

@@ -1127,6 +1127,9 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
         run = [i for i in range(k, end) if keys[i].strip()]
         before = lines[k - 1] if k > 0 else None  # None: the update's start
         after = lines[end] if end < len(lines) else None  # None: its end
+        if after is not None and after > 0 and not keys[end].strip() and \
+                next((n for i, n in enumerate(lines[end:], end) if n <= 0 or keys[i].strip()), None) == MARKER:
+            after = MARKER  # blank lines placed before a marker: the run ends at the marker
         if run and after is not None and after > 0 and (before is None or before == MARKER) and \
                 not _closes_new_block(run[-1], keys, in_file):  # (a whole new block rewrites nothing)
             found = _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
@@ -1142,8 +1145,34 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
             if not found and before < len(doc_keys) and before + 1 not in placed and \
                     _split_over_lines([keys[i] for i in run[:WRAPPED_LINES]], doc_keys[before]):
                 found = {before + 1}
+            if not found:
+                found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
             out |= found | _last_line_rewritten(run, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
+
+
+def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys: list[str], placed: list[int],
+                         taken: set[int]) -> set[int]:
+    """The file's definition right after a placed line (its doc and attribute lines with it) that new code
+    after that line and before a marker rewrites whole: the new code defines the same name, which the file
+    and the update each define once (``put/2`` becoming ``put/3`` with a longer ``@doc``, where no grammar
+    reads the file and line by line the new text is mostly new)."""
+    first = before + 1
+    while first <= len(doc_keys) and not doc_keys[first - 1].strip():
+        first += 1
+    head = first
+    while head <= len(doc_keys) and _ATTACHED_LINE.match(doc_keys[head - 1]):
+        head += 1
+    if head > len(doc_keys):
+        return set()
+    name = _definition_name(doc_keys, head - 1)
+    if name is None or sum(_definition_name(doc_keys, j) == name for j in range(len(doc_keys))
+                           if _DECLARES.match(doc_keys[j]) or _DEFINES.match(doc_keys[j])) != 1 or \
+            sum(_definition_name(keys, i) == name for i in run) != 1:
+        return set()
+    end = _block_end(doc_keys, head - 1)  # (0-based, exclusive: the 1-based last line)
+    lines = set(range(before + 1, end + 1))  # (the blank lines above it too: the new code's own stand for them)
+    return set() if lines & set(placed) or lines & taken else lines
 
 
 def _last_line_rewritten(run: list[int], done: int, keys: list[str], doc_keys: list[str], placed: list[int],
