@@ -1396,6 +1396,17 @@ def test_an_update_whose_tabs_became_spaces_is_indented_as_the_file():
         "\tgo test ./...", "\tgo vet ./...\n\tgo test -race ./...")
 
 
+def test_lines_the_tab_indented_file_has_with_spaces_keep_them():
+    """A Go usage text in a raw string is indented with spaces in a file indented with tabs: the answer's
+    reworded text keeps its spaces (they are text, not indentation)."""
+    go = ("package main\n\nconst usage = `Usage: todo <command>\n\nCommands:\n  add <title>  add a task\n"
+          "  list [--all]  list open tasks\n`\n\nfunc main() {\n" + "\tprintln(usage)\n" * 20 + "}\n")
+    update = ("const usage = `Usage: todo <command>\n\nCommands:\n  add <title>           add a task\n"
+              "  list [--all] [--json]  list open tasks (--json prints JSON)\n`\n")
+    start, end = go.index("const usage"), go.index("\nfunc main")
+    assert merge_update(go, update, "main.go").merged == go[:start] + update + go[end:]
+
+
 def test_an_update_indented_with_tabs_is_indented_with_the_file_s_spaces():
     document = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
     update = "class A:\n\t# ... existing code ...\n\tdef g(self):\n\t\treturn 3\n"

@@ -34,6 +34,12 @@ def _style(lines: list[str]) -> str | None:
     return None
 
 
+def _start(line: str) -> tuple[str, str]:
+    """A line's indentation and first word: how the file's lines in a string literal are known again, reworded."""
+    text = line.lstrip(" \t")
+    return line[: len(line) - len(text)], text.split(maxsplit=1)[0] if text.strip() else ""
+
+
 def _space_unit(lines: list[str]) -> int:
     """The step of an indentation in spaces: the largest of ``UNITS`` that (almost) every indented line's width
     is a multiple of."""
@@ -47,8 +53,9 @@ def as_the_file_indents(doc_lines: list[str], update_lines: list[str]) -> list[s
     either mixes them)."""
     file_style, update_style = _style(doc_lines), _style(update_lines)
     if file_style is None or update_style is None or file_style == update_style or \
-            any(line.startswith("\t" if file_style == "tab" else " ") for line in _indented(update_lines)):
-        return update_lines
+            any(line.startswith("\t" if file_style == "tab" else " ") for line in _indented(update_lines)) or \
+            {_start(line) for line in _indented(update_lines)} <= {_start(line) for line in _indented(doc_lines)}:
+        return update_lines  # (the file's own lines in the other style: a Go usage text in a raw string)
     out = []
     if file_style == "tab":  # spaces to tabs, a tab per step of the update's own indentation
         unit = _space_unit(update_lines)
