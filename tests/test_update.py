@@ -280,6 +280,24 @@ def test_new_code_at_the_end_of_a_module_that_closes_it_goes_before_the_module_s
     assert merge_update(document, update, "elixir", after="").merged == want
 
 
+def test_a_new_method_then_the_next_one_s_head_rewritten_between_markers():
+    """Between two markers: a new route method, then ``show``'s attribute and signature changed and its ``{``
+    (the marker after it stands for its body): the new method goes above ``show``, whose head is rewritten; the
+    new method's attribute is not a rewrite of ``show``'s, which it resembles more."""
+    document = ("<?php\n\nclass ArticleController\n{\n    #[Route('', name: 'index')]\n    public function index(): Response\n"
+                "    {\n        return $this->render('index');\n    }\n\n"
+                "    #[Route('/{id}', name: 'show', requirements: ['id' => '\\d+'])]\n    public function show(Article $a): Response\n"
+                "    {\n        return $this->render('show', ['a' => $a]);\n    }\n}\n")
+    update = ("class ArticleController\n{\n// ... existing code ...\n\n    #[Route('/{id}', name: 'show_legacy', requirements: ['id' => '\\d+'])]\n"
+              "    public function showLegacy(Article $a): Response\n    {\n        return $this->redirectToRoute('show');\n    }\n\n"
+              "    #[Route('/{slug}', name: 'show', requirements: ['slug' => '[a-z-]+'])]\n"
+              "    public function show(#[MapEntity(mapping: ['slug' => 'slug'])] Article $a): Response\n    {\n"
+              "// ... existing code ...\n")
+    old_head = document[document.index("    #[Route('/{id}'"): document.index("    {\n        return $this->render('show'")]
+    new_head = update[update.index("    #[Route('/{id}'"): update.index("    {\n// ...")]
+    assert merge_update(document, update, "php").merged == document.replace(old_head, new_head)
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

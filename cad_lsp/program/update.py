@@ -537,7 +537,7 @@ def align_update(document: str, update: str, *, context: bool = False,
     _close_shown_blocks(lines, keys, doc_keys)
     if context:
         _place_context(lines, keys, doc_keys)
-    replaced = _with_continuations(_rewritten(lines, keys, doc_keys) | _rest_of_block(lines, keys, doc_keys),
+    replaced = _with_continuations(_rewritten(lines, keys, doc_keys, fresh) | _rest_of_block(lines, keys, doc_keys),
                                    lines, doc_keys)
     replaced |= _dead_after_return(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
@@ -548,7 +548,7 @@ def align_update(document: str, update: str, *, context: bool = False,
     else:
         _share_edge_blank_lines(lines, keys, doc_keys, replaced)
     _close_marked_blocks(lines, keys, doc_keys)
-    rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced)
+    rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced, fresh)
     if not whole:
         rewrites |= _rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()), set(rewrites))
     replaced = replaced | frozenset(rewrites.values())
@@ -836,7 +836,7 @@ def _close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str])
 
 
 def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[str],
-                              replaced: frozenset[int]) -> dict[int, int]:
+                              replaced: frozenset[int], fresh: set[int]) -> dict[int, int]:
     """New lines with markers (or the update's edge) on both sides that rewrite one file line: an import that
     gains a name, a signature that gains a parameter, shown alone between ``...`` markers; or the first or last
     line of a longer run between markers (a command rewritten, with new lines before it), when only one of the
@@ -867,20 +867,48 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
             continue
         if not run or before not in (None, MARKER) or after not in (None, MARKER):
             continue  # next to a placed line: the alignment's call
-        below = max([m for m in lines[:k] if m > 0] + [0])
+        below = max([m for m in lines[:k] if m > 0] + [v for i, v in out.items() if i < k] + [0])
         above = min([m for m in lines[end:] if m > 0] + [len(doc_keys) + 1])
+        taken = replaced | set(out.values())
         if len(run) == 1:
             edges = run
         elif _closes_new_block(run[-1], keys, in_file) or _closes_new_block(run[0], keys, in_file):
             continue  # a whole new block rewrites nothing
         else:
             edges = [run[0], run[-1]]
-        found = {i: j for i in edges if keys[i] not in in_file  # (a file line not placed is no rewrite of it)
-                 and (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above),
-                                            replaced | set(out.values()))) is not None}
-        if len(found) == 1:
+        found = {i: j for i in edges if keys[i] not in in_file and i not in fresh  # (a file line not placed, a
+                 and (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above), taken)) is not None}
+        if len(found) == 1:  # new definition's attribute: no rewrite of either)
             out.update(found)
+        elif not found:
+            out.update(_tail_somewhere(run, fresh, range(below + 1, above), keys, doc_keys, taken))
     return out
+
+
+def _tail_somewhere(run: list[int], fresh: set[int], js: range, keys: list[str], doc_keys: list[str],
+                    taken: set[int]) -> dict[int, int]:
+    """New lines between markers that end with a definition's head rewritten (a new route above ``show``, then
+    ``show``'s attribute and signature changed and its ``{``, before ``// ... existing code ...`` for its body):
+    the run's last lines paired line for line with the one run of file lines among ``js`` they are alike, one
+    pair defining the same name; the lines before them are new.  {update line: file line}, or none."""
+    found = []
+    for size in range(min(_most_rewritten(run, fresh), LONE_LINES), 1, -1):  # the longest first
+        tail = run[-size:]
+        if _CLOSING.match(keys[tail[0]]):
+            continue  # (the ``}`` of the new code before it would pair with any block's end)
+        for j in js:
+            olds = [n for n in range(j, js.stop) if doc_keys[n - 1].strip()][:size]
+            if len(olds) < size or olds[0] != j or any(n in taken for n in olds):
+                continue
+            pairs = list(zip(tail, olds))
+            if all(_resembles(keys[k], doc_keys[n - 1]) or keys[k].strip() == doc_keys[n - 1].strip()
+                   for k, n in pairs) and not any(_defines_another(keys, k, doc_keys, n - 1) for k, n in pairs) and \
+                    any((name := _definition_name(keys, k)) is not None and name == _definition_name(doc_keys, n - 1)
+                        for k, n in pairs):
+                found.append(dict(pairs))
+        if found:
+            break
+    return found[0] if len(found) == 1 else {}
 
 
 def _rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int],
@@ -1117,10 +1145,11 @@ def _indent_of(key: str) -> int:
     return len(key) - len(key.lstrip())
 
 
-def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
+def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: set[int]) -> frozenset[int]:
     """File lines that new update lines rewrite where the file would otherwise keep them: new lines just before
     a placed line, after a marker or at the snippet's start, that resemble the file lines just before it (a
-    changed ``def`` line above an unchanged body); and likewise just after a placed line."""
+    changed ``def`` line above an unchanged body); and likewise just after a placed line.  ``fresh``: the update's
+    lines of new definitions, which rewrite nothing."""
     out: set[int] = set()
     placed, in_file = [n for n in lines if n > 0], set(doc_keys)
     for k, end in _new_runs(lines):
@@ -1147,7 +1176,7 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozen
                 found = {before + 1}
             if not found:
                 found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
-            out |= found | _last_line_rewritten(run, max(found | {before}), keys, doc_keys, placed, out)
+            out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
 
 
@@ -1166,31 +1195,52 @@ def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys:
     if head > len(doc_keys):
         return set()
     name = _definition_name(doc_keys, head - 1)
+    named = [i for i in run if _definition_name(keys, i) == name]
     if name is None or sum(_definition_name(doc_keys, j) == name for j in range(len(doc_keys))
-                           if _DECLARES.match(doc_keys[j]) or _DEFINES.match(doc_keys[j])) != 1 or \
-            sum(_definition_name(keys, i) == name for i in run) != 1:
-        return set()
+                           if _DECLARES.match(doc_keys[j]) or _DEFINES.match(doc_keys[j])) != 1 or len(named) != 1 or \
+            not _CLOSING.match(keys[_block_end(keys, named[0]) - 1]) or _block_end(keys, named[0]) - 1 > run[-1]:
+        return set()  # (the new definition whole, to its closing line: not a head before a marker for its body)
     end = _block_end(doc_keys, head - 1)  # (0-based, exclusive: the 1-based last line)
     lines = set(range(before + 1, end + 1))  # (the blank lines above it too: the new code's own stand for them)
     return set() if lines & set(placed) or lines & taken else lines
 
 
-def _last_line_rewritten(run: list[int], done: int, keys: list[str], doc_keys: list[str], placed: list[int],
-                         taken: set[int]) -> set[int]:
-    """The file line that the last line of new code ending the update (or before a marker) rewrites, past lines
+def _most_rewritten(run: list[int], fresh: set[int]) -> int:
+    """How many of a run's last lines may rewrite file lines past those it inserts: up to its new definitions'
+    (``fresh``) last line, or all but one."""
+    last_fresh = max((n for n, i in enumerate(run) if i in fresh), default=None)
+    return len(run) - 1 if last_fresh is None else len(run) - 1 - last_fresh
+
+
+def _tail_rewritten(run: list[int], fresh: set[int], done: int, keys: list[str], doc_keys: list[str],
+                    placed: list[int], taken: set[int]) -> set[int]:
+    """The file lines that the last lines of new code ending the update (or before a marker) rewrite, past lines
     it inserts: an enum gains a constant and its ``TERMINAL = EnumSet.of(CANCELLED)`` below becomes
-    ``...of(CANCELLED, REFUNDED)``, shown last with no line of context after it. The next non-blank file line after ``done`` (the last line placed or
-    rewritten), resembled closely by the update's last line and by no other line of the run."""
-    j = done + 1
-    while j <= len(doc_keys) and not doc_keys[j - 1].strip():
+    ``...of(CANCELLED, REFUNDED)``, shown last with no line of context after it; a new route goes above
+    ``show`` and ``show``'s attribute and signature change, shown before ``// ... existing code ...`` for its
+    body.  The run's last lines, line for line alike the next non-blank file lines after ``done`` (the last
+    line placed or rewritten): one line when it is closely alike and no other line of the run is; several when
+    one of them defines the name its file line does."""
+    olds, j = [], done + 1
+    while len(olds) < _most_rewritten(run, fresh) and j <= len(doc_keys) and j not in placed and j not in taken:
+        if doc_keys[j - 1].strip():
+            olds.append(j)
         j += 1
-    if j > len(doc_keys) or j in placed or j in taken or len(run) < 2:
-        return set()
-    last, old = keys[run[-1]], doc_keys[j - 1]
-    if not _resembles(last, old, REWRITE_ALONE) or _defines_another(keys, run[-1], doc_keys, j - 1) or \
-            any(_resembles(keys[k], old) for k in run[:-1]):
-        return set()
-    return set(range(done + 1, j + 1))  # (with the blank lines before it: the update's own stand for them)
+    for size in range(len(olds), 0, -1):
+        pairs = list(zip(run[-size:], olds[:size]))
+        if not all(_resembles(keys[k], doc_keys[j - 1]) or keys[k].strip() == doc_keys[j - 1].strip()
+                   for k, j in pairs) or any(_defines_another(keys, k, doc_keys, j - 1) for k, j in pairs):
+            continue
+        if size == 1:
+            (k, j), = pairs
+            if not _resembles(keys[k], doc_keys[j - 1], REWRITE_ALONE) or \
+                    any(_resembles(keys[i], doc_keys[j - 1]) for i in run[:-1]):
+                continue
+        elif not any((name := _definition_name(keys, k)) is not None and name == _definition_name(doc_keys, j - 1)
+                     for k, j in pairs):
+            continue
+        return set(range(done + 1, olds[size - 1] + 1))  # (with the blank lines between: the update's stand for them)
+    return set()
 
 
 def _with_continuations(replaced: frozenset[int], lines: list[int], doc_keys: list[str]) -> frozenset[int]:
