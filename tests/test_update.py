@@ -298,6 +298,21 @@ def test_a_new_method_then_the_next_one_s_head_rewritten_between_markers():
     assert merge_update(document, update, "php").merged == document.replace(old_head, new_head)
 
 
+def test_a_one_line_case_class_written_one_parameter_a_line_replaces_the_line():
+    """Scala (no grammar here): ``case class LinkResponse(...)`` on one line, rewritten with a new field one
+    parameter a line after its unchanged annotation, and the method below it rewritten too, before a marker:
+    both replace their lines, not join them."""
+    document = ("import io.circe.generic.JsonCodec\n\n@JsonCodec\ncase class LinkResponse(code: String, url: String, "
+                "hits: Long)\n\nobject LinkResponse {\n  def of(link: Link) = LinkResponse(link.code, link.url, link.hits)\n}\n\n"
+                "class LinkRoutes(repository: LinkRepository) {\n  def all() = repository.all()\n}\n")
+    new = ("case class LinkResponse(\n    code: String,\n    url: String,\n    hits: Long,\n"
+           "    expiresAt: Option[String] = None\n)\n\nobject LinkResponse {\n  def of(link: Link) = LinkResponse(link.code, "
+           "link.url, link.hits, link.expiresAt.map(_.toString))\n}\n")
+    update = "@JsonCodec\n" + new + "\n// ... LinkRoutes unchanged ...\n"
+    start, end = document.index("case class"), document.index("\nclass LinkRoutes")
+    assert merge_update(document, update, "scala").merged == document[:start] + new + document[end:]
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

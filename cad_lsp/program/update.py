@@ -1172,8 +1172,10 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
         if run and before is not None and before > 0 and (after is None or after == MARKER):
             found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
             if not found and before < len(doc_keys) and before + 1 not in placed and \
-                    _split_over_lines([keys[i] for i in run[:WRAPPED_LINES]], doc_keys[before]):
-                found = {before + 1}
+                    any(_split_over_lines([keys[i] for i in run[:n]], doc_keys[before]) and
+                        (n <= WRAPPED_LINES or _same_signature(keys[run[0]], doc_keys[before]))
+                        for n in range(2, SIGNATURE_LINES + 1)):
+                found = {before + 1}  # (a one-line ``data class`` written one parameter a line)
             if not found:
                 found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
             out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
@@ -1263,6 +1265,12 @@ def _split_over_lines(new: list[str], old: str) -> bool:
         return False
     written = Counter(_TOKEN.findall(" ".join(new)))
     return _TOKEN.findall(new[0])[:1] == words[:1] and not Counter(words) - written
+
+
+def _same_signature(new: str, old: str) -> bool:
+    """Whether two lines open the same callable or constructor (``data class LinkResponse(``)."""
+    a, b = _SIGNATURE.match(new), _SIGNATURE.match(old)
+    return a is not None and b is not None and a["name"] == b["name"]
 
 
 def _new_runs(lines: list[int]):
