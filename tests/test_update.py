@@ -313,6 +313,16 @@ def test_a_one_line_case_class_written_one_parameter_a_line_replaces_the_line():
     assert merge_update(document, update, "scala").merged == document[:start] + new + document[end:]
 
 
+def test_a_css_property_given_another_value_is_a_rewrite_of_its_line():
+    """``color: #656d76;`` becoming ``color: var(--muted);`` in the last rule an update shows: alike as a
+    property, not as text; the old value does not stay beside the new one."""
+    document = (".tags {\n  flex: 1;\n  color: #656d76;\n}\n\n.empty {\n  text-align: center;\n  color: #656d76;\n}\n\n"
+                "@media (max-width: 600px) {\n  .tags {\n    display: none;\n  }\n}\n")
+    update = "/* ... */\n\n.empty {\n  text-align: center;\n  color: var(--muted);\n}\n"
+    want = document.replace("center;\n  color: #656d76;", "center;\n  color: var(--muted);")
+    assert merge_update(document, update, "styles.css").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -1086,6 +1086,8 @@ def _resembles(a: str, b: str, at_least: float = REWRITE_SIMILARITY) -> bool:
     same text, and not another entry of a list (``_other_entries``)."""
     if not a.strip() or not b.strip() or _indent_of(a) != _indent_of(b) or _other_entries(a, b):
         return False
+    if (m := _DECLARATION.match(a)) and (n := _DECLARATION.match(b)) and m["key"] == n["key"]:
+        return True  # one property given another value (``color: #656d76;`` to ``color: var(--muted);``)
     return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= at_least
 
 
@@ -1104,7 +1106,10 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                # named by its first: ``.PHONY: help test`` gaining ``deploy`` is a rewrite), ``image: ## Build``
                re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"),
                # a CSS rule: ``.todo-list__empty {`` beside ``.todo-list__error {``, ``@media (...) {``
-               re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"))
+               re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"),
+               # a declaration: CSS's ``color: #656d76;``, an interface's ``id: string;``
+               re.compile(r"^\s*(?P<key>-{0,2}[A-Za-z][\w-]*\??)\s*:\s*[^;{}]*;\s*$"))
+_DECLARATION = _ENTRY_KEYS[-1]
 _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
 
 
