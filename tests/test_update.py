@@ -323,6 +323,22 @@ def test_a_css_property_given_another_value_is_a_rewrite_of_its_line():
     assert merge_update(document, update, "styles.css").merged == want
 
 
+def test_a_function_shown_with_a_marker_then_a_new_ending_replaces_its_old_last_paragraph():
+    """``# ... filters unchanged ...`` in a function, then new code to its end that returns: the marker keeps the
+    filters, the file's last paragraph (the old ``return`` and the line above it) is what the new ending
+    replaces, not lines kept before it."""
+    document = ("def product_list(request):\n    products = Product.objects.all()\n\n    q = request.GET.get('q')\n"
+                "    if q:\n        products = products.filter(name__icontains=q)\n\n"
+                "    products = products.order_by('name')\n    return JsonResponse({'results': list(products)})\n\n\n"
+                "def product_detail(request, slug):\n    return JsonResponse({'slug': slug})\n")
+    update = ("def product_list(request):\n    products = Product.objects.all()\n\n    # ... search filter unchanged ...\n\n"
+              "    paginator = Paginator(products.order_by('name'), 20)\n    page = paginator.page(request.GET.get('page', 1))\n"
+              "    return JsonResponse(\n        {'results': list(page.object_list), 'count': paginator.count}\n    )\n")
+    want = document.replace("    products = products.order_by('name')\n    return JsonResponse({'results': list(products)})\n",
+                            update[update.index("    paginator"):])
+    assert merge_update(document, update, "views.py").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

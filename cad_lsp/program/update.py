@@ -539,7 +539,7 @@ def align_update(document: str, update: str, *, context: bool = False,
         _place_context(lines, keys, doc_keys)
     replaced = _with_continuations(_rewritten(lines, keys, doc_keys, fresh) | _rest_of_block(lines, keys, doc_keys),
                                    lines, doc_keys)
-    replaced |= _dead_after_return(lines, keys, doc_keys, replaced)
+    replaced |= _dead_after_return(lines, keys, doc_keys, replaced) | _old_ending(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     head = next((n for key, n in zip(keys, lines) if key.strip()), None)
     whole = not any(markers) and _covers(reached, doc_keys, head_is_new=head == NEW)
@@ -725,6 +725,33 @@ def _dead_after_return(lines: list[int], keys: list[str], doc_keys: list[str],
     if sum(1 for n in out if doc_keys[n - 1].strip()) > 2 * len(tail) + REWRITE_SLACK:
         return frozenset()
     return frozenset(out)
+
+
+def _old_ending(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int]) -> frozenset[int]:
+    """A marker in a block, then new code to the update's end that ends the block leaving it (``return``,
+    ``raise``): a function shown whole with ``# ... filters unchanged ...`` and a new ending.  The file's block
+    ends leaving it too; its last paragraph (from the blank line above its last statements), which the new
+    ending replaces, is not the marker's to keep: kept, the old ``return`` would follow the new one."""
+    placed = [k for k, n in enumerate(lines) if n > 0]
+    if not placed:
+        return frozenset()
+    after = [k for k in range(placed[-1] + 1, len(keys)) if keys[k].strip()]
+    marks = [k for k in after if lines[k] == MARKER]
+    tail = [k for k in after if lines[k] == NEW and marks and k > marks[0]]
+    if len(marks) != 1 or not tail or len(tail) != len(after) - 1 or tail[0] < marks[0]:
+        return frozenset()
+    depth = min(_indent_of(keys[k]) for k in tail)
+    statements = [k for k in tail if _indent_of(keys[k]) == depth and not _CLOSING.match(keys[k])]
+    if _indent_of(keys[marks[0]]) != depth or not statements or not _LEAVES.match(keys[statements[-1]]):
+        return frozenset()
+    block = _block_rest(lines[placed[-1]], depth, doc_keys, replaced)
+    ends = [n for n in block if _indent_of(doc_keys[n - 1]) == depth and not _CLOSING.match(doc_keys[n - 1])]
+    if not ends or not _LEAVES.match(doc_keys[ends[-1] - 1]):
+        return frozenset()
+    first = ends[-1]
+    while first - 1 in block and doc_keys[first - 2].strip():
+        first -= 1  # up to the blank line above the last paragraph
+    return frozenset(n for n in block if n >= first)
 
 
 def _place_from_edge(lines: list[int], keys: list[str], doc_keys: list[str], run: list[int], js: list[int]) -> None:
@@ -1804,7 +1831,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
-            scores[id(merge)] = (_breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved)
+            scores[id(merge)] = (_breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved,
+                                 _dead_code(merge.merged) > _dead_code(document))
         return scores[id(merge)]
 
     def best_of(candidates):
@@ -1815,7 +1843,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         return min(tied, key=lambda c: (_out_of_order(update_lines, split_lines(c[1].merged)), c[0]))
 
     best = best_of(candidates)
-    if score(best) != (False, 0, 0):
+    if score(best) != (False, 0, 0, False):
         try:
             best = best_of([best, (2, _line_merge(document, update, context=True, place=place))])
         except UpdateError:
@@ -2133,6 +2161,25 @@ def _member_set_apart(pieces: list[Piece], doc_lines: list[str]) -> list[Piece]:
             continue
         k += 1
     return out
+
+
+_NOT_DEAD = re.compile(r"^\s*(?:else|elif|except|catch|finally|case|default|when|rescue|ensure|end|[)\]}])\b|"
+                       r"^\s*[)\]}]")  # what may follow a ``return`` at its depth: another branch, a block's end
+
+
+def _dead_code(text: str) -> int:
+    """Statements written after a ``return`` (``raise``, ``throw``) at its depth in the same block: a merge that
+    kept an old ending after the new one (or the new after the old) writes some; a file seldom has any."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    dead = 0
+    for i, line in enumerate(lines):
+        if not _LEAVES.match(line):
+            continue
+        depth = _indent_of(line)
+        nxt = next((other for other in lines[i + 1:] if _indent_of(other) <= depth), None)
+        if nxt is not None and _indent_of(nxt) == depth and not _NOT_DEAD.match(nxt) and depth > 0:
+            dead += 1
+    return dead
 
 
 def _out_of_order(update_lines: list[str], merged_lines: list[str]) -> int:
