@@ -339,6 +339,21 @@ def test_a_function_shown_with_a_marker_then_a_new_ending_replaces_its_old_last_
     assert merge_update(document, update, "views.py").merged == want
 
 
+def test_a_new_guard_after_a_shown_one_is_added_not_a_rewrite_of_the_next_guard():
+    """``if c.MaxRetries < 0 { return ... }`` after the unchanged timeout check, the update's end: its head is
+    alike the next check's head, its body not alike that check's body: a new block, added; the next check and
+    the ``return nil`` after it stay."""
+    document = ("package config\n\nfunc (c *Config) validate() error {\n\tif c.BaseURL == \"\" {\n"
+                "\t\treturn errors.New(\"config: base_url is required\")\n\t}\n\tif c.TimeoutSeconds <= 0 {\n"
+                "\t\treturn errors.New(\"config: timeout_seconds must be positive\")\n\t}\n\tif len(c.Services) == 0 {\n"
+                "\t\treturn errors.New(\"config: at least one service is required\")\n\t}\n\treturn nil\n}\n")
+    guard = "\tif c.MaxRetries < 0 {\n\t\treturn errors.New(\"config: max_retries cannot be negative\")\n\t}\n"
+    update = ("\tif c.TimeoutSeconds <= 0 {\n\t\treturn errors.New(\"config: timeout_seconds must be positive\")\n\t}\n"
+              + guard)
+    want = document.replace("\tif len(c.Services)", guard + "\tif len(c.Services)")
+    assert merge_update(document, update, "config.go").merged == want
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -1366,6 +1366,10 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
         at = found + 1
     while pairs and not keys[pairs[-1][0]].strip():
         pairs.pop()
+    paired = {k for k, _ in pairs}
+    # a block's head alike a file line, its body not (``if c.MaxRetries < 0 {`` above another ``return``): new
+    pairs = [(k, j) for k, j in pairs if not any(i in ks and keys[i].strip() and i not in paired
+                                                 for i in range(k + 1, _block_end(keys, k)))]
     written = sum(1 for i in ks if keys[i].strip())
     # the run as a whole, where no line is alike alone, or where it pairs the same lines and blank ones after
     whole = _rewritten_lines(ks, js, keys, doc_keys, placed, taken)
