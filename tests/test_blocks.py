@@ -999,3 +999,16 @@ def test_gtest_cases_are_told_apart_by_their_arguments():
                 "TEST(PolygonTest, Convexity) {\n    EXPECT_TRUE(unitSquare().isConvex());\n}\n")
     update = "TEST(PolygonTest, ContainsPoint) {\n    EXPECT_TRUE(unitSquare().contains({0.5, 0.5}));\n}\n"
     assert merge_update(document, update, "polygon_test.cpp", after="").merged == document + "\n" + update
+
+
+def test_a_statement_made_an_arm_of_a_new_match_is_that_match_s_to_replace():
+    """``print_text(&summary, cli.top);`` becomes the ``Text`` arm of a new ``match`` shown after a marker and
+    before the function's unchanged ``Ok(())``: the statement goes, not stays above the match."""
+    document = ("fn main() -> Result<()> {\n    let cli = Cli::parse();\n    let summary = read(&cli)?;\n\n"
+                "    print_text(&summary, cli.top);\n    Ok(())\n}\n\nfn read(cli: &Cli) -> Result<Summary> {\n"
+                "    Ok(Summary::default())\n}\n")
+    new = ("    match cli.format {\n        OutputFormat::Text => print_text(&summary, cli.top),\n"
+           "        OutputFormat::Json => println!(\"{}\", serde_json::to_string(&summary)?),\n    }\n")
+    update = "fn main() -> Result<()> {\n    // ... reading input unchanged ...\n\n" + new + "    Ok(())\n}\n"
+    assert merge_update(document, update, "main.rs").merged == document.replace(
+        "    print_text(&summary, cli.top);\n", new)

@@ -739,8 +739,7 @@ class _Merger:
         if NAMED.intersection({(old.key or ("",))[0], (new.key or ("",))[0]}):
             return False
         if old.kind != new.kind:  # wrapped (a list in a condition, ``{items.length === 0 ? ... : (<ul>``)
-            head = self.normal(self.old, old)[:1]
-            return bool(head) and len(head[0]) >= 8 and head[0] in self.normal(self.new, new)[1:]
+            return self.wraps(old, new)
         if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
                 old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]):
             return False
@@ -755,7 +754,16 @@ class _Merger:
         titled = _TITLED.match(self.old.lines[old.start]), _TITLED.match(self.new.lines[new.start])
         if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title"):
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
-        return self.likeness(old, new) >= LIKENESS
+        return self.likeness(old, new) >= LIKENESS or old.start == old.end and old.kind not in _COMMENTS and \
+            self.wraps(old, new)  # (a one-line statement made part of a larger one)
+
+    def wraps(self, old: Unit, new: Unit) -> bool:
+        """Whether a new unit holds a file unit's first line inside it: the unit wrapped (a list in a condition),
+        or a statement made part of a larger one (``print_text(&s);`` a ``match`` arm ``Text => print_text(&s),``)."""
+        head = self.normal(self.old, old)[:1]
+        statement = head[0].rstrip(";,") if head else ""
+        inside = self.normal(self.new, new)[1:]
+        return len(statement) >= 8 and (head[0] in inside or any(statement in line for line in inside))
 
     def other_entry(self, old: Unit, new: Unit) -> bool:
         """Whether two entries of a list say they are different ones: ``{ id: "0005_users_locale", ...}`` after
