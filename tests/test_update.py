@@ -354,6 +354,17 @@ def test_a_new_guard_after_a_shown_one_is_added_not_a_rewrite_of_the_next_guard(
     assert merge_update(document, update, "config.go").merged == want
 
 
+def test_a_ruby_test_given_a_longer_title_is_a_rewrite_and_a_new_describe_is_new():
+    """``it "needs a title" do`` rewritten as ``it "needs a title of at least 3 characters" do`` with a new body:
+    the test is rewritten (its name grew), not kept beside the new one."""
+    document = ('RSpec.describe Article do\n  it "is valid with a title" do\n    expect(build(:article)).to be_valid\n'
+                '  end\n\n  it "needs a title" do\n    expect(build(:article, title: nil)).not_to be_valid\n  end\nend\n')
+    update = ('  it "needs a title of at least 3 characters" do\n    expect(build(:article, title: "ab")).not_to be_valid\n'
+              '  end\nend\n')
+    start = document.index('  it "needs a title" do')
+    assert merge_update(document, update, "article_spec.rb").merged == document[:start] + update
+
+
 def test_a_line_shown_alone_that_resembles_two_file_lines_is_refused():
     document = TABLE.replace("| the peer fixtures, exact merges | 23 of 23 |", "| the held-in updates, exact | 600 of 702 |")
     with pytest.raises(UpdateError):

@@ -550,7 +550,7 @@ def align_update(document: str, update: str, *, context: bool = False,
     _close_marked_blocks(lines, keys, doc_keys)
     rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced, fresh)
     if not whole:
-        rewrites |= _rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()), set(rewrites))
+        rewrites |= _rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()), set(rewrites) | fresh)
     replaced = replaced | frozenset(rewrites.values())
     anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]  # a rewrite splits the marker stretch it is in
     kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
@@ -945,7 +945,8 @@ def _rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], repl
     first statement a cast, shown after ``// ...``, and the checks below them go; the body's unchanged rest
     follows. The run's first line is found as a line rewritten alone among the lines the marker would keep, the
     others pair with the file lines after it, every one; blank lines placed between the marker and the run go
-    on the blank lines above its first file line. {update line: file line}, each pair."""
+    on the blank lines above its first file line.  ``done``: update lines rewritten already, or of new
+    definitions (which rewrite nothing).  {update line: file line}, each pair."""
     out: dict[int, int] = {}
     for k, end in list(_new_runs(lines)):
         after = lines[end] if end < len(lines) else None
@@ -1128,7 +1129,6 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?:\w+\s+)?\"(?P<key>[^\"]+)\"\s*$"),  # Go: a path in an import block
                # a route or a test opened by a call naming it: ``todos.MapDelete("/{id}/complete", async (``
                re.compile(r"^\s*(?P<call>[\w.$]+)\s*\(\s*([\"'`])(?P<key>[^\"'`]*)\2.*(?:[({\[]|=>)\s*$"),
-               re.compile(r"^\s*(?P<call>[\w.$]+)\s+([\"'])(?P<key>[^\"']*)\2.*\sdo(?:\s*\|[^|]*\|)?\s*$"),  # Ruby
                # a Makefile's targets: ``.PHONY: migrate-dry-run`` beside ``.PHONY: image`` (a list of them is
                # named by its first: ``.PHONY: help test`` gaining ``deploy`` is a rewrite), ``image: ## Build``
                re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"),
@@ -1186,6 +1186,8 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
     placed, in_file = [n for n in lines if n > 0], set(doc_keys)
     for k, end in _new_runs(lines):
         run = [i for i in range(k, end) if keys[i].strip()]
+        if run and all(i in fresh for i in run):
+            continue  # new definitions whole (a ``describe "ttl" do`` after the file's last one)
         before = lines[k - 1] if k > 0 else None  # None: the update's start
         after = lines[end] if end < len(lines) else None  # None: its end
         if after is not None and after > 0 and not keys[end].strip() and \
