@@ -1661,3 +1661,23 @@ def test_a_new_subsection_after_a_marker_for_the_rest_of_its_section_goes_right_
               "### Environment overrides\n\nEvery key can be overridden.\n")
     assert merge_update(readme, update, "README.md").merged == readme.replace(
         "## Testing", "### Environment overrides\n\nEvery key can be overridden.\n\n## Testing")
+
+
+def test_a_definition_shown_whole_replaces_the_file_s_one_of_its_name_where_its_lines_fit_everywhere():
+    """Elixir (no grammar here): ``list_products`` shown whole with a longer ``@doc``, between markers: its
+    ``@doc \"\"\"`` and ``end`` lines fit every function's, so lines place it nowhere; by its name, the file
+    defines it once: that definition, doc and all, is the one rewritten.  Shown alone, with no marker, the
+    same."""
+    functions = "".join(f'  @doc """\n  {name.title()}s a product.\n  """\n  def {name}_product(id) do\n'
+                        f'    Repo.{name}(id)\n  end\n\n' for name in ("get", "delete", "touch"))
+    document = ('defmodule Shop.Catalog do\n  alias Shop.Repo\n\n  @doc """\n  Returns the list of products.\n\n'
+                '  ## Examples\n\n      iex> list_products()\n  """\n  def list_products do\n    Repo.all(Product)\n'
+                '  end\n\n' + functions.rstrip("\n") + "\nend\n")
+    new = ('  @doc """\n  Returns a page of products.\n\n  ## Options\n\n    * `:page` - 1-based\n  """\n'
+           '  def list_products(opts \\\\ []) do\n    page = Keyword.get(opts, :page, 1)\n'
+           '    Product |> offset(^((page - 1) * 20)) |> Repo.all()\n  end\n')
+    start, end = document.index('  @doc """\n  Returns the list'), document.index("\n  @doc \"\"\"\n  Gets")
+    want = document[:start] + new + document[end:]
+    assert merge_update(document, "defmodule Shop.Catalog do\n  # ... existing code ...\n\n" + new +
+                        "\n  # ... existing code ...\nend\n", "catalog.ex").merged == want
+    assert merge_update(document, new, "catalog.ex").merged == want

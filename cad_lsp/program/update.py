@@ -70,7 +70,8 @@ TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
-_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")  # Python, Ruby
+# Python, Ruby, Elixir
+_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
 _SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
@@ -344,6 +345,52 @@ def _definitions(keys: list[str]) -> dict[int, str]:
     return {k: name for k, name in names.items() if name is not None}
 
 
+def _named_rewrites(keys: list[str], doc_keys: list[str], markers: list[bool],
+                    defined: dict[int, str]) -> list[tuple[int, int, int, int]]:
+    """Definitions the update shows whole (doc and attributes above, to the closing line, no marker inside)
+    under a name the file and the update each define once: the file's definition of that name, rewritten
+    (``list_products/0`` becoming ``list_products/1`` with a longer ``@doc``, where no grammar reads the file and
+    the doc's lines fit every function's).  (first, last) update lines (0-based) and (first, last) file lines
+    (1-based) each."""
+    def declares(lines: list[str], k: int) -> bool:
+        return bool(_DECLARES.match(lines[k]) or _DEFINES.match(lines[k]))
+
+    counts = Counter(name for j, name in defined.items() if declares(doc_keys, j))
+    shown = Counter(_definition_name(keys, k) for k in range(len(keys)) if declares(keys, k))
+    out = []
+    for h in range(len(keys)):
+        if markers[h] or not declares(keys, h):
+            continue
+        name = _definition_name(keys, h)
+        if name is None or counts[name] != 1 or shown[name] != 1:
+            continue
+        j = next(j for j, other in defined.items() if other == name and declares(doc_keys, j))
+        end, old_end = _block_end(keys, h, markers), _block_end(doc_keys, j)
+        if any(markers[h:end]) or not _CLOSING.match(keys[end - 1]) or \
+                keys[end - 1].strip() != doc_keys[old_end - 1].strip():
+            continue  # (a head, with a marker for the body; a block closed by a line of another kind)
+        out.append((_attached_start(keys, h), end - 1, _attached_start(doc_keys, j) + 1, old_end))
+    return out
+
+
+def _attached_start(keys: list[str], k: int) -> int:
+    """The first line of what is attached above definition line k: decorators, attributes, doc comments, and a
+    doc string closed right above it (Elixir's ``@doc`` heredoc, blank lines and all)."""
+    start = k
+    while start > 0 and keys[start - 1].strip():
+        above = keys[start - 1].strip()
+        if above in ('"""', "'''"):
+            opening = next((i for i in range(start - 2, -1, -1) if keys[i].rstrip().endswith(above)), None)
+            if opening is None or _indent_of(keys[opening]) != _indent_of(keys[k]):
+                break
+            start = opening
+        elif _ATTACHED_LINE.match(keys[start - 1]) and _indent_of(keys[start - 1]) == _indent_of(keys[k]):
+            start -= 1
+        else:
+            break
+    return start
+
+
 def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bool],
                           defined: dict[int, str]) -> set[int]:
     """The update lines of definitions the file does not have (``defined``: the file's; a new method whose body
@@ -477,6 +524,18 @@ def align_update(document: str, update: str, *, context: bool = False,
     the change are found near it (``_place_context``), and new lines that end the update rewrite the rest of
     their block (``_rest_of_last_block``): the reading ``merge_update`` weighs when the plain one falls short.
     ``place``: ("after" | "before", name), where the answer says new definitions go (``_at_named_place``)."""
+    try:
+        return _align(document, update, context, place, by_name=False)
+    except UpdateError as refused:
+        try:  # (where lines the file has many times place nothing: a definition shown whole, by its name)
+            return _align(document, update, context, place, by_name=True)
+        except UpdateError:
+            raise refused from None
+
+
+def _align(document: str, update: str, context: bool, place: tuple[str, str] | None, by_name: bool) -> Placement:
+    """``align_update``'s reading; ``by_name``: definitions shown whole replace the file's of their name
+    (``_named_rewrites``) before any line is placed."""
     if not update.strip():
         raise UpdateError("the update is empty")
     doc_lines, update_lines = split_lines(document), split_lines(update)
@@ -490,7 +549,12 @@ def align_update(document: str, update: str, *, context: bool = False,
         raise UpdateError("the update holds only markers and blank lines: no line of it can be placed")
     defined = _definitions(doc_keys)
     fresh = _new_definition_lines(keys, doc_keys, markers, defined)
+    named = _named_rewrites(keys, doc_keys, markers, defined) if by_name else []
+    if by_name and not named:
+        raise UpdateError("no definition the update shows whole has a name the file defines once")
+    fresh |= {k for h0, h1, _, _ in named for k in range(h0, h1 + 1)}  # (they rewrite no other line)
     elsewhere = _inside_unshown(fresh, keys, doc_keys, defined)  # (none of those lines is a place in the file)
+    elsewhere |= {k for h0, h1, _, _ in named for k in range(h0, h1 + 1)}
     elsewhere |= _outside_their_block(keys, doc_keys, markers)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
@@ -498,6 +562,12 @@ def align_update(document: str, update: str, *, context: bool = False,
     if chain and not _trusted(chain, keys, markers, doc_keys):
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
+    if not chain and named:  # only definitions shown whole: each in place of the file's of its name
+        rewrites = {k: j for h0, h1, j0, j1 in named for k, j in ((h0, j0), (h1, j1))}
+        replaced = frozenset(j for _, _, j0, j1 in named for j in range(j0, j1 + 1))
+        anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]
+        kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
+        return Placement(document, update_lines, lines, kept, False, replaced, rewrites, fresh=frozenset(fresh))
     if not chain:
         return _at_named_place(_unanchored(document, update_lines, lines, keys, fresh), keys, doc_keys, fresh,
                                defined, place)
@@ -551,6 +621,10 @@ def align_update(document: str, update: str, *, context: bool = False,
     rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced, fresh)
     if not whole:
         rewrites |= _rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()), set(rewrites) | fresh)
+    for h0, h1, j0, j1 in ([] if whole else named):
+        if all(lines[k] == NEW for k in range(h0, h1 + 1)) and not replaced & set(range(j0, j1 + 1)):
+            rewrites |= {h0: j0, h1: j1}
+            replaced |= frozenset(range(j0, j1 + 1))
     replaced = replaced | frozenset(rewrites.values())
     anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]  # a rewrite splits the marker stretch it is in
     kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
