@@ -1681,3 +1681,24 @@ def test_a_definition_shown_whole_replaces_the_file_s_one_of_its_name_where_its_
     assert merge_update(document, "defmodule Shop.Catalog do\n  # ... existing code ...\n\n" + new +
                         "\n  # ... existing code ...\nend\n", "catalog.ex").merged == want
     assert merge_update(document, new, "catalog.ex").merged == want
+
+
+def test_an_update_that_ends_opening_a_block_stops_there_and_a_head_split_over_lines_keeps_one_blank():
+    """Scala (no grammar here): a ``case`` shown from its first line to a line that opens a ``match``, one line
+    changed: the match's cases below stay (the update stops at them, it does not end the block).  A class head
+    written one parameter a line above its unchanged first method replaces the one-line head, and the blank line
+    between them stays one."""
+    document = ("object Main {\n  def run(opts: Options): Unit = opts match {\n    case Right(o) =>\n"
+                "      val client = new Client(o.url)\n      client.fetch() match {\n        case Right(f) => println(f)\n"
+                "        case Left(e) => sys.exit(1)\n      }\n    case Left(e) => sys.exit(2)\n  }\n}\n")
+    update = ("    case Right(o) =>\n      val client = new Client(o.url, RetryPolicy(o.retries))\n"
+              "      client.fetch() match {\n")
+    assert merge_update(document, update, "Main.scala").merged == document.replace(
+        "new Client(o.url)", "new Client(o.url, RetryPolicy(o.retries))")
+    document = ("final class Http(timeout: Duration) {\n  def get(uri: URI): String = fetch(uri)\n}\n\n"
+                "class Client(baseUrl: String, transport: Transport) {\n\n  def fetch(city: String): String = {\n"
+                "    transport.get(baseUrl + city)\n  }\n}\n")
+    head = "class Client(\n    baseUrl: String,\n    transport: Transport,\n    retries: Int = 3\n) {\n"
+    update = head + "\n  def fetch(city: String): String = {\n    // ... unchanged ...\n  }\n}\n"
+    assert merge_update(document, update, "Client.scala").merged == document.replace(
+        "class Client(baseUrl: String, transport: Transport) {\n", head)

@@ -1275,7 +1275,8 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
                 head -= 1
             if not found and head > 0 and head not in placed and len(run) <= SIGNATURE_LINES and \
                     _split_over_lines([keys[i] for i in run], doc_keys[head - 1]):
-                found = {head}  # a signature spread over lines, one parameter each, above its unchanged body
+                found = set(range(head, after))  # a signature spread over lines, one parameter each, above its
+                # unchanged body (with the blank lines between: the update shows its own)
             out |= found
         if run and before is not None and before > 0 and (after is None or after == MARKER):
             found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
@@ -1420,6 +1421,8 @@ def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> fr
     if end < len(doc_keys) and _CLOSING.match(doc_keys[end]) and _indent_of(doc_keys[end]) == indent and \
             not (_CLOSING.match(last) and _indent_of(last) == indent):
         return frozenset()  # the block closes (``end``, ``}``) and the update does not: it shows the block's head
+    if _OPENS.search(last) or last.rstrip().endswith(("{", "(", "[", "=>", ":")):
+        return frozenset()  # it ends opening a block (``client.get(city) match {``): it stops there, not the block
     return frozenset(range(max(placed) + 1, end + 1))
 
 
