@@ -1702,3 +1702,17 @@ def test_an_update_that_ends_opening_a_block_stops_there_and_a_head_split_over_l
     update = head + "\n  def fetch(city: String): String = {\n    // ... unchanged ...\n  }\n}\n"
     assert merge_update(document, update, "Client.scala").merged == document.replace(
         "class Client(baseUrl: String, transport: Transport) {\n", head)
+
+
+def test_a_new_class_s_closing_line_after_an_access_label_is_new_not_a_place():
+    """A new C++ class shown after a marker, its ``private:`` at the class's depth: its ``};`` closes the new
+    class (walking back past ``private:`` finds the class's head), so it places nothing, and the struct the
+    marker keeps keeps its own ``};``."""
+    document = ("#pragma once\n\nnamespace csv {\n\nstruct Options {\n    char delimiter = ',';\n};\n\n"
+                "Row split_line(std::string_view line);\n\nclass Reader {\npublic:\n    Row next();\n\nprivate:\n"
+                "    int line_ = 0;\n};\n\n}  // namespace csv\n")
+    new = ("class ParseError : public std::runtime_error {\npublic:\n    explicit ParseError(const std::string& m)\n"
+           "        : std::runtime_error(m) {}\n\nprivate:\n    std::size_t line_;\n};\n\n")
+    update = "namespace csv {\n\n// ...existing code...\n\n" + new + "Row split_line(std::string_view line);\n\nclass Reader {\n// ...existing code...\n"
+    assert merge_update(document, update, "reader.hpp").merged == document.replace(
+        "Row split_line", new + "Row split_line")

@@ -92,6 +92,7 @@ _TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|d
 _ASSIGNED_BLOCK = re.compile(r"^\s*(?:(?:export|pub|public|private|protected|internal|static|final|const|let|var|val|"
                              r"override|lazy|readonly)\s+)*(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?![=>])")
 _OPENS = re.compile(r"\s+(?:do(?:\s*\|[^|]*\|)?|\{)\s*$")  # what a line ends with to open a block: `` do |t|``, `` {``
+_ACCESS_LABEL = re.compile(r"^\s*(?:public|private|protected|internal)\s*:\s*$")
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 # A line that declares (``suspend fun refresh()``, ``public Product reserve(``, ``def f(``), not one that calls.
 _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|suspend|override|open|"
@@ -292,7 +293,8 @@ def _closes_new_block(k: int, keys: list[str], in_file: set[str]) -> bool:
     if not _CLOSING.match(keys[k]) or not keys[k].strip():
         return False
     depth = _indent_of(keys[k])
-    opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and _indent_of(keys[o]) <= depth), None)
+    opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and _indent_of(keys[o]) <= depth
+                   and not _ACCESS_LABEL.match(keys[o])), None)  # (C++'s ``private:`` at the class's depth)
     if opener is not None and keys[opener].strip() == "{":  # a brace on its own line: the header is above it
         opener = next((o for o in range(opener - 1, -1, -1) if keys[o].strip()), opener)
     return opener is not None and _indent_of(keys[opener]) == depth and not _CLOSING.match(keys[opener]) \
