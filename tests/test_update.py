@@ -1631,13 +1631,16 @@ def test_a_new_css_rule_beside_another_rewrites_none():
 
 
 def test_a_new_block_of_a_kind_the_file_has_goes_after_the_last_of_them_in_a_file_without_a_grammar():
-    """Terraform's ``output "log_bucket" {`` shown alone for an outputs file: after the file's last output."""
+    """Terraform's ``output "log_bucket" {`` shown alone for an outputs file: after the file's last output; a block
+    of a kind the file does not have, at the file's end; a block with no line of the file and a marker, nowhere."""
     outputs = ('output "site_url" {\n  value = aws_cloudfront_distribution.site.domain_name\n}\n\n'
-               'output "bucket" {\n  value = aws_s3_bucket.site.bucket\n}\n')
+               'variable "region" {\n  type = string\n}\n\noutput "bucket" {\n  value = aws_s3_bucket.site.bucket\n}\n')
     new = 'output "log_bucket" {\n  description = "Access logs."\n  value       = aws_s3_bucket.logs.bucket\n}\n'
     assert merge_update(outputs, new, "outputs.tf").merged == outputs + "\n" + new
-    with pytest.raises(UpdateError):  # a block of a kind the file does not have has no place
-        merge_update(outputs, new.replace("output", "module"), "outputs.tf")
+    module = new.replace("output", "module")
+    assert merge_update(outputs, module, "outputs.tf").merged == outputs + "\n" + module
+    with pytest.raises(UpdateError):
+        merge_update(outputs, "# ... existing blocks ...\n" + module + "# ... existing blocks ...\n", "outputs.tf")
 
 
 def test_a_new_function_the_answer_puts_after_one_it_resembles_is_new_not_that_one_renamed():
@@ -1716,3 +1719,20 @@ def test_a_new_class_s_closing_line_after_an_access_label_is_new_not_a_place():
     update = "namespace csv {\n\n// ...existing code...\n\n" + new + "Row split_line(std::string_view line);\n\nclass Reader {\n// ...existing code...\n"
     assert merge_update(document, update, "reader.hpp").merged == document.replace(
         "Row split_line", new + "Row split_line")
+
+
+def test_new_code_with_nothing_around_it_goes_where_a_reader_adds_it():
+    """No marker and no line of the file: a Swift method (no grammar here) goes before the closing line of the
+    file's one type whose members start as it does; a new test goes inside the ``describe``, after the last
+    test, not in place of it; new CSS rules go at the end of the stylesheet."""
+    swift = ("import Foundation\n\nstruct Store {\n    var items: [String] = []\n\n    func count() -> Int {\n"
+             "        items.count\n    }\n}\n")
+    method = "    func isEmpty() -> Bool {\n        items.isEmpty\n    }\n"
+    assert merge_update(swift, method, "Store.swift").merged == swift.replace("    }\n}\n", "    }\n\n" + method + "}\n")
+    js = ("const x = require('x');\n\nfunction helper() {\n  return 1;\n}\n\ndescribe('x', () => {\n"
+          "  test('a', () => {\n    expect(1).toBe(1);\n  });\n});\n")
+    test = "  test('b', () => {\n    expect(2).toBe(2);\n  });\n"
+    assert merge_update(js, test, "x.test.js").merged == js.replace("  });\n});\n", "  });\n\n" + test + "});\n")
+    css = ".a {\n  color: red;\n}\n\n.c {\n  margin: 0;\n}\n"
+    rule = ".b {\n  color: blue;\n}\n"
+    assert merge_update(css, rule, "site.css").merged == css + "\n" + rule

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .blocks import _CLOSING as _CLOSER
 from .blocks import NEW_SHARE, SELF_FIRST, _indent, _walk
 from .markers import is_marker
 from .syntax import LANGUAGES, Unit, parse_units
@@ -110,6 +111,38 @@ def _after_sibling_blocks(doc_lines: list[str], update_lines: list[str], newline
     return end + 1, [newline] + _trimmed(update_lines, newline)
 
 
+_FIRST_WORD = re.compile(r"^\s*([\w.$@]+)")  # what a member starts with: ``test``, ``def``, ``@Test``, ``func``
+
+
+def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline: str) -> tuple[int, list[str]] | None:
+    """New members, indented, with nothing around them, in a file no grammar places them in (a Swift method, an
+    Elixir function, a ``test(...)`` for a ``describe``): before the closing line of the file's one top-level
+    block whose members at that depth start as they do."""
+    shown = [line.rstrip("\r\n") for line in update_lines if line.strip()]
+    depth = _indent(shown[0]) if shown else ""
+    word = _FIRST_WORD.match(shown[0]) if shown else None
+    if not depth or word is None or any(not line.startswith(depth) for line in shown) or \
+            _indent(shown[-1]) != depth or not _CLOSER.match(shown[-1]) or \
+            shown[0].strip() in {line.strip() for line in doc_lines}:
+        return None
+    places = []
+    for j, line in enumerate(doc_lines):
+        if not line.strip() or _indent(line) or _CLOSER.match(line):
+            continue
+        end = next((k for k in range(j + 1, len(doc_lines)) if doc_lines[k].strip() and not _indent(doc_lines[k])),
+                   None)
+        if end is None or not _CLOSER.match(doc_lines[end]):
+            continue
+        if any(_indent(doc_lines[k]) == depth and _FIRST_WORD.match(doc_lines[k]) and
+               _FIRST_WORD.match(doc_lines[k])[1] == word[1] for k in range(j + 1, end)):
+            places.append(end)
+    if len(places) != 1 or len(shown) > NEW_SHARE * sum(1 for line in doc_lines if line.strip()):
+        return None
+    at = places[0]
+    gap = [newline] if doc_lines[at - 1].strip() else []
+    return at, gap + _trimmed(update_lines, newline)
+
+
 def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: str | None, newline: str,
                       into: str | None = None) -> tuple[int, list[str]] | None:
     """(the file line index the update goes before, the lines to insert there, set apart and indented as the
@@ -118,16 +151,19 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
     if grammar in ("markdown", "bash") or any(is_marker(line) for line in update_lines):
         return None  # (between markers, where they stand for the file's code, the new code's place is unknown)
     if grammar is None:
-        return _after_sibling_blocks(doc_lines, update_lines, newline)
+        return _after_sibling_blocks(doc_lines, update_lines, newline) or \
+            _inside_the_one_block(doc_lines, update_lines, newline)
     parsed, file_parsed = _members(update_lines, grammar), parse_units("".join(doc_lines), grammar, doc_lines)
     if parsed is None or file_parsed is None or file_parsed[1]:
-        return None
+        return _inside_the_one_block(doc_lines, update_lines, newline)
     units = [u for u in parsed if "comment" not in u.kind]
     file_units = file_parsed[0]
     if units and all(_receiver(u) is not None for u in units):
         return _after_sibling_calls(doc_lines, update_lines, units, file_units, newline)
-    if not units or any(u.key is None or u.key[0] not in _KINDS for u in units) or \
-            _names(units) & _names(file_units):
+    if not units or any(u.key is None or u.key[0] not in _KINDS for u in units):
+        return _inside_the_one_block(doc_lines, update_lines, newline) if units and not \
+            any(u.key is not None and u.key[0] in _KINDS for u in units) else None
+    if _names(units) & _names(file_units):
         return None
     shown = [line for line in update_lines if line.strip()]
     first = update_lines[units[0].inner if units[0].inner is not None else units[0].start]

@@ -1584,8 +1584,9 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
     scores = []
     for first in range(1, len(doc_keys) - len(run) + 2):
         window = doc_keys[first - 1: first - 1 + len(run)]
-        if [(_indent_of(key), not key.strip()) for key in window] != shape:
-            continue
+        if [(_indent_of(key), not key.strip()) for key in window] != shape or \
+                any(_other_entries(keys[k], key) and not _IMPORT_LINE.match(key) for k, key in zip(run, window)):
+            continue  # (``.b {`` is another rule than ``.a {``, however alike; a name imported anew is the same)
         matcher = difflib.SequenceMatcher(None, text, "\n".join(key.strip() for key in window), autojunk=False)
         if matcher.real_quick_ratio() >= REWRITE_ALONE and matcher.quick_ratio() >= REWRITE_ALONE:
             scores.append((matcher.ratio(), first))
@@ -1893,6 +1894,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         except UpdateError:
             placed = _at_named_block(doc_lines, update_lines, place) if place is not None else \
                 _new_members(doc_lines, update_lines, grammar, into)
+            if placed is None and grammar is None and place is None and _unrelated_new_code(doc_lines, update_lines):
+                placed = _appended(document, update)  # (new CSS rules, a new query: where a reader adds them)
             if placed is None:
                 raise
             candidates = [(0, placed)]
@@ -2087,6 +2090,19 @@ def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
     """Whether an update is new code alone: no marker, and its first line is none of the file's (not context)."""
     first = next((line.strip() for line in update_lines if line.strip()), "")
     return not any(is_marker(line) for line in update_lines) and first not in {line.strip() for line in doc_lines}
+
+
+def _unrelated_new_code(doc_lines: list[str], update_lines: list[str]) -> bool:
+    """Whether an update is new blocks with nothing of the file in it, for a file of blocks: no marker, no line
+    of it the file has but blank and closing ones (``}``), it ends closing a block or a statement (a CSS rule, a
+    query's ``;``), and the file sets its blocks apart with blank lines.  For a file no grammar reads, such new
+    code's place is the file's end (a line for a flat list, ``requirements.txt``, says nothing of where)."""
+    last = next((line for line in reversed(update_lines) if line.strip()), "")
+    if any(is_marker(line) for line in update_lines) or not any(not line.strip() for line in doc_lines) or \
+            not (_CLOSING.match(last) or last.rstrip().endswith(";")):
+        return False
+    ours = {line.strip() for line in doc_lines}
+    return not any(line.strip() in ours and not _CLOSING.match(line) for line in update_lines if line.strip())
 
 
 def _after_leading_marker(update_lines: list[str], doc_lines: list[str]) -> list[str] | None:
