@@ -435,7 +435,18 @@ NOT_YET: dict[str, str] = {
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
-                                      "check below it (said in the prose only): the merge keeps the check",
+                                      "check below it (said in the prose only): kept, the check makes the merged "
+                                      "file not parse, and the file is refused",
+    "csharp-aspnet-forecast-memory-cache-mistral": "a marker that stands for a method's body moved into a renamed "
+                                                   "method (``// ... same body as the previous GetForecastAsync "
+                                                   "...``): the body stays where it was",
+    "vue3-todos-filter-localstorage-cursor": "a Vue single-file component (no grammar here): a one-line destructuring "
+                                             "rewritten over two lines in another place stays beside its rewrite",
+    "node-express-weather-retries-chatgpt": "\"Replace the last test with these three\" and three tests with "
+                                            "nothing of the file around them: the prose's replace is not read, and "
+                                            "the tests have no place (refused)",
+    "nextjs-todo-zod-validation-cursor": "a JSX line added before a marker resembles the line after it (``{error && "
+                                         "<p ...>}``), which is read as its rewrite and goes",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }
@@ -828,3 +839,18 @@ def test_a_section_the_prose_puts_before_a_heading_goes_there():
     assert (block.path, block.before) == ("README.md", "Notes")
     assert merge_update(readme, block.text, "README.md", before=block.before).merged == readme.replace(
         "## Notes", "## Access logs\n\nThey go to a bucket.\n\n## Notes")
+
+
+def test_the_place_a_sentence_gives_a_test_by_its_title_the_file_s_end_first_and_a_maybe_is_an_example():
+    """"right after `"show renders the article"`" names a test by its title; "at the end of the file (after
+    the existing `"x"` test)" says the end; "a form in `index.html.erb` could look like:" shows an example, not
+    a change."""
+    after = read_answer('Add these right after `"show renders the article"`:\n\n```ruby test/a_test.rb\n'
+                        '  test "b" do\n  end\n```\n').blocks[0]
+    assert after.after == "show renders the article"
+    end = read_answer('Append these at the end of the file (after the existing `"reports the line"` test):\n\n'
+                      '```zig src/ini.zig\n// ...\n\ntest "x" {\n}\n```\n').blocks[0]
+    assert end.after == ""
+    maybe = read_answer("```ruby app/models/a.rb\nclass A\nend\n```\n\nFor the view, a form in "
+                        "`app/views/a/index.html.erb` could look like:\n\n```erb\n<%= form_with url: a_path %>\n```\n")
+    assert [b.path for b in maybe.blocks] == ["app/models/a.rb"]

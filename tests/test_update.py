@@ -1736,3 +1736,28 @@ def test_new_code_with_nothing_around_it_goes_where_a_reader_adds_it():
     css = ".a {\n  color: red;\n}\n\n.c {\n  margin: 0;\n}\n"
     rule = ".b {\n  color: blue;\n}\n"
     assert merge_update(css, rule, "site.css").merged == css + "\n" + rule
+
+
+def test_a_new_list_entry_after_a_shown_one_is_added_and_the_entries_below_stay():
+    """A new ``<dependency>`` after the shown ``data-jpa`` one, no marker: its ``<dependency>``, ``<groupId>``
+    and ``</dependency>`` lines are the next dependencies' too, but placed there they deleted ``h2`` (another
+    entry than the new one): they are the new entry's, added after the shown one, and ``h2`` and ``test`` stay."""
+    dep = "        <dependency>\n            <groupId>{}</groupId>\n            <artifactId>{}</artifactId>\n{}        </dependency>\n"
+    spring = "org.springframework.boot"
+    pom = ("<project>\n    <dependencies>\n" + dep.format(spring, "spring-boot-starter-web", "") +
+           dep.format(spring, "spring-boot-starter-data-jpa", "") +
+           dep.format("com.h2database", "h2", "            <scope>runtime</scope>\n") +
+           dep.format(spring, "spring-boot-starter-test", "            <scope>test</scope>\n") +
+           "    </dependencies>\n</project>\n")
+    shown, new = dep.format(spring, "spring-boot-starter-data-jpa", ""), dep.format(spring, "spring-boot-starter-validation", "")
+    assert merge_update(pom, shown + new, "pom.xml").merged == pom.replace(shown, shown + new)
+
+
+def test_members_said_to_go_at_the_end_go_at_the_end_of_their_class_not_after_it():
+    """"Add these at the end of `ArticleTest`": indented tests with nothing of the file around them go before
+    the class's ``end``, not after it (where "the end" of the file would put them)."""
+    document = ('require "test_helper"\n\nclass ArticleTest < ActiveSupport::TestCase\n  test "a" do\n'
+                '    assert true\n  end\nend\n')
+    tests = '  test "b" do\n    assert_equal 1, 1\n  end\n\n  test "c" do\n    assert_nil nil\n  end\n'
+    assert merge_update(document, tests, "article_test.rb", after="").merged == document.replace(
+        "  end\nend\n", "  end\n\n" + tests + "end\n")

@@ -68,7 +68,8 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
                     r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*)(?:/\d+)?(?:\([^`]*\))?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
-                    r"\"(?P<quoted>[^\"]{1,60})\")", re.IGNORECASE)  # ("between `a` and `b`": after a; a section, bold)
+                    r"`?\"(?P<quoted>[^\"`]{1,60})\"`?)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
+# section, bold; a test by its title, ``right after `"show renders the article"` ``)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
                      r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
                      r"`#{1,6}\s+(?P<heading>[^`]{1,60})`)", re.IGNORECASE)  # (a Markdown section: `## Notes`)
@@ -121,7 +122,7 @@ _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", 
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
-_USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|"
+_USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|(?:could|might|would) look like|"
                     r"(?:you can|you'd|you would|now you can) (?:now )?(?:call|use|run|test|try|invoke)|"
                     r"how to (?:use|call|test|try))\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",
                     re.IGNORECASE)
@@ -530,11 +531,12 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     `tests/version.rs`"); or the one it goes before or above, as (None, name) ("Place it right above
     `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
+        end = _AT_THE_END.search(line.replace("**", "").replace("__", ""))  # ("at the **end** of the file")
         m = _AFTER.search(line)
-        if m:  # ("after the `impl Config` block": the impl, not the struct of that name)
+        if m and not (end and end.start() < m.start()):  # ("after the `impl Config` block": the impl, not the
             return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["heading"] or \
-                m["quoted"], None
-        if _AT_THE_END.search(line.replace("**", "").replace("__", "")):  # ("at the **end** of the file")
+                m["quoted"], None  # struct; "at the end of the file (after the `"x"` test)": the end)
+        if end:
             return "", None
         m = _BEFORE.search(line)
         if m:

@@ -121,10 +121,11 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
     shown = [line.rstrip("\r\n") for line in update_lines if line.strip()]
     depth = _indent(shown[0]) if shown else ""
     word = _FIRST_WORD.match(shown[0]) if shown else None
+    ours = {line.strip() for line in doc_lines}
     if not depth or word is None or any(not line.startswith(depth) for line in shown) or \
             _indent(shown[-1]) != depth or not _CLOSER.match(shown[-1]) or \
-            shown[0].strip() in {line.strip() for line in doc_lines}:
-        return None
+            any(line.strip() in ours for line in shown if _indent(line) == depth and not _CLOSER.match(line)):
+        return None  # (a member head the file has: its rewrite, not a new one)
     places = []
     for j, line in enumerate(doc_lines):
         if not line.strip() or _indent(line) or _CLOSER.match(line):
@@ -136,7 +137,7 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
         if any(_indent(doc_lines[k]) == depth and _FIRST_WORD.match(doc_lines[k]) and
                _FIRST_WORD.match(doc_lines[k])[1] == word[1] for k in range(j + 1, end)):
             places.append(end)
-    if len(places) != 1 or len(shown) > NEW_SHARE * sum(1 for line in doc_lines if line.strip()):
+    if len(places) != 1:
         return None
     at = places[0]
     gap = [newline] if doc_lines[at - 1].strip() else []

@@ -561,6 +561,9 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
     chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]
+    kept_pairs = _without_far_repeats(chain, keys, markers, doc_keys)
+    elsewhere |= {k for k, _ in chain} - {k for k, _ in kept_pairs}  # (nor a place to fill the edge with)
+    chain = kept_pairs
     if chain and not _trusted(chain, keys, markers, doc_keys):
         chain = []  # only a short line or two in common (``pass``, ``return``): they place nothing
     lines = [MARKER if marker else NEW for marker in markers]
@@ -1210,6 +1213,8 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\.PHONY:\s*(?P<key>\S+)"), re.compile(r"^(?P<key>[\w./%-]+)\s*:(?![=:])"),
                # a CSS rule: ``.todo-list__empty {`` beside ``.todo-list__error {``, ``@media (...) {``
                re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"),
+               # a Maven coordinate: ``<artifactId>spring-boot-starter-validation</artifactId>``
+               re.compile(r"^\s*<(?P<call>artifactId|module|include)>(?P<key>[^<]+)</(?P=call)>\s*$"),
                # a declaration: CSS's ``color: #656d76;``, an interface's ``id: string;``
                re.compile(r"^\s*(?P<key>-{0,2}[A-Za-z][\w-]*\??)\s*:\s*[^;{}]*;\s*$"))
 _DECLARATION = _ENTRY_KEYS[-1]
@@ -1693,6 +1698,38 @@ def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False) -
     return starts and max(placed) == content[-1]
 
 
+def _without_far_repeats(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
+                         doc_keys: list[str]) -> list[tuple[int, int]]:
+    """The chain less the lines it places past a stretch's last line the file has once, where placing them
+    deletes a distinctive line of the file the update does not show, another entry of a list than a new line
+    between them: a new ``<dependency>`` after the shown one repeats the ``<dependency>``, ``<groupId>`` and
+    ``</dependency>`` lines of those below it, and placed there it deleted them (``<artifactId>h2</artifactId>``
+    with them).  The closing lines right after that line stay placed; the rest is new code."""
+    counts, shown = Counter(doc_keys), set(keys)
+    new = [key for key in keys if key not in counts and key.strip()]
+    out, n = [], 0
+    while n < len(chain):
+        end = n  # the stretch: pairs up to the next marker
+        while end + 1 < len(chain) and not any(markers[chain[end][0] + 1: chain[end + 1][0]]):
+            end += 1
+        stretch = chain[n: end + 1]
+        unique = [i for i, (k, _) in enumerate(stretch) if counts[keys[k]] == 1 and _weight(keys[k]) >= DISTINCTIVE]
+        cut = len(stretch)
+        if unique:
+            tail = stretch[unique[-1]:]
+            deletes = any(counts[doc_keys[j]] == 1 and _weight(doc_keys[j]) >= DISTINCTIVE and doc_keys[j] not in shown
+                          and any(_other_entries(key, doc_keys[j]) for key in new)
+                          for (_, j0), (_, j1) in zip(tail, tail[1:]) for j in range(j0 + 1, j1))
+            if deletes:  # (another entry of the list in place of one the update shows: an addition, not that)
+                cut = unique[-1] + 1
+                while cut < len(stretch) and stretch[cut][1] == stretch[cut - 1][1] + 1 and \
+                        stretch[cut][0] == stretch[cut - 1][0] + 1 and _CLOSING.match(keys[stretch[cut][0]]):
+                    cut += 1
+        out += stretch[:cut]
+        n = end + 1
+    return out
+
+
 def _closing_lines_pinned(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
                           doc_keys: list[str]) -> tuple[list[tuple[int, int]], set[int]]:
     """The chain with each stretch of closing lines alone after a marker (``  end`` below ``# ... existing
@@ -1876,6 +1913,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
         return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
                         grammar, force)
+    shown = [line for line in update_lines if line.strip()]
+    if after == "" and shown and _indent_of(shown[0]) and all(_indent_of(line) >= _indent_of(shown[0]) for line in shown):
+        placed = _new_members(doc_lines, update_lines, grammar, into)  # ("add these at the end of `ArticleTest`",
+        if placed is not None:  # members: the end of their class, not of the file)
+            return _checked(placed, grammar, force)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
@@ -2060,7 +2102,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
            for k, line in enumerate(update_lines)]
     while new and not new[-1].text.strip():
         new.pop()
-    definition = _DEFINES.match(keys[found[-1]]) or _DECLARES.match(keys[found[-1]])
+    definition = _DEFINES.match(keys[found[-1]]) or _DECLARES.match(keys[found[-1]]) or \
+        _TITLED_CALL.match(keys[found[-1]])  # (a test, a route: set apart as definitions are)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
     if definition and at < len(keys) and keys[at].strip() and not _CLOSING.match(keys[at]):
