@@ -318,6 +318,14 @@ def summarize(rows: list[dict]) -> dict:
 # Hand-written chat answers: what assistants print, beside what the project's generator writes
 
 CHAT_SET = ROOT / "bench" / "data" / "answers-chat-heldout.jsonl"
+# Sets of hand-written answers kept apart from the merge's tuning, each written apart and measured as it came:
+# (file, how it was written).
+CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits of naming files, eliding code and "
+                        "showing diffs, written apart from the merge and kept out of its tuning"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-2.jsonl",
+              "a second set of 24, 8 per convention, written later by the same brief as the tuning answers of "
+              "`tests/data/answers-chat.jsonl` and never read while tuning; 8 of 24 were right with the merge of "
+              "its day when it came"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:
@@ -548,9 +556,14 @@ def run(args) -> dict:
     found = commits(at) if at else []
     answers = build_set(found, args.seed, QUICK_ANSWERS if args.quick else args.limit)
     rows = [judge(a) for a in progress(answers, "answer quality")]
-    chat = [judge_chat(case) for case in chat_answers()]
+    chats = []
+    for path, about in CHAT_SETS:
+        chat = [judge_chat(case) for case in chat_answers(path)]
+        if chat:
+            chats.append({"set": path.relative_to(ROOT).as_posix(), "about": about, "rows": chat,
+                          "summary": summarize_chat(chat)})
     return {"set_at": at, "history": note, "commits": len(found), "rows": rows, "summary": summarize(rows),
-            "chat": {"rows": chat, "summary": summarize_chat(chat)} if chat else None, "speed": run_speed(args)}
+            "chats": chats, "speed": run_speed(args)}
 
 
 def markdown(data: dict) -> str:
@@ -602,7 +615,7 @@ def markdown(data: dict) -> str:
             f"tuned the merge on this set.\n\n{quality}\n\n{styles}\n\n"
             + (f"Not fully right: {misses}.\n\n" if misses else "")
             + (f"The slowest blocks merged alone: {slowest}.\n\n" if slow else "")
-            + chat_markdown(data.get("chat"))
+            + "".join(chat_markdown(chat) for chat in data.get("chats", []))
             + f"An answer changing 1, 3 and 10 held-out standard-library modules of 500-2,000 lines (one edit in "
             f"each, shown with markers; paths in the info string), warm: the median of {data['speed']['repeats']} "
             f"runs after a first. *cad-lsp apply*: the whole command as a user runs it, from its start to the files "
@@ -620,10 +633,8 @@ def chat_markdown(chat: dict | None) -> str:
                       + (f", {r['unplaced']} unplaced" if r["unplaced"] else "")
                       + (f", also changed {', '.join(r['extra'])}" if r["extra"] else "") + ")"
                       for r in chat["rows"] if not r["right"])
-    return (f"Hand-written chat answers (`{CHAT_SET.relative_to(ROOT)}`, {len(chat['rows'])} answers as assistants "
-            f"print them: their own habits of naming files, eliding code and showing diffs, written apart from the "
-            f"merge and kept out of its tuning). *Fully right*: every file the answer changes or creates is what its "
-            f"author expects, byte for byte, and no other file changes.\n\n"
+    return (f"Hand-written chat answers (`{chat['set']}`: {chat['about']}). *Fully right*: every file the answer "
+            f"changes or creates is what its author expects, byte for byte, and no other file changes.\n\n"
             + table(["path convention", "answers", "fully right", "files right", "files refused",
                      "blocks placed in no file"], rows)
             + (f"\n\nNot fully right: {wrong}." if wrong else "") + "\n\n")
