@@ -1761,3 +1761,13 @@ def test_members_said_to_go_at_the_end_go_at_the_end_of_their_class_not_after_it
     tests = '  test "b" do\n    assert_equal 1, 1\n  end\n\n  test "c" do\n    assert_nil nil\n  end\n'
     assert merge_update(document, tests, "article_test.rb", after="").merged == document.replace(
         "  end\nend\n", "  end\n\n" + tests + "end\n")
+
+
+def test_a_new_test_then_the_describe_s_closing_line_goes_inside_the_describe():
+    """A new ``it(...)`` and the ``});`` the file ends with, nothing else: the only line of the file is its last,
+    which the new test goes before, set apart from the test above it."""
+    document = ("import { render } from '@testing-library/react';\n\ndescribe('UserList', () => {\n"
+                "  it('renders', () => {\n    render(<UserList />);\n  });\n});\n")
+    new = "  it('debounces the query', async () => {\n    vi.useFakeTimers();\n    render(<UserList />);\n  });\n"
+    assert merge_update(document, new + "});\n", "UserList.test.tsx").merged == document.replace(
+        "  });\n});\n", "  });\n\n" + new + "});\n")

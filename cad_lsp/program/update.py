@@ -1541,6 +1541,12 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
     if lone is not None:
         return lone
     if not before and not after:
+        inside = _inside_file_end(update_lines, lines, keys, doc_keys, content)
+        if inside is not None:  # (set apart from the member above, as members are)
+            closing = next(n for n in inside if n > 0)
+            apart = frozenset({content[0]}) if closing > 1 and doc_keys[closing - 2].strip() and \
+                not doc_keys[closing - 2].rstrip().endswith(("{", "(", "[", ":", "do")) else frozenset()
+            return Placement(document, update_lines, inside, {}, False, apart=apart)
         raise UpdateError("no line of the update matches a line of the file: it does not belong to this file")
     if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
         raise UpdateError("the update repeats no line of the file, so where its code goes is unknown: include an "
@@ -1556,6 +1562,24 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
         total = _place_file_tail(lines, keys, doc_keys, [k for k in content if lines[k] == NEW], total)
     kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
     return Placement(document, update_lines, lines, kept, False)
+
+
+def _inside_file_end(update_lines: list[str], lines: list[int], keys: list[str], doc_keys: list[str],
+                     content: list[int]) -> list[int] | None:
+    """New members, indented, then the closing lines the file ends with (a new test and the ``});`` of the
+    file's ``describe``): the members go inside them, before the file's last lines.  The update's lines placed
+    so, or None."""
+    out, in_file = list(lines), set(doc_keys)
+    k, j = content[-1], max((j for j, key in enumerate(doc_keys) if key.strip()), default=-1)
+    while k > content[0] and j >= 0 and _CLOSING.match(keys[k]) and keys[k] == doc_keys[j] and \
+            not _closes_new_block(k, keys, in_file):
+        out[k] = j + 1
+        k, j = k - 1, j - 1
+    members = [i for i in content if out[i] == NEW]
+    if k == content[-1] or not members or members[-1] > k or keys[members[0]] in in_file or \
+            min(_indent_of(keys[i]) for i in members) <= _indent_of(keys[k + 1]):
+        return None
+    return out
 
 
 def _place_file_tail(lines: list[int], keys: list[str], doc_keys: list[str], content: list[int], total: int) -> int:
