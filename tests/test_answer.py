@@ -854,3 +854,15 @@ def test_the_place_a_sentence_gives_a_test_by_its_title_the_file_s_end_first_and
     maybe = read_answer("```ruby app/models/a.rb\nclass A\nend\n```\n\nFor the view, a form in "
                         "`app/views/a/index.html.erb` could look like:\n\n```erb\n<%= form_with url: a_path %>\n```\n")
     assert [b.path for b in maybe.blocks] == ["app/models/a.rb"]
+
+
+def test_tests_the_prose_says_to_add_to_a_file_its_grammar_does_not_read_go_at_its_end(tmp_path):
+    """"Add to `tests/backup.bats`:" and two new ``@test`` blocks (bats: bash's grammar does not read them) that
+    share a line or two with the file's tests: appended, as the sentence says, not refused."""
+    (tmp_path / "tests").mkdir()
+    bats = ('@test "backup works" {\n  run ./backup.sh\n  [ "$status" -eq 0 ]\n}\n\n'
+            '@test "restore works" {\n  run ./restore.sh\n  [ "$status" -eq 0 ]\n}\n')
+    (tmp_path / "tests" / "backup.bats").write_text(bats)
+    new = '@test "--dry-run writes nothing" {\n  run ./backup.sh --dry-run\n  [ "$status" -eq 0 ]\n}\n'
+    plan = plan_answer(f"Add to `tests/backup.bats`:\n\n```bash\n# tests/backup.bats\n{new}```\n", tmp_path)
+    assert plan.complete and plan.files[0].after == bats + "\n" + new

@@ -19,7 +19,6 @@ from pathlib import Path, PurePosixPath
 
 from .answer import Block, Removal, Skipped, read_answer
 from .removal import definition_lines, remove_definition
-from .syntax import language_of
 from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
@@ -307,13 +306,13 @@ def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
 
 
 def _added_at_end(current: str, block: Block, name: str) -> Merge | None:
-    """New lines the prose says to add to a file without a grammar ("Add to `requirements.txt`:", "add these
-    entries to your `.gitignore`"), none of them the file's and no marker among them: after its last line.  None
-    otherwise (a file with a grammar places new code by its syntax)."""
+    """New lines the prose says to add to a file ("Add to `requirements.txt`:", "add these entries to your
+    `.gitignore`", "Add to `tests/backup.bats`:" and tests its grammar does not read), none of them the file's
+    and no marker among them, where nothing else placed them: after its last line.  None otherwise."""
     lines = [line for line in block.text.splitlines() if line.strip()]
-    if not block.adds or language_of(name) is not None or not lines or any(is_marker(line) for line in lines) or \
-            {line.strip() for line in lines} & {line.strip() for line in current.splitlines()}:
-        return None
+    if not block.adds or not lines or any(is_marker(line) for line in lines) or \
+            lines[0].strip() in {line.strip() for line in current.splitlines()}:
+        return None  # (its first line the file's: context, not new lines)
     last = [line for line in current.splitlines() if line.strip()][-1:]
     flat = "\n\n" not in current.strip()  # a list with no blank line in it (``requirements.txt``): none added
     try:  # after the file's last line, shown as context; or at its end, set apart by a blank line
