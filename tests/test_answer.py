@@ -866,3 +866,14 @@ def test_tests_the_prose_says_to_add_to_a_file_its_grammar_does_not_read_go_at_i
     new = '@test "--dry-run writes nothing" {\n  run ./backup.sh --dry-run\n  [ "$status" -eq 0 ]\n}\n'
     plan = plan_answer(f"Add to `tests/backup.bats`:\n\n```bash\n# tests/backup.bats\n{new}```\n", tmp_path)
     assert plan.complete and plan.files[0].after == bats + "\n" + new
+
+
+def test_a_sentence_that_puts_a_fragment_in_a_file_the_root_lacks_mid_paragraph_creates_nothing(tmp_path):
+    """"Make sure Vitest runs with jsdom. In your `vitest.config.ts` that's just:" and a fragment: the sentence
+    puts it in a file, which the root lacks: listed, not created with a fragment for its text."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.ts").write_text("export const a = 1;\n")
+    answer = ("```ts\n// src/a.ts\nexport const a = 2;\n```\n\nMake sure Vitest runs with `jsdom`. In your "
+              "`vitest.config.ts` that's just:\n\n```ts\ntest: {\n  environment: 'jsdom',\n}\n```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert [f.path for f in plan.files] == ["src/a.ts"] and plan.complete
