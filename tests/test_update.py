@@ -1771,3 +1771,19 @@ def test_a_new_test_then_the_describe_s_closing_line_goes_inside_the_describe():
     new = "  it('debounces the query', async () => {\n    vi.useFakeTimers();\n    render(<UserList />);\n  });\n"
     assert merge_update(document, new + "});\n", "UserList.test.tsx").merged == document.replace(
         "  });\n});\n", "  });\n\n" + new + "});\n")
+
+
+def test_a_new_definition_s_attribute_line_is_no_place_and_members_at_the_module_s_end_go_inside_it():
+    """Elixir (no grammar here): ``@impl true`` above a new ``handle_info`` after a marker is the new callback's
+    (placed on the file's last ``@impl true`` it deleted the callback below it); tests said to go "at the end of
+    the module", shown with the module's ``end``, go before that ``end``."""
+    document = ("defmodule KvCache do\n  @impl true\n  def init(opts) do\n    {:ok, opts}\n  end\n\n  @impl true\n"
+                "  def handle_call(:size, _from, state) do\n    {:reply, map_size(state), state}\n  end\n\n  @impl true\n"
+                "  def handle_cast({:delete, key}, state) do\n    {:noreply, Map.delete(state, key)}\n  end\nend\n")
+    new = "  @impl true\n  def handle_info(:sweep, state) do\n    {:noreply, sweep(state)}\n  end\n"
+    update = "  # ... handle_call(:size, ...) and handle_cast({:delete, ...}) stay the same ...\n\n" + new + "end\n"
+    assert merge_update(document, update, "kv_cache.ex").merged == document[: -len("end\n")] + "\n" + new + "end\n"
+    tests = 'defmodule KvCacheTest do\n  use ExUnit.Case\n\n  test "a" do\n    assert 1\n  end\nend\n'
+    new = '  test "b" do\n    assert 2\n  end\n'
+    assert merge_update(tests, new + "end\n", "kv_cache_test.exs", after="").merged == \
+        tests[: -len("end\n")] + "\n" + new + "end\n"

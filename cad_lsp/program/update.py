@@ -556,6 +556,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
         raise UpdateError("no definition the update shows whole has a name the file defines once")
     fresh |= {k for h0, h1, _, _ in named for k in range(h0, h1 + 1)}  # (they rewrite no other line)
     elsewhere = _inside_unshown(fresh, keys, doc_keys, defined)  # (none of those lines is a place in the file)
+    elsewhere |= {k for k in fresh if _ATTACHED_LINE.match(keys[k])}  # (a new definition's ``@impl true``)
     elsewhere |= {k for h0, h1, _, _ in named for k in range(h0, h1 + 1)}
     elsewhere |= _outside_their_block(keys, doc_keys, markers)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
@@ -1598,6 +1599,15 @@ def _place_file_tail(lines: list[int], keys: list[str], doc_keys: list[str], con
     return total
 
 
+def _other_titles(new: str, old: str) -> bool:
+    """Whether two lines open tests (routes) of other titles: ``test "b" do`` beside ``test "a" do``; a title
+    extended (``"needs a title"`` to ``"needs a title of 3 characters"``) is the same test renamed."""
+    a, b = _TITLED_CALL.match(new), _TITLED_CALL.match(old)
+    if not a or not b or a["name"] != b["name"]:
+        return False
+    return not (a["title"].startswith(b["title"]) or b["title"].startswith(a["title"]))
+
+
 def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys: list[str],
                   content: list[int]) -> Placement | None:
     """An update of a few changed lines and nothing else (a table row, a sentence, two constants, with markers
@@ -1614,7 +1624,8 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
     for first in range(1, len(doc_keys) - len(run) + 2):
         window = doc_keys[first - 1: first - 1 + len(run)]
         if [(_indent_of(key), not key.strip()) for key in window] != shape or \
-                any(_other_entries(keys[k], key) and not _IMPORT_LINE.match(key) for k, key in zip(run, window)):
+                any(_other_entries(keys[k], key) and not _IMPORT_LINE.match(key) for k, key in zip(run, window)) or \
+                _other_titles(keys[run[0]], window[0]):
             continue  # (``.b {`` is another rule than ``.a {``, however alike; a name imported anew is the same)
         matcher = difflib.SequenceMatcher(None, text, "\n".join(key.strip() for key in window), autojunk=False)
         if matcher.real_quick_ratio() >= REWRITE_ALONE and matcher.quick_ratio() >= REWRITE_ALONE:
@@ -1938,6 +1949,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
                         grammar, force)
     shown = [line for line in update_lines if line.strip()]
+    last = next((line for line in reversed(doc_lines) if line.strip()), "")
+    if after == "" and len(shown) > 1 and _CLOSING.match(shown[-1]) and shown[-1].rstrip() == last.rstrip() and \
+            _indent_of(shown[0]) > _indent_of(last):
+        after = None  # ("at the end of the module": members, then the module's ``end``, which places them)
     if after == "" and shown and _indent_of(shown[0]) and all(_indent_of(line) >= _indent_of(shown[0]) for line in shown):
         placed = _new_members(doc_lines, update_lines, grammar, into)  # ("add these at the end of `ArticleTest`",
         if placed is not None:  # members: the end of their class, not of the file)
