@@ -1008,10 +1008,7 @@ def _tail_somewhere(run: list[int], fresh: set[int], js: range, keys: list[str],
             if len(olds) < size or olds[0] != j or any(n in taken for n in olds):
                 continue
             pairs = list(zip(tail, olds))
-            if all(_resembles(keys[k], doc_keys[n - 1]) or keys[k].strip() == doc_keys[n - 1].strip()
-                   for k, n in pairs) and not any(_defines_another(keys, k, doc_keys, n - 1) for k, n in pairs) and \
-                    any((name := _definition_name(keys, k)) is not None and name == _definition_name(doc_keys, n - 1)
-                        for k, n in pairs):
+            if _alike_line_for_line(pairs, keys, doc_keys) and _names_one(pairs, keys, doc_keys):
                 found.append(dict(pairs))
         if found:
             break
@@ -1324,6 +1321,19 @@ def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys:
     return set() if lines & set(placed) or lines & taken else lines
 
 
+def _alike_line_for_line(pairs: list[tuple[int, int]], keys: list[str], doc_keys: list[str]) -> bool:
+    """Whether each new line (update index) is its file line (1-based) rewritten or repeated, none of them a
+    definition of another name."""
+    return all(_resembles(keys[k], doc_keys[j - 1]) or keys[k].strip() == doc_keys[j - 1].strip()
+               for k, j in pairs) and not any(_defines_another(keys, k, doc_keys, j - 1) for k, j in pairs)
+
+
+def _names_one(pairs: list[tuple[int, int]], keys: list[str], doc_keys: list[str]) -> bool:
+    """Whether one of the pairs defines the same name in the update as in the file (a head rewritten)."""
+    return any((name := _definition_name(keys, k)) is not None and name == _definition_name(doc_keys, j - 1)
+               for k, j in pairs)
+
+
 def _most_rewritten(run: list[int], fresh: set[int]) -> int:
     """How many of a run's last lines may rewrite file lines past those it inserts: up to its new definitions'
     (``fresh``) last line, or all but one."""
@@ -1347,16 +1357,14 @@ def _tail_rewritten(run: list[int], fresh: set[int], done: int, keys: list[str],
         j += 1
     for size in range(len(olds), 0, -1):
         pairs = list(zip(run[-size:], olds[:size]))
-        if not all(_resembles(keys[k], doc_keys[j - 1]) or keys[k].strip() == doc_keys[j - 1].strip()
-                   for k, j in pairs) or any(_defines_another(keys, k, doc_keys, j - 1) for k, j in pairs):
+        if not _alike_line_for_line(pairs, keys, doc_keys):
             continue
         if size == 1:
             (k, j), = pairs
             if not _resembles(keys[k], doc_keys[j - 1], REWRITE_ALONE) or \
                     any(_resembles(keys[i], doc_keys[j - 1]) for i in run[:-1]):
                 continue
-        elif not any((name := _definition_name(keys, k)) is not None and name == _definition_name(doc_keys, j - 1)
-                     for k, j in pairs):
+        elif not _names_one(pairs, keys, doc_keys):
             continue
         return set(range(done + 1, olds[size - 1] + 1))  # (with the blank lines between: the update's stand for them)
     return set()
