@@ -447,9 +447,6 @@ NOT_YET: dict[str, str] = {
                                             "the tests have no place (refused)",
     "nextjs-todo-zod-validation-cursor": "a JSX line added before a marker resembles the line after it (``{error && "
                                          "<p ...>}``), which is read as its rewrite and goes",
-    "node-cjs-api-client-retries-copilot": "a new guard after ``// ...existing code...`` and before ``return`` is "
-                                           "alike the file's last guard, head and body (``config.retries`` for "
-                                           "``config.timeout``): read as its rewrite, the old guard goes",
     "cpp-cmake-percentile-median-deepseek": "a function body shown with a prose marker and a bare ``// ...`` "
                                             "inside it: the merged file does not parse, and it is refused",
     "vue3-pinia-cart-persistence-qwen": "three partial blocks of one Pinia store in a row with no markers: the "

@@ -1787,3 +1787,17 @@ def test_a_new_definition_s_attribute_line_is_no_place_and_members_at_the_module
     new = '  test "b" do\n    assert 2\n  end\n'
     assert merge_update(tests, new + "end\n", "kv_cache_test.exs", after="").merged == \
         tests[: -len("end\n")] + "\n" + new + "end\n"
+
+
+@pytest.mark.parametrize("name", ["config.js", "config.lua"])
+def test_a_guard_for_another_field_after_a_marker_is_added_beside_the_file_s_not_its_rewrite(name):
+    """``// ...existing code...`` then a guard for ``retries`` before the unchanged ``return config;``: alike the
+    file's guard for ``timeout`` line for line, but about another field (``timeout`` gone, ``retries`` new): it
+    is added, and the ``timeout`` guard stays.  By syntax (JavaScript) and by lines (no grammar for Lua here)."""
+    document = ("function validate(config) {\n  if (!config.baseUrl) {\n    throw new Error('baseUrl is required');\n  }\n"
+                "  if (!Number.isInteger(config.timeout) || config.timeout <= 0) {\n"
+                "    throw new Error(`timeout must be positive, got ${config.timeout}`);\n  }\n  return config;\n}\n")
+    guard = ("  if (!Number.isInteger(config.retries) || config.retries < 0) {\n"
+             "    throw new Error(`retries must not be negative, got ${config.retries}`);\n  }\n")
+    update = "function validate(config) {\n  // ...existing code...\n" + guard + "  return config;\n}\n"
+    assert merge_update(document, update, name).merged == document.replace("  return config;", guard + "  return config;")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -255,6 +256,20 @@ def _unit_name(lines: list[str], unit: Unit) -> str | None:
         return unit.key[1].rsplit(".", 1)[-1]
     m = _DECLARED.match(lines[_first_line(unit)])
     return m[1] if m else None
+
+
+_WORD = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+def another_subject(new: list[str], old: list[str]) -> bool:
+    """Whether new lines alike old ones are about another thing: a word the old lines say more than once
+    (``timeout``) is gone and one the new lines say as often (``retries``) is new: a guard for another field,
+    added beside the file's, not its rewrite."""
+    if sum(1 for line in new if line.strip()) < 2:
+        return False
+    a = Counter(w for line in new for w in _WORD.findall(line))
+    b = Counter(w for line in old for w in _WORD.findall(line))
+    return any(n >= 2 and w not in a for w, n in b.items()) and any(n >= 2 and w not in b for w, n in a.items())
 
 
 def names(defined: str, name: str) -> bool:
@@ -754,6 +769,8 @@ class _Merger:
         titled = _TITLED.match(self.old.lines[old.start]), _TITLED.match(self.new.lines[new.start])
         if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title"):
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
+        if another_subject(self.text(self.new, new), self.text(self.old, old)):
+            return False  # (a guard for ``retries`` after the one for ``timeout``: a new one)
         return self.likeness(old, new) >= LIKENESS or old.start == old.end and old.kind not in _COMMENTS and \
             self.wraps(old, new)  # (a one-line statement made part of a larger one)
 

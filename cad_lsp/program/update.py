@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from .blocks import SAME_BODY, Piece, merge_by_blocks, names
+from .blocks import SAME_BODY, Piece, another_subject, merge_by_blocks, names
 from .config_keys import json_commas, json_fragment, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .new_code import new_members_place
@@ -1048,7 +1048,7 @@ def _rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], repl
                 break
             pairs.append((i, at))
             at += 1
-        if len(pairs) < len(run):
+        if len(pairs) < len(run) or another_subject([keys[i] for i, _ in pairs], [doc_keys[j - 1] for _, j in pairs]):
             continue
         blanks, j = [i for i in range(start, k)], head - 1
         for i in reversed(blanks):  # the blank lines between the marker and the run: above its first file line
@@ -1465,6 +1465,8 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     # a block's head alike a file line, its body not (``if c.MaxRetries < 0 {`` above another ``return``): new
     pairs = [(k, j) for k, j in pairs if not any(i in ks and keys[i].strip() and i not in paired
                                                  for i in range(k + 1, _block_end(keys, k)))]
+    if another_subject([keys[k] for k, _ in pairs], [doc_keys[j - 1] for _, j in pairs]):
+        return set()  # (a guard for ``retries`` beside the file's for ``timeout``: added, not a rewrite)
     written = sum(1 for i in ks if keys[i].strip())
     # the run as a whole, where no line is alike alone, or where it pairs the same lines and blank ones after
     whole = _rewritten_lines(ks, js, keys, doc_keys, placed, taken)
