@@ -1801,3 +1801,16 @@ def test_a_guard_for_another_field_after_a_marker_is_added_beside_the_file_s_not
              "    throw new Error(`retries must not be negative, got ${config.retries}`);\n  }\n")
     update = "function validate(config) {\n  // ...existing code...\n" + guard + "  return config;\n}\n"
     assert merge_update(document, update, name).merged == document.replace("  return config;", guard + "  return config;")
+
+
+def test_code_added_at_the_end_is_set_off_as_the_file_sets_off_its_blocks():
+    """"Add these tests at the end of the file": a Python module whose functions stand two blank lines apart
+    gets two before the new one; a stylesheet whose rules stand one apart, one."""
+    module = ("import pytest\n\n\nasync def test_a():\n    assert 1\n\n\nasync def test_b():\n    def handler(request):\n"
+              "        return 503\n\n    with pytest.raises(ValueError):\n        await call(handler)\n")
+    new = ("async def test_c():\n    calls = 0\n\n    def handler(request):\n        nonlocal calls\n        calls += 1\n"
+           "        return 503\n\n    assert await call(handler) == 503\n")
+    assert merge_update(module, new, "test_x.py", after="").merged == module + "\n\n" + new
+    css = ".a {\n  color: red;\n}\n\n.b {\n  color: blue;\n}\n"
+    rule = ".c {\n  margin: 0;\n}\n"
+    assert merge_update(css, rule, "site.css", after="").merged == css + "\n" + rule

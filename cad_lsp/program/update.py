@@ -2215,15 +2215,27 @@ def _after_leading_marker(update_lines: list[str], doc_lines: list[str]) -> list
     return rest or None
 
 
+def _gap_before_last_block(doc_lines: list[str]) -> int:
+    """The blank lines the file sets before its last top-level block (two in PEP 8's Python), at least one."""
+    for j in range(len(doc_lines) - 1, 0, -1):
+        if doc_lines[j].strip() and not doc_lines[j][:1].isspace() and not doc_lines[j - 1].strip():
+            gap = 0
+            while j - 1 - gap >= 0 and not doc_lines[j - 1 - gap].strip():
+                gap += 1
+            return max(1, min(gap, 2))
+    return 1
+
+
 def _appended(document: str, update: str) -> Merge:
-    """The update after the file's last line, set off by a blank line unless either has one there."""
+    """The update after the file's last line, set off as the file sets off its last block (a blank line, two
+    in PEP 8's Python) unless either has a blank line there."""
     doc_lines = split_lines(document)
     newline = _terminator(doc_lines)
     pieces = [Piece(line, n, None) for n, line in enumerate(doc_lines, 1)]
     if not doc_lines[-1].endswith(("\n", "\r")):
         pieces[-1] = Piece(doc_lines[-1] + newline, len(doc_lines), None)
     if doc_lines[-1].strip() and split_lines(update)[0].strip():
-        pieces.append(Piece(newline, None, None))
+        pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines)
     pieces += [Piece(line, None, k) for k, line in enumerate(split_lines(update), 1)]
     return _finish(document, update, pieces, frozenset(), None, False)
 
