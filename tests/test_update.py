@@ -1814,3 +1814,15 @@ def test_code_added_at_the_end_is_set_off_as_the_file_sets_off_its_blocks():
     css = ".a {\n  color: red;\n}\n\n.b {\n  color: blue;\n}\n"
     rule = ".c {\n  margin: 0;\n}\n"
     assert merge_update(css, rule, "site.css", after="").merged == css + "\n" + rule
+
+
+def test_new_methods_longer_than_half_the_file_still_go_into_its_one_class():
+    """Two new test methods pasted alone, together longer than the test class they go in, none of their names the
+    class's: an addition at the class's end (refused before as maybe the class rewritten)."""
+    php = ("<?php\n\nnamespace Tests\\Feature;\n\nuse Tests\\TestCase;\n\nclass PostApiTest extends TestCase\n{\n"
+           "    public function test_index_lists_posts(): void\n    {\n        $this->getJson('/api/posts')->assertOk();\n"
+           "    }\n}\n")
+    body = "".join(f"        $this->getJson('/api/posts?status={s}')->assertOk();\n" for s in ("a", "b", "c", "d"))
+    new = ("    public function test_index_filters_by_status(): void\n    {\n" + body + "    }\n\n"
+           "    public function test_index_rejects_a_bad_status(): void\n    {\n" + body + "    }\n")
+    assert merge_update(php, new, "PostApiTest.php").merged == php.replace("    }\n}\n", "    }\n\n" + new + "}\n")

@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 
 from .blocks import _CLOSING as _CLOSER
-from .blocks import NEW_SHARE, SELF_FIRST, _indent, _walk
+from .blocks import SELF_FIRST, _indent, _walk
 from .markers import is_marker
 from .syntax import LANGUAGES, Unit, parse_units
 
@@ -173,8 +173,8 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
     classes = [u for u in file_units if u.key is not None and u.key[0] == "type" and u.body]
     named = [u for u in _walk(file_units) if into and u.key == ("type", into) and u.body]
     classes = named if len(named) == 1 else classes
-    if not method or len(classes) != 1 or len(shown) > NEW_SHARE * sum(1 for line in doc_lines if line.strip()):
-        return None  # (as long as half the file or more: its rewrite, not an addition to it)
+    if not method or len(classes) != 1:
+        return None  # (no name of them the file's, however long: an addition, not the class rewritten)
     cls = classes[0]
     members = [u for u in cls.body if u.key is not None]
     depth = _indent(doc_lines[members[0].start]) if members else _indent(doc_lines[cls.start]) + "    "
