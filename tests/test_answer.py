@@ -451,6 +451,12 @@ NOT_YET: dict[str, str] = {
                                             "inside it: the merged file does not parse, and it is refused",
     "vue3-pinia-cart-persistence-qwen": "three partial blocks of one Pinia store in a row with no markers: the "
                                         "``lines`` ref and the store's ``return`` are placed twice",
+    "k8s-yaml-deploy-script-rollout-deepseek": "a Deployment's ``spec:`` (three in the file) shown with its first "
+                                               "key and a new one: the new key goes to the file's last mapping",
+    "swift-inventory-restock-mistral": "Swift (no grammar here): a ``switch`` shown with ``// ... existing cases "
+                                       "...`` and a new case: the switch's ``}`` is placed before the kept cases",
+    "vue3-sfc-inline-edit-grok": "a composable's new function then its changed ``return`` and ``}`` as context: "
+                                 "the old ``return`` stays above the new function",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }
