@@ -134,8 +134,8 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
                    None)
         if end is None or not _CLOSER.match(doc_lines[end]):
             continue
-        if any(_indent(doc_lines[k]) == depth and _FIRST_WORD.match(doc_lines[k]) and
-               _FIRST_WORD.match(doc_lines[k])[1] == word[1] for k in range(j + 1, end)):
+        if any(_indent(doc_lines[k]) == depth and (m := _FIRST_WORD.match(doc_lines[k])) and m[1] == word[1]
+               for k in range(j + 1, end)):
             places.append(end)
     if len(places) != 1:
         return None

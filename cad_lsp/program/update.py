@@ -347,6 +347,11 @@ def _definitions(keys: list[str]) -> dict[int, str]:
     return {k: name for k, name in names.items() if name is not None}
 
 
+def _declares(line: str) -> bool:
+    """Whether a line declares a definition (``def``, ``defp``, ``fun``, ``public Order cancel(``), not calls one."""
+    return bool(_DEFINES.match(line) or _DECLARES.match(line))
+
+
 def _named_rewrites(keys: list[str], doc_keys: list[str], markers: list[bool],
                     defined: dict[int, str]) -> list[tuple[int, int, int, int]]:
     """Definitions the update shows whole (doc and attributes above, to the closing line, no marker inside)
@@ -354,19 +359,16 @@ def _named_rewrites(keys: list[str], doc_keys: list[str], markers: list[bool],
     (``list_products/0`` becoming ``list_products/1`` with a longer ``@doc``, where no grammar reads the file and
     the doc's lines fit every function's).  (first, last) update lines (0-based) and (first, last) file lines
     (1-based) each."""
-    def declares(lines: list[str], k: int) -> bool:
-        return bool(_DECLARES.match(lines[k]) or _DEFINES.match(lines[k]))
-
-    counts = Counter(name for j, name in defined.items() if declares(doc_keys, j))
-    shown = Counter(_definition_name(keys, k) for k in range(len(keys)) if declares(keys, k))
+    counts = Counter(name for j, name in defined.items() if _declares(doc_keys[j]))
+    shown = Counter(_definition_name(keys, k) for k in range(len(keys)) if _declares(keys[k]))
     out = []
     for h in range(len(keys)):
-        if markers[h] or not declares(keys, h):
+        if markers[h] or not _declares(keys[h]):
             continue
         name = _definition_name(keys, h)
         if name is None or counts[name] != 1 or shown[name] != 1:
             continue
-        j = next(j for j, other in defined.items() if other == name and declares(doc_keys, j))
+        j = next(j for j, other in defined.items() if other == name and _declares(doc_keys[j]))
         end, old_end = _block_end(keys, h, markers), _block_end(doc_keys, j)
         if any(markers[h:end]) or not _CLOSING.match(keys[end - 1]) or \
                 keys[end - 1].strip() != doc_keys[old_end - 1].strip():
@@ -495,7 +497,7 @@ def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[boo
             if keys[k].strip() and not markers[k] and keys[k] not in inside and keys[k] in counts:
                 out.add(k)
         shown = {keys[k] for k in range(h + 1, end - 1) if _weight(keys[k]) >= DISTINCTIVE}
-        if _TYPE_HEADER.match(key) and shown and not shown & inside and end < len(keys) + 1 and \
+        if _TYPE_HEADER.match(key) and shown and not shown & inside and \
                 _CLOSING.match(keys[end - 1]) and not any(markers[h:end]) and not (end < len(keys) and markers[end]):
             out |= {h, end - 1}  # a second ``extension Note {`` whole, none of the first's members: another one
     # a file line given a block (``resources :users`` gaining `` do`` and routes under it): the block is new
@@ -1313,7 +1315,7 @@ def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys:
     name = _definition_name(doc_keys, head - 1)
     named = [i for i in run if _definition_name(keys, i) == name]
     if name is None or sum(_definition_name(doc_keys, j) == name for j in range(len(doc_keys))
-                           if _DECLARES.match(doc_keys[j]) or _DEFINES.match(doc_keys[j])) != 1 or len(named) != 1 or \
+                           if _declares(doc_keys[j])) != 1 or len(named) != 1 or \
             not _CLOSING.match(keys[_block_end(keys, named[0]) - 1]) or _block_end(keys, named[0]) - 1 > run[-1]:
         return set()  # (the new definition whole, to its closing line: not a head before a marker for its body)
     end = _block_end(doc_keys, head - 1)  # (0-based, exclusive: the 1-based last line)
@@ -1565,12 +1567,8 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
     total = len(doc_keys)
     marker = (before or after)[0]
     if before:  # the lines that close the update close the file (a class's ``}``): the new code goes inside them
-        k, j, in_file = content[-1], max(j for j, key in enumerate(doc_keys) if key.strip()), set(doc_keys)
-        while k > content[0] and j >= 0 and _CLOSING.match(keys[k]) and keys[k].strip() and keys[k] == doc_keys[j] \
-                and not _closes_new_block(k, keys, in_file):
-            lines[k] = j + 1
-            total, k, j = j, k - 1, j - 1
-        total = _place_file_tail(lines, keys, doc_keys, [k for k in content if lines[k] == NEW], total)
+        total = _place_file_tail(lines, keys, doc_keys, [k for k in content if lines[k] == NEW],
+                                 _close_at_file_end(lines, keys, doc_keys, content))
     kept = {k: ((1, total) if k == marker else (total + 1, total)) for k in before + after}
     return Placement(document, update_lines, lines, kept, False)
 
@@ -1580,17 +1578,27 @@ def _inside_file_end(update_lines: list[str], lines: list[int], keys: list[str],
     """New members, indented, then the closing lines the file ends with (a new test and the ``});`` of the
     file's ``describe``): the members go inside them, before the file's last lines.  The update's lines placed
     so, or None."""
-    out, in_file = list(lines), set(doc_keys)
-    k, j = content[-1], max((j for j, key in enumerate(doc_keys) if key.strip()), default=-1)
-    while k > content[0] and j >= 0 and _CLOSING.match(keys[k]) and keys[k] == doc_keys[j] and \
-            not _closes_new_block(k, keys, in_file):
-        out[k] = j + 1
-        k, j = k - 1, j - 1
+    out = list(lines)
+    _close_at_file_end(out, keys, doc_keys, content)
+    closing = [i for i in content if out[i] > 0]
     members = [i for i in content if out[i] == NEW]
-    if k == content[-1] or not members or members[-1] > k or keys[members[0]] in in_file or \
-            min(_indent_of(keys[i]) for i in members) <= _indent_of(keys[k + 1]):
+    if not closing or not members or keys[members[0]] in set(doc_keys) or \
+            min(_indent_of(keys[i]) for i in members) <= _indent_of(keys[closing[0]]):
         return None
     return out
+
+
+def _close_at_file_end(lines: list[int], keys: list[str], doc_keys: list[str], content: list[int]) -> int:
+    """Place the update's last lines that only close blocks on the file's last lines they repeat, from the end
+    in, unless they close a block the update opens; the 0-based index of the first file line so placed (the
+    file's length where none is)."""
+    k, j, in_file = content[-1], max((j for j, key in enumerate(doc_keys) if key.strip()), default=-1), set(doc_keys)
+    total = len(doc_keys)
+    while k > content[0] and j >= 0 and _CLOSING.match(keys[k]) and keys[k] == doc_keys[j] and \
+            not _closes_new_block(k, keys, in_file):
+        lines[k] = j + 1
+        total, k, j = j, k - 1, j - 1
+    return total
 
 
 def _place_file_tail(lines: list[int], keys: list[str], doc_keys: list[str], content: list[int], total: int) -> int:
@@ -2006,12 +2014,13 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     # see the block), then lines that trust context near markers (weighed only when the others fall short: it
     # can win on nothing else).  The order is weighed only between merges equal before it: it reads the file.
     scores: dict[int, tuple] = {}
+    dead_before = _dead_code(document)  # (the file's own, counted once for every candidate)
 
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
             scores[id(merge)] = (_breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved,
-                                 _dead_code(merge.merged) > _dead_code(document))
+                                 _dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
     def best_of(candidates):
@@ -2151,7 +2160,7 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
            for k, line in enumerate(update_lines)]
     while new and not new[-1].text.strip():
         new.pop()
-    definition = _DEFINES.match(keys[found[-1]]) or _DECLARES.match(keys[found[-1]]) or \
+    definition = _declares(keys[found[-1]]) or \
         _TITLED_CALL.match(keys[found[-1]])  # (a test, a route: set apart as definitions are)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
