@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cad_lsp.program.answer import read_answer
-from cad_lsp.program.syntax import error_count, guess_language, language_of
+from cad_lsp.program.syntax import error_count, guess_language, language_of, parse_units
 from cad_lsp.program.update import UpdateError, merge_update
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "data" / "apply-peer" / "continue-lazy.jsonl"
@@ -1012,3 +1012,171 @@ def test_a_statement_made_an_arm_of_a_new_match_is_that_match_s_to_replace():
     update = "fn main() -> Result<()> {\n    // ... reading input unchanged ...\n\n" + new + "    Ok(())\n}\n"
     assert merge_update(document, update, "main.rs").merged == document.replace(
         "    print_text(&summary, cli.top);\n", new)
+
+
+# -- Swift, Scala and Elixir, read by their grammars
+
+NOTE_SWIFT = """import Foundation
+
+struct Note: Identifiable, Codable {
+    let id: UUID
+    var title: String
+
+    var isEmpty: Bool {
+        title.isEmpty
+    }
+}
+
+extension Note {
+    static let sample = Note(id: UUID(), title: "Groceries")
+}
+
+final class NotesStore {
+    private(set) var notes: [Note] = []
+
+    func add(_ title: String) {
+        notes.append(Note(id: UUID(), title: title))
+    }
+
+    func remove(_ note: Note) {
+        notes.removeAll { $0.id == note.id }
+    }
+}
+"""
+
+
+def test_swift_elixir_and_scala_files_are_read_by_their_grammars():
+    assert [language_of(name) for name in ("Note.swift", "loans.ex", "loans_test.exs", "Routes.scala")] == \
+        ["swift", "elixir", "elixir", "scala"]
+    assert error_count(NOTE_SWIFT, "swift") == 0
+    assert error_count(LOANS_EX, "elixir") == 0
+    assert error_count(ROUTES_SCALA, "scala") == 0
+
+
+def _keys(text: str, language: str) -> list:
+    lines = text.splitlines(True)
+    units, _ = parse_units(text, language, lines)
+    out, stack = [], list(units)
+    while stack:
+        unit = stack.pop(0)
+        out.append((unit.start, unit.key))
+        stack = list(unit.body or []) + stack
+    return out
+
+
+def test_the_grammars_name_what_an_update_rewrites_by_name():
+    swift = dict(_keys(NOTE_SWIFT, "swift"))
+    assert swift[2] == ("type", "Note") and swift[11] == ("type", "extension Note")  # not one type twice
+    assert swift[18] == ("function", "add") and swift[16] == ("variable", "notes")
+    elixir = _keys(LOANS_EX, "elixir")  # a definition with its ``@doc`` above it, by its name
+    assert (5, ("function", "list_loans")) in elixir and (10, ("function", "overdue?")) in elixir
+    assert (13, ("function", "today")) in elixir and (2, ("import", "Ecto.Query")) in elixir
+    scala = dict(_keys(ROUTES_SCALA, "scala"))  # ``scala.concurrent.Future`` is not ``scala.concurrent``'s only
+    assert scala[2] != scala[3] and scala[6] == ("function", "getBooks") and scala[9] == ("variable", "routes")
+
+
+def test_a_swift_method_pasted_alone_replaces_its_namesake_in_its_class():
+    update = """    func add(_ title: String) {
+        let trimmed = title.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return }
+        notes.append(Note(id: UUID(), title: trimmed))
+    }
+"""
+    merged = merge_update(NOTE_SWIFT, update, "Note.swift").merged
+    assert merged == NOTE_SWIFT.replace("""        notes.append(Note(id: UUID(), title: title))
+""", """        let trimmed = title.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return }
+        notes.append(Note(id: UUID(), title: trimmed))
+""")
+
+
+def test_a_second_swift_extension_of_a_type_is_added_not_written_over_the_first():
+    update = """// ... existing code ...
+
+extension Note {
+    var preview: String {
+        String(title.prefix(40))
+    }
+}
+"""
+    merged = merge_update(NOTE_SWIFT, update, "Note.swift").merged
+    assert merged == NOTE_SWIFT + """
+extension Note {
+    var preview: String {
+        String(title.prefix(40))
+    }
+}
+"""
+
+
+LOANS_EX = """defmodule Library.Loans do
+  @moduledoc "Loans of books to members."
+  import Ecto.Query
+  alias Library.{Loan, Repo}
+
+  @doc "The member's loans, newest first."
+  def list_loans(member) do
+    Repo.all(from l in Loan, where: l.member_id == ^member.id, order_by: [desc: l.inserted_at])
+  end
+
+  @doc "Whether a loan is past its due date."
+  def overdue?(%Loan{due_on: due_on}), do: Date.compare(due_on, Date.utc_today()) == :lt
+
+  defp today, do: Date.utc_today()
+end
+"""
+
+
+def test_an_elixir_function_shown_with_its_doc_replaces_the_one_of_its_name_and_its_doc():
+    update = """  @doc \"\"\"
+  The member's loans, newest first; `:open` only those not returned.
+  \"\"\"
+  def list_loans(member, opts \\\\ []) do
+    query = from l in Loan, where: l.member_id == ^member.id, order_by: [desc: l.inserted_at]
+    query = if opts[:open], do: where(query, [l], is_nil(l.returned_on)), else: query
+    Repo.all(query)
+  end
+"""
+    merged = merge_update(LOANS_EX, update, "lib/library/loans.ex").merged
+    assert merged == LOANS_EX.replace("""  @doc "The member's loans, newest first."
+  def list_loans(member) do
+    Repo.all(from l in Loan, where: l.member_id == ^member.id, order_by: [desc: l.inserted_at])
+  end
+""", update)
+
+
+ROUTES_SCALA = """package bookstore
+
+import scala.concurrent.Future
+import scala.concurrent.duration._
+
+class BookRoutes(registry: BookRegistry) {
+  def getBooks(): Future[Books] = registry.ask(GetBooks)
+  def getBook(id: String): Future[Option[Book]] = registry.ask(GetBook(id, _))
+
+  val routes: Route =
+    pathPrefix("books") {
+      get {
+        complete(getBooks())
+      }
+    }
+}
+"""
+
+
+def test_a_scala_one_line_def_added_below_a_shown_one_keeps_the_file_s_spacing():
+    update = """  def getBook(id: String): Future[Option[Book]] = registry.ask(GetBook(id, _))
+  def deleteBook(id: String): Future[Done] = registry.ask(DeleteBook(id, _))
+"""
+    merged = merge_update(ROUTES_SCALA, update, "BookRoutes.scala").merged
+    assert merged == ROUTES_SCALA.replace(update.splitlines(True)[0], update)
+
+
+def test_scala_imports_of_one_package_are_not_one_import_rewritten():
+    update = """import scala.concurrent.Future
+import scala.concurrent.ExecutionContext
+import scala.concurrent.duration._
+"""
+    merged = merge_update(ROUTES_SCALA, update, "BookRoutes.scala").merged
+    assert merged == ROUTES_SCALA.replace("import scala.concurrent.duration._\n", update.splitlines(True)[1] +
+                                          "import scala.concurrent.duration._\n")

@@ -128,7 +128,13 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     named there.  A Python function taking ``self`` is a method (its class is not known unless a method is
     named): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
+    below_marker = None  # ("// ... existing code ..." above them: the file, then the new ones, set off as shown)
+    if len(shown) > 1 and merger.is_marker(shown[0]) and after is None and before is None:
+        below_marker = [Piece(line, None, None) for line in merger.new.lines[shown[0].end + 1: shown[1].start]]
+        shown = shown[1:]
     names = {u.key for u in _walk(old_units) if u.key is not None}
+    names -= {u.key for u in new_units if _repeatable(u) and not any(  # (another ``extension Note``: new)
+        o.key == u.key and not merger.other_entry(o, u) for o in _walk(old_units))}
     named = [u for u in _walk(old_units) if _named(u, after or before)]
     named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
     depth = _indent(merger.old.lines[named[0].start]) if named else ""
@@ -168,6 +174,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     gap = merger._lead(merger.old, old_units, last, (0, len(lines) - 1)) if last > 0 else []
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     added = [piece for unit in shown for piece in lead + merger._lines(unit.start, unit.end, None)]
+    if below_marker:
+        added = below_marker + added[len(lead):]
     if last_body is not None:
         end = last_body.end + 1  # after the block's last unit, before its closing lines
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
@@ -600,7 +608,7 @@ class _Merger:
         most alike among several); _Refused when none, or two are as alike."""
         if unit.key is None or unit.key[0] not in ("function", "type", "impl", "variable", "section", "call"):
             raise _Refused
-        found = [o for o in _walk(old_units) if o.key == unit.key]
+        found = [o for o in _walk(old_units) if o.key == unit.key and not self.other_entry(o, unit)]
         if not found:
             raise _Refused
         scores = [self.resemblance(o, unit) for o in found]
@@ -663,6 +671,8 @@ class _Merger:
                 for k in sorted(k for k, after in added.items() if after is old):
                     gap = [p for p in self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
                            if not p.text.strip()][:2] or [Piece("\n", None, None)]
+                    if new_units[k - 1].end + 1 == new_units[k].start and not self.is_marker(new_units[k - 1]):
+                        gap = []  # (shown right below the one before it, as the file's one-line ``def``s are)
                     pieces += [Piece(p.text, None, None) for p in gap] + \
                         self._lines(new_units[k].start, new_units[k].end, shift)
                     self.new_definitions += 1
@@ -786,7 +796,10 @@ class _Merger:
         """Whether two entries of a list say they are different ones: ``{ id: "0005_users_locale", ...}`` after
         ``{ id: "0004_sessions_user_idx", ...}`` is a new migration, however alike their text."""
         ours, theirs = _identity(self.text(self.old, old)), _identity(self.text(self.new, new))
-        return ours is not None and theirs is not None and ours[0] == theirs[0] and ours != theirs
+        if ours is not None and theirs is not None and ours[0] == theirs[0] and ours != theirs:
+            return True
+        return _repeatable(old) and old.key == new.key and not self.has_marker(new) and _members(old) and \
+            _members(new) and not _members(old) & _members(new)  # another ``extension Note``, another ``impl Foo``
 
     def _walk_pairs(self, old_units, new_units, run, gap) -> list[tuple[int, int]]:
         """From the shown neighbour out: each file unit with a rewrite of it among the next few new units (a
@@ -1236,6 +1249,16 @@ def _siblings(units: list[Unit], unit: Unit) -> list[Unit] | None:
         if found is not None:
             return found
     return None
+
+
+def _repeatable(unit: Unit) -> bool:
+    """Whether a file may hold several blocks of this unit's name, each with its own members: Swift's
+    ``extension Note``, Rust's ``impl Store``."""
+    return unit.key is not None and (unit.key[0] == "impl" or unit.key[1].startswith("extension "))
+
+
+def _members(unit: Unit) -> set[tuple[str, str]]:
+    return {u.key for u in unit.body or [] if u.key is not None}
 
 
 def _walk(units: list[Unit]):

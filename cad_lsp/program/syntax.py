@@ -48,6 +48,9 @@ LANGUAGES: dict[str, Grammar] = {
     "ruby": Grammar("tree_sitter_ruby", "language", ("class Snippet__\n", "end\n")),
     "php": Grammar("tree_sitter_php", "language_php_only", ("class __Snippet__ {\n", "}\n")),  # (with or without <?php)
     "bash": Grammar("tree_sitter_bash", "language"),
+    "swift": Grammar("tree_sitter_swift", "language", ("class __Snippet__ {\n", "}\n")),
+    "scala": Grammar("tree_sitter_scala", "language", ("object __Snippet__ {\n", "}\n")),
+    "elixir": Grammar("tree_sitter_elixir", "language", ("defmodule Snippet__ do\n", "end\n")),
 }
 
 _EXTENSIONS = {
@@ -56,12 +59,14 @@ _EXTENSIONS = {
     ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
     ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".md": "markdown", ".markdown": "markdown",
     ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin", ".rb": "ruby", ".rake": "ruby", ".php": "php",
-    ".sh": "bash", ".bash": "bash",
+    ".sh": "bash", ".bash": "bash", ".swift": "swift", ".scala": "scala", ".sc": "scala", ".ex": "elixir",
+    ".exs": "elixir",
 }
 _EDITOR_IDS = {  # editors' language ids (LSP's languageId) that are not the names above
     "javascriptreact": "javascript", "typescriptreact": "tsx", "golang": "go", "c++": "cpp", "cuda": "cpp",
     "objective-c": "c", "py": "python", "js": "javascript", "ts": "typescript", "rs": "rust", "md": "markdown",
     "cs": "csharp", "c#": "csharp", "kt": "kotlin", "rb": "ruby", "shellscript": "bash", "sh": "bash",
+    "ex": "elixir", "exs": "elixir",
 }
 
 # Node types that hold a block's units: a body, a class body, a list of declarations.
@@ -70,7 +75,8 @@ _BODIES = {"block", "statement_block", "class_body", "declaration_list", "field_
            "switch_body", "match_block", "constructor_body", "annotation_type_body", "literal_value",
            "translation_unit", "program", "module", "source_file", "document", "section",
            "array", "object", "list", "dictionary", "initializer_list", "jsx_element", "function_body",
-           "compilation_unit", "body_statement"}
+           "compilation_unit", "body_statement", "protocol_body", "enum_class_body", "computed_property",
+           "lambda_literal", "template_body", "indented_block", "case_block", "do_block"}
 _JSX_EDGES = {"jsx_opening_element", "jsx_closing_element"}  # a JSX element's header and closing line
 _CLOSERS = re.compile(r"^[\s)\]}>;,]*(//.*|/\*.*\*/)?$")  # closing brackets, and a comment after them
 
@@ -180,6 +186,10 @@ def guess_language(text: str) -> str | None:
 
 def _line_of_end(node) -> int:
     """The last line a node's text is on (a node that ends at column 0 ends on the line before)."""
+    if node.type == "indented_block" and node.named_children:  # (Scala's runs on over the next line's indentation)
+        return _line_of_end(node.named_children[-1])
+    if node.children and node.children[-1].type == "indented_block":
+        return _line_of_end(node.children[-1])
     row, column = node.end_point
     return row - 1 if column == 0 and row > node.start_point[0] else row
 
@@ -210,7 +220,9 @@ def _find_body(node):
                           "template_declaration", "declaration", "function_declarator", "type_declaration",
                           "method_declaration", "interface_declaration", "enum_declaration", "object",
                           "assignment_expression", "assignment", "await_expression", "new_expression",
-                          "match_expression", "switch_statement", "switch_expression", "when_expression"):
+                          "match_expression", "switch_statement", "switch_expression", "when_expression",
+                          "call_suffix", "navigation_expression", "object_definition", "trait_definition",
+                          "val_definition", "var_definition", "call", "protocol_declaration"):
             stack.extend(child.children)
     if best is None:
         return None
@@ -245,10 +257,12 @@ def _category(kind: str) -> str | None:
     pasted alone is read as a function)."""
     if "import" in kind or kind in ("use_declaration", "preproc_include", "package_clause", "using_directive"):
         return "import"
-    if any(word in kind for word in ("function", "method", "constructor")):
+    if any(word in kind for word in ("function", "method", "constructor")) or \
+            kind in ("init_declaration", "deinit_declaration", "subscript_declaration"):  # (Swift's)
         return "function"
     if any(word in kind for word in ("class", "struct", "interface", "enum", "trait", "type_declaration",
-                                     "type_alias", "union", "record", "namespace", "mod_item", "module")):
+                                     "type_alias", "typealias", "union", "record", "namespace", "mod_item",
+                                     "module", "protocol", "object_definition")):
         return "type"
     if kind in ("impl_item",):
         return "impl"
@@ -256,6 +270,8 @@ def _category(kind: str) -> str | None:
 
 
 def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
+    if kind == "call" and node.child_by_field_name("target") is not None:
+        return _elixir_key(node, source)
     category = _category(kind)
     if kind == "decorated_definition":
         inner = node.child_by_field_name("definition")
@@ -268,8 +284,12 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
     if category == "impl":
         return ("impl", " ".join(_text(c, source) for c in (node.child_by_field_name("trait"),
                                                               node.child_by_field_name("type")) if c is not None))
+    if kind in ("init_declaration", "deinit_declaration", "subscript_declaration"):
+        return ("function", kind.removesuffix("_declaration"))
     if category in ("function", "type"):
         name = _name(node, source)
+        if kind == "class_declaration" and any(c.type == "extension" for c in node.children) and name:
+            name = "extension " + name  # Swift: ``extension Store`` is not ``class Store`` rewritten
         if name and re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and category == "function" and \
                 node.child_by_field_name("type") is None:  # a test macro (no return type):
             declarator = node.child_by_field_name("declarator")  # ``TEST(PolygonTest, Contains)``, by its arguments
@@ -282,7 +302,8 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
         return (category, name) if name else None
     if kind in ("lexical_declaration", "variable_declaration", "const_declaration", "var_declaration",
                 "static_item", "const_item", "let_declaration", "field_declaration", "public_field_definition",
-                "field_definition", "short_var_declaration", "property_declaration"):
+                "field_definition", "short_var_declaration", "property_declaration", "val_definition",
+                "var_definition"):
         declarator = next((c for c in node.named_children if c.type == "variable_declarator"), None)
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if value is not None and value.type == "call_expression" and _text(value.child_by_field_name("function"),
@@ -293,7 +314,9 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
             return ("variable", _first_identifier(target, source))  # const [submitting, setSubmitting] = ...
         if target is not None and target.type == "object_pattern" and value is not None:
             return ("variable", "= " + _text(value, source))  # const { a, b } = load(): named by what it reads
-        name = _name(node, source) or _first_identifier(node, source)
+        pattern = node.child_by_field_name("pattern")  # (Scala's ``val routes: Route =``: not its type's name)
+        name = _text(pattern, source) if pattern is not None else _name(node, source) or _first_identifier(node,
+                                                                                                          source)
         return ("variable", name) if name else None
     if kind == "expression_statement" and node.named_children:
         inner = node.named_children[0]
@@ -304,6 +327,8 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
             inner = inner.named_children[0]
         if inner.type in ("call_expression", "call", "method_invocation"):
             return _call_key(inner, source)
+    if kind == "unary_operator" and re.match(r"@\w+", _text(node, source)):  # an Elixir module attribute
+        return ("variable", re.match(r"@\w+", _text(node, source)).group())
     if kind == "section":
         heading = next((c for c in node.named_children if c.type.endswith("heading")), None)
         if heading is not None:
@@ -324,6 +349,8 @@ def _first_identifier(node, source: bytes) -> str | None:
 def _import_source(node, source: bytes) -> str:
     """What an import imports from: the module (``from fastapi import A`` and ``from fastapi import A, B`` are
     one import rewritten), else the whole statement."""
+    if len(node.children_by_field_name("path")) > 1:  # Scala: ``import a.b.{C, D}`` is ``a.b``'s, whichever names
+        return re.sub(r"\.\{.*\}$", ".{}", re.sub(r"\s+", " ", _text(node, source).strip()))
     for field_name in ("module_name", "source", "path", "argument"):
         child = node.child_by_field_name(field_name)
         if child is not None:
@@ -349,6 +376,34 @@ def _call_key(call, source: bytes) -> tuple[str, str] | None:
     if first is not None and first.type in ("string", "template_string", "string_literal"):
         name += " " + _text(first, source)
     return ("call", name)
+
+
+# Elixir's definitions and the calls that name a block are calls: ``def total(cart) do``, ``describe "x" do``.
+_ELIXIR_DEFINES = {"def": "function", "defp": "function", "defmacro": "function", "defmacrop": "function",
+                   "defguard": "function", "defguardp": "function", "defdelegate": "function", "defn": "function",
+                   "defmodule": "type", "defprotocol": "type", "defimpl": "type", "defstruct": "type",
+                   "import": "import", "alias": "import", "use": "import", "require": "import"}
+
+
+_ELIXIR_ANNOTATION = re.compile(r"@(doc|spec|impl|tag|deprecated|since|decorate)\b")
+
+
+def _elixir_key(call, source: bytes) -> tuple[str, str] | None:
+    """An Elixir call's key: a definition by its name (``def total(cart) when ...``: ``total``), an import by what
+    it imports, a block-taking call by its first argument (``test "adds" do``: ``test "adds"``)."""
+    target = _text(call.child_by_field_name("target"), source)
+    args = next((c for c in call.named_children if c.type == "arguments"), None)
+    first = args.named_children[0] if args is not None and args.named_children else None
+    category = _ELIXIR_DEFINES.get(target)
+    if category == "function" and first is not None:
+        head = first.child_by_field_name("left") if first.type == "binary_operator" else first  # ``when`` guards
+        name = head.child_by_field_name("target") if head is not None and head.type == "call" else head
+        return ("function", _text(name, source)) if name is not None else None
+    if category is not None:
+        return (category, _text(args, source) if args is not None else target)
+    if first is not None and first.type in ("string", "atom", "alias"):
+        return ("call", f"{target} {_text(first, source)}")
+    return ("call", target) if args is None else None
 
 
 _LISTS = {"statement_list", "statements"}  # nodes that only wrap a body's statements (Go): their children are the units
@@ -406,6 +461,8 @@ def _with_doc_comments(units: list[Unit]) -> list[Unit]:
 
 def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     kind = node.type
+    if kind == "unary_operator" and re.match(_ELIXIR_ANNOTATION, _text(node, source)):
+        kind = "attribute_item"  # ``@doc``, ``@spec``, ``@impl true`` go with the definition below them
     key = _key(node, source, kind)
     if key is None and end > start:  # a compound statement: named by its first line (``if (!response.ok) {``)
         key = ("first line", lines[start].strip())
@@ -438,7 +495,7 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     inner = None
     if kind == "decorated_definition" and node.child_by_field_name("definition") is not None:
         inner = node.child_by_field_name("definition").start_point[0]
-    elif key is not None and key[0] in ("function", "type", "variable"):  # annotations (``@Injectable()``),
+    elif key is not None and key[0] in ("function", "type", "variable") and kind != "unary_operator":  # annotations (``@Injectable()``),
         row = start  # C#'s attributes (``[ApiController]``, ``[Route("api/[controller]")]``)
         while row < end and (lines[row].lstrip().startswith("@") or _ATTRIBUTE_LINE.match(lines[row])):
             row += 1
@@ -451,13 +508,15 @@ _ATTRIBUTE_LINE = re.compile(r"^\s*\[[A-Za-z_][\w.]*(?:\(.*\))?(?:\s*,\s*[A-Za-z
 
 def _opens_on_line(body, source: bytes) -> bool:
     """Whether a body starts with its opening bracket (``class A {``): its first line is then the header's."""
-    return source[body.start_byte: body.start_byte + 1] in (b"{", b"(", b"[")
+    return source[body.start_byte: body.start_byte + 1] in (b"{", b"(", b"[") or body.type == "do_block"
 
 
 def _closes_on_line(body, lines: list[str]) -> bool:
     """Whether a body ends on a line of closing brackets (``}``, ``});``): that line is the block's end."""
     row = _line_of_end(body)
-    return 0 <= row < len(lines) and bool(_CLOSERS.match(lines[row])) and row > body.start_point[0]
+    closing = _CLOSERS.match(lines[row]) or body.type == "do_block" and lines[row].strip() == "end" \
+        if 0 <= row < len(lines) else None
+    return bool(closing) and row > body.start_point[0]
 
 
 def parse_units(text: str, language: str, lines: list[str]) -> tuple[list[Unit], int] | None:

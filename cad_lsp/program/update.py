@@ -1877,7 +1877,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 # A line comment in each grammar, for a marker its parser must read as one
 _COMMENT_OF = {"python": "#", "ruby": "#", "bash": "#", "javascript": "//", "typescript": "//", "tsx": "//",
                "go": "//", "rust": "//", "java": "//", "c": "//", "cpp": "//", "csharp": "//", "kotlin": "//",
-               "php": "//"}
+               "php": "//", "swift": "//", "scala": "//", "elixir": "#"}
 _CPP_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w+\s*\{|template\s*<|(?:public|private|protected):)",
                          re.MULTILINE)
 _HEAD = re.compile(r"^\s*((?:->|\.)?[\w$]+(?:(?:->|\.)[\w$]+)*\s*[(=:])")  # a line's call, or the key it sets
