@@ -430,8 +430,6 @@ CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 NOT_YET: dict[str, str] = {
     "python-fastapi-deps-copilot": "a router shown from its second import on, the first (``Optional``, no longer "
                                    "used) left out: the merge keeps a file's first lines an update does not show",
-    "elixir-overdue-loans-claude": "Elixir has no grammar here: ``@doc \"\"\"`` lines the file has many times "
-                                   "place a new function's doc wrongly, and a controller's action fits two places",
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
@@ -453,8 +451,6 @@ NOT_YET: dict[str, str] = {
                                         "``lines`` ref and the store's ``return`` are placed twice",
     "k8s-yaml-deploy-script-rollout-deepseek": "a Deployment's ``spec:`` (three in the file) shown with its first "
                                                "key and a new one: the new key goes to the file's last mapping",
-    "swift-inventory-restock-mistral": "Swift (no grammar here): a ``switch`` shown with ``// ... existing cases "
-                                       "...`` and a new case: the switch's ``}`` is placed before the kept cases",
     "vue3-sfc-inline-edit-grok": "a composable's new function then its changed ``return`` and ``}`` as context: "
                                  "the old ``return`` stays above the new function",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "

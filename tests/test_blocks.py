@@ -1180,3 +1180,78 @@ import scala.concurrent.duration._
     merged = merge_update(ROUTES_SCALA, update, "BookRoutes.scala").merged
     assert merged == ROUTES_SCALA.replace("import scala.concurrent.duration._\n", update.splitlines(True)[1] +
                                           "import scala.concurrent.duration._\n")
+
+
+ERRORS_SWIFT = """public enum InventoryError: Error {
+    case itemNotFound(String)
+    case insufficientStock(available: Int)
+}
+
+extension InventoryError: LocalizedError {
+    public var errorDescription: String? {
+        switch self {
+        case .itemNotFound(let sku):
+            return "No item with SKU \\(sku)"
+        case .insufficientStock(let available):
+            return "Only \\(available) in stock"
+        }
+    }
+}
+"""
+
+
+def test_a_new_swift_case_after_a_marker_for_the_switch_s_cases_goes_after_them():
+    update = """extension InventoryError: LocalizedError {
+    public var errorDescription: String? {
+        switch self {
+        // ... existing cases ...
+        case .invalidQuantity(let quantity):
+            return "Quantity must be positive, got \\(quantity)"
+        }
+    }
+}
+"""
+    merged = merge_update(ERRORS_SWIFT, update, "Item.swift").merged
+    assert merged == ERRORS_SWIFT.replace("""            return "Only \\(available) in stock"
+""", """            return "Only \\(available) in stock"
+        case .invalidQuantity(let quantity):
+            return "Quantity must be positive, got \\(quantity)"
+""")
+
+
+def test_a_new_elixir_clause_above_the_one_shown_with_a_marker_is_added_not_written_over_it():
+    document = """defmodule ShelfWeb.LoanController do
+  use ShelfWeb, :controller
+
+  def index(conn, params) do
+    loans = Lending.list_loans(member_id: params["member_id"])
+    render(conn, :index, loans: loans)
+  end
+
+  def show(conn, %{"id" => id}) do
+    loan = Lending.get_loan!(id)
+    render(conn, :show, loan: loan)
+  end
+
+  def return(conn, %{"id" => id}) do
+    loan = Lending.get_loan!(id)
+
+    case Lending.return_book(loan) do
+      {:ok, loan} -> render(conn, :show, loan: loan)
+      {:error, :already_returned} -> conn |> put_status(:conflict) |> json(%{error: "already returned"})
+    end
+  end
+end
+"""
+    update = """  def index(conn, %{"status" => "overdue"}) do
+    loans = Lending.list_overdue_loans()
+    render(conn, :index, loans: loans)
+  end
+
+  def index(conn, params) do
+    # ... unchanged ...
+  end
+"""
+    merged = merge_update(document, update, "loan_controller.ex").merged
+    assert merged == document.replace("  def index(conn, params) do\n", update.split("\n\n")[0] + "\n\n" +
+                                      "  def index(conn, params) do\n")

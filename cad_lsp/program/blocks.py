@@ -633,7 +633,8 @@ class _Merger:
         """Units pasted alone (no marker needed): each replaces the unit of its name wherever it is nested; the
         file's units between two of them that the update shows next to each other (no marker between) go."""
         shown = [k for k, u in enumerate(new_units) if not self.is_marker(u) and _content(self.new.lines, u)]
-        targets, added = {}, {}  # added: a new definition after shown ones -> the file unit it goes after
+        targets, added, ahead = {}, {}, {}  # a new definition after (before) shown ones -> the file unit it goes
+        # after (before)
         for k in shown:
             try:
                 targets[k] = self.target(new_units[k], old_units)[0]
@@ -645,6 +646,11 @@ class _Merger:
                         (targets[before[-1]].key or ("",))[0] != "function":
                     raise
                 added[k] = targets[before[-1]]  # (a new method after the ones shown: after the last of them)
+        for k, m in [(k, m) for k in shown for m in shown if k != m and k in targets and m in targets]:
+            if k in targets and m in targets and targets[k] is targets[m] and \
+                    self.normal(self.new, new_units[m])[:1] == self.normal(self.old, targets[m])[:1] != \
+                    self.normal(self.new, new_units[k])[:1]:  # two for one: the one that shows its first line is it,
+                (ahead if k < m else added)[k] = targets.pop(k)  # the other a new one beside it (an Elixir clause)
         shown = [k for k in shown if k in targets]
         gone: list[tuple[int, int]] = []  # file rows (first, last) removed between two shown units
         for a, b in zip(shown, shown[1:]):
@@ -666,8 +672,14 @@ class _Merger:
                 self.seen.update(range(first + 1, last + 2))
             else:
                 old = next(o for o in targets.values() if o.start == first)
-                pieces += self.pair(old, new, None)
                 shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
+                for k in sorted(k for k, before in ahead.items() if before is old):
+                    gap = [p for p in self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
+                           if not p.text.strip()][:2] or [Piece("\n", None, None)]
+                    pieces += self._lines(new_units[k].start, new_units[k].end, shift) + \
+                        [Piece(p.text, None, None) for p in gap]
+                    self.new_definitions += 1
+                pieces += self.pair(old, new, None)
                 for k in sorted(k for k, after in added.items() if after is old):
                     gap = [p for p in self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
                            if not p.text.strip()][:2] or [Piece("\n", None, None)]
@@ -708,6 +720,11 @@ class _Merger:
                 continue
             after = max((matches[k] for k in matches if k < i), default=-1)
             found = [j for j in by_key.get(unit.key, []) if j not in used and not self.other_entry(old_units[j], unit)]
+            head = self.normal(self.new, unit)[:1]
+            found = [j for j in found if self.normal(self.old, old_units[j])[:1] == head or not any(
+                k not in matches and new_units[k].key == unit.key and self.normal(self.new, new_units[k])[:1] ==
+                self.normal(self.old, old_units[j])[:1] for k in shown if k != i)]  # (another shows its first line:
+            # ``def index(conn, params) do`` with a marker below a new clause ``def index(conn, %{"status" => ...``)
             if found:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))

@@ -184,11 +184,14 @@ def guess_language(text: str) -> str | None:
 # Units
 
 
+_RUNS_ON = {"indented_block", "statements"}  # Scala's indented body, Swift's statements of a case
+
+
 def _line_of_end(node) -> int:
     """The last line a node's text is on (a node that ends at column 0 ends on the line before)."""
-    if node.type == "indented_block" and node.named_children:  # (Scala's runs on over the next line's indentation)
+    if node.type in _RUNS_ON and node.named_children:  # (they run on over the next line's indentation)
         return _line_of_end(node.named_children[-1])
-    if node.children and node.children[-1].type == "indented_block":
+    if node.children and node.children[-1].type in _RUNS_ON:
         return _line_of_end(node.children[-1])
     row, column = node.end_point
     return row - 1 if column == 0 and row > node.start_point[0] else row
@@ -467,11 +470,14 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     if key is None and end > start:  # a compound statement: named by its first line (``if (!response.ok) {``)
         key = ("first line", lines[start].strip())
     body = None
-    body_node = node if kind == "jsx_element" else _find_body(node)
+    cases = kind == "switch_statement" and any(c.type == "switch_entry" for c in node.named_children)
+    body_node = node if kind == "jsx_element" or cases else _find_body(node)
     body_start, body_end = 0, -1
     if body_node is not None and end > start:
         units = _units_of(body_node, source, lines)
-        if body_node.type == "jsx_element":  # between the opening tag's line and the closing tag's
+        if cases:  # Swift's ``switch x {``: its cases are its own children, between its first and last lines
+            body_start, body_end = start + 1, end - (1 if _CLOSERS.match(lines[end]) else 0)
+        elif body_node.type == "jsx_element":  # between the opening tag's line and the closing tag's
             edges = [c for c in body_node.named_children if c.type in _JSX_EDGES]
             body_start = _line_of_end(edges[0]) + 1 if edges else start
             closing = edges[-1].start_point[0] if len(edges) == 2 else end + 1
@@ -487,7 +493,7 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
                 units = [_unit(c, source, lines, c.start_point[0], _line_of_end(c))
                          for c in header.parent.named_children
                          if c.type == "comment" and body_start <= c.start_point[0] < body_node.start_point[0]] + units
-        if body_node.type != "jsx_element":
+        if body_node.type != "jsx_element" and not cases:
             body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
         units = [u for u in units if u.start >= body_start and u.end <= body_end]
         if body_start <= body_end:
