@@ -443,8 +443,6 @@ NOT_YET: dict[str, str] = {
     "node-express-weather-retries-chatgpt": "\"Replace the last test with these three\" and three tests with "
                                             "nothing of the file around them: the prose's replace is not read, and "
                                             "the tests have no place (refused)",
-    "nextjs-todo-zod-validation-cursor": "a JSX line added before a marker resembles the line after it (``{error && "
-                                         "<p ...>}``), which is read as its rewrite and goes",
     "cpp-cmake-percentile-median-deepseek": "a function body shown with a prose marker and a bare ``// ...`` "
                                             "inside it: the merged file does not parse, and it is refused",
     "vue3-pinia-cart-persistence-qwen": "three partial blocks of one Pinia store in a row with no markers: the "

@@ -1255,3 +1255,47 @@ end
     merged = merge_update(document, update, "loan_controller.ex").merged
     assert merged == document.replace("  def index(conn, params) do\n", update.split("\n\n")[0] + "\n\n" +
                                       "  def index(conn, params) do\n")
+
+
+def test_a_new_line_before_a_marker_that_is_one_more_of_a_series_the_update_adds_is_new_not_a_rewrite():
+    """Under each field a ``{fieldErrors.x && ...}`` line: the last, right before the marker, resembles the
+    file's ``{error && ...}`` line the marker keeps, but it resembles the other new ones more."""
+    document = """export default function TodoForm() {
+  return (
+    <form onSubmit={handleSubmit}>
+      <label>
+        Title
+        <input value={title} onChange={(e) => setTitle(e.target.value)} />
+      </label>
+      <label>
+        Due date
+        <input type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} />
+      </label>
+      {error && <p className="error">{error}</p>}
+      <button type="submit">Add todo</button>
+    </form>
+  );
+}
+"""
+    update = """export default function TodoForm() {
+  return (
+    <form onSubmit={handleSubmit}>
+      <label>
+        Title
+        <input value={title} onChange={(e) => setTitle(e.target.value)} />
+      </label>
+      {fieldErrors.title && <p className="field-error">{fieldErrors.title[0]}</p>}
+      <label>
+        Due date
+        <input type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} />
+      </label>
+      {fieldErrors.dueDate && <p className="field-error">{fieldErrors.dueDate[0]}</p>}
+      {/* ... existing code ... */}
+    </form>
+  );
+}
+"""
+    merged = merge_update(document, update, "TodoForm.tsx").merged
+    assert merged == update.replace("      {/* ... existing code ... */}\n", """      {error && <p className="error">{error}</p>}
+      <button type="submit">Add todo</button>
+""")

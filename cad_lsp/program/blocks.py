@@ -769,9 +769,26 @@ class _Merger:
             else:
                 pairs = self._best_pairs(old_units, new_units, run, gap)
             for k, j in pairs:
+                if self.one_of_a_new_series(k, old_units[j], new_units, matches):
+                    continue
                 matches[k] = j
                 used.add(j)
             i = end
+
+    def one_of_a_new_series(self, k: int, old: Unit, new_units: list[Unit], matches: dict[int, int]) -> bool:
+        """Whether a new unit next to a marker is one more of a series the update adds elsewhere at this level
+        (``{fieldErrors.dueDate && <p ...>}`` after the title's and the notes'), more like those than like the
+        file unit it would rewrite (``{error && <p ...>}``): new as they are."""
+        ours = "\n".join(self.normal(self.new, new_units[k]))
+        theirs = difflib.SequenceMatcher(None, "\n".join(self.normal(self.old, old)), ours,
+                                         autojunk=False).ratio()
+        for m, unit in enumerate(new_units):
+            if m == k or m in matches or self.is_marker(unit) or not _content(self.new.lines, unit):
+                continue
+            if difflib.SequenceMatcher(None, "\n".join(self.normal(self.new, unit)), ours,
+                                       autojunk=False).ratio() > max(theirs, LIKENESS):
+                return True
+        return False
 
     def rewrite_of(self, old: Unit, new: Unit) -> bool:
         """Whether a new unit reads as a rewrite of a file unit: the same kind of node, alike (or holding its
