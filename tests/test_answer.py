@@ -449,8 +449,6 @@ NOT_YET: dict[str, str] = {
                                         "``lines`` ref and the store's ``return`` are placed twice",
     "k8s-yaml-deploy-script-rollout-deepseek": "a Deployment's ``spec:`` (three in the file) shown with its first "
                                                "key and a new one: the new key goes to the file's last mapping",
-    "vue3-sfc-inline-edit-grok": "a composable's new function then its changed ``return`` and ``}`` as context: "
-                                 "the old ``return`` stays above the new function",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }

@@ -1826,3 +1826,28 @@ def test_new_methods_longer_than_half_the_file_still_go_into_its_one_class():
     new = ("    public function test_index_filters_by_status(): void\n    {\n" + body + "    }\n\n"
            "    public function test_index_rejects_a_bad_status(): void\n    {\n" + body + "    }\n")
     assert merge_update(php, new, "PostApiTest.php").merged == php.replace("    }\n}\n", "    }\n\n" + new + "}\n")
+
+
+def test_a_composable_s_return_shown_after_a_new_function_rewrites_the_file_s_return():
+    """A new function, then the composable's ``return`` with its name added and the ``}`` the file ends with:
+    the function goes above the ``return``, which is rewritten, not kept above the new function."""
+    document = """export function useTodos() {
+  const todos = ref<Todo[]>([]);
+
+  function remove(id: number) {
+    todos.value = todos.value.filter((t) => t.id !== id);
+  }
+
+  return { todos, remove };
+}
+"""
+    update = """  function rename(id: number, title: string) {
+    const todo = todos.value.find((t) => t.id === id);
+    if (todo) todo.title = title.trim();
+  }
+
+  return { todos, remove, rename };
+}
+"""
+    want = document.replace("  return { todos, remove };\n}\n", update)
+    assert merge_update(document, update, "useTodos.ts").merged == want

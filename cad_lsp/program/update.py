@@ -1557,9 +1557,11 @@ def _unanchored(document: str, update_lines: list[str], lines: list[int], keys: 
         inside = _inside_file_end(update_lines, lines, keys, doc_keys, content)
         if inside is not None:  # (set apart from the member above, as members are)
             closing = next(n for n in inside if n > 0)
-            apart = frozenset({content[0]}) if closing > 1 and doc_keys[closing - 2].strip() and \
-                not doc_keys[closing - 2].rstrip().endswith(("{", "(", "[", ":", "do")) else frozenset()
-            return Placement(document, update_lines, inside, {}, False, apart=apart)
+            replaced = _last_line_rewritten(inside, keys, doc_keys, content, closing)
+            above = min(replaced, default=closing) - 1  # the file line the new ones follow (1-based)
+            apart = frozenset({content[0]}) if above > 0 and doc_keys[above - 1].strip() and \
+                not doc_keys[above - 1].rstrip().endswith(("{", "(", "[", ":", "do")) else frozenset()
+            return Placement(document, update_lines, inside, {}, False, replaced=replaced, apart=apart)
         raise UpdateError("no line of the update matches a line of the file: it does not belong to this file")
     if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
         raise UpdateError("the update repeats no line of the file, so where its code goes is unknown: include an "
@@ -1586,6 +1588,25 @@ def _inside_file_end(update_lines: list[str], lines: list[int], keys: list[str],
             min(_indent_of(keys[i]) for i in members) <= _indent_of(keys[closing[0]]):
         return None
     return out
+
+
+def _last_line_rewritten(lines: list[int], keys: list[str], doc_keys: list[str], content: list[int],
+                         closing: int) -> frozenset[int]:
+    """The file line right above its closing lines (a composable's ``return { todos, add }``) that the last of the
+    new members shown before those closing lines rewrites (``return { todos, add, rename }``): closely alike, the
+    same statement, and no other new line like it; none otherwise."""
+    members = [i for i in content if lines[i] == NEW]
+    j = closing - 1
+    while j > 0 and not doc_keys[j - 1].strip():
+        j -= 1
+    k = members[-1]
+    if j <= 0 or _CLOSING.match(keys[k]) or keys[k].strip() == doc_keys[j - 1].strip() or \
+            not _resembles(keys[k], doc_keys[j - 1], REWRITE_ALONE) or \
+            not _alike_line_for_line([(k, j)], keys, doc_keys) or \
+            keys[k].split()[:1] != doc_keys[j - 1].split()[:1] or \
+            any(_resembles(keys[i], doc_keys[j - 1]) for i in members[:-1]):
+        return frozenset()
+    return frozenset(range(j, closing))
 
 
 def _close_at_file_end(lines: list[int], keys: list[str], doc_keys: list[str], content: list[int]) -> int:
