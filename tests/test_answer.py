@@ -151,6 +151,13 @@ def test_a_blank_line_after_a_first_line_naming_the_file_goes_with_it(tmp_path):
     assert change.after == "export const b = 2;\n"
 
 
+def test_a_first_line_naming_the_file_by_its_base_name_under_a_heading_with_its_path_is_its_header_comment():
+    answer = "#### 1. `db/migrations/0004_soft_delete.sql`\n\n```sql\n-- 0004_soft_delete.sql\nBEGIN;\nCOMMIT;\n```\n"
+    [block] = read_answer(answer).blocks
+    assert (block.path, block.named_by) == ("db/migrations/0004_soft_delete.sql", "line before")
+    assert block.text == "-- 0004_soft_delete.sql\nBEGIN;\nCOMMIT;\n"
+
+
 def test_a_first_line_that_is_code_is_kept():
     for first in ("#!/usr/bin/env python", "#include <stdio.h>", "# compute the total", "// TODO: app.ts later",
                   "# Note - this is it", "# In src/app.py the loader", "# Updated the loader",

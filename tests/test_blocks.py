@@ -1299,3 +1299,22 @@ def test_a_new_line_before_a_marker_that_is_one_more_of_a_series_the_update_adds
     assert merged == update.replace("      {/* ... existing code ... */}\n", """      {error && <p className="error">{error}</p>}
       <button type="submit">Add todo</button>
 """)
+
+
+def test_a_doc_comment_moved_inside_a_group_with_its_declaration_goes_with_it():
+    document = """package store
+
+// ErrNotFound is returned when a user does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+func find() {}
+"""
+    update = """var (
+	// ErrNotFound is returned when a user does not exist or has been deleted.
+	ErrNotFound = errors.New("store: not found")
+	// ErrEmailTaken is returned when the email belongs to another account.
+	ErrEmailTaken = errors.New("store: email already taken")
+)
+"""
+    merged = merge_update(document, update, "users.go").merged
+    assert merged == document.replace(document.split("\n\n")[1] + "\n", update)

@@ -1851,3 +1851,38 @@ def test_a_composable_s_return_shown_after_a_new_function_rewrites_the_file_s_re
 """
     want = document.replace("  return { todos, remove };\n}\n", update)
     assert merge_update(document, update, "useTodos.ts").merged == want
+
+
+def test_a_doc_comment_s_second_line_saying_something_stays_intact_is_not_a_marker():
+    """``// The row is kept so that foreign keys ... stay intact.`` under the doc's first line and above the
+    ``func``: it ends as a marker's words do, but it continues a comment on code, and it was lost."""
+    document = """package store
+
+func (s *UserStore) Delete(ctx context.Context, id int64) error {
+	_, err := s.db.ExecContext(ctx, deleteUser, id)
+	return err
+}
+"""
+    update = """// Delete soft-deletes the user.
+// The row is kept so that foreign keys and audit history stay intact.
+func (s *UserStore) Delete(ctx context.Context, id int64) error {
+	_, err := s.db.ExecContext(ctx, softDeleteUser, id)
+	return err
+}
+"""
+    assert merge_update(document, update, "users.go").merged == "package store\n\n" + update
+    assert is_marker("// Everything else stays intact.")
+
+
+def test_a_whole_file_that_ends_on_a_statement_the_file_has_several_times_is_the_whole_file():
+    """The new queries file ends on ``RETURNING ...;``, which the file's queries end with too: the last of them
+    is not where the update ends, and the query the new file leaves out goes."""
+    document = ("-- name: GetUser\nSELECT id, email FROM users WHERE id = $1;\n\n"
+                "-- name: CreateUser\nINSERT INTO users (email) VALUES ($1)\nRETURNING id, email;\n\n"
+                "-- name: UpdateUser\nUPDATE users SET email = $2 WHERE id = $1\nRETURNING id, email;\n\n"
+                "-- name: DeleteUser\nDELETE FROM users\nWHERE id = $1;\n")
+    update = ("-- name: GetUser\nSELECT id, email FROM users WHERE id = $1 AND deleted_at IS NULL;\n\n"
+              "-- name: CreateUser\nINSERT INTO users (email) VALUES ($1)\nRETURNING id, email;\n\n"
+              "-- name: UpdateUser\nUPDATE users SET email = $2 WHERE id = $1\nRETURNING id, email;\n\n"
+              "-- name: RestoreUser\nUPDATE users SET deleted_at = NULL WHERE id = $1\nRETURNING id, email;\n")
+    assert merge_update(document, update, "users.sql", whole=True).merged == update

@@ -1099,11 +1099,13 @@ class _Merger:
         """A file unit and the update's unit for it: kept when the same, merged when the update's has markers
         inside, else replaced whole at the file unit's indentation."""
         doc = self.leading_comment(self.old, old)
-        if doc and not self.leading_comment(self.new, new) and doc < old.end:  # shown without its doc comment
+        if doc and not self.leading_comment(self.new, new) and doc < old.end and \
+                not self.comment_inside(range(old.start, doc), new):  # shown without its doc comment
             definition = replace(old, start=doc, inner=old.inner if old.inner is not None and old.inner > doc else None)
             kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, doc)]
             return kept + self.pair(definition, new, shift)
-        if old.inner is not None and new.inner is None and not self.whole:  # shown without its decorators or
+        if old.inner is not None and new.inner is None and not self.whole and \
+                not self.comment_inside(range(old.start, old.inner), new):  # shown without its decorators or
             # doc comment: they stay (in the whole file shown, they went)
             definition = replace(old, start=old.inner, kind=new.kind, inner=None)
             kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, old.inner)]
@@ -1178,6 +1180,15 @@ class _Merger:
         if not any(self.old.lines[r].strip() for r in after):
             return []
         return [Piece(self.old.lines[r], r + 1, None) for r in after]
+
+    def comment_inside(self, rows: range, new: Unit) -> bool:
+        """Whether the update's unit holds, inside it, a comment like one of the file's doc comment lines (``var (``
+        with the doc of the one variable it was moved in beside its variable, reworded): the doc moved there."""
+        def said(lines):  # comment lines that say something (not ``/**`` or `` *``)
+            return [line.strip() for line in lines if _COMMENT_LINE.match(line) and
+                    len(re.sub(r"[\W_]+", "", line)) >= 12]
+        ours, theirs = said(self.old.lines[r] for r in rows), said(self.new.lines[new.start: new.end + 1])
+        return any(difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= LIKENESS for a in ours for b in theirs)
 
     @staticmethod
     def leading_comment(side: _Side, unit: Unit) -> int:

@@ -98,6 +98,9 @@ def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[boo
     out = []
     inside = _inside_strings(update_lines)
     for k, key in enumerate(new):
+        if is_marker(key) and _continues_a_comment(update_lines, k):
+            out.append(False)
+            continue
         if not is_marker(key) or key not in doc:
             out.append(is_marker(key))
             continue
@@ -113,6 +116,21 @@ def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[boo
                                          for i, m in zip(around, beside))
         out.append(not literal)
     return out
+
+
+def _continues_a_comment(update_lines: list[str], k: int) -> bool:
+    """Whether a line that says in words that something stays (no ellipsis) is the second line of a comment
+    above code: ``// The row is kept so that foreign keys stay intact.`` under ``// Delete soft-deletes the
+    user.``, right above ``func (s *UserStore) Delete(...)`` is a doc comment, not a marker."""
+    line = update_lines[k]
+    said = _COMMENT.match(line)
+    if "..." in line or "\u2026" in line or k == 0 or k + 1 >= len(update_lines) or said is None or \
+            _ELIDES_AT_START.match(said.group(1)):  # ("# existing code" under a comment: a marker still)
+        return False
+    above, below = update_lines[k - 1], update_lines[k + 1]
+    indent = len(line) - len(line.lstrip())
+    return bool(_COMMENT.match(above)) and not is_marker(above) and len(above) - len(above.lstrip()) == indent \
+        and bool(below.strip()) and len(below) - len(below.lstrip()) == indent and not _COMMENT.match(below)
 
 
 def _inside_strings(update_lines: list[str]) -> set[int]:

@@ -1755,6 +1755,8 @@ def _starts_or_ends_inside(doc_lines: list[str], update_lines: list[str]) -> boo
     shown = set(new)
     if new[0] in doc and sum(k not in shown for k in doc[:doc.index(new[0])]) >= UNSEEN_AROUND_WHOLE:
         return True
+    if doc.count(new[-1]) > 1 and not _CLOSING.match(new[-1]):
+        return False  # (a statement the file has several times, ``RETURNING id, email;``, places no end)
     last = len(doc) - 1 - doc[::-1].index(new[-1]) if new[-1] in doc else len(doc) - 1
     return sum(k not in shown for k in doc[last + 1:]) >= UNSEEN_AROUND_WHOLE
 
