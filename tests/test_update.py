@@ -1886,3 +1886,43 @@ def test_a_whole_file_that_ends_on_a_statement_the_file_has_several_times_is_the
               "-- name: UpdateUser\nUPDATE users SET email = $2 WHERE id = $1\nRETURNING id, email;\n\n"
               "-- name: RestoreUser\nUPDATE users SET deleted_at = NULL WHERE id = $1\nRETURNING id, email;\n")
     assert merge_update(document, update, "users.sql", whole=True).merged == update
+
+
+def test_a_new_elixir_function_s_doc_heredoc_is_its_own_not_a_place_in_the_file():
+    """``@doc \"\"\"`` and ``\"\"\"`` above a new function are lines every documented function of the file has:
+    placed on the last of them, they deleted the functions between (unseen)."""
+    functions = "".join(f'''  @doc """
+  {name.capitalize()}s a product.
+  """
+  def {name}_product(product) do
+    Repo.{name}(product)
+  end
+
+''' for name in ("insert", "update", "delete"))
+    document = f'''defmodule Shop.Catalog do
+  def list_products do
+    Product
+    |> Repo.all()
+  end
+
+{functions}end
+'''
+    update = '''  def list_products do
+    Product
+    |> Repo.all()
+  end
+
+  @default_per_page 20
+
+  @doc """
+  Returns a page of products.
+  """
+  def paginate_products(page) do
+    Product
+    |> limit(@default_per_page)
+    |> offset((page - 1) * @default_per_page)
+    |> Repo.all()
+  end
+'''
+    merged = merge_update(document, update, "lib/shop/catalog.ex").merged
+    assert merged == document.replace("  def list_products do\n    Product\n    |> Repo.all()\n  end\n", update)

@@ -61,6 +61,7 @@ REWRITE_LOOKAHEAD = 3  # ... among the next new lines (a statement wrapped in tr
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
 EDGE_WEIGHT = 10  # the reading that trusts context next to markers weighs those lines this many times
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
+HEREDOC_LINES = 60  # an attribute's heredoc above a definition (Elixir's ``@doc``) is read up to this long
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 SIGNATURE_LINES = 12  # ... and a head rewritten over up to this many lines (one parameter a line) above its body
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
@@ -414,11 +415,29 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
             continue  # a definition renamed (its whole body shown again): the file's, rewritten
         start = k
         while start > 0 and keys[start - 1].strip() and not markers[start - 1] and \
-                _indent_of(keys[start - 1]) in (_indent_of(key), _indent_of(key) + 1) and \
-                _ATTACHED_LINE.match(keys[start - 1]):
-            start -= 1
+                _indent_of(keys[start - 1]) in (_indent_of(key), _indent_of(key) + 1):
+            if _ATTACHED_LINE.match(keys[start - 1]):
+                start -= 1
+            elif (heredoc := _heredoc_above(keys, start - 1, markers)) is not None:
+                start = heredoc  # (Elixir's ``@doc """`` ... ``"""`` over the new function)
+            else:
+                break
         out.update(range(start, end))
     return out
+
+
+def _heredoc_above(keys: list[str], close: int, markers: list[bool]) -> int | None:
+    """The line opening an attribute's heredoc (``@doc \"\"\"``) that line ``close`` (a lone ``\"\"\"``) closes, or
+    None."""
+    quote = keys[close].strip()
+    if quote not in ('"""', "'''"):
+        return None
+    for o in range(close - 1, max(-1, close - HEREDOC_LINES), -1):
+        if markers[o] or keys[o].strip() == quote:
+            return None
+        if keys[o].lstrip().startswith("@") and keys[o].rstrip().endswith(quote):
+            return o
+    return None
 
 
 def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str], defined: dict[int, str]) -> set[int]:
