@@ -1318,3 +1318,117 @@ func find() {}
 """
     merged = merge_update(document, update, "users.go").merged
     assert merged == document.replace(document.split("\n\n")[1] + "\n", update)
+
+
+SPEC_SCALA = """package weather
+
+import weather.config.WeatherApiConfig
+import munit.FunSuite
+
+class WeatherClientSpec extends FunSuite {
+
+  private val okBody = \"\"\"{"name":"Oslo"}\"\"\"
+
+  test("current returns parsed weather on 200") {
+    val backend = SttpBackendStub.synchronous.whenAnyRequest.thenRespond(okBody)
+    assertEquals(new WeatherClient(config, backend).current("Oslo").isRight, true)
+  }
+
+  test("current maps 500 to UpstreamError") {
+    val backend = SttpBackendStub.synchronous.whenAnyRequest.thenRespond("boom", StatusCode.InternalServerError)
+    assertEquals(new WeatherClient(config, backend).current("Oslo"), Left(UpstreamError(500, "boom")))
+  }
+}
+"""
+
+
+def test_a_marker_naming_one_unit_and_no_marker_after_it_keeps_every_unit_it_stands_for():
+    """``// ... okBody and the first test are unchanged ...`` names ``okBody``: new tests after it go after
+    all the file's, not after ``okBody`` with the tests past it deleted."""
+    update = """class WeatherClientSpec extends FunSuite {
+
+  // ... okBody and the first tests are unchanged ...
+
+  test("current retries a 503") {
+    val backend = SttpBackendStub.synchronous.whenAnyRequest.thenRespondCyclic(unavailable, ok)
+    assertEquals(new WeatherClient(config, backend, noSleep).current("Oslo").isRight, true)
+  }
+}
+"""
+    want = SPEC_SCALA.replace("  }\n}\n", "  }\n\n" + update.split("\n\n", 2)[2])
+    assert merge_update(SPEC_SCALA, update, "WeatherClientSpec.scala").merged == want
+    assert _by_blocks(SPEC_SCALA, update, "scala") == want  # (the syntax's reading itself, not only the lines')
+
+
+def test_a_test_whose_title_says_more_of_the_same_after_a_marker_is_that_test_renamed():
+    new_test = """  test("current maps 500 to UpstreamError after exhausting retries") {
+    val backend = SttpBackendStub.synchronous.whenAnyRequest.thenRespond("boom", StatusCode.InternalServerError)
+    assertEquals(new WeatherClient(config, backend, noSleep).current("Oslo"), Left(UpstreamError(500, "boom")))
+  }"""
+    update = "class WeatherClientSpec extends FunSuite {\n\n  // ... okBody and the first tests are unchanged ...\n\n" \
+        + new_test + "\n}\n"
+    merged = merge_update(SPEC_SCALA, update, "WeatherClientSpec.scala").merged
+    old_test = SPEC_SCALA.split("\n\n")[5].removesuffix("\n}\n")
+    assert merged == SPEC_SCALA.replace(old_test, new_test)
+
+
+def test_new_members_below_a_leading_marker_with_nothing_of_the_file_go_inside_its_one_class():
+    """Indented new code after ``// ... the other tests ...``: at the end of the class, not after its ``}``."""
+    new_test = """  test("current retries a 503") {
+    assertEquals(retried, true)
+  }
+"""
+    merged = merge_update(SPEC_SCALA, "  // ... the other tests ...\n\n" + new_test, "WeatherClientSpec.scala").merged
+    assert merged == SPEC_SCALA.removesuffix("}\n") + "\n" + new_test + "}\n"
+
+
+def test_an_import_given_one_more_name_in_braces_is_the_file_s_import_rewritten():
+    update = """import weather.config.{RetryConfig, WeatherApiConfig}
+import munit.FunSuite
+"""
+    merged = merge_update(SPEC_SCALA, update, "WeatherClientSpec.scala").merged
+    assert merged == SPEC_SCALA.replace("import weather.config.WeatherApiConfig\n", update.splitlines(True)[0])
+
+
+def test_a_constant_rewritten_above_a_marker_that_lists_other_members_is_rewritten_not_doubled():
+    document = """module Tally
+  class CLI
+    COMMANDS = %w[start stop report].freeze
+
+    def initialize(argv)
+      @argv = argv
+    end
+
+    def run
+      send("run_#{@argv.first}")
+    end
+
+    def run_report
+      0
+    end
+  end
+end
+"""
+    update = """module Tally
+  class CLI
+    COMMANDS = %w[start stop report export].freeze
+
+    # ... initialize, run and the existing run_* methods stay as they are ...
+    def run_export
+      1
+    end
+  end
+end
+"""
+    want = document.replace("report].freeze", "report export].freeze").replace(
+        "    def run_report\n      0\n    end\n", "    def run_report\n      0\n    end\n\n    def run_export\n      1\n    end\n")
+    assert merge_update(document, update, "lib/tally/cli.rb").merged == want
+    assert _by_blocks(document, update, "ruby") == want
+
+
+def _by_blocks(document: str, update: str, language: str) -> str | None:
+    """The merge the syntax makes alone (``merge_update`` weighs it against the lines')."""
+    from cad_lsp.program import blocks
+    from cad_lsp.program.update import _lines_of_block, marker_lines, split_lines
+    merge = blocks.merge_by_blocks(split_lines(document), split_lines(update), language, marker_lines, _lines_of_block)
+    return None if merge is None else "".join(piece.text for piece in merge.pieces)

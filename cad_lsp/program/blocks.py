@@ -295,6 +295,14 @@ _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`]*)\2
 _ENUMERATION = re.compile(r"\w[\w`]*\s*,\s*`?\w+[^,]*\band\b")  # "name, email, password fields and server error"
 
 
+def _title_extended(old: str, new: str) -> bool:
+    """Whether a test's (a route's) new title says more of the same (``"maps 500 to UpstreamError"`` become
+    ``"maps 500 to UpstreamError after exhausting retries"``): the one renamed, not another one."""
+    a, b = re.search(r"[\"'](.+)[\"']", old), re.search(r"[\"'](.+)[\"']", new)
+    return a is not None and b is not None and old.split("(")[0].split()[0] == new.split("(")[0].split()[0] and \
+        len(a[1]) >= 12 and b[1].startswith(a[1]) and a[1] != b[1]
+
+
 def _identity(lines: list[str]) -> tuple[str, str] | None:
     """What an entry of a list says it is, on one of its first lines: ``id: "0004_sessions_user_idx"``,
     ``"name": "lint"``; None where it says nothing so."""
@@ -340,6 +348,17 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
         pieces.append(Piece(line, r + 1, None))
         pieces += after.get(r, [])
     return BlockMerge(pieces, frozenset())
+
+
+def _widens(theirs: str, ours: str) -> bool:
+    """Whether an import imports from the same package all that another does and more (``import a.b.{C, D}`` of
+    ``import a.b.C``)."""
+    def package(text: str) -> str:
+        return re.sub(r"\.(?:\{.*\}|\w+);?$", "", text)
+
+    names = _imported([theirs])
+    return package(theirs) != theirs and package(theirs) == package(ours) and bool(names) and \
+        names <= _imported([ours]) and theirs != ours
 
 
 def _sorted_place(imports: list[Unit], at: int, text: str, lines: list[str]) -> int:
@@ -729,6 +748,16 @@ class _Merger:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))
                 used.add(matches[i])
+        for i in shown:  # Scala's ``import a.b.C`` become ``import a.b.{C, D}``: the same import, given a name
+            unit = new_units[i]
+            if i in matches or unit.key is None or unit.key[0] != "import":
+                continue
+            ours = " ".join(self.normal(self.new, unit))
+            found = [j for j, old in enumerate(old_units) if j not in used and old.key is not None and
+                     old.key[0] == "import" and _widens(" ".join(self.normal(self.old, old)), ours)]
+            if len(found) == 1:
+                matches[i] = found[0]
+                used.add(found[0])
         return matches
 
     def resemblance(self, old: Unit, new: Unit) -> float:
@@ -755,13 +784,16 @@ class _Merger:
             high = min((matches[k] for k in matches if k >= end), default=len(old_units))
             # a marker that lists what it elides ("...name, email, password fields and server error..."): the new
             # unit right beside it is new, not a rewrite of one it keeps (the last field, alike as markup)
-            if left_marker and run and _ENUMERATION.search(self.new.lines[new_units[i - 1].start]):
-                run = run[1:]
-            if right_marker and run and _ENUMERATION.search(self.new.lines[new_units[end].start]):
-                run = run[:-1]
             said = self._said(new_units, [i - 1] * left_marker + [end] * right_marker)
             gap = [j for j in range(low + 1, high)
                    if j not in used and _unit_name(self.old.lines, old_units[j]) not in said]
+            namesakes = {_unit_name(self.old.lines, old_units[j]) for j in gap} - {None}
+            if left_marker and run and _ENUMERATION.search(self.new.lines[new_units[i - 1].start]) and \
+                    _unit_name(self.new.lines, new_units[run[0]]) not in namesakes:
+                run = run[1:]
+            if right_marker and run and _ENUMERATION.search(self.new.lines[new_units[end].start]) and \
+                    _unit_name(self.new.lines, new_units[run[-1]]) not in namesakes:  # (``COMMANDS = ...`` above
+                run = run[:-1]  # "... initialize, run and the run_* methods ...": the file's ``COMMANDS``)
             if left_marker and not right_marker:
                 pairs = self._walk_pairs(old_units, new_units, reversed(run), reversed(gap))
             elif right_marker and not left_marker:
@@ -800,7 +832,8 @@ class _Merger:
         if old.kind != new.kind:  # wrapped (a list in a condition, ``{items.length === 0 ? ... : (<ul>``)
             return self.wraps(old, new)
         if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
-                old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]):
+                old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]) and \
+                not _title_extended(old.key[1], new.key[1]):
             return False
         if self.other_entry(old, new) or old.key is not None and new.key is not None and \
                 old.key[0] == new.key[0] == "variable" and old.key != new.key and \
@@ -811,7 +844,8 @@ class _Merger:
                 (arms[1]["pattern"] or arms[1]["case"]).strip():
             return False  # a match arm or case of another pattern (``Command::Export { .. } =>``): a new one
         titled = _TITLED.match(self.old.lines[old.start]), _TITLED.match(self.new.lines[new.start])
-        if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title"):
+        if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title") and \
+                not _title_extended(self.old.lines[old.start].strip(), self.new.lines[new.start].strip()):
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
         if another_subject(self.text(self.new, new), self.text(self.old, old)):
             return False  # (a guard for ``retries`` after the one for ``timeout``: a new one)
@@ -974,6 +1008,9 @@ class _Merger:
                 following[0] not in range(len(new_units)) or self.is_marker(new_units[following[0]]) or \
                 k not in range(len(new_units)):
             return covered
+        if not any(m in range(len(new_units)) and self.is_marker(new_units[m])
+                   for m in sequence[sequence.index(k) + 1:]):
+            return covered  # (no marker after it to keep the units past those it names: it keeps them all)
         said = self._said(new_units, [k])
         named = [n for n, j in enumerate(covered) if _unit_name(self.old.lines, old_units[j]) in said]
         return covered[:named[-1] + 1] if named else covered

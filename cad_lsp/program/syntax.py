@@ -330,6 +330,8 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
             inner = inner.named_children[0]
         if inner.type in ("call_expression", "call", "method_invocation"):
             return _call_key(inner, source)
+    if kind == "call_expression" and node.child_by_field_name("function") is not None:  # a statement of its own
+        return _call_key(node, source)  # (Scala's ``test("adds") { ... }``)
     if kind == "unary_operator" and re.match(r"@\w+", _text(node, source)):  # an Elixir module attribute
         return ("variable", re.match(r"@\w+", _text(node, source)).group())
     if kind == "section":

@@ -2017,6 +2017,15 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         placed = _new_members(doc_lines, update_lines, grammar, into)  # ("add these at the end of `ArticleTest`",
         if placed is not None:  # members: the end of their class, not of the file)
             return _checked(placed, grammar, force)
+    lead = next((k for k, line in enumerate(update_lines) if line.strip()), 0)
+    rest = update_lines[lead + 1:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    if after is None and before is None and is_marker(update_lines[lead]) and _indent_of(update_lines[lead]) and \
+            rest and _new_code_only(doc_lines, rest) and _indent_of(rest[0]):
+        placed = _new_members(doc_lines, rest, grammar, into)  # ("  // ... the other tests ..." above new
+        if placed is not None:  # members, nothing of the file around them: the end of their class)
+            return _checked(placed, grammar, force)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
