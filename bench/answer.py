@@ -325,7 +325,11 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-2.jsonl",
               "a second set of 24, 8 per convention, written later by the same brief as the tuning answers of "
               "`tests/data/answers-chat.jsonl` and never read while tuning; 8 of 24 were right with the merge of "
-              "its day when it came"))
+              "its day when it came"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-3.jsonl",
+              "a third set of 24, 8 per convention, by the same brief, written after the second's count had been "
+              "looked at while tuning, and neither read nor counted while tuning; 13 of 24 were right with the "
+              "merge of its day when it came"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:
