@@ -1926,3 +1926,44 @@ def test_a_new_elixir_function_s_doc_heredoc_is_its_own_not_a_place_in_the_file(
 '''
     merged = merge_update(document, update, "lib/shop/catalog.ex").merged
     assert merged == document.replace("  def list_products do\n    Product\n    |> Repo.all()\n  end\n", update)
+
+
+def test_a_line_the_update_moves_from_a_rewritten_method_into_a_new_one_is_not_context_taken():
+    """``delete`` made a soft delete and its ``DELETE FROM`` line moved into a new ``purge``: the syntax's
+    merge writes that line anew and removes the file's, as the update says, and is not weighed as one that
+    took context for new code (the lines' reading, which kept the old ``get`` beside the new, won)."""
+    document = '''class OrderRepository:
+    def __init__(self, conn):
+        self._conn = conn
+
+    def get(self, order_id):
+        row = self._conn.execute(
+            "SELECT * FROM orders WHERE id = %s",
+            (order_id,),
+        ).fetchone()
+        return Order.from_row(row) if row else None
+
+    def delete(self, order_id):
+        cur = self._conn.execute("DELETE FROM orders WHERE id = %s", (order_id,))
+        return cur.rowcount == 1
+'''
+    update = '''class OrderRepository:
+    # ... __init__ unchanged ...
+
+    def get(self, order_id, *, include_deleted=False):
+        query = "SELECT * FROM orders WHERE id = %s"
+        if not include_deleted:
+            query += " AND deleted_at IS NULL"
+        row = self._conn.execute(query, (order_id,)).fetchone()
+        return Order.from_row(row) if row else None
+
+    def delete(self, order_id):
+        cur = self._conn.execute("UPDATE orders SET deleted_at = now() WHERE id = %s", (order_id,))
+        return cur.rowcount == 1
+
+    def purge(self, order_id):
+        cur = self._conn.execute("DELETE FROM orders WHERE id = %s", (order_id,))
+        return cur.rowcount == 1
+'''
+    want = document.split("    def get")[0] + update.split("unchanged ...\n\n")[1]
+    assert merge_update(document, update, "repository.py").merged == want

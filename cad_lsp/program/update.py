@@ -2481,8 +2481,21 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     # after a marker, they are not the file's lines taken for context)
     new = {key for key, piece in shown if piece.file_line is None and _weight(key) >= DISTINCTIVE
            and counts[key] == 1 and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{"))}
-    moved = sum(1 for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges))
+    moved = sum(1 for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges)
+                and not _moved_between_shown(n - 1, key, doc_keys, keys))
     return doubled + moved + (_stale_twins(shown, counts, edges, fresh) if fresh is not None else 0)
+
+
+def _moved_between_shown(j: int, key: str, doc_keys: list[str], keys: list[str]) -> bool:
+    """Whether the update moves file line j itself: the file's definition holding it is one the update shows
+    (rewritten), and the update writes the line in another definition (``delete`` made a soft delete and its
+    ``DELETE FROM orders`` line moved into a new ``purge``), not as context for new code."""
+    if key not in keys:
+        return False
+    ours = _enclosing_callables(keys, keys.index(key), _definitions(keys))
+    theirs = _enclosing_callables(doc_keys, j, _definitions(doc_keys))
+    shown = {name for k in range(len(keys)) if _declares(keys[k]) and (name := _definition_name(keys, k))}
+    return bool(ours and theirs) and ours[0] != theirs[0] and theirs[0] in shown
 
 
 def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str], fresh: frozenset[int]) -> int:
