@@ -1967,3 +1967,14 @@ def test_a_line_the_update_moves_from_a_rewritten_method_into_a_new_one_is_not_c
 '''
     want = document.split("    def get")[0] + update.split("unchanged ...\n\n")[1]
     assert merge_update(document, update, "repository.py").merged == want
+
+
+def test_a_new_section_title_comment_after_a_shown_section_is_new_not_the_next_title_rewritten():
+    """``# --- Redis ---`` after the shown jobs section looks like the ``# --- Email ---`` title below it (the
+    same frame): comments with no word in common are other titles, and the email section keeps its own."""
+    document = ("# --- Background jobs ---\nWORKER_CONCURRENCY=4\nJOB_RETRY_LIMIT=5\n\n"
+                "# --- Email ---\nSMTP_HOST=smtp.example.com\nSMTP_PORT=587\n")
+    update = ("# --- Background jobs ---\nWORKER_CONCURRENCY=4\nJOB_RETRY_LIMIT=5\n\n"
+              "# --- Redis ---\nREDIS_MAXMEMORY=256mb\n")
+    want = update + "\n# --- Email ---\nSMTP_HOST=smtp.example.com\nSMTP_PORT=587\n"
+    assert merge_update(document, update, ".env.example").merged == want

@@ -1214,7 +1214,15 @@ def _resembles(a: str, b: str, at_least: float = REWRITE_SIMILARITY) -> bool:
         return False
     if (m := _DECLARATION.match(a)) and (n := _DECLARATION.match(b)) and m["key"] == n["key"]:
         return True  # one property given another value (``color: #656d76;`` to ``color: var(--muted);``)
+    if _COMMENT_TEXT.match(a) and _COMMENT_TEXT.match(b) and _WORDS.findall(a) and _WORDS.findall(b) and \
+            not {w.lower() for w in _WORDS.findall(a)} & {w.lower() for w in _WORDS.findall(b)}:
+        return False  # comments of no word in common, however alike their frames (``# --- Redis ---``, ``# --- Email
+        # ---``): another section's title
     return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= at_least
+
+
+_COMMENT_TEXT = re.compile(r"^\s*(?:#|//|--|/\*|<!--|;)")
+_WORDS = re.compile(r"[A-Za-z]\w{2,}")
 
 
 _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18.2.0",``
