@@ -1432,3 +1432,52 @@ def _by_blocks(document: str, update: str, language: str) -> str | None:
     from cad_lsp.program.update import _lines_of_block, marker_lines, split_lines
     merge = blocks.merge_by_blocks(split_lines(document), split_lines(update), language, marker_lines, _lines_of_block)
     return None if merge is None else "".join(piece.text for piece in merge.pieces)
+
+
+def test_an_update_that_starts_inside_a_doc_comment_keeps_the_doc_lines_above_it():
+    document = """package main
+
+import "fmt"
+
+// Run deploys the application.
+//
+// Usage: deploy [-e ENV] [-t TAG]
+func Run(args []string) error {
+	fmt.Println(args)
+	return nil
+}
+"""
+    update = """// Usage: deploy [-e ENV] [-t TAG] [--dry-run]
+func Run(args []string) error {
+	fmt.Println(args, dryRun)
+	return nil
+}
+"""
+    want = document.split("// Usage")[0] + update
+    assert merge_update(document, update, "main.go").merged == want
+    assert _by_blocks(document, update, "go") == want
+
+
+def test_a_lone_comment_mark_shown_above_a_placed_line_is_the_one_above_it_not_the_file_s_first():
+    """``#`` after a rewritten usage line and above ``set -euo pipefail``: the file's header has three ``#``
+    lines, and taking the first of them deleted the title lines between, unseen."""
+    document = """#!/usr/bin/env bash
+#
+# Deploy the application to a remote host.
+#
+# Usage: scripts/deploy.sh [-e ENV] [-t TAG]
+#
+set -euo pipefail
+
+ENVIRONMENT="staging"
+"""
+    update = """# Usage: scripts/deploy.sh [-e ENV] [-t TAG] [--dry-run]
+#
+set -euo pipefail
+
+ENVIRONMENT="staging"
+DRY_RUN=0
+"""
+    want = document.replace("[-t TAG]\n", "[-t TAG] [--dry-run]\n") + "DRY_RUN=0\n"
+    assert merge_update(document, update, "scripts/deploy.sh").merged == want
+    assert _by_blocks(document, update, "bash") == want

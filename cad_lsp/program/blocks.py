@@ -725,11 +725,24 @@ class _Merger:
                 by_key.setdefault(unit.key, []).append(j)
         shown = [i for i, unit in enumerate(new_units)
                  if not self.is_marker(unit) and _content(self.new.lines, unit)]
+        for i in shown:  # units the file has once first: they place the others (a lone ``#`` of a header)
+            found = by_text.get(self.normal(self.new, new_units[i]), [])
+            if len(found) == 1 and sum(self.normal(self.new, new_units[k]) == self.normal(self.new, new_units[i])
+                                       for k in shown) == 1:
+                matches[i] = found.pop()
         after = -1  # the file unit the last match took: the next one is most likely after it
         for i in shown:
+            if i in matches:
+                after = matches[i]
+                continue
             found = by_text.get(self.normal(self.new, new_units[i]), [])
             if found:
-                j = min(found, key=lambda j: (j <= after, abs(j - after)))
+                below = min((matches[k] for k in matches if k > i), default=len(old_units))
+                inside = [j for j in found if after < j < below]
+                if inside and i + 1 in matches and i - 1 not in matches:
+                    j = max(inside)  # (right above the unit it is shown above)
+                else:
+                    j = min(found, key=lambda j: (j <= after, abs(j - after)))
                 matches[i] = after = j
                 found.remove(j)
         used = set(matches.values())
@@ -1136,6 +1149,10 @@ class _Merger:
         """A file unit and the update's unit for it: kept when the same, merged when the update's has markers
         inside, else replaced whole at the file unit's indentation."""
         doc = self.leading_comment(self.old, old)
+        start = self.doc_shown_from(old, new, doc)
+        if start is not None:  # the update starts inside the doc comment: the lines above it are not shown
+            kept = [Piece(self.old.lines[r], r + 1, None) for r in range(old.start, start)]
+            return kept + self.pair(replace(old, start=start), new, shift)
         if doc and not self.leading_comment(self.new, new) and doc < old.end and \
                 not self.comment_inside(range(old.start, doc), new):  # shown without its doc comment
             definition = replace(old, start=doc, inner=old.inner if old.inner is not None and old.inner > doc else None)
@@ -1217,6 +1234,18 @@ class _Merger:
         if not any(self.old.lines[r].strip() for r in after):
             return []
         return [Piece(self.old.lines[r], r + 1, None) for r in after]
+
+    def doc_shown_from(self, old: Unit, new: Unit, doc: int) -> int | None:
+        """The file row of the doc comment line the update starts on, when the update's first unit starts inside
+        its counterpart's doc comment (``# Usage: deploy.sh ... [--dry-run]`` under the script's title lines):
+        those above it stay.  None otherwise."""
+        theirs = self.leading_comment(self.new, new)
+        if not doc or not theirs or new.start != self.written_rows()[0] or theirs - new.start >= doc - old.start:
+            return None
+        first = self.new.lines[new.start].strip()
+        rows = [r for r in range(old.start + 1, doc) if difflib.SequenceMatcher(
+            None, self.old.lines[r].strip(), first, autojunk=False).ratio() >= LIKENESS]
+        return rows[0] if len(rows) == 1 else None
 
     def comment_inside(self, rows: range, new: Unit) -> bool:
         """Whether the update's unit holds, inside it, a comment like one of the file's doc comment lines (``var (``
