@@ -1978,3 +1978,38 @@ def test_a_new_section_title_comment_after_a_shown_section_is_new_not_the_next_t
               "# --- Redis ---\nREDIS_MAXMEMORY=256mb\n")
     want = update + "\n# --- Email ---\nSMTP_HOST=smtp.example.com\nSMTP_PORT=587\n"
     assert merge_update(document, update, ".env.example").merged == want
+
+
+def test_a_template_s_block_opened_anew_after_a_marker_with_a_new_first_row_keeps_what_the_marker_stands_for():
+    """``<!-- thead unchanged -->``, then ``<tbody>`` given a class and a new first row: the new row's ``</tr>``
+    closes it (not the header row's, which took the ``</thead>`` away), and the old ``<tbody>`` is the line
+    rewritten (it stayed beside its rewrite)."""
+    document = """<template>
+  <table>
+    <thead>
+      <tr>
+        <th>Name</th>
+      </tr>
+    </thead>
+    <tbody>
+      <tr v-for="user in users" :key="user.id">
+        <td>{{ user.name }}</td>
+      </tr>
+    </tbody>
+  </table>
+</template>
+"""
+    update = """  <table>
+    <!-- thead unchanged -->
+    <tbody :class="{ 'is-loading': loading }">
+      <tr v-if="!loading && users.length === 0">
+        <td class="empty">No users yet</td>
+      </tr>
+      <tr v-for="user in users" :key="user.id">
+"""
+    want = document.replace("    <tbody>\n", """    <tbody :class="{ 'is-loading': loading }">
+      <tr v-if="!loading && users.length === 0">
+        <td class="empty">No users yet</td>
+      </tr>
+""")
+    assert merge_update(document, update, "UserTable.vue").merged == want

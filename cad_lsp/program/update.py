@@ -104,6 +104,7 @@ _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|stat
 # ``@property``, ``@Override``, ``@app.get("/")``; Rust's ``#[derive(Debug)]``, C#'s ``[HttpGet]``
 _DECORATOR = re.compile(r"^\s*(?:@[\w.]+(?:\(.*\))?|#\[.*\]|\[[A-Z]\w*(?:\(.*\))?\])\s*$")
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
+_CLOSING_TAG = re.compile(r"^\s*</([\w.:-]+)>\s*$")  # a markup element's closing tag alone on its line
 NO_MATCH = "\x00"  # the key of an update line that is no file line's
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
 
@@ -291,13 +292,16 @@ def _fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[
 def _closes_new_block(k: int, keys: list[str], in_file: set[str]) -> bool:
     """Whether update line ``k`` closes a block that opens on a line the file does not have (``end`` of a new
     method): walking back from a placed line, it is not the closing line of the file's block before."""
-    if not _CLOSING.match(keys[k]) or not keys[k].strip():
+    tag = _CLOSING_TAG.match(keys[k])
+    if not (_CLOSING.match(keys[k]) or tag) or not keys[k].strip():
         return False
     depth = _indent_of(keys[k])
     opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and _indent_of(keys[o]) <= depth
                    and not _ACCESS_LABEL.match(keys[o])), None)  # (C++'s ``private:`` at the class's depth)
     if opener is not None and keys[opener].strip() == "{":  # a brace on its own line: the header is above it
         opener = next((o for o in range(opener - 1, -1, -1) if keys[o].strip()), opener)
+    if tag and (opener is None or not keys[opener].lstrip().startswith("<" + tag[1])):
+        return False  # (``</tr>`` closes the ``<tr ...>`` at its depth, nothing else)
     return opener is not None and _indent_of(keys[opener]) == depth and not _CLOSING.match(keys[opener]) \
         and keys[opener] not in in_file and not is_marker(keys[opener])
 
@@ -1312,6 +1316,12 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
                 found = set(range(head, after))  # a signature spread over lines, one parameter each, above its
                 # unchanged body (with the blank lines between: the update shows its own)
             out |= found
+        if run and after is not None and after > 0 and before == MARKER and not out & set(range(1, after)):
+            head = after - 1
+            while head > 0 and not doc_keys[head - 1].strip():
+                head -= 1
+            if head > 0 and head not in placed and _reopened(keys, run, doc_keys, head, after):
+                out.add(head)  # (``<tbody>`` given a class, a new row at the top of its body)
         if run and before is not None and before > 0 and (after is None or after == MARKER):
             found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
             if not found and before < len(doc_keys) and before + 1 not in placed and \
@@ -1323,6 +1333,21 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
                 found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
             out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
+
+
+def _reopened(keys: list[str], run: list[int], doc_keys: list[str], head: int, after: int) -> bool:
+    """Whether new lines after a marker start with the opening line of the block the placed line ``after`` is
+    in, rewritten (the file's line ``head``, right above it: ``<tbody>`` become ``<tbody :class="...">``), the
+    rest of them new lines at the top of its body: the same opening word at the same depth, the placed line
+    deeper, and no other of the new lines like it."""
+    ours, theirs = keys[run[0]], doc_keys[head - 1]
+    word = _OPENING_WORD.match(ours)
+    return word is not None and word[0] == (_OPENING_WORD.match(theirs) or [None])[0] and ours != theirs and \
+        _indent_of(ours) == _indent_of(theirs) < _indent_of(doc_keys[after - 1]) and \
+        not any(_OPENING_WORD.match(keys[i]) and _OPENING_WORD.match(keys[i])[0] == word[0] for i in run[1:])
+
+
+_OPENING_WORD = re.compile(r"^\s*<?[\w.$-]+")
 
 
 def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys: list[str], placed: list[int],
