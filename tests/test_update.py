@@ -2013,3 +2013,35 @@ def test_a_template_s_block_opened_anew_after_a_marker_with_a_new_first_row_keep
       </tr>
 """)
     assert merge_update(document, update, "UserTable.vue").merged == want
+
+
+@pytest.mark.parametrize("update, old", [
+    ('    expect(screen.getByText("42 total")).toBeInTheDocument();\n'
+     '    expect(api.fetchUsers).toHaveBeenCalledWith(\n'
+     '      expect.objectContaining({ page: 1, pageSize: 20 }),\n    );\n  });\n',
+     "    expect(api.fetchUsers).toHaveBeenCalledWith(1, 20);\n"),
+    ('    await waitFor(() =>\n'
+     '      expect(api.fetchUsers).toHaveBeenLastCalledWith(expect.objectContaining({ page: 2 })),\n    );\n'
+     '    expect(screen.getByText("Page 2 of 3")).toBeInTheDocument();\n',
+     "    await waitFor(() => expect(api.fetchUsers).toHaveBeenLastCalledWith(2, 20));\n"),
+])
+def test_a_one_line_call_given_its_arguments_over_several_lines_is_rewritten_not_kept_beside(update, old):
+    document = """describe("UserSearch", () => {
+  it("renders the first page of users", async () => {
+    render(<UserSearch />);
+    expect(screen.getByText("42 total")).toBeInTheDocument();
+    expect(api.fetchUsers).toHaveBeenCalledWith(1, 20);
+  });
+
+  it("goes to the next page", async () => {
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await waitFor(() => expect(api.fetchUsers).toHaveBeenLastCalledWith(2, 20));
+    expect(screen.getByText("Page 2 of 3")).toBeInTheDocument();
+  });
+});
+"""
+    merged = merge_update(document, update, "UserSearch.test.tsx").merged
+    shown = [line for line in update.splitlines(True) if line in document]
+    new = "".join(line for line in update.splitlines(True) if line not in document)
+    assert old not in merged and new in merged and all(line in merged for line in shown)
+    assert len(merged.splitlines()) == len(document.splitlines()) - 1 + len(new.splitlines())

@@ -1305,12 +1305,13 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
         if after is not None and after > 0 and not keys[end].strip() and \
                 next((n for i, n in enumerate(lines[end:], end) if n <= 0 or keys[i].strip()), None) == MARKER:
             after = MARKER  # blank lines placed before a marker: the run ends at the marker
+        head = after - 1 if after is not None and after > 0 else 0  # 1-based: the file line above the placed
+        while head > 0 and not doc_keys[head - 1].strip():  # one, blank lines skipped
+            head -= 1
         if run and after is not None and after > 0 and (before is None or before == MARKER) and \
-                not _closes_new_block(run[-1], keys, in_file):  # (a whole new block rewrites nothing)
+                (not _closes_new_block(run[-1], keys, in_file) or  # (a whole new block rewrites nothing, but a
+                 head > 0 and _call_rewrapped(keys[run[0]], doc_keys[head - 1])):  # call given lines of its own)
             found = _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
-            head = after - 1  # 1-based: the file line above the placed one, blank lines skipped
-            while head > 0 and not doc_keys[head - 1].strip():
-                head -= 1
             if not found and head > 0 and head not in placed and len(run) <= SIGNATURE_LINES and \
                     _split_over_lines([keys[i] for i in run], doc_keys[head - 1]):
                 found = set(range(head, after))  # a signature spread over lines, one parameter each, above its
@@ -1506,7 +1507,7 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
             break
         old = doc_keys[j - 1]
         near = [n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
-                if (_same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old))
+                if (_same_place(keys[ks[n]], old) or _reindented(keys[ks[n]], old) or _call_rewrapped(keys[ks[n]], old))
                 and not _defines_another(keys, ks[n], doc_keys, j - 1)]
         if not near:
             break
@@ -1517,8 +1518,8 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
         pairs.pop()
     paired = {k for k, _ in pairs}
     # a block's head alike a file line, its body not (``if c.MaxRetries < 0 {`` above another ``return``): new
-    pairs = [(k, j) for k, j in pairs if not any(i in ks and keys[i].strip() and i not in paired
-                                                 for i in range(k + 1, _block_end(keys, k)))]
+    pairs = [(k, j) for k, j in pairs if _call_rewrapped(keys[k], doc_keys[j - 1]) or not any(
+        i in ks and keys[i].strip() and i not in paired for i in range(k + 1, _block_end(keys, k)))]
     if another_subject([keys[k] for k, _ in pairs], [doc_keys[j - 1] for _, j in pairs]):
         return set()  # (a guard for ``retries`` beside the file's for ``timeout``: added, not a rewrite)
     written = sum(1 for i in ks if keys[i].strip())
@@ -1531,6 +1532,15 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK:
         return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite
     return {j for _, j in pairs}
+
+
+def _call_rewrapped(new: str, old: str) -> bool:
+    """Whether a new line opens a call's arguments over the next lines that a one-line call of the file makes
+    (``expect(api.fetchUsers).toHaveBeenCalledWith(`` for ``...toHaveBeenCalledWith(1, 20);``): the same
+    callee, the statement given other arguments, one a line."""
+    head = new.rstrip()
+    return head.endswith(("(", "=>")) and len(head.strip()) >= 12 and old.lstrip().startswith(head.strip()) and \
+        _indent_of(new) == _indent_of(old) and old.rstrip().endswith((");", ")", "),"))
 
 
 def _defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
