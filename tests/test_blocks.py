@@ -1481,3 +1481,43 @@ DRY_RUN=0
     want = document.replace("[-t TAG]\n", "[-t TAG] [--dry-run]\n") + "DRY_RUN=0\n"
     assert merge_update(document, update, "scripts/deploy.sh").merged == want
     assert _by_blocks(document, update, "bash") == want
+
+
+def test_functions_after_a_marker_down_to_the_namespace_s_closing_line_rewrite_the_namespace_s_functions():
+    """``// ... includes and constructor unchanged ...``, then every function, then ``}  // namespace
+    ratelimit``: read inside the file's namespace, the functions replace theirs by name, a renamed one replaces
+    the one it was (it is no longer shown), and the update no longer fails to parse (a stray ``}``)."""
+    document = """#include "token_bucket.h"
+
+namespace ratelimit {
+
+TokenBucket::TokenBucket(double capacity) : capacity_(capacity), tokens_(capacity) {}
+
+bool TokenBucket::tryAcquire() {
+    refill(Clock::now());
+    return take(1.0);
+}
+
+void TokenBucket::refill(Clock::time_point now) {
+    tokens_ = capacity_;
+}
+
+}  // namespace ratelimit
+"""
+    update = """// ... includes and constructor unchanged ...
+
+bool TokenBucket::tryAcquire(double tokens) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    refillLocked(Clock::now());
+    return take(tokens);
+}
+
+void TokenBucket::refillLocked(Clock::time_point now) {
+    tokens_ = capacity_;
+}
+
+}  // namespace ratelimit
+"""
+    want = document.split("bool TokenBucket")[0] + update.split("...\n\n")[1]
+    assert merge_update(document, update, "src/token_bucket.cpp").merged == want
+    assert _by_blocks(document, update, "cpp") == want

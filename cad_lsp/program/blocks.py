@@ -96,7 +96,8 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
         return None  # no grammar, or a file its parser does not read: lines decide
     old_units = parsed[0]
     markers = marker_lines(document_lines, update_lines)
-    new = _update_units(update, update_lines, language, markers)
+    new = _update_units(update, update_lines, language, markers) or \
+        _in_enclosing(update_lines, language, markers, old_units, document_lines)
     if new is None:
         return None
     new_units, new_lines, rows = new
@@ -446,6 +447,28 @@ def _in_container(update_lines: list[str], language: str, markers: list[bool]):
             rows[container.end] = None  # the update's closing line closes the stand-in
         return units[:-1] + container.body, read, rows
     return None
+
+
+def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], old_units: list[Unit],
+                  document_lines: list[str]):
+    """An update that starts with a marker, ends on the closing line the file ends with (``}  // namespace
+    ratelimit``) and reads only inside the block that line closes: read under that block's own head, taken from
+    the file (the head is the file's, not the update's).  As ``_update_units`` answers, or None."""
+    last = old_units[-1] if old_units else None
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    if not shown or not markers[shown[0]]:
+        return None  # (it says with a marker that the block's first lines stay; shown, they would be its start)
+    shown = [update_lines[k] for k in shown]
+    if last is None or last.body is None or last.body_start <= last.start or \
+            shown[-1].strip() != document_lines[last.end].strip() or not _CLOSING.match(shown[-1].split("//")[0]):
+        return None
+    head = [line if line.endswith(("\n", "\r")) else line + "\n" for line in document_lines[last.start: last.body_start]]
+    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines]
+    read = head + lines
+    parsed = parse_units("".join(read), language, read)
+    if parsed is None or parsed[1] or len(parsed[0]) != 1 or parsed[0][0].key != last.key:
+        return None
+    return parsed[0], read, [None] * len(head) + list(range(1, len(lines) + 1))
 
 
 def _indent(line: str) -> str:
@@ -1272,7 +1295,8 @@ class _Merger:
     def closes_only(self, unit: Unit) -> bool:
         """Whether a block's lines after its body only close it (``}``, ``});``), as a function's or a class's do,
         not an ``else:`` or ``except:`` clause with a body of its own."""
-        return all(not line.strip() or _CLOSING.match(line) for line in self.old.lines[unit.body_end + 1: unit.end + 1])
+        return all(not line.strip() or _CLOSING.match(line.split("//")[0])  # (``}  // namespace ratelimit``)
+                   for line in self.old.lines[unit.body_end + 1: unit.end + 1])
 
     def by_lines(self, old: Unit, new: Unit, shift) -> list[Piece]:
         """A block whose update has a fragment the parser cannot read, merged line by line (its lines at the
