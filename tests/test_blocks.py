@@ -1521,3 +1521,42 @@ void TokenBucket::refillLocked(Clock::time_point now) {
     want = document.split("bool TokenBucket")[0] + update.split("...\n\n")[1]
     assert merge_update(document, update, "src/token_bucket.cpp").merged == want
     assert _by_blocks(document, update, "cpp") == want
+
+
+def test_new_includes_a_marker_and_new_tests_down_to_the_namespace_s_end_keep_what_lies_between():
+    document = """#include "token_bucket.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+TEST(TokenBucketTest, StartsFull) {
+    EXPECT_EQ(TokenBucket(3).available(), 3);
+}
+
+}  // namespace
+"""
+    update = """#include "token_bucket.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+// ... existing tests ...
+
+TEST(TokenBucketTest, SharedAcrossThreads) {
+    std::thread worker([] {});
+    worker.join();
+}
+
+}  // namespace
+"""
+    want = document.replace("#include <chrono>\n", "#include <chrono>\n#include <thread>\n").replace(
+        "}\n\n}  // namespace\n", "}\n\n" + update.split("...\n\n")[1])
+    assert merge_update(document, update, "tests/token_bucket_test.cpp").merged == want
+    assert _by_blocks(document, update, "cpp") == want

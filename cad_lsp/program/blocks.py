@@ -455,20 +455,26 @@ def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], o
     ratelimit``) and reads only inside the block that line closes: read under that block's own head, taken from
     the file (the head is the file's, not the update's).  As ``_update_units`` answers, or None."""
     last = old_units[-1] if old_units else None
-    shown = [k for k, line in enumerate(update_lines) if line.strip()]
-    if not shown or not markers[shown[0]]:
+    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines]
+    split = 0  # the imports it starts with (``#include <atomic>``): the file's top level, above the block
+    while split < len(lines) and (not lines[split].strip() or _IMPORT.match(lines[split])):
+        split += 1
+    if split == len(lines) or not markers[split]:
         return None  # (it says with a marker that the block's first lines stay; shown, they would be its start)
-    shown = [update_lines[k] for k in shown]
+    shown = [line for line in update_lines if line.strip()]
     if last is None or last.body is None or last.body_start <= last.start or \
             shown[-1].strip() != document_lines[last.end].strip() or not _CLOSING.match(shown[-1].split("//")[0]):
         return None
     head = [line if line.endswith(("\n", "\r")) else line + "\n" for line in document_lines[last.start: last.body_start]]
-    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines]
-    read = head + lines
+    above = [lines[split]] if split else []  # (the marker stands for the file's lines between them and the block)
+    read = lines[:split] + above + head + lines[split:]
+    rows = list(range(1, split + 1)) + [split + 1] * len(above) + [None] * len(head) + \
+        list(range(split + 1, len(lines) + 1))
     parsed = parse_units("".join(read), language, read)
-    if parsed is None or parsed[1] or len(parsed[0]) != 1 or parsed[0][0].key != last.key:
+    if parsed is None or parsed[1] or not parsed[0] or parsed[0][-1].key != last.key or \
+            any(u.key is None or u.key[0] != "import" for u in parsed[0][:-1] if not markers[rows[u.start] - 1]):
         return None
-    return parsed[0], read, [None] * len(head) + list(range(1, len(lines) + 1))
+    return parsed[0], read, rows
 
 
 def _indent(line: str) -> str:
