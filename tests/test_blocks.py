@@ -1560,3 +1560,36 @@ TEST(TokenBucketTest, SharedAcrossThreads) {
         "}\n\n}  // namespace\n", "}\n\n" + update.split("...\n\n")[1])
     assert merge_update(document, update, "tests/token_bucket_test.cpp").merged == want
     assert _by_blocks(document, update, "cpp") == want
+
+
+def test_an_update_that_starts_at_a_method_s_last_attribute_keeps_the_attributes_above_it():
+    document = """public class ForecastController : ControllerBase
+{
+    /// <summary>Returns the forecast for a city.</summary>
+    [HttpGet("{city}")]
+    [ProducesResponseType(StatusCodes.Status200OK)]
+    [ProducesResponseType(StatusCodes.Status404NotFound)]
+    public async Task<ActionResult> Get(string city)
+    {
+        var forecasts = await _weather.GetForecastAsync(city);
+        return Ok(forecasts);
+    }
+}
+"""
+    update = """    [ProducesResponseType(StatusCodes.Status404NotFound)]
+    [ProducesResponseType(StatusCodes.Status503ServiceUnavailable)]
+    public async Task<ActionResult> Get(string city)
+    {
+        try
+        {
+            return Ok(await _weather.GetForecastAsync(city));
+        }
+        catch (WeatherUnavailableException)
+        {
+            return Problem(statusCode: StatusCodes.Status503ServiceUnavailable);
+        }
+    }
+"""
+    want = document.split("    [ProducesResponseType(StatusCodes.Status404NotFound)]")[0] + update + "}\n"
+    assert merge_update(document, update, "Controllers/ForecastController.cs").merged == want
+    assert _by_blocks(document, update, "csharp") == want

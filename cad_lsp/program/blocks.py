@@ -1265,15 +1265,17 @@ class _Merger:
         return [Piece(self.old.lines[r], r + 1, None) for r in after]
 
     def doc_shown_from(self, old: Unit, new: Unit, doc: int) -> int | None:
-        """The file row of the doc comment line the update starts on, when the update's first unit starts inside
-        its counterpart's doc comment (``# Usage: deploy.sh ... [--dry-run]`` under the script's title lines):
-        those above it stay.  None otherwise."""
-        theirs = self.leading_comment(self.new, new)
-        if not doc or not theirs or new.start != self.written_rows()[0] or theirs - new.start >= doc - old.start:
+        """The file row of the doc comment or attribute line the update starts on, when the update's first unit
+        starts inside its counterpart's doc comment or attributes (``# Usage: deploy.sh ... [--dry-run]`` under the
+        script's title lines, a method's last two attributes): those above it stay.  None otherwise."""
+        head = max(doc, old.inner or 0)  # the doc comment's and the attributes' rows (``[HttpGet("{city}")]``)
+        theirs = max(self.leading_comment(self.new, new), new.inner or 0)
+        if not head or not theirs or new.start != self.written_rows()[0] or theirs - new.start >= head - old.start:
             return None
         first = self.new.lines[new.start].strip()
-        rows = [r for r in range(old.start + 1, doc) if difflib.SequenceMatcher(
-            None, self.old.lines[r].strip(), first, autojunk=False).ratio() >= LIKENESS]
+        rows = [r for r in range(old.start + 1, head) if self.old.lines[r].strip() == first] or \
+            [r for r in range(old.start + 1, head) if difflib.SequenceMatcher(
+                None, self.old.lines[r].strip(), first, autojunk=False).ratio() >= LIKENESS]
         return rows[0] if len(rows) == 1 else None
 
     def comment_inside(self, rows: range, new: Unit) -> bool:
