@@ -435,8 +435,6 @@ CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
 NOT_YET: dict[str, str] = {
-    "cpp-cmake-wordcount-stopwords-deepseek": "the blank line an update shows between its new lines and a marker "
-                                              "is left out where the file had none",
     "csharp-aspnetcore-weather-retries-cursor": "a call replaced in ``Program.cs`` where only the prose says which "
                                                 "one (no line of the file around it): refused, and a fragment of "
                                                 "the controller merged around it wrongly",

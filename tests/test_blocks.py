@@ -1593,3 +1593,25 @@ def test_an_update_that_starts_at_a_method_s_last_attribute_keeps_the_attributes
     want = document.split("    [ProducesResponseType(StatusCodes.Status404NotFound)]")[0] + update + "}\n"
     assert merge_update(document, update, "Controllers/ForecastController.cs").merged == want
     assert _by_blocks(document, update, "csharp") == want
+
+
+def test_a_blank_line_the_update_shows_between_new_code_and_a_marker_is_kept_where_the_file_had_none():
+    document = """int main() {
+    Counter counter;
+    if (path.empty()) {
+        counter.consume(std::cin);
+    }
+    return 0;
+}
+"""
+    update = """int main() {
+    Counter counter;
+    if (!stopwords.empty()) {
+        counter.set_stopwords(stopwords);
+    }
+
+    // ... reading the input is unchanged ...
+}
+"""
+    want = document.replace("    Counter counter;\n", "    Counter counter;\n" + update.split("counter;\n")[1].split("    //")[0])
+    assert merge_update(document, update, "src/main.cpp").merged == want

@@ -43,6 +43,7 @@ _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's clo
 _LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
 REWRITE_LOOKAHEAD = 3  # new units a file unit's rewrite may be among, walking out from a shown neighbour
 LIKENESS = 0.6  # a new unit next to a marker rewrites a file unit whose text it resembles this much
+SAME_BLOCK = 0.8  # ... this much, for blocks whose heads each name something the other does not
 NAMED = {"function", "type", "impl", "section", "import"}  # units that a name identifies: never paired by likeness
 RESEMBLANCE_CHARS = 1500  # blocks of one name are compared on their first characters (the rest costs quadratic time)
 WHOLE_FILE_SHARE = 0.6  # an update without markers that repeats this share of the file's lines is the whole file
@@ -294,6 +295,13 @@ _IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)[
 _ARM = re.compile(r"^\s*(?:case\s+(?P<case>[^:]+):|(?P<pattern>[^=\-]*?[\w)}\]]\s*(?:if\s+[^=]+)?)\s*(?:=>|->))")
 _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`]*)\2""")  # get '/notes' do, it("adds", ...
 _ENUMERATION = re.compile(r"\w[\w`]*\s*,\s*`?\w+[^,]*\band\b")  # "name, email, password fields and server error"
+
+
+def _other_words(old: str, new: str) -> bool:
+    """Whether two lines each name something the other does not (``path`` and ``stopwords``): another
+    statement's head, not this one's rewritten (which keeps what it tested and may add to it)."""
+    a, b = set(_WORD.findall(old)), set(_WORD.findall(new))
+    return bool(a - b) and bool(b - a)
 
 
 def _title_extended(old: str, new: str) -> bool:
@@ -891,6 +899,10 @@ class _Merger:
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
         if another_subject(self.text(self.new, new), self.text(self.old, old)):
             return False  # (a guard for ``retries`` after the one for ``timeout``: a new one)
+        if old.body is not None and new.body is not None and (old.key or ("",))[0] == "first line" and \
+                _other_words(self.old.lines[old.start], self.new.lines[new.start]) and \
+                self.resemblance(old, new) < SAME_BLOCK:
+            return False  # (``if (!stopwords.empty()) {`` before ``if (path.empty()) {``: another condition)
         return self.likeness(old, new) >= LIKENESS or old.start == old.end and old.kind not in _COMMENTS and \
             self.wraps(old, new)  # (a one-line statement made part of a larger one)
 
@@ -1128,9 +1140,16 @@ class _Merger:
             j, k = (what, None) if side == "old" else (what[0], what[1]) if side == "pair" else (None, what)
             new_lead = k is not None and before[1] == k - 1
             old_lead = j is not None and before[0] == j - 1
+            marker_after_new = side == "old" and before[0] is None and before[1] is not None and \
+                before[1] + 1 < len(new_units) and self.is_marker(new_units[before[1] + 1]) and \
+                new_units[before[1]].end > new_units[before[1]].start  # (a new block, set off, not a statement)
             if new_lead and not (old_lead and before == (-1, -1) and not self._lead(self.new, new_units, k,
                                                                                      new_region, shift)):
                 pieces += self._lead(self.new, new_units, k, new_region, shift)
+            elif marker_after_new and self._lead(self.new, new_units, before[1] + 1, new_region, shift) and \
+                    not self._lead(self.old, old_units, j, old_region):
+                # new code, a blank line, then the marker for a unit the file sets off by none: as the update shows
+                pieces += self._lead(self.new, new_units, before[1] + 1, new_region, shift)
             elif j is not None:
                 pieces += self._lead(self.old, old_units, j, old_region)
             elif before[1] is None and before[0] is not None and 0 <= before[0] < len(old_units) - 1:
