@@ -457,8 +457,6 @@ NOT_YET: dict[str, str] = {
                                             "inside it: the merged file does not parse, and it is refused",
     "vue3-pinia-cart-persistence-qwen": "three partial blocks of one Pinia store in a row with no markers: the "
                                         "``lines`` ref and the store's ``return`` are placed twice",
-    "k8s-yaml-deploy-script-rollout-deepseek": "a Deployment's ``spec:`` (three in the file) shown with its first "
-                                               "key and a new one: the new key goes to the file's last mapping",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }

@@ -55,3 +55,15 @@ def test_a_json_object_showing_some_of_the_file_s_keys_is_a_part_of_it():
               '  }\n}\n')
     want = document.replace('"minimatch": "^9.0.3"\n', '"minimatch": "^9.0.3",\n    "yargs": "^17.7.2"\n')
     assert merge_update(document, update, "package.json").merged == want
+
+
+def test_a_key_added_under_one_document_s_mapping_goes_to_that_document_after_the_keys_shown_beside_it():
+    """A Deployment's ``spec:`` shown with its first keys and a new one, in a file whose Service has a ``spec:``
+    too: the document whose values the snippet shows, right after the last key shown (it went to the last
+    ``spec:`` of the file)."""
+    document = ("apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 3\n  revisionHistoryLimit: 5\n"
+                "  selector:\n    matchLabels:\n      app: api\n---\napiVersion: v1\nkind: Service\nspec:\n"
+                "  ports:\n    - port: 80\n")
+    update = "spec:\n  replicas: 3\n  revisionHistoryLimit: 5\n  progressDeadlineSeconds: 300\n"
+    want = document.replace("  revisionHistoryLimit: 5\n", "  revisionHistoryLimit: 5\n  progressDeadlineSeconds: 300\n")
+    assert merge_update(document, update, "k8s/deployment.yaml").merged == want

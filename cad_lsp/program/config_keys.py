@@ -43,9 +43,22 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
             any(line.strip() and not line.lstrip().startswith("#") and k not in {row for row, _ in shown}
                 for k, line in enumerate(update_lines)):
         return None
+    if len(shown) >= WHOLE_SHARE * len(ours):
+        return None  # most of the file: another reading decides
+    documents = _documents(doc_lines)
+    if len(documents) > 1:  # (a manifest of several: the snippet's keys are the one where their values are)
+        def said(first: int, end: int) -> int:
+            return sum(1 for r, p in shown for row, path in ours
+                       if path == p and first <= row < end and _value(doc_lines[row]) == _value(update_lines[r]))
+        scores = [said(first, end) for first, end in documents]
+        if scores.count(max(scores)) > 1 or any(len(path) == 1 and not any(path == p for _, p in ours)
+                                                for _, path in shown):
+            return None  # (no one document, or a new top-level key: which document's is unknown)
+        first, end = documents[scores.index(max(scores))]
+        ours = [(row, path) for row, path in ours if first <= row < end]
     at = {path: row for row, path in ours}
-    if not any(path in at for _, path in shown) or len(shown) >= WHOLE_SHARE * len(ours):
-        return None  # nothing of it is in the file, or most of the file: another reading decides
+    if not any(path in at for _, path in shown):
+        return None  # nothing of it is in the file: another reading decides
     out = list(doc_lines)
     inserted: dict[int, list[str]] = {}  # file row -> new lines before it (len(out): at the end)
     replaced: dict[int, str] = {}
@@ -63,7 +76,9 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
         if parent and parent not in at:
             continue  # a new key's own keys go with it (below)
         later = next((p for _, p in shown[index + 1:] if p[:-1] == parent and p in at), None)
-        where = _start(at[later], doc_lines) if later is not None else _block_end(doc_lines, at.get(parent))
+        earlier = next((p for _, p in reversed(shown[:index]) if p[:-1] == parent and p in at), None)
+        where = _start(at[later], doc_lines) if later is not None else \
+            _block_end(doc_lines, at[earlier]) if earlier is not None else _block_end(doc_lines, at.get(parent))
         depth = _child_indent(ours, parent, at, doc_lines) - len(_indent(line))
         group = [line] + [update_lines[r] for r, p in shown[index + 1:] if p[:len(path)] == path]
         inserted.setdefault(where, []).extend(
@@ -78,6 +93,13 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
     if tail and out and not out[-1].endswith(("\n", "\r")):
         out[-1] += newline
     return out + tail
+
+
+def _documents(lines: list[str]) -> list[tuple[int, int]]:
+    """The row ranges of a YAML stream's documents (split by ``---`` lines)."""
+    cuts = [row for row, line in enumerate(lines) if line.rstrip() == "---"]
+    edges = [0] + [row + 1 for row in cuts] + [len(lines)]
+    return [(a, b) for a, b in zip(edges, edges[1:]) if any(line.strip() for line in lines[a:b])]
 
 
 def _keys(lines: list[str], strict: bool) -> list[tuple[int, tuple[str, ...]]] | None:
