@@ -1615,3 +1615,27 @@ def test_a_blank_line_the_update_shows_between_new_code_and_a_marker_is_kept_whe
 """
     want = document.replace("    Counter counter;\n", "    Counter counter;\n" + update.split("counter;\n")[1].split("    //")[0])
     assert merge_update(document, update, "src/main.cpp").merged == want
+
+
+def test_a_method_added_after_the_one_an_answer_names_is_set_off_as_the_class_sets_off_its_members():
+    document = '''from dataclasses import asdict, dataclass
+
+
+@dataclass
+class Item:
+    sku: str
+    price: float = 0.0
+
+    @property
+    def total_value(self) -> float:
+        return self.price
+
+
+class Store:
+    pass
+'''
+    update = '''    def to_dict(self) -> dict:
+        return asdict(self)
+'''
+    want = document.replace("        return self.price\n", "        return self.price\n\n" + update)
+    assert merge_update(document, update, "store.py", after="total_value").merged == want

@@ -174,6 +174,10 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     if lines and not lines[-1].endswith(("\n", "\r")):
         pieces[-1] = Piece(lines[-1] + ("\r\n" if lines[-1].endswith("\r") else "\n"), len(lines), None)
     gap = merger._lead(merger.old, old_units, last, (0, len(lines) - 1)) if last > 0 else []
+    siblings = _siblings(old_units, named[0]) if named and depth else None
+    if siblings is not None and siblings.index(named[0]) > 0:  # a member: set off as its class sets off members
+        at = siblings.index(named[0])
+        gap = [Piece(lines[r], r + 1, None) for r in range(siblings[at - 1].end + 1, named[0].start)]
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     added = [piece for unit in shown for piece in lead + merger._lines(unit.start, unit.end, None)]
     if below_marker:
