@@ -2045,3 +2045,21 @@ def test_a_one_line_call_given_its_arguments_over_several_lines_is_rewritten_not
     new = "".join(line for line in update.splitlines(True) if line not in document)
     assert old not in merged and new in merged and all(line in merged for line in shown)
     assert len(merged.splitlines()) == len(document.splitlines()) - 1 + len(new.splitlines())
+
+
+def test_a_message_rewritten_before_a_marker_is_a_rewrite_not_another_entry():
+    """``Console.Error.WriteLine("usage: inventory [--json] <items.csv>");`` over the file's usage line: a call
+    with one string reads like a Gradle dependency, but a message (it has spaces) is rewritten, not added."""
+    document = """static void PrintUsage()
+{
+    Console.Error.WriteLine("usage: inventory <items.csv>");
+    Console.Error.WriteLine();
+}
+"""
+    update = """static void PrintUsage()
+{
+    Console.Error.WriteLine("usage: inventory [--json] <items.csv>");
+    // ...
+"""
+    want = document.replace("inventory <items", "inventory [--json] <items")
+    assert merge_update(document, update).merged == want

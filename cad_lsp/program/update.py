@@ -1231,7 +1231,8 @@ _WORDS = re.compile(r"[A-Za-z]\w{2,}")
 
 _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18.2.0",``
                re.compile(r"^\s*(?P<key>[\w.-]+)\s*=\s*[\"'\[{\d]"),  # TOML, INI: ``serde = { version = "1" }``
-               re.compile(r"^\s*(?P<call>[\w.]+)\s*\(\s*([\"'])(?P<key>[^\"']*)\2\s*\)\s*[,;]?\s*$"),  # Gradle
+               # Gradle (a coordinate: no spaces; a message is a log call's, rewritten)
+               re.compile(r"^\s*(?P<call>[\w.]+)\s*\(\s*([\"'])(?P<key>[^\"'\s]*)\2\s*\)\s*[,;]?\s*$"),
                # imports of other modules: ``import { Order } from './order'``, ``from app.x import y``, ``use a::b``
                re.compile(r"^\s*import\b.*\bfrom\s*([\"'])(?P<key>[^\"']+)\1"),
                re.compile(r"^\s*(?:pub\s+)?use\s+(?P<key>[\w:]+?)(?:::\{|;)"),  # Rust: ``a::b::{C, D}``: a::b
