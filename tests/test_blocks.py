@@ -1639,3 +1639,28 @@ class Store:
 '''
     want = document.replace("        return self.price\n", "        return self.price\n\n" + update)
     assert merge_update(document, update, "store.py", after="total_value").merged == want
+
+
+def test_a_new_function_holding_a_marker_is_left_to_the_lines_which_know_what_it_stands_for():
+    """``fn parse_token`` is new, and its ``// ... digits / unit parsing unchanged ...`` stands for the old
+    ``parse``'s lines: the syntax, which pairs nothing with it, wrote the marker's lines nowhere."""
+    document = """pub fn parse(input: &str) -> Result<u64, Error> {
+    let split = input.find(|c: char| !c.is_ascii_digit()).ok_or(Error::MissingUnit)?;
+    let (digits, unit) = input.split_at(split);
+    let value: u64 = digits.parse().map_err(|_| Error::InvalidNumber)?;
+    Ok(value * factor(unit)?)
+}
+"""
+    update = """pub fn parse(input: &str) -> Result<u64, Error> {
+    input.split(',').map(parse_token).sum()
+}
+
+fn parse_token(input: &str) -> Result<u64, Error> {
+    let split = input.find(|c: char| !c.is_ascii_digit()).ok_or(Error::MissingUnit)?;
+    // ... digits / unit parsing unchanged ...
+    Ok(value * factor(unit)?)
+}
+"""
+    assert _by_blocks(document, update, "rust") is None
+    merged = merge_update(document, update, "src/lib.rs").merged
+    assert "let (digits, unit) = input.split_at(split);" in merged and "// ..." not in merged

@@ -1170,6 +1170,8 @@ class _Merger:
             elif side == "pair":
                 pieces += self.pair(old_units[j], new_units[k], shift)
             else:
+                if self.has_marker(new_units[k]) and not self.is_marker(new_units[k]):
+                    raise _Refused  # a new block with a marker inside: it stands for lines the syntax did not pair
                 pieces += self._lines(new_units[k].start, new_units[k].end, shift)
             before = (j, k)
         # the lines after the last unit, up to the container's end
