@@ -887,3 +887,10 @@ def test_a_sentence_that_puts_a_fragment_in_a_file_the_root_lacks_mid_paragraph_
               "`vitest.config.ts` that's just:\n\n```ts\ntest: {\n  environment: 'jsdom',\n}\n```\n")
     plan = plan_answer(answer, tmp_path)
     assert [f.path for f in plan.files] == ["src/a.ts"] and plan.complete
+
+
+def test_inside_the_existing_mod_tests_names_the_module_a_new_test_goes_in():
+    answer = ("Also add a unit test for the tokenizer inside the existing `mod tests` in `lib.rs`:\n\n"
+              "```rust src/lib.rs\n    #[test]\n    fn splits() {\n        assert_eq!(token_len(\"1h\"), 2);\n    }\n```\n")
+    [block] = read_answer(answer).blocks
+    assert block.into == "tests"
