@@ -894,3 +894,10 @@ def test_inside_the_existing_mod_tests_names_the_module_a_new_test_goes_in():
               "```rust src/lib.rs\n    #[test]\n    fn splits() {\n        assert_eq!(token_len(\"1h\"), 2);\n    }\n```\n")
     [block] = read_answer(answer).blocks
     assert block.into == "tests"
+
+
+def test_drop_these_right_under_a_class_places_them_and_removes_nothing():
+    answer = ("Drop these right under `BookNotFoundException`:\n\n```kotlin title=\"src/BookService.kt\"\n"
+              "class InvalidIsbnException(isbn: String) : RuntimeException(isbn)\n```\n")
+    assert read_answer(answer).removals == ()
+    assert read_answer("Delete `BookNotFoundException`, it is unused.\n").removals[0].names == ("BookNotFoundException",)

@@ -119,7 +119,8 @@ _DEFINITION_NOUNS = {"method", "methods", "function", "functions", "helper", "he
                      "variable", "entirely", "completely", "altogether", "too", "also", "now", "as", "and", "or",
                      "from", "in", "of", "since", "because", "(", "it", "they", "them", "version", "one", "ones",
                      "private", "public", "protected", "static", "old", "unused", "legacy", "deprecated", "along"}
-_PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", "within", "into"}
+_PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", "within", "into",
+                 "under", "below", "above", "after", "before", "beside", "next"}  # ("drop these right under `X`")
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
