@@ -1664,3 +1664,30 @@ fn parse_token(input: &str) -> Result<u64, Error> {
     assert _by_blocks(document, update, "rust") is None
     merged = merge_update(document, update, "src/lib.rs").merged
     assert "let (digits, unit) = input.split_at(split);" in merged and "// ..." not in merged
+
+
+def test_a_route_whose_lambda_gains_a_parameter_is_rewritten_not_read_as_another_match_arm():
+    """``todos.MapGet("/", (bool? done, TodoStore store) => ...)`` over ``(TodoStore store) =>``: the ``=>`` is
+    a lambda's inside a call, not a ``match`` arm of another pattern, and the route is rewritten."""
+    document = """var app = builder.Build();
+
+var todos = app.MapGroup("/todos");
+
+todos.MapGet("/", (TodoStore store) => Results.Ok(store.All()));
+
+todos.MapDelete("/{id:int}", (int id, TodoStore store) => Results.NoContent());
+
+app.Run();
+"""
+    update = """// ... existing code ...
+
+var todos = app.MapGroup("/todos");
+
+todos.MapGet("/", (bool? done, TodoStore store) => Results.Ok(store.All(done)));
+
+// ... existing code ...
+"""
+    want = document.replace("(TodoStore store) => Results.Ok(store.All())", "(bool? done, TodoStore store) => "
+                            "Results.Ok(store.All(done))")
+    assert merge_update(document, update, "Program.cs").merged == want
+    assert _by_blocks(document, update, "csharp") == want

@@ -301,6 +301,12 @@ _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`]*)\2
 _ENUMERATION = re.compile(r"\w[\w`]*\s*,\s*`?\w+[^,]*\band\b")  # "name, email, password fields and server error"
 
 
+def _balanced(text: str) -> bool:
+    """Whether a line's brackets close all they open (a match arm's pattern does; a call left open does not)."""
+    return text.count("(") == text.count(")") and text.count("[") == text.count("]") and \
+        text.count("{") == text.count("}")
+
+
 def _other_words(old: str, new: str) -> bool:
     """Whether two lines each name something the other does not (``path`` and ``stopwords``): another
     statement's head, not this one's rewritten (which keeps what it tested and may add to it)."""
@@ -893,7 +899,8 @@ class _Merger:
                 old.key[0] == new.key[0] == "variable" and old.key != new.key and \
                 not old.key[1].startswith("=") and not new.key[1].startswith("="):
             return False  # (a new property beside another: ``query`` after ``filter`` is not ``_events``)
-        arms = _ARM.match(self.old.lines[old.start]), _ARM.match(self.new.lines[new.start])
+        arms = [m if m and _balanced(m["pattern"] or m["case"]) else None  # (not a lambda's ``=>`` inside a call:
+                for m in (_ARM.match(self.old.lines[old.start]), _ARM.match(self.new.lines[new.start]))]  # MapGet()
         if arms[0] and arms[1] and (arms[0]["pattern"] or arms[0]["case"]).strip() != \
                 (arms[1]["pattern"] or arms[1]["case"]).strip():
             return False  # a match arm or case of another pattern (``Command::Export { .. } =>``): a new one
