@@ -1691,3 +1691,37 @@ todos.MapGet("/", (bool? done, TodoStore store) => Results.Ok(store.All(done)));
                             "Results.Ok(store.All(done))")
     assert merge_update(document, update, "Program.cs").merged == want
     assert _by_blocks(document, update, "csharp") == want
+
+
+def test_ruby_methods_shown_with_the_end_of_their_module_replace_and_join_its_methods():
+    """``def post_json`` rewritten, a new ``def auth_headers`` and the module's ``end``: Ruby's grammar reads the
+    ``end`` as a statement, and the methods went to the file's last block (``RSpec.configure``)."""
+    document = """module AppHelpers
+  def app
+    NotesApp
+  end
+
+  def post_json(path, payload)
+    post path, payload.to_json
+  end
+end
+
+RSpec.configure do |config|
+  config.include AppHelpers
+end
+"""
+    update = """  def post_json(path, payload, headers = {})
+    post path, payload.to_json, headers
+  end
+
+  def auth_headers(key = 'test-key')
+    { 'HTTP_X_API_KEY' => key }
+  end
+end
+"""
+    want = document.replace("""  def post_json(path, payload)
+    post path, payload.to_json
+  end
+end
+""", update)
+    assert merge_update(document, update, "spec/spec_helper.rb").merged == want

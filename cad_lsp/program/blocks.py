@@ -420,7 +420,10 @@ def _update_units(update: str, update_lines: list[str], language: str, markers: 
         return None
     units, errors = parsed
     written = list(range(1, len(update_lines) + 1))
-    if not errors and not any(u.kind == "global_statement" for u in units):
+    stray = len(units) > 1 and units[-1].start == units[-1].end and _CLOSING.match(update_lines[units[-1].start]) \
+        and _indent(update_lines[units[-1].start]) < _indent(update_lines[units[0].start])  # (Ruby reads an ``end``
+    # that closes the class the members were cut from as a statement of its own)
+    if not errors and not stray and not any(u.kind == "global_statement" for u in units):
         return units, list(update_lines), written
     wrapped = _in_container(update_lines, language, markers)
     if wrapped is not None:
