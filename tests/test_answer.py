@@ -455,8 +455,6 @@ NOT_YET: dict[str, str] = {
                                             "the tests have no place (refused)",
     "cpp-cmake-percentile-median-deepseek": "a function body shown with a prose marker and a bare ``// ...`` "
                                             "inside it: the merged file does not parse, and it is refused",
-    "vue3-pinia-cart-persistence-qwen": "three partial blocks of one Pinia store in a row with no markers: the "
-                                        "``lines`` ref and the store's ``return`` are placed twice",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }

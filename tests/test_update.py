@@ -2063,3 +2063,28 @@ def test_a_message_rewritten_before_a_marker_is_a_rewrite_not_another_entry():
 """
     want = document.replace("inventory <items", "inventory [--json] <items")
     assert merge_update(document, update).merged == want
+
+
+def test_a_local_declared_anew_with_its_check_below_rewrites_the_file_s_declaration():
+    """``local debug, debug_err = ini.get_boolean(...)`` and the check of it, after the port check: the file's
+    ``local debug = ... == "true"`` is the line rewritten (it stayed below the new code, declared twice)."""
+    document = """local port = tonumber(ini.get(config, "server", "port", "8080"))
+if not port then
+  os.exit(1)
+end
+local debug = ini.get(config, "server", "debug", "false") == "true"
+
+print(string.format("port  = %d", port))
+"""
+    update = """if not port then
+  os.exit(1)
+end
+local debug, debug_err = ini.get_boolean(config, "server", "debug", false)
+if debug == nil then
+  io.stderr:write("error: " .. debug_err .. "\\n")
+  os.exit(1)
+end
+"""
+    want = document.replace('local debug = ini.get(config, "server", "debug", "false") == "true"\n',
+                            update.split("end\n", 1)[1])
+    assert merge_update(document, update, "main.lua").merged == want

@@ -1530,9 +1530,20 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     if whole and (not any(doc_keys[j - 1].strip() for j in alone) or
                   alone <= whole and not any(doc_keys[j - 1].strip() for j in whole - alone)):
         return whole
-    if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK:
-        return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite
+    if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK and \
+            not (pairs and _declares_same(keys[pairs[0][0]], doc_keys[pairs[0][1] - 1])):
+        return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite (but
+        # ``local debug, err = ...`` over ``local debug = ...``, then its check: the variable declared anew)
     return {j for _, j in pairs}
+
+
+_LOCAL = re.compile(r"^\s*(?:local|let|const|var|val|my|auto)\s+(?:mut\s+)?\(?(?P<name>[A-Za-z_]\w*)")
+
+
+def _declares_same(new: str, old: str) -> bool:
+    """Whether two lines declare the same local variable (``local debug, err =`` and ``local debug =``)."""
+    m, n = _LOCAL.match(new), _LOCAL.match(old)
+    return m is not None and n is not None and m["name"] == n["name"] and _indent_of(new) == _indent_of(old)
 
 
 def _call_rewrapped(new: str, old: str) -> bool:
