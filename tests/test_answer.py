@@ -438,6 +438,11 @@ NOT_YET: dict[str, str] = {
     "csharp-aspnetcore-weather-retries-cursor": "a call replaced in ``Program.cs`` where only the prose says which "
                                                 "one (no line of the file around it): refused, and a fragment of "
                                                 "the controller merged around it wrongly",
+    "rust-duration-compound-parse-deepseek": "a function split in two, the new one holding a marker for the "
+                                             "old one's middle and no closing line of the file after it: the "
+                                             "line readings delete the ``mod tests`` after it, unseen",
+    "node-express-validate-todos-qwen": "new tests with nothing of the file around them, placed before a test "
+                                        "the prose names only by its route (\"before the DELETE test\")",
     "python-fastapi-deps-copilot": "a router shown from its second import on, the first (``Optional``, no longer "
                                    "used) left out: the merge keeps a file's first lines an update does not show",
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "

@@ -1725,3 +1725,35 @@ end
 end
 """, update)
     assert merge_update(document, update, "spec/spec_helper.rb").merged == want
+
+
+def test_a_new_type_shown_right_above_the_function_it_rewrites_goes_right_above_it():
+    document = """#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strutil {
+
+inline std::string trim(std::string_view s) {
+    return std::string(s);
+}
+
+inline std::vector<std::string> split(std::string_view s, char sep) {
+    return {std::string(s)};
+}
+
+}  // namespace strutil
+"""
+    update = """enum class SplitMode { KeepEmpty, SkipEmpty };
+
+inline std::vector<std::string> split(std::string_view s, char sep, SplitMode mode = SplitMode::KeepEmpty) {
+    return {std::string(s)};
+}
+"""
+    want = document.replace("""inline std::vector<std::string> split(std::string_view s, char sep) {
+    return {std::string(s)};
+}
+""", update)
+    assert merge_update(document, update, "include/strutil.hpp").merged == want
+    assert _by_blocks(document, update, "cpp") == want

@@ -704,17 +704,24 @@ class _Merger:
         shown = [k for k, u in enumerate(new_units) if not self.is_marker(u) and _content(self.new.lines, u)]
         targets, added, ahead = {}, {}, {}  # a new definition after (before) shown ones -> the file unit it goes
         # after (before)
+        unplaced = []
         for k in shown:
             try:
                 targets[k] = self.target(new_units[k], old_units)[0]
             except _Refused:
-                before = [m for m in shown if m < k and m in targets]
-                key = new_units[k].key
-                if not before or key is None or key[0] not in ("function", "type") or \
-                        any(o.key == key for o in _walk(old_units)) or \
-                        (targets[before[-1]].key or ("",))[0] != "function":
-                    raise
+                unplaced.append(k)
+        for k in unplaced:  # a new definition beside the shown ones: after the last before it, else before the
+            before = [m for m in shown if m < k and m in targets]  # first after it (an ``enum`` the new ``split``
+            after = [m for m in shown if m > k and m in targets]  # takes, shown right above it)
+            key = new_units[k].key
+            if key is None or key[0] not in ("function", "type") or any(o.key == key for o in _walk(old_units)):
+                raise _Refused
+            if before and (targets[before[-1]].key or ("",))[0] == "function":
                 added[k] = targets[before[-1]]  # (a new method after the ones shown: after the last of them)
+            elif not before and after and (targets[after[0]].key or ("",))[0] == "function":
+                ahead[k] = targets[after[0]]
+            else:
+                raise _Refused
         for k, m in [(k, m) for k in shown for m in shown if k != m and k in targets and m in targets]:
             if k in targets and m in targets and targets[k] is targets[m] and \
                     self.normal(self.new, new_units[m])[:1] == self.normal(self.old, targets[m])[:1] != \
