@@ -2088,3 +2088,40 @@ end
     want = document.replace('local debug = ini.get(config, "server", "debug", "false") == "true"\n',
                             update.split("end\n", 1)[1])
     assert merge_update(document, update, "main.lua").merged == want
+
+
+
+def test_a_new_form_above_a_marker_for_the_file_s_form_is_added_and_the_file_s_form_stays():
+    """``<form class="search-form">`` and its ``</form>`` before ``<!-- ... new-bookmark form ... unchanged -->``:
+    another element than the file's ``<form class="bookmark-form">`` (not its rewrite), and its ``</form>`` no
+    place for the marker to start after (the file's form went, unseen)."""
+    document = """<section class="bookmarks">
+  <header class="bookmarks__header">
+    <h1>My bookmarks</h1>
+  </header>
+
+  <form class="bookmark-form" method="post" action="/bookmarks">
+    <input type="url" name="url" required>
+    <textarea name="description" rows="2"></textarea>
+    <button type="submit">Save</button>
+  </form>
+
+  <ul class="bookmark-list">
+    <li>one</li>
+  </ul>
+</section>
+"""
+    search = """  <form class="search-form" method="get" action="/bookmarks">
+    <input type="search" name="q" value="{{ query }}">
+  </form>
+"""
+    update = """  <header class="bookmarks__header">
+    <h1>My bookmarks</h1>
+  </header>
+
+""" + search + """
+  <!-- ... new-bookmark form and list unchanged ... -->
+</section>
+"""
+    want = document.replace("  </header>\n\n", "  </header>\n\n" + search + "\n")
+    assert merge_update(document, update, "bookmarks.html").merged == want

@@ -586,7 +586,10 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     elsewhere |= _outside_their_block(keys, doc_keys, markers)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
-    chain = [(k, j) for k, j in chain if not _closes_new_block(k, keys, in_file)]
+    closing_new = {k for k, _ in chain if _closes_new_block(k, keys, in_file)}
+    chain = [(k, j) for k, j in chain if k not in closing_new]
+    elsewhere |= {k for k in closing_new if _CLOSING_TAG.match(keys[k])}  # (a new element's ``</form>`` is no
+    # place beside a marker either: it took the file's next form's, and that form's lines went)
     kept_pairs = _without_far_repeats(chain, keys, markers, doc_keys)
     elsewhere |= {k for k, _ in chain} - {k for k, _ in kept_pairs}  # (nor a place to fill the edge with)
     chain = kept_pairs
@@ -1225,6 +1228,19 @@ def _resembles(a: str, b: str, at_least: float = REWRITE_SIMILARITY) -> bool:
     return difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= at_least
 
 
+_TAG = re.compile(r"^\s*<(?P<tag>[\w.:-]+)\b")
+_IDENTITY_ATTRIBUTE = re.compile(r"""\b(?P<attribute>class|className|id|name)=["'](?P<value>[^"']+)["']""")
+
+
+def _other_elements(a: str, b: str) -> bool:
+    """Whether two lines open markup elements of one tag that say they are others: a class, id or name of no
+    word in common (``<input name="q">`` beside ``<input name="url">``)."""
+    tags = _TAG.match(a), _TAG.match(b)
+    if not tags[0] or not tags[1] or tags[0]["tag"] != tags[1]["tag"]:
+        return False
+    ours = {m["attribute"]: set(m["value"].split()) for m in _IDENTITY_ATTRIBUTE.finditer(a)}
+    theirs = {m["attribute"]: set(m["value"].split()) for m in _IDENTITY_ATTRIBUTE.finditer(b)}
+    return any(not ours[attribute] & theirs[attribute] for attribute in ours.keys() & theirs.keys())
 _COMMENT_TEXT = re.compile(r"^\s*(?:#|//|--|/\*|<!--|;)")
 _WORDS = re.compile(r"[A-Za-z]\w{2,}")
 
@@ -1260,6 +1276,8 @@ def _other_entries(a: str, b: str) -> bool:
     rewritten is a rewrite).  Lines alike as text, but one names another thing: the new one is added, not a
     rewrite.  Its version or value changed, or its key respelt (``poll_interval_secs`` to
     ``poll-interval-secs``), the entry is the same (a rewrite)."""
+    if _other_elements(a, b):
+        return True  # (``<form class="search-form">`` beside ``<form class="bookmark-form">``: another element)
     for pattern in _ENTRY_KEYS:
         m, n = pattern.match(a), pattern.match(b)
         if m and n:
@@ -1773,8 +1791,10 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
         following = next((m for m in lines[k + 1:] if m > 0), None)
         if last is not None and lines[last] > 0 and any(key.strip() for key in keys[last + 1:k]) and \
                 not keys[k].lstrip().startswith("{{"):  # (Windsurf's ``{{ ... }}``: its indentation says nothing)
-            new_end = next(key for key in reversed(keys[last + 1:k]) if key.strip())
-            done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys, new_end)  # new code ends a block
+            end_row = next(i for i in range(k - 1, last, -1) if keys[i].strip())
+            if not (_CLOSING_TAG.match(keys[end_row]) and _closes_new_block(end_row, keys, set(doc_keys))):
+                done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys, keys[end_row])  # new code
+                # ends a block (not a new element's own ``</form>``)
         last = k
         if following is not None:
             end = following - 1
