@@ -1757,3 +1757,28 @@ inline std::vector<std::string> split(std::string_view s, char sep, SplitMode mo
 """, update)
     assert merge_update(document, update, "include/strutil.hpp").merged == want
     assert _by_blocks(document, update, "cpp") == want
+
+
+def test_a_new_type_whose_method_shares_a_name_with_another_type_s_is_added_at_the_end():
+    """``struct UpdateTodoRequest`` with its own ``static func validations``: new, though the file's
+    ``CreateTodoRequest`` has a ``validations`` too (read as that method moved into a new type, it was refused)."""
+    document = """import Vapor
+
+struct CreateTodoRequest: Content, Validatable {
+    var title: String
+
+    static func validations(_ validations: inout Validations) {
+        validations.add("title", as: String.self, is: !.empty)
+    }
+}
+"""
+    update = """struct UpdateTodoRequest: Content, Validatable {
+    var title: String?
+
+    static func validations(_ validations: inout Validations) {
+        validations.add("title", as: String.self, is: !.empty, required: false)
+    }
+}
+"""
+    assert merge_update(document, update, "Sources/App/Models/Todo.swift").merged == document + "\n" + update
+    assert _by_blocks(document, update, "swift") == document + "\n" + update

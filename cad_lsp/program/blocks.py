@@ -149,7 +149,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
                         or u.key in names or _indent(merger.new.lines[u.start]) != depth for u in shown) or \
             not any(u.key[0] in ("function", "type", "section") for u in shown):
         return None
-    functions = {key[1].rsplit(".", 1)[-1] for key in names if key[0] == "function"}
+    functions = {u.key[1].rsplit(".", 1)[-1] for u in old_units if u.key is not None and u.key[0] == "function"}
+    # (the file's own functions, not its types' methods: a new type may well have a ``validations`` too)
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
            for u in _walk(shown)):
         return None  # it defines again functions the file has (moved into a class): a rewrite, not new code
