@@ -1782,3 +1782,34 @@ struct CreateTodoRequest: Content, Validatable {
 """
     assert merge_update(document, update, "Sources/App/Models/Todo.swift").merged == document + "\n" + update
     assert _by_blocks(document, update, "swift") == document + "\n" + update
+
+
+def test_ruby_describe_blocks_keep_their_examples_behind_a_marker():
+    """Ruby's ``describe ".format" do`` blocks are placed by lines (Elixir's ``do`` blocks are read by syntax):
+    read as bodies, the examples behind ``# ... existing examples ...`` went."""
+    document = """RSpec.describe MoneyFmt do
+  describe ".format" do
+    it "formats US dollars" do
+      expect(described_class.format(123_456, "USD")).to eq("$1,234.56")
+    end
+
+    it "rejects non-integer amounts" do
+      expect { described_class.format(1.5, "USD") }.to raise_error(ArgumentError)
+    end
+  end
+end
+"""
+    update = """RSpec.describe MoneyFmt do
+  describe ".format" do
+    # ... existing examples ...
+
+    it "formats negatives in accounting style" do
+      expect(described_class.format(-123_456, "USD", negative: :parentheses)).to eq("($1,234.56)")
+    end
+  end
+end
+"""
+    want = document.replace("    end\n  end\nend\n", "    end\n\n" + update.split("...\n\n")[1])
+    assert merge_update(document, update, "spec/money_fmt_spec.rb").merged == want
+    [unit], _ = parse_units(document, "ruby", document.splitlines(True))
+    assert unit.body is None  # (lines place what a Ruby ``do`` block holds)

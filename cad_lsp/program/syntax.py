@@ -207,6 +207,9 @@ def _find_body(node):
     best, stack = None, list(node.children)
     while stack:
         child = stack.pop()
+        if child.type in ("do_block", "call") and (child if child.type == "call" else child.parent)\
+                .child_by_field_name("target") is None:
+            continue  # (Elixir's: Ruby's ``describe "x" do`` blocks are placed by their lines)
         if child.type in _BODIES and child.end_point[0] > child.start_point[0]:
             span = child.end_point[0] - child.start_point[0]
             if best is None or span > best[0]:
