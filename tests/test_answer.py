@@ -443,6 +443,16 @@ NOT_YET: dict[str, str] = {
                                              "line readings delete the ``mod tests`` after it, unseen",
     "node-express-validate-todos-qwen": "new tests with nothing of the file around them, placed before a test "
                                         "the prose names only by its route (\"before the DELETE test\")",
+    "ts-express-prisma-zod-validation-chatgpt": "new tests with nothing of the file around them, to go inside the "
+                                                "first ``describe``: refused, and they replace its last tests",
+    "rust-axum-sqlx-db-connect-retry-deepseek": "a blank line written before a new statement that the update "
+                                                "shows right after the line above it",
+    "c-strbuf-addf-makefile-asan-mistral": "a new function's declaration placed only by the prose in a C header: "
+                                           "the merged header does not parse, and the file is refused",
+    "swift-vapor-patch-todo-grok": "a test method and the test class's closing brace, shown alone: the brace is "
+                                   "read as the file's last one and the merged file does not parse",
+    "csharp-blazor-todo-validation-copilot": "a Razor block (no grammar) ending on a ``</div>`` that closes an "
+                                             "element opened above what it shows: written as a new line",
     "python-fastapi-deps-copilot": "a router shown from its second import on, the first (``Optional``, no longer "
                                    "used) left out: the merge keeps a file's first lines an update does not show",
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "

@@ -2125,3 +2125,31 @@ def test_a_new_form_above_a_marker_for_the_file_s_form_is_added_and_the_file_s_f
 """
     want = document.replace("  </header>\n\n", "  </header>\n\n" + search + "\n")
     assert merge_update(document, update, "bookmarks.html").merged == want
+
+
+def test_a_template_s_opening_lines_shown_alone_keep_the_rest_of_its_outer_element():
+    """The first lines of a Blade view, down to the header's ``</div>``, the outer ``<div>`` left open: its head,
+    not the whole element (the table after it went, unseen, as the rest of a block shown whole)."""
+    document = """<div class="space-y-4">
+    <div class="flex items-center justify-between">
+        <h2 class="text-lg font-semibold">Users</h2>
+    </div>
+
+    <table class="min-w-full">
+        <tr><td>{{ $user->name }}</td></tr>
+    </table>
+</div>
+"""
+    update = """<div class="space-y-4">
+    <div class="flex items-center justify-between gap-4">
+        <h2 class="text-lg font-semibold">Users</h2>
+        <input type="search" wire:model.live="search">
+    </div>
+"""
+    want = document.replace("""    <div class="flex items-center justify-between">
+        <h2 class="text-lg font-semibold">Users</h2>
+""", """    <div class="flex items-center justify-between gap-4">
+        <h2 class="text-lg font-semibold">Users</h2>
+        <input type="search" wire:model.live="search">
+""")
+    assert merge_update(document, update, "user-table.blade.php").merged == want

@@ -1487,6 +1487,11 @@ def _new_runs(lines: list[int]):
         k = end
 
 
+def _only_closes(key: str) -> bool:
+    """Whether a line only closes a block: brackets, ``end``, or a markup element's closing tag (``</div>``)."""
+    return bool(_CLOSING.match(key) or _CLOSING_TAG.match(key))
+
+
 def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
     """A function or class shown whole, without markers, replaces the file's: when the update starts on a block's
     first line (a line the next ones are indented under) and has no marker, the block's lines after the last one
@@ -1508,8 +1513,8 @@ def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> fr
     if end == head or max(placed) > end:
         return frozenset()  # not a block, or the update runs past it (a snippet of several blocks)
     last = next(key for key in reversed(keys) if key.strip())
-    if end < len(doc_keys) and _CLOSING.match(doc_keys[end]) and _indent_of(doc_keys[end]) == indent and \
-            not (_CLOSING.match(last) and _indent_of(last) == indent):
+    if end < len(doc_keys) and _only_closes(doc_keys[end]) and _indent_of(doc_keys[end]) == indent and \
+            not (_only_closes(last) and _indent_of(last) == indent):
         return frozenset()  # the block closes (``end``, ``}``) and the update does not: it shows the block's head
     if _OPENS.search(last) or last.rstrip().endswith(("{", "(", "[", "=>", ":")):
         return frozenset()  # it ends opening a block (``client.get(city) match {``): it stops there, not the block
