@@ -2153,37 +2153,3 @@ def test_a_template_s_opening_lines_shown_alone_keep_the_rest_of_its_outer_eleme
         <input type="search" wire:model.live="search">
 """)
     assert merge_update(document, update, "user-table.blade.php").merged == want
-
-
-def test_a_new_test_reusing_a_short_test_s_lines_is_new_not_that_test_renamed():
-    """``testPatchRejectsEmptyTitle`` repeats the few lines of ``testCreateTodoRejectsEmptyTitle`` and adds its
-    own: read as that test renamed, its lines placed the update mid-file (and the class's brace doubled)."""
-    document = """final class TodoTests: XCTestCase {
-    func testCreateTodoRejectsEmptyTitle() async throws {
-        try await app.test(.POST, "todos", beforeRequest: { req in
-            try req.content.encode(["title": ""])
-        }, afterResponse: { res async throws in
-            XCTAssertEqual(res.status, .badRequest)
-        })
-    }
-
-    func testDeleteTodo() async throws {
-        try await app.test(.DELETE, "todos/1") { res async in
-            XCTAssertEqual(res.status, .noContent)
-        }
-    }
-}
-"""
-    update = """    func testPatchRejectsEmptyTitle() async throws {
-        let todo = Todo(title: "Keep me")
-        try await todo.save(on: app.db)
-        try await app.test(.PATCH, "todos/\\(todo.requireID())", beforeRequest: { req in
-            try req.content.encode(["title": ""])
-        }, afterResponse: { res async throws in
-            XCTAssertEqual(res.status, .badRequest)
-        })
-    }
-}
-"""
-    want = document.removesuffix("}\n") + "\n" + update
-    assert merge_update(document, update, "Tests/AppTests/TodoTests.swift").merged == want

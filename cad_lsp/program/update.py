@@ -541,8 +541,7 @@ def _same_body(shown: set[str], doc_keys: list[str], j: int, bodies: dict[int, s
     if j not in bodies:
         bodies[j] = {doc_keys[i] for i in range(j + 1, _block_end(doc_keys, j)) if _weight(doc_keys[i]) >= DISTINCTIVE}
     theirs = bodies[j]
-    return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs) and \
-        len(theirs & shown) >= SAME_BODY * len(shown)  # (both ways: a new test that reuses a short one's lines is new)
+    return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs)
 
 
 def align_update(document: str, update: str, *, context: bool = False,
