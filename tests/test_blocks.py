@@ -1277,24 +1277,11 @@ def test_a_new_line_before_a_marker_that_is_one_more_of_a_series_the_update_adds
   );
 }
 """
-    update = """export default function TodoForm() {
-  return (
-    <form onSubmit={handleSubmit}>
-      <label>
-        Title
-        <input value={title} onChange={(e) => setTitle(e.target.value)} />
-      </label>
-      {fieldErrors.title && <p className="field-error">{fieldErrors.title[0]}</p>}
-      <label>
-        Due date
-        <input type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} />
-      </label>
-      {fieldErrors.dueDate && <p className="field-error">{fieldErrors.dueDate[0]}</p>}
-      {/* ... existing code ... */}
-    </form>
-  );
-}
-"""
+    update = document.replace("      </label>\n      <label>\n", "      </label>\n      {fieldErrors.title && <p "
+                              "className=\"field-error\">{fieldErrors.title[0]}</p>}\n      <label>\n").replace(
+        '      {error && <p className="error">{error}</p>}\n      <button type="submit">Add todo</button>\n',
+        '      {fieldErrors.dueDate && <p className="field-error">{fieldErrors.dueDate[0]}</p>}\n'
+        '      {/* ... existing code ... */}\n')
     merged = merge_update(document, update, "TodoForm.tsx").merged
     assert merged == update.replace("      {/* ... existing code ... */}\n", """      {error && <p className="error">{error}</p>}
       <button type="submit">Add todo</button>
