@@ -207,8 +207,7 @@ def _find_body(node):
     best, stack = None, list(node.children)
     while stack:
         child = stack.pop()
-        if child.type in ("do_block", "call") and (child if child.type == "call" else child.parent)\
-                .child_by_field_name("target") is None:
+        if child.type in ("do_block", "call") and not _elixir(child):
             continue  # (Elixir's: Ruby's ``describe "x" do`` blocks are placed by their lines)
         if child.type in _BODIES and child.end_point[0] > child.start_point[0]:
             span = child.end_point[0] - child.start_point[0]
@@ -394,6 +393,12 @@ _ELIXIR_DEFINES = {"def": "function", "defp": "function", "defmacro": "function"
 
 
 _ELIXIR_ANNOTATION = re.compile(r"@(doc|spec|impl|tag|deprecated|since|decorate)\b")
+
+
+def _elixir(node) -> bool:
+    """Whether a ``call`` or ``do_block`` node is Elixir's (its calls name their callee ``target``; Ruby's do not)."""
+    call = node if node.type == "call" else node.parent
+    return call is not None and call.child_by_field_name("target") is not None
 
 
 def _elixir_key(call, source: bytes) -> tuple[str, str] | None:
