@@ -445,7 +445,7 @@ def _in_container(update_lines: list[str], language: str, markers: list[bool]):
     if wrapper is None:
         return None
     head, tail = wrapper
-    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines]
+    lines = _terminated(update_lines)
     split = 0
     while split < len(lines) and (not lines[split].strip() or _IMPORT.match(lines[split]) or markers[split]):
         split += 1
@@ -477,7 +477,7 @@ def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], o
     ratelimit``) and reads only inside the block that line closes: read under that block's own head, taken from
     the file (the head is the file's, not the update's).  As ``_update_units`` answers, or None."""
     last = old_units[-1] if old_units else None
-    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in update_lines]
+    lines = _terminated(update_lines)
     split = 0  # the imports it starts with (``#include <atomic>``): the file's top level, above the block
     while split < len(lines) and (not lines[split].strip() or _IMPORT.match(lines[split])):
         split += 1
@@ -485,9 +485,9 @@ def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], o
         return None  # (it says with a marker that the block's first lines stay; shown, they would be its start)
     shown = [line for line in update_lines if line.strip()]
     if last is None or last.body is None or last.body_start <= last.start or \
-            shown[-1].strip() != document_lines[last.end].strip() or not _CLOSING.match(shown[-1].split("//")[0]):
+            shown[-1].strip() != document_lines[last.end].strip() or not _closes(shown[-1]):
         return None
-    head = [line if line.endswith(("\n", "\r")) else line + "\n" for line in document_lines[last.start: last.body_start]]
+    head = _terminated(document_lines[last.start: last.body_start])
     above = [lines[split]] if split else []  # (the marker stands for the file's lines between them and the block)
     read = lines[:split] + above + head + lines[split:]
     rows = list(range(1, split + 1)) + [split + 1] * len(above) + [None] * len(head) + \
@@ -497,6 +497,16 @@ def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], o
             any(u.key is None or u.key[0] != "import" for u in parsed[0][:-1] if not markers[rows[u.start] - 1]):
         return None
     return parsed[0], read, rows
+
+
+def _terminated(lines: list[str]) -> list[str]:
+    """Lines each ended by a newline (an update's last line may have none), to be read under or over others."""
+    return [line if line.endswith(("\n", "\r")) else line + "\n" for line in lines]
+
+
+def _closes(line: str) -> bool:
+    """Whether a line only closes blocks, a comment after it aside (``}  // namespace ratelimit``)."""
+    return bool(_CLOSING.match(line.split("//")[0]))
 
 
 def _indent(line: str) -> str:
@@ -750,21 +760,17 @@ class _Merger:
             else:
                 old = next(o for o in targets.values() if o.start == first)
                 shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
+                lead = self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
+                gap = [Piece(p.text, None, None) for p in lead if not p.text.strip()][:2] or [Piece("\n", None, None)]
                 for k in sorted(k for k, before in ahead.items() if before is old):
-                    gap = [p for p in self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
-                           if not p.text.strip()][:2] or [Piece("\n", None, None)]
-                    pieces += self._lines(new_units[k].start, new_units[k].end, shift) + \
-                        [Piece(p.text, None, None) for p in gap]
+                    pieces += self._lines(new_units[k].start, new_units[k].end, shift) + gap
                     self.new_definitions += 1
                 pieces += self.pair(old, new, None)
                 for k in sorted(k for k, after in added.items() if after is old):
-                    gap = [p for p in self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
-                           if not p.text.strip()][:2] or [Piece("\n", None, None)]
-                    if new_units[k - 1].end + 1 == new_units[k].start and not self.is_marker(new_units[k - 1]):
-                        gap = []  # (shown right below the one before it, as the file's one-line ``def``s are)
-                    pieces += [Piece(p.text, None, None) for p in gap] + \
-                        self._lines(new_units[k].start, new_units[k].end, shift)
-                    self.new_definitions += 1
+                    below = new_units[k - 1].end + 1 == new_units[k].start and not self.is_marker(new_units[k - 1])
+                    pieces += ([] if below else gap) + self._lines(new_units[k].start, new_units[k].end, shift)
+                    self.new_definitions += 1  # (shown right below the one before it: as the file's one-line
+                    # ``def``s are, with no blank line between)
             at = last + 1
         pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, len(self.old.lines))]
         return BlockMerge(pieces, frozenset(self.seen), partly_by_lines=self.by_lines_used,
@@ -1346,8 +1352,7 @@ class _Merger:
     def closes_only(self, unit: Unit) -> bool:
         """Whether a block's lines after its body only close it (``}``, ``});``), as a function's or a class's do,
         not an ``else:`` or ``except:`` clause with a body of its own."""
-        return all(not line.strip() or _CLOSING.match(line.split("//")[0])  # (``}  // namespace ratelimit``)
-                   for line in self.old.lines[unit.body_end + 1: unit.end + 1])
+        return all(not line.strip() or _closes(line) for line in self.old.lines[unit.body_end + 1: unit.end + 1])
 
     def by_lines(self, old: Unit, new: Unit, shift) -> list[Piece]:
         """A block whose update has a fragment the parser cannot read, merged line by line (its lines at the

@@ -1336,12 +1336,9 @@ def _rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: se
                 found = set(range(head, after))  # a signature spread over lines, one parameter each, above its
                 # unchanged body (with the blank lines between: the update shows its own)
             out |= found
-        if run and after is not None and after > 0 and before == MARKER and not out & set(range(1, after)):
-            head = after - 1
-            while head > 0 and not doc_keys[head - 1].strip():
-                head -= 1
-            if head > 0 and head not in placed and _reopened(keys, run, doc_keys, head, after):
-                out.add(head)  # (``<tbody>`` given a class, a new row at the top of its body)
+        if run and after is not None and after > 0 and before == MARKER and not any(j < after for j in out) and \
+                head > 0 and head not in placed and _reopened(keys, run, doc_keys, head, after):
+            out.add(head)  # (``<tbody>`` given a class, a new row at the top of its body)
         if run and before is not None and before > 0 and (after is None or after == MARKER):
             found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
             if not found and before < len(doc_keys) and before + 1 not in placed and \
@@ -2561,21 +2558,29 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     # after a marker, they are not the file's lines taken for context)
     new = {key for key, piece in shown if piece.file_line is None and _weight(key) >= DISTINCTIVE
            and counts[key] == 1 and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{"))}
-    moved = sum(1 for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges)
-                and not _moved_between_shown(n - 1, key, doc_keys, keys))
+    moved_lines = [n for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges)]
+    if moved_lines:  # (the definitions are read only where a line moved)
+        between = _moved_between_shown(keys, doc_keys)
+        moved_lines = [n for n in moved_lines if not between(n - 1)]
+    moved = len(moved_lines)
     return doubled + moved + (_stale_twins(shown, counts, edges, fresh) if fresh is not None else 0)
 
 
-def _moved_between_shown(j: int, key: str, doc_keys: list[str], keys: list[str]) -> bool:
-    """Whether the update moves file line j itself: the file's definition holding it is one the update shows
-    (rewritten), and the update writes the line in another definition (``delete`` made a soft delete and its
-    ``DELETE FROM orders`` line moved into a new ``purge``), not as context for new code."""
-    if key not in keys:
-        return False
-    ours = _enclosing_callables(keys, keys.index(key), _definitions(keys))
-    theirs = _enclosing_callables(doc_keys, j, _definitions(doc_keys))
+def _moved_between_shown(keys: list[str], doc_keys: list[str]):
+    """A test of file line j: whether the update moves that line itself: the file's definition holding it is one
+    the update shows (rewritten), and the update writes the line in another definition (``delete`` made a soft
+    delete and its ``DELETE FROM orders`` line moved into a new ``purge``), not as context for new code."""
+    ours_defined, theirs_defined = _definitions(keys), _definitions(doc_keys)
     shown = {name for k in range(len(keys)) if _declares(keys[k]) and (name := _definition_name(keys, k))}
-    return bool(ours and theirs) and ours[0] != theirs[0] and theirs[0] in shown
+
+    def moved(j: int) -> bool:
+        if doc_keys[j] not in keys:
+            return False
+        ours = _enclosing_callables(keys, keys.index(doc_keys[j]), ours_defined)
+        theirs = _enclosing_callables(doc_keys, j, theirs_defined)
+        return bool(ours and theirs) and ours[0] != theirs[0] and theirs[0] in shown
+
+    return moved
 
 
 def _stale_twins(shown: list[tuple[str, Piece]], counts: Counter, edges: set[str], fresh: frozenset[int]) -> int:
