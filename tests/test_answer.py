@@ -443,8 +443,6 @@ NOT_YET: dict[str, str] = {
                                              "line readings delete the ``mod tests`` after it, unseen",
     "node-express-validate-todos-qwen": "new tests with nothing of the file around them, placed before a test "
                                         "the prose names only by its route (\"before the DELETE test\")",
-    "ts-express-prisma-zod-validation-chatgpt": "new tests with nothing of the file around them, to go inside the "
-                                                "first ``describe``: refused, and they replace its last tests",
     "rust-axum-sqlx-db-connect-retry-deepseek": "a blank line written before a new statement that the update "
                                                 "shows right after the line above it",
     "c-strbuf-addf-makefile-asan-mistral": "a new function's declaration placed only by the prose in a C header: "
@@ -907,6 +905,23 @@ def test_inside_the_existing_mod_tests_names_the_module_a_new_test_goes_in():
               "```rust src/lib.rs\n    #[test]\n    fn splits() {\n        assert_eq!(token_len(\"1h\"), 2);\n    }\n```\n")
     [block] = read_answer(answer).blocks
     assert block.into == "tests"
+
+
+def test_new_tests_go_inside_the_describe_block_the_answer_names_by_its_title(tmp_path):
+    """Tests shown alone, "inside the existing `describe("POST /users", ...)` block", in a file of two describes:
+    at the end of that one (no block of its own told them apart)."""
+    (tmp_path / "users.test.ts").write_text(
+        'describe("POST /users", () => {\n  it("creates", async () => {\n    expect(1).toBe(1);\n  });\n});\n\n'
+        'describe("GET /users/:id", () => {\n  it("finds", async () => {\n    expect(2).toBe(2);\n  });\n});\n')
+    answer = ('Add these cases inside the existing `describe("POST /users", ...)` block:\n\n'
+              '```ts:users.test.ts\n  it("rejects a bad email", async () => {\n    expect(400).toBe(400);\n  });\n```\n')
+    assert read_answer(answer).blocks[0].into == "POST /users"
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete
+    assert plan.files[0].after == (
+        'describe("POST /users", () => {\n  it("creates", async () => {\n    expect(1).toBe(1);\n  });\n\n'
+        '  it("rejects a bad email", async () => {\n    expect(400).toBe(400);\n  });\n});\n\n'
+        'describe("GET /users/:id", () => {\n  it("finds", async () => {\n    expect(2).toBe(2);\n  });\n});\n')
 
 
 def test_drop_these_right_under_a_class_places_them_and_removes_nothing():

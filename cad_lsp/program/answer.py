@@ -83,8 +83,10 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
                          r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
                          r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
-# "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class"
-_INTO = re.compile(r"\b(?:to|in|into|inside)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?P<mod>mod\s+)?(?P<name>[A-Za-z_]\w*)`"
+# "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class", "inside the
+# existing `describe("POST /users", ...)` block" (a block titled by a call's first argument: its title)
+_INTO = re.compile(r"\b(?:to|in|into|inside)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?(?P<name>[A-Za-z_]\w*)|"
+                   r"[A-Za-z_][\w.]*\(?\s*[\"'](?P<title>[^\"'`]+)[\"'][^`]*)`"
                    r"\s*(?P<kind>class|struct|interface|object|component|model|service|controller|module)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
@@ -370,9 +372,11 @@ def _class_named(prose: list[str]) -> str | None:
     """The class the sentence before a block puts its methods in: a name in backticks after "to", "in" or
     "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method."""
     said = _last_said(prose)
-    if not re.search(r"\b(?:method|function|handler|member|getter|setter|test)s?\b", said, re.IGNORECASE):
+    if not re.search(r"\b(?:method|function|handler|member|getter|setter|test|case|spec)s?\b", said, re.IGNORECASE):
         return None
     for m in _INTO.finditer(said):
+        if m["title"]:
+            return m["title"]
         if m["kind"] or m["mod"] or m["name"][0].isupper():  # (Rust's "inside the existing `mod tests`")
             return m["name"]
     return None

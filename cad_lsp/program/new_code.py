@@ -114,10 +114,12 @@ def _after_sibling_blocks(doc_lines: list[str], update_lines: list[str], newline
 _FIRST_WORD = re.compile(r"^\s*([\w.$@]+)")  # what a member starts with: ``test``, ``def``, ``@Test``, ``func``
 
 
-def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline: str) -> tuple[int, list[str]] | None:
+def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline: str,
+                          into: str | None = None) -> tuple[int, list[str]] | None:
     """New members, indented, with nothing around them, in a file no grammar places them in (a Swift method, an
     Elixir function, a ``test(...)`` for a ``describe``): before the closing line of the file's one top-level
-    block whose members at that depth start as they do."""
+    block whose members at that depth start as they do, or of the one of them whose head holds ``into`` (the title
+    an answer names: "inside the existing ``describe("POST /users", ...)`` block")."""
     shown = [line.rstrip("\r\n") for line in update_lines if line.strip()]
     depth = _indent(shown[0]) if shown else ""
     word = _FIRST_WORD.match(shown[0]) if shown else None
@@ -136,7 +138,9 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
             continue
         if any(_indent(doc_lines[k]) == depth and (m := _FIRST_WORD.match(doc_lines[k])) and m[1] == word[1]
                for k in range(j + 1, end)):
-            places.append(end)
+            places.append((j, end))
+    titled = [(j, end) for j, end in places if into and re.search(r"[\"'`]%s[\"'`]" % re.escape(into), doc_lines[j])]
+    places = [end for _, end in (titled or places)]
     if len(places) != 1:
         return None
     at = places[0]
@@ -153,16 +157,16 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
         return None  # (between markers, where they stand for the file's code, the new code's place is unknown)
     if grammar is None:
         return _after_sibling_blocks(doc_lines, update_lines, newline) or \
-            _inside_the_one_block(doc_lines, update_lines, newline)
+            _inside_the_one_block(doc_lines, update_lines, newline, into)
     parsed, file_parsed = _members(update_lines, grammar), parse_units("".join(doc_lines), grammar, doc_lines)
     if parsed is None or file_parsed is None or file_parsed[1]:
-        return _inside_the_one_block(doc_lines, update_lines, newline)
+        return _inside_the_one_block(doc_lines, update_lines, newline, into)
     units = [u for u in parsed if "comment" not in u.kind]
     file_units = file_parsed[0]
     if units and all(_receiver(u) is not None for u in units):
         return _after_sibling_calls(doc_lines, update_lines, units, file_units, newline)
     if not units or any(u.key is None or u.key[0] not in _KINDS for u in units):
-        return _inside_the_one_block(doc_lines, update_lines, newline) if units and not \
+        return _inside_the_one_block(doc_lines, update_lines, newline, into) if units and not \
             any(u.key is not None and u.key[0] in _KINDS for u in units) else None
     if _names(units) & _names(file_units):
         return None
