@@ -443,8 +443,6 @@ NOT_YET: dict[str, str] = {
                                              "line readings delete the ``mod tests`` after it, unseen",
     "node-express-validate-todos-qwen": "new tests with nothing of the file around them, placed before a test "
                                         "the prose names only by its route (\"before the DELETE test\")",
-    "rust-axum-sqlx-db-connect-retry-deepseek": "a blank line written before a new statement that the update "
-                                                "shows right after the line above it",
     "c-strbuf-addf-makefile-asan-mistral": "a new function's declaration placed only by the prose in a C header: "
                                            "the merged header does not parse, and the file is refused",
     "swift-vapor-patch-todo-grok": "a test method and the test class's closing brace, shown alone: the brace is "

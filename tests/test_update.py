@@ -2153,3 +2153,36 @@ def test_a_template_s_opening_lines_shown_alone_keep_the_rest_of_its_outer_eleme
         <input type="search" wire:model.live="search">
 """)
     assert merge_update(document, update, "user-table.blade.php").merged == want
+
+
+def test_a_new_statement_right_under_a_marker_for_a_run_of_statements_continues_the_run():
+    """``// ... the others parsed as before ...`` then a new statement, then the blank line the file has before
+    ``Ok(...)``: the new statement joins the run of statements the marker keeps, with no blank line above it."""
+    document = """impl Config {
+    pub fn from_env() -> Result<Self> {
+        let url = env::var("URL")?;
+        let port = env::var("PORT")?
+            .parse()?;
+
+        Ok(Self { url, port })
+    }
+}
+"""
+    update = """impl Config {
+    pub fn from_env() -> Result<Self> {
+        // ... url and port parsed as before ...
+        let retries = env::var("RETRIES")?
+            .parse()?;
+
+        Ok(Self { url, port, retries })
+    }
+}
+"""
+    want = document.replace("""            .parse()?;
+
+        Ok(Self { url, port })""", """            .parse()?;
+        let retries = env::var("RETRIES")?
+            .parse()?;
+
+        Ok(Self { url, port, retries })""")
+    assert merge_update(document, update, "config.rs").merged == want

@@ -1181,8 +1181,13 @@ class _Merger:
             elif j is not None:
                 pieces += self._lead(self.old, old_units, j, old_region)
             elif before[1] is None and before[0] is not None and 0 <= before[0] < len(old_units) - 1:
-                # new code after what a marker keeps: set off as the file sets off what follows there
-                pieces += self._lead(self.old, old_units, before[0] + 1, old_region)
+                # new code after what a marker keeps: set off as the file sets off what follows there, unless
+                # the update writes it right under the marker and the file runs those units on with no blank line
+                # (a new statement after ``// ... the others as before ...``: the next in that run)
+                if not (0 < before[0] and k > 0 and self.is_marker(new_units[k - 1]) and
+                        not self._lead(self.new, new_units, k, new_region, shift) and
+                        not self._lead(self.old, old_units, before[0], old_region)):
+                    pieces += self._lead(self.old, old_units, before[0] + 1, old_region)
             elif before[1] is None and before[0] is not None and 0 < before[0] == len(old_units) - 1:
                 # after the last unit the marker keeps: set off as the file sets off that one from the one before
                 pieces += self._lead(self.old, old_units, before[0], old_region)
