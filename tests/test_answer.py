@@ -445,8 +445,6 @@ NOT_YET: dict[str, str] = {
                                         "the prose names only by its route (\"before the DELETE test\")",
     "c-strbuf-addf-makefile-asan-mistral": "a new function's declaration placed only by the prose in a C header: "
                                            "the merged header does not parse, and the file is refused",
-    "swift-vapor-patch-todo-grok": "a test method and the test class's closing brace, shown alone: the brace is "
-                                   "read as the file's last one and the merged file does not parse",
     "csharp-blazor-todo-validation-copilot": "a Razor block (no grammar) ending on a ``</div>`` that closes an "
                                              "element opened above what it shows: written as a new line",
     "python-fastapi-deps-copilot": "a router shown from its second import on, the first (``Optional``, no longer "

@@ -2186,3 +2186,26 @@ def test_a_new_statement_right_under_a_marker_for_a_run_of_statements_continues_
 
         Ok(Self { url, port, retries })""")
     assert merge_update(document, update, "config.rs").merged == want
+
+
+def test_new_methods_shown_with_the_class_s_closing_brace_alone_go_at_the_end_of_the_class():
+    """Two new test methods and the ``}`` that ends the file's class, nothing else of the file: the methods go at
+    the end of the class and the brace is not written again.  Before, lines of the new tests that the file's own
+    tests also have (``})``, ``}``) were read as context, and the new tests were cut into an old one."""
+    document = """final class TodoTests: XCTestCase {
+    func testCreate() async throws {
+        try await app.test(.POST, "todos", afterResponse: { res async throws in
+            XCTAssertEqual(res.status, .ok)
+        })
+    }
+}
+"""
+    update = """    func testPatch() async throws {
+        try await app.test(.PATCH, "todos/1", afterResponse: { res async throws in
+            XCTAssertEqual(res.status, .ok)
+        })
+    }
+}
+"""
+    want = document[:-2] + "\n" + update
+    assert merge_update(document, update, "TodoTests.swift").merged == want

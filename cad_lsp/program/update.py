@@ -2094,6 +2094,14 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         placed = _new_members(doc_lines, update_lines, grammar, into)  # ("add these at the end of `ArticleTest`",
         if placed is not None:  # members: the end of their class, not of the file)
             return _checked(placed, grammar, force)
+    # New methods, then their class's closing line (the file's last): the methods at the end of that class, the
+    # line not written again; weighed with the other readings below (a test whose title grew is a rewrite).
+    closing_members = None
+    if after is None and before is None and len(shown) > 2 and _CLOSING.match(shown[-1]) and \
+            shown[-1].rstrip() == last.rstrip() and _indent_of(shown[0]) > _indent_of(last) and \
+            _new_code_only(doc_lines, update_lines):
+        members = update_lines[:max(k for k, line in enumerate(update_lines) if line.strip())]
+        closing_members = _new_members(doc_lines, members, grammar, into)
     lead = next((k for k, line in enumerate(update_lines) if line.strip()), 0)
     rest = update_lines[lead + 1:]
     while rest and not rest[0].strip():
@@ -2134,6 +2142,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                                _line_merge(document, update, place=place)))
         except UpdateError:
             pass
+    if closing_members is not None:
+        candidates.append((3, closing_members))
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
     # (a marker the syntax reads as a block's end where the update meant lines), then the one that takes no
     # context for new code, then the one that writes all the update shows in its order (a reading that drops a
