@@ -462,8 +462,6 @@ NOT_YET: dict[str, str] = {
     "node-express-weather-retries-chatgpt": "\"Replace the last test with these three\" and three tests with "
                                             "nothing of the file around them: the prose's replace is not read, and "
                                             "the tests have no place (refused)",
-    "cpp-cmake-percentile-median-deepseek": "a function body shown with a prose marker and a bare ``// ...`` "
-                                            "inside it: the merged file does not parse, and it is refused",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
 }

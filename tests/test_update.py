@@ -2209,3 +2209,15 @@ def test_new_methods_shown_with_the_class_s_closing_brace_alone_go_at_the_end_of
 """
     want = document[:-2] + "\n" + update
     assert merge_update(document, update, "TodoTests.swift").merged == want
+
+
+def test_a_namespace_the_update_leaves_open_is_closed_by_the_file_s_own_closing_line():
+    """An update that opens ``namespace stats {`` and never closes it: the file's ``}  // namespace stats`` stays
+    as it is, not rewritten as a bare ``}``."""
+    document = ("#include <cmath>\n\nnamespace stats {\n\ndouble mean(const std::vector<double>& v) {\n"
+                "    return 0.0;\n}\n\ndouble spread(const std::vector<double>& v) {\n    return 1.0;\n}\n\n"
+                "}  // namespace stats\n")
+    update = ("namespace stats {\n\n// ... mean() unchanged ...\n\ndouble spread(const std::vector<double>& v) {\n"
+              "    return std::sqrt(2.0);\n}\n")
+    want = document.replace("    return 1.0;", "    return std::sqrt(2.0);")
+    assert merge_update(document, update, "stats.cpp").merged == want

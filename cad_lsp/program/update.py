@@ -2189,8 +2189,8 @@ _QUOTED = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`|//.*|/\*.*
 def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> list[str]:
     """The lines an update leaves out at its end when it opens a class (a struct, an impl) it does not close (a
     class shown down to the new method and no further: chat models drop the class's ``}``), where the file
-    closes all it opens: a marker for the rest of the innermost block, then a ``}`` for each block, at its
-    opening line's indentation.  An update that ends with a marker inside a block it opened at the left edge
+    closes all it opens: a marker for the rest of the innermost block, then a ``}`` for each block (the file's
+    closing line for it, ``}  // namespace x``), at its opening line's indentation.  An update that ends with a marker inside a block it opened at the left edge
     (a function, ``  // ... rest unchanged``) gets each block's ``}`` and, after each, the marker again for the
     rest of the block around it and of the file.  Nothing when the update closes what it opens."""
     def open_at(lines: list[str]) -> list[str]:
@@ -2205,6 +2205,15 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
             previous = line if line.strip() else previous
         return stack
 
+    def closer(opener: str) -> str:  # the file's line closing that block (``}  // namespace x``), else ``}``
+        found = [j for j, line in enumerate(doc_lines) if line.strip() == opener.strip()]
+        depth = 1  # (the block the opener opens: its last ``{``)
+        for line in doc_lines[found[0] + 1:] if len(found) == 1 else []:
+            depth += _QUOTED.sub("", line).count("{") - _QUOTED.sub("", line).count("}")
+            if depth <= 0:
+                return line.strip() if line.lstrip().startswith("}") else "}"
+        return "}"
+
     last = next((line for line in reversed(update_lines) if line.strip()), "")
     if not last or open_at(doc_lines):
         return []
@@ -2217,8 +2226,8 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
             return []  # (a call's callback, ``step("x", async () => {``, closes otherwise: ``});``)
         newline = "\r\n" if last.endswith("\r\n") else "\n"
         lines = []  # each block closed, then a marker for the rest of the block around it (and of the file)
-        for indent in reversed(stack):
-            lines += [indent + "}" + newline, indent + last.strip() + newline]
+        for indent, opener in reversed(list(zip(stack, openers))):
+            lines += [indent + closer(opener) + newline, indent + last.strip() + newline]
         return [("" if update_lines[-1].endswith(("\n", "\r")) else newline) + lines[0]] + lines[1:]
     if not openers or not _TYPE_OPENER.search(_QUOTED.sub("", openers[0])):
         return []  # (only a class, a struct, an impl left open: a function's or a test's end is a snippet's end)
@@ -2230,7 +2239,7 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
               len(line) - len(line.lstrip()) > len(stack[-1])]
     inner = min(deeper, key=len) if deeper else inner
     return [("" if last.endswith(("\n", "\r")) else newline) + inner + "// ..." + newline] + \
-        [indent + "}" + newline for indent in reversed(stack)]
+        [indent + closer(opener) + newline for indent, opener in reversed(list(zip(stack, openers)))]
 
 
 def _unclosed(line: str) -> str:
