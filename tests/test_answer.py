@@ -443,8 +443,8 @@ NOT_YET: dict[str, str] = {
                                              "line readings delete the ``mod tests`` after it, unseen",
     "node-express-validate-todos-qwen": "new tests with nothing of the file around them, placed before a test "
                                         "the prose names only by its route (\"before the DELETE test\")",
-    "c-strbuf-addf-makefile-asan-mistral": "a new function's declaration placed only by the prose in a C header: "
-                                           "the merged header does not parse, and the file is refused",
+    "c-strbuf-addf-makefile-asan-mistral": "a declaration with ``#if``/``#endif`` inside it, which the C grammar "
+                                           "does not read: the merged header does not parse, and it is refused",
     "csharp-blazor-todo-validation-copilot": "a Razor block (no grammar) ending on a ``</div>`` that closes an "
                                              "element opened above what it shows: written as a new line",
     "python-fastapi-deps-copilot": "a router shown from its second import on, the first (``Optional``, no longer "
