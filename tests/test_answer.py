@@ -923,3 +923,10 @@ def test_drop_these_right_under_a_class_places_them_and_removes_nothing():
               "class InvalidIsbnException(isbn: String) : RuntimeException(isbn)\n```\n")
     assert read_answer(answer).removals == ()
     assert read_answer("Delete `BookNotFoundException`, it is unused.\n").removals[0].names == ("BookNotFoundException",)
+
+
+def test_a_block_to_run_in_the_browser_console_is_not_a_change_to_the_file_the_sentence_opens():
+    answer = ("`js/main.js`\n\n```js\nrender();\n```\n\nTo check it, open `index.html` and reload. You can also clear "
+              "it from the console to get back to the default:\n\n```js\nlocalStorage.removeItem('theme');\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["js/main.js"]

@@ -31,6 +31,8 @@ def merged(update: str, document: str = FILE) -> str:
     ("    // constructors, getters/setters and toString() stay exactly as they are\n", True),
     ("# both shapes are the same\n", False),
     ("            // ... (Divider, Total row and Checkout button stay as they are)\n", True),
+    ("// ... (UserStore, UserHandler, Register and List go here)\n", True), ("# TODO: validation goes here\n", False),
+    ("// your code goes here\n", False),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker
@@ -2221,3 +2223,98 @@ def test_a_namespace_the_update_leaves_open_is_closed_by_the_file_s_own_closing_
               "    return std::sqrt(2.0);\n}\n")
     want = document.replace("    return 1.0;", "    return std::sqrt(2.0);")
     assert merge_update(document, update, "stats.cpp").merged == want
+
+
+def test_a_rust_use_given_one_more_name_rewrites_the_file_s_use():
+    """``use crate::models::{CreateTodo, Todo, UpdateTodo};`` over the file's ``use crate::models::{CreateTodo,
+    Todo};``: the same import given a name, not a second import beside the first."""
+    document = ("use serde::Deserialize;\n\nuse crate::models::{CreateTodo, Todo};\nuse crate::{ApiError, AppState};\n\n"
+                "pub async fn list() -> Json<Vec<Todo>> {\n    Json(vec![])\n}\n\n"
+                "pub async fn delete() -> StatusCode {\n    StatusCode::OK\n}\n")
+    update = ("use crate::models::{CreateTodo, Todo, UpdateTodo};\nuse crate::{ApiError, AppState};\n\n"
+              "// ... list stays the same ...\n\npub async fn update(Json(input): Json<UpdateTodo>) -> StatusCode {\n"
+              "    StatusCode::OK\n}\n\n// ... delete stays the same ...\n")
+    want = document.replace("{CreateTodo, Todo};", "{CreateTodo, Todo, UpdateTodo};").replace(
+        "pub async fn delete", "pub async fn update(Json(input): Json<UpdateTodo>) -> StatusCode {\n"
+                               "    StatusCode::OK\n}\n\npub async fn delete")
+    assert merge_update(document, update, "routes.rs").merged == want
+
+
+def test_a_new_test_s_last_line_above_a_trailing_marker_is_its_own_not_the_file_s():
+    """New tests, then ``# ... remaining tests unchanged ...``; the last new test ends on a line the file's last
+    test ends on too (``assert response.status_code == 422``).  That line is the new test's own, not context:
+    the file's remaining tests stay (a reading that took it for context paired the new tests with them)."""
+    document = ('def make_item(client, **overrides):\n'
+                '    payload = {"name": "Widget", "price": 9.99, "quantity": 3}\n'
+                '    payload.update(overrides)\n'
+                '    response = client.post("/items", json=payload)\n'
+                '    assert response.status_code == 201, response.text\n'
+                '    return response.json()\n'
+                '\n'
+                '\n'
+                'def test_create_and_get_item(client):\n'
+                '    created = make_item(client, name="Gadget")\n'
+                '    response = client.get(f"/items/{created[\'id\']}")\n'
+                '    assert response.status_code == 200\n'
+                '    assert response.json()["name"] == "Gadget"\n'
+                '\n'
+                '\n'
+                'def test_list_items(client):\n'
+                '    make_item(client, name="A")\n'
+                '    make_item(client, name="B")\n'
+                '    response = client.get("/items")\n'
+                '    assert response.status_code == 200\n'
+                '    assert [i["name"] for i in response.json()] == ["A", "B"]\n'
+                '\n'
+                '\n'
+                'def test_update_item(client):\n'
+                '    created = make_item(client)\n'
+                '    response = client.patch(f"/items/{created[\'id\']}", json={"quantity": 10})\n'
+                '    assert response.status_code == 200\n'
+                '    assert response.json()["quantity"] == 10\n'
+                '\n'
+                '\n'
+                'def test_delete_item(client):\n'
+                '    created = make_item(client)\n'
+                '    assert client.delete(f"/items/{created[\'id\']}").status_code == 204\n'
+                '    assert client.get(f"/items/{created[\'id\']}").status_code == 404\n'
+                '\n'
+                '\n'
+                'def test_create_item_rejects_negative_price(client):\n'
+                '    response = client.post("/items", json={"name": "Bad", "price": -1})\n'
+                '    assert response.status_code == 422\n')
+    update = ('# ... fixture, make_item and test_create_and_get_item unchanged ...\n'
+              '\n'
+              '\n'
+              'def test_list_items(client):\n'
+              '    make_item(client, name="A")\n'
+              '    make_item(client, name="B")\n'
+              '    response = client.get("/items")\n'
+              '    assert response.status_code == 200\n'
+              '    body = response.json()\n'
+              '    assert body["total"] == 2\n'
+              '    assert [i["name"] for i in body["items"]] == ["A", "B"]\n'
+              '\n'
+              '\n'
+              'def test_list_items_paginates(client):\n'
+              '    for n in range(5):\n'
+              '        make_item(client, name=f"Item {n}")\n'
+              '\n'
+              '    response = client.get("/items", params={"limit": 2, "offset": 2})\n'
+              '    assert response.status_code == 200\n'
+              '    body = response.json()\n'
+              '    assert body["total"] == 5\n'
+              '    assert body["limit"] == 2\n'
+              '    assert body["offset"] == 2\n'
+              '    assert [i["name"] for i in body["items"]] == ["Item 2", "Item 3"]\n'
+              '\n'
+              '\n'
+              '@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"offset": -1}])\n'
+              'def test_list_items_rejects_bad_params(client, params):\n'
+              '    response = client.get("/items", params=params)\n'
+              '    assert response.status_code == 422\n'
+              '\n'
+              '\n'
+              '# ... remaining tests unchanged ...\n')
+    want = document.replace('def test_list_items(client):\n    make_item(client, name="A")\n    make_item(client, name="B")\n    response = client.get("/items")\n    assert response.status_code == 200\n    assert [i["name"] for i in response.json()] == ["A", "B"]\n\n\n', 'def test_list_items(client):\n    make_item(client, name="A")\n    make_item(client, name="B")\n    response = client.get("/items")\n    assert response.status_code == 200\n    body = response.json()\n    assert body["total"] == 2\n    assert [i["name"] for i in body["items"]] == ["A", "B"]\n\n\ndef test_list_items_paginates(client):\n    for n in range(5):\n        make_item(client, name=f"Item {n}")\n\n    response = client.get("/items", params={"limit": 2, "offset": 2})\n    assert response.status_code == 200\n    body = response.json()\n    assert body["total"] == 5\n    assert body["limit"] == 2\n    assert body["offset"] == 2\n    assert [i["name"] for i in body["items"]] == ["Item 2", "Item 3"]\n\n\n@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"offset": -1}])\ndef test_list_items_rejects_bad_params(client, params):\n    response = client.get("/items", params=params)\n    assert response.status_code == 422\n\n\n')
+    assert merge_update(document, update, "test_items.py").merged == want

@@ -128,7 +128,8 @@ _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
 _USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|(?:could|might|would) look like|"
                     r"(?:you can|you'd|you would|now you can) (?:now )?(?:call|use|run|test|try|invoke)|"
-                    r"how to (?:use|call|test|try))\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",
+                    r"how to (?:use|call|test|try)|(?:from|in) (?:the |your )?(?:browser(?:'s)? )?(?:dev ?tools )?"
+                    r"console)\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",
                     re.IGNORECASE)
 # A sentence that puts the block in a file ("In `index.blade.php` you can pass ...", "Then, in `app/routes.py`:"),
 # which says the file is there already, unless it says to create it

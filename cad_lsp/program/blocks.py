@@ -372,9 +372,9 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
 
 def _widens(theirs: str, ours: str) -> bool:
     """Whether an import imports from the same package all that another does and more (``import a.b.{C, D}`` of
-    ``import a.b.C``)."""
+    ``import a.b.C``, Rust's ``use crate::m::{A, B, C};`` of ``use crate::m::{A, B};``)."""
     def package(text: str) -> str:
-        return re.sub(r"\.(?:\{.*\}|\w+);?$", "", text)
+        return re.sub(r"(?:\.|::)(?:\{.*\}|\w+);?$", "", text)
 
     names = _imported([theirs])
     return package(theirs) != theirs and package(theirs) == package(ours) and bool(names) and \

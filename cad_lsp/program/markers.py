@@ -29,6 +29,7 @@ _SAYS_UNCHANGED = re.compile(r"\b(?:(?:stays?|remains?|left|kept) (?:\w+ )?(?:th
                              r"as[- ]is|untouched|intact|unchanged)|omitted for brevity)[\s.)\]}*_-]*$", re.IGNORECASE)
 
 
+_GO_HERE = re.compile(r"\bgo(?:es)? here\b", re.IGNORECASE)  # (after an ellipsis only: "# validation goes here" is a TODO)
 _CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 
 
@@ -56,8 +57,9 @@ def is_marker(line: str) -> bool:
     if said.startswith("...") and said.endswith("..."):
         return True  # "... existing code ...", "...", "... getters and setters ..."
     if said.startswith("...") or said.endswith("..."):  # (what it elides may be listed: "... (index, show,
-        # create and update remain the same)")
-        return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said))
+        # create and update remain the same)", "... (UserStore, Register and List go here)")
+        return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said) or
+                                                                    _GO_HERE.search(said))
     # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
     # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
     # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.

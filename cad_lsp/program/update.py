@@ -2580,9 +2580,27 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     moved_lines = [n for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges)]
     if moved_lines:  # (the definitions are read only where a line moved)
         between = _moved_between_shown(keys, doc_keys)
-        moved_lines = [n for n in moved_lines if not between(n - 1)]
+        own = _in_new_definitions(keys, doc_keys)
+        moved_lines = [n for n in moved_lines if not between(n - 1) and not (n in kept and doc_keys[n - 1] in own)]
     moved = len(moved_lines)
     return doubled + moved + (_stale_twins(shown, counts, edges, fresh) if fresh is not None else 0)
+
+
+def _in_new_definitions(keys: list[str], doc_keys: list[str]) -> set[str]:
+    """The lines beside a marker less indented than they are (one outside their definition) that the update
+    writes inside a definition the file does not have (a new test's last line, ``assert response.status_code ==
+    422``, above ``# ... remaining tests unchanged ...``): the new definition's own, not the file's taken for
+    context, though the file has the same line in another one."""
+    defined, theirs = _definitions(keys), set(_definitions(doc_keys).values())
+    out = set()
+    for m, key in enumerate(keys):
+        if not is_marker(key):
+            continue
+        for k in (next_shown(keys, m, -1), next_shown(keys, m, 1)):
+            if k is not None and not is_marker(keys[k]) and _indent_of(keys[k]) > _indent_of(key) and \
+                    (names := _enclosing_callables(keys, k, defined)) and names[0] not in theirs:
+                out.add(keys[k])
+    return out
 
 
 def _moved_between_shown(keys: list[str], doc_keys: list[str]):
