@@ -1800,3 +1800,50 @@ end
     assert merge_update(document, update, "spec/money_fmt_spec.rb").merged == want
     [unit], _ = parse_units(document, "ruby", document.splitlines(True))
     assert unit.body is None  # (lines place what a Ruby ``do`` block holds)
+
+
+POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+    <modelVersion>4.0.0</modelVersion>
+    <properties>
+        <maven.compiler.release>17</maven.compiler.release>
+    </properties>
+    <dependencies>
+        <dependency>
+            <groupId>org.springframework.boot</groupId>
+            <artifactId>spring-boot-starter-web</artifactId>
+        </dependency>
+
+        <dependency>
+            <groupId>org.junit.jupiter</groupId>
+            <artifactId>junit-jupiter-engine</artifactId>
+            <version>${junit.version}</version>
+            <scope>test</scope>
+        </dependency>
+    </dependencies>
+</project>
+"""
+
+
+def test_a_new_maven_dependency_after_a_marker_is_added_not_written_over_the_last_one():
+    """XML by its grammar: a ``<dependency>`` after ``<!-- ... existing dependencies ... -->`` goes at the end of
+    ``<dependencies>``; read by lines, its ``<groupId>`` and ``<version>`` matched the last dependency's and its
+    ``<artifactId>`` replaced that one's."""
+    new = ("        <dependency>\n            <groupId>org.junit.jupiter</groupId>\n"
+           "            <artifactId>junit-jupiter-params</artifactId>\n            <version>${junit.version}</version>\n"
+           "            <scope>test</scope>\n        </dependency>\n")
+    update = "    <dependencies>\n        <!-- ... existing dependencies ... -->\n" + new + "    </dependencies>\n"
+    want = POM.replace("    </dependencies>\n", "\n" + new + "    </dependencies>\n")  # (set off as the file's last)
+    assert merge_update(POM, update, "pom.xml").merged == want
+
+
+def test_a_new_xml_element_shown_after_one_of_the_file_s_goes_right_after_it():
+    """Two ``<dependency>`` elements side by side, the first the file's (named by its ``<artifactId>``), the second
+    new: the new one goes after the first, and the file's next dependency stays."""
+    new = ("        <dependency>\n            <groupId>org.springframework.boot</groupId>\n"
+           "            <artifactId>spring-boot-starter-validation</artifactId>\n        </dependency>\n")
+    update = ("        <dependency>\n            <groupId>org.springframework.boot</groupId>\n"
+              "            <artifactId>spring-boot-starter-web</artifactId>\n        </dependency>\n" + new)
+    want = POM.replace("</dependency>\n\n", "</dependency>\n" + new + "\n", 1)
+    assert merge_update(POM, update, "pom.xml").merged == want
+    assert parse_units(POM, "xml", POM.splitlines(True))[1] == 0

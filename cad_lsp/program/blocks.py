@@ -724,12 +724,15 @@ class _Merger:
         for k in unplaced:  # a new definition beside the shown ones: after the last before it, else before the
             before = [m for m in shown if m < k and m in targets]  # first after it (an ``enum`` the new ``split``
             after = [m for m in shown if m > k and m in targets]  # takes, shown right above it)
-            key = new_units[k].key
-            if key is None or key[0] not in ("function", "type") or any(o.key == key for o in _walk(old_units)):
+            key, element = new_units[k].key, new_units[k].kind == "element"  # (XML: a new ``<dependency>``)
+            if key is None or key[0] not in ("function", "type") and not element or \
+                    any(o.key == key for o in _walk(old_units)):
                 raise _Refused
-            if before and (targets[before[-1]].key or ("",))[0] == "function":
+            if before and ((targets[before[-1]].key or ("",))[0] == "function" or
+                           element and targets[before[-1]].kind == "element"):
                 added[k] = targets[before[-1]]  # (a new method after the ones shown: after the last of them)
-            elif not before and after and (targets[after[0]].key or ("",))[0] == "function":
+            elif not before and after and ((targets[after[0]].key or ("",))[0] == "function" or
+                                           element and targets[after[0]].kind == "element"):
                 ahead[k] = targets[after[0]]
             else:
                 raise _Refused

@@ -51,7 +51,8 @@ LANGUAGES: dict[str, Grammar] = {
     "swift": Grammar("tree_sitter_swift", "language", ("class __Snippet__ {\n", "}\n")),
     "scala": Grammar("tree_sitter_scala", "language", ("object __Snippet__ {\n", "}\n")),
     "elixir": Grammar("tree_sitter_elixir", "language", ("defmodule Snippet__ do\n", "end\n")),
-}
+    "xml": Grammar("tree_sitter_xml", "language_xml", ("<snippet__>\n", "</snippet__>\n")),  # (one root element:
+}  # fragments, several elements side by side, are read inside a stand-in one)
 
 _EXTENSIONS = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -60,7 +61,8 @@ _EXTENSIONS = {
     ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".md": "markdown", ".markdown": "markdown",
     ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin", ".rb": "ruby", ".rake": "ruby", ".php": "php",
     ".sh": "bash", ".bash": "bash", ".swift": "swift", ".scala": "scala", ".sc": "scala", ".ex": "elixir",
-    ".exs": "elixir",
+    ".exs": "elixir", ".xml": "xml", ".csproj": "xml", ".fsproj": "xml", ".vbproj": "xml", ".props": "xml",
+    ".targets": "xml", ".xaml": "xml", ".axaml": "xml", ".plist": "xml", ".xsd": "xml", ".wsdl": "xml",
 }
 _EDITOR_IDS = {  # editors' language ids (LSP's languageId) that are not the names above
     "javascriptreact": "javascript", "typescriptreact": "tsx", "golang": "go", "c++": "cpp", "cuda": "cpp",
@@ -78,6 +80,8 @@ _BODIES = {"block", "statement_block", "class_body", "declaration_list", "field_
            "compilation_unit", "body_statement", "protocol_body", "enum_class_body", "computed_property",
            "lambda_literal", "template_body", "indented_block", "case_block", "do_block"}
 _JSX_EDGES = {"jsx_opening_element", "jsx_closing_element"}  # a JSX element's header and closing line
+_TAGS = {"STag", "ETag"}  # an XML element's start and end tags
+_ELEMENTS = {"jsx_element": _JSX_EDGES, "element": _TAGS}  # markup elements: their units lie between their tags
 _CLOSERS = re.compile(r"^[\s)\]}>;,]*(//.*|/\*.*\*/)?$")  # closing brackets, and a comment after them
 
 
@@ -277,6 +281,8 @@ def _category(kind: str) -> str | None:
 def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
     if kind == "call" and node.child_by_field_name("target") is not None:
         return _elixir_key(node, source)
+    if kind == "element" and node.named_children and node.named_children[0].type in ("STag", "EmptyElemTag"):
+        return _xml_key(node, source)
     category = _category(kind)
     if kind == "decorated_definition":
         inner = node.child_by_field_name("definition")
@@ -341,6 +347,30 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
         if heading is not None:
             return ("section", re.sub(r"\s+", " ", _text(heading, source).strip("#=- \n\t")).lower())
     return None
+
+
+_XML_IDENTITIES = ("id", "name", "key", "Include", "Update", "x:Name", "x:Key", "android:id", "android:name")
+_XML_ID_CHILDREN = ("artifactId", "id", "name")  # (Maven's ``<dependency>``: its ``<artifactId>``)
+
+
+def _xml_key(element, source: bytes) -> tuple[str, str]:
+    """An XML element named by its tag and what identifies it among its siblings: an attribute such as ``id``,
+    ``Include`` (a ``<PackageReference>``), ``x:Name``, or a child such as Maven's ``<artifactId>``; an element with
+    none is one of a series (``("call", tag)``), paired with the file's most alike."""
+    tag_node = element.named_children[0]
+    tag = next((_text(c, source) for c in tag_node.named_children if c.type == "Name"), "")
+    for attribute in (c for c in tag_node.named_children if c.type == "Attribute"):
+        name = next((_text(c, source) for c in attribute.named_children if c.type == "Name"), "")
+        value = next((_text(c, source).strip("\"'") for c in attribute.named_children if c.type == "AttValue"), "")
+        if name in _XML_IDENTITIES:
+            return ("section", f"{tag} {name}={value}")
+    content = next((c for c in element.named_children if c.type == "content"), None)
+    for child in content.named_children if content is not None else []:
+        start = child.named_children[0] if child.type == "element" and child.named_children else None
+        name = next((_text(c, source) for c in start.named_children if c.type == "Name"), "") if start else ""
+        if name in _XML_ID_CHILDREN:
+            return ("section", f"{tag} {_text(child, source)}")
+    return ("call", tag)
 
 
 def _first_identifier(node, source: bytes) -> str | None:
@@ -419,7 +449,7 @@ def _elixir_key(call, source: bytes) -> tuple[str, str] | None:
     return ("call", target) if args is None else None
 
 
-_LISTS = {"statement_list", "statements"}  # nodes that only wrap a body's statements (Go): their children are the units
+_LISTS = {"statement_list", "statements", "content"}  # nodes that only wrap a body's statements (Go): their children are the units
 
 
 def _children(container) -> list:
@@ -436,7 +466,11 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
     units: list[Unit] = []
     for child in _children(container):
         start, end = child.start_point[0], _line_of_end(child)
-        if end < start or child.type in _JSX_EDGES or child.type == "jsx_text" and not _text(child, source).strip():
+        if end < start or child.type in _JSX_EDGES or child.type in _TAGS or \
+                child.type in ("jsx_text", "CharData") and not _text(child, source).strip():
+            continue
+        if child.type == "CharData" and end > start:  # text between XML elements: a unit a line
+            units += [Unit(row, row, "text", None) for row in range(start, end + 1) if lines[row].strip()]
             continue
         unit = _unit(child, source, lines, start, end)
         if units and start <= units[-1].end:  # shares a line with the previous unit: one unit
@@ -481,14 +515,14 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
         key = ("first line", lines[start].strip())
     body = None
     cases = kind == "switch_statement" and any(c.type == "switch_entry" for c in node.named_children)
-    body_node = node if kind == "jsx_element" or cases else _find_body(node)
+    body_node = node if kind in _ELEMENTS or cases else _find_body(node)
     body_start, body_end = 0, -1
     if body_node is not None and end > start:
         units = _units_of(body_node, source, lines)
         if cases:  # Swift's ``switch x {``: its cases are its own children, between its first and last lines
             body_start, body_end = start + 1, end - (1 if _CLOSERS.match(lines[end]) else 0)
-        elif body_node.type == "jsx_element":  # between the opening tag's line and the closing tag's
-            edges = [c for c in body_node.named_children if c.type in _JSX_EDGES]
+        elif body_node.type in _ELEMENTS:  # between the opening tag's line and the closing tag's
+            edges = [c for c in body_node.named_children if c.type in _ELEMENTS[body_node.type]]
             body_start = _line_of_end(edges[0]) + 1 if edges else start
             closing = edges[-1].start_point[0] if len(edges) == 2 else end + 1
             body_end = closing - 1 if closing > body_start - 1 else closing
@@ -503,7 +537,7 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
                 units = [_unit(c, source, lines, c.start_point[0], _line_of_end(c))
                          for c in header.parent.named_children
                          if c.type == "comment" and body_start <= c.start_point[0] < body_node.start_point[0]] + units
-        if body_node.type != "jsx_element" and not cases:
+        if body_node.type not in _ELEMENTS and not cases:
             body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
         units = [u for u in units if u.start >= body_start and u.end <= body_end]
         if body_start <= body_end:
