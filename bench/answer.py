@@ -329,7 +329,10 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-3.jsonl",
               "a third set of 24, 8 per convention, by the same brief, written after the second's count had been "
               "looked at while tuning, and never read while tuning (its count was looked at once, midway); 13 of "
-              "24 were right with the merge of its day when it came"))
+              "24 were right with the merge of its day when it came"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-4.jsonl",
+              "a fourth set of 24, 8 per convention, by the same brief, written after the third's count had been "
+              "looked at, and never read while tuning; 14 of 24 were right with the merge of its day when it came"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:

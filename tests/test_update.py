@@ -2318,3 +2318,16 @@ def test_a_new_test_s_last_line_above_a_trailing_marker_is_its_own_not_the_file_
               '# ... remaining tests unchanged ...\n')
     want = document.replace('def test_list_items(client):\n    make_item(client, name="A")\n    make_item(client, name="B")\n    response = client.get("/items")\n    assert response.status_code == 200\n    assert [i["name"] for i in response.json()] == ["A", "B"]\n\n\n', 'def test_list_items(client):\n    make_item(client, name="A")\n    make_item(client, name="B")\n    response = client.get("/items")\n    assert response.status_code == 200\n    body = response.json()\n    assert body["total"] == 2\n    assert [i["name"] for i in body["items"]] == ["A", "B"]\n\n\ndef test_list_items_paginates(client):\n    for n in range(5):\n        make_item(client, name=f"Item {n}")\n\n    response = client.get("/items", params={"limit": 2, "offset": 2})\n    assert response.status_code == 200\n    body = response.json()\n    assert body["total"] == 5\n    assert body["limit"] == 2\n    assert body["offset"] == 2\n    assert [i["name"] for i in body["items"]] == ["Item 2", "Item 3"]\n\n\n@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"offset": -1}])\ndef test_list_items_rejects_bad_params(client, params):\n    response = client.get("/items", params=params)\n    assert response.status_code == 422\n\n\n')
     assert merge_update(document, update, "test_items.py").merged == want
+
+
+def test_a_new_function_shown_with_the_namespace_s_closing_line_goes_before_it_set_off():
+    """A new function and ``}  // namespace strutil``, the file's last line, nothing else of the file: the function
+    goes before that line, a blank line above it as the file sets off its closing line (it was written right
+    under the previous function's ``}``)."""
+    document = ("namespace strutil {\n\nstd::string trim(std::string_view s) {\n    return std::string(s);\n}\n\n"
+                "}  // namespace strutil\n")
+    new = "std::string upper(std::string_view s) {\n    return std::string(s);\n}\n"
+    update = new + "\n}  // namespace strutil\n"
+    want = document.replace("\n}  // namespace", "\n" + new + "\n}  // namespace")
+    assert merge_update(document, update, "strutil.cpp", after="").merged == want
+    assert merge_update(document, update, "strutil.cpp").merged == want

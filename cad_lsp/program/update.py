@@ -2102,6 +2102,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             _new_code_only(doc_lines, update_lines):
         members = update_lines[:max(k for k, line in enumerate(update_lines) if line.strip())]
         closing_members = _new_members(doc_lines, members, grammar, into)
+    placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
+    if placed is not None:
+        return _checked(placed, grammar, force)
     lead = next((k for k, line in enumerate(update_lines) if line.strip()), 0)
     rest = update_lines[lead + 1:]
     while rest and not rest[0].strip():
@@ -2321,6 +2324,31 @@ def _inserted(doc_lines: list[str], update_lines: list[str], at: int, new: list[
     pieces = [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[:at])] + new + \
         [Piece(line, r + 1, None) for r, line in enumerate(doc_lines[at:], at)]
     return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
+
+
+_CLOSES_FILE = re.compile(r"^(?:[)\]}]+;?|end)\s*(?://.*|#.*)?$")  # ``}  // namespace strutil``, at the left edge
+
+
+def _before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
+    """New code at the left edge, none of its lines there the file's, then the file's last line, which closes what
+    holds that code (``}  // namespace strutil``): the code goes before that line, set off from the code above it
+    as the file sets off that line; None for any other update."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    rows = [r for r, line in enumerate(doc_lines) if line.strip()]
+    if len(shown) < 2 or not rows or update_lines[shown[-1]].strip() != doc_lines[rows[-1]].strip() or \
+            not _CLOSES_FILE.match(doc_lines[rows[-1]]) or _indent_of(update_lines[shown[0]]):
+        return None
+    text = _QUOTED.sub("", "".join(update_lines))
+    if text.count("{") - text.count("}") != -1:
+        return None  # (the last line closes a block the update opens: a new resource's ``}``)
+    ours = {line.strip() for line in doc_lines}  # (no definition of the file's: its heads at the left edge)
+    if any(is_marker(update_lines[k]) or not _indent_of(update_lines[k]) and update_lines[k].strip() in ours and
+           not _CLOSING.match(update_lines[k]) for k in shown[:-1]):
+        return None
+    at = rows[-2] + 1 if len(rows) > 1 else 0  # after the last line above the closing one
+    gap = [Piece(line, None, None) for line in doc_lines[at: rows[-1]]]
+    new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines[shown[0]: shown[-2] + 1], shown[0])]
+    return _inserted(doc_lines, update_lines, at, gap + new)
 
 
 def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | None,
