@@ -1847,3 +1847,26 @@ def test_a_new_xml_element_shown_after_one_of_the_file_s_goes_right_after_it():
     want = POM.replace("</dependency>\n\n", "</dependency>\n" + new + "\n", 1)
     assert merge_update(POM, update, "pom.xml").merged == want
     assert parse_units(POM, "xml", POM.splitlines(True))[1] == 0
+
+
+def test_a_new_method_shown_after_a_nested_one_with_the_imports_goes_in_its_class():
+    """A PHP update shows the file's imports plus one new, a marker, then ``findPublished`` (its body a marker) and a
+    new ``findPublishedPage`` right after it: the new method goes after ``findPublished`` in the class, not after
+    the class's closing brace, and ``findPublished``'s body stays."""
+    document = ("<?php\n\nnamespace App\\Repository;\n\nuse App\\Entity\\Article;\nuse Doctrine\\Persistence\\ManagerRegistry;\n\n"
+                "class ArticleRepository extends ServiceEntityRepository\n{\n"
+                "    public function findPublished(): array\n    {\n        return $this->createQueryBuilder('a')\n"
+                "            ->andWhere('a.publishedAt IS NOT NULL')\n            ->orderBy('a.publishedAt', 'DESC')\n"
+                "            ->getQuery()\n            ->getResult();\n    }\n\n"
+                "    public function countAll(): int\n    {\n        return 0;\n    }\n}\n")
+    new = ("    public function findPublishedPage(int $page): Paginator\n    {\n"
+           "        $query = $this->createQueryBuilder('a')\n            ->andWhere('a.publishedAt IS NOT NULL')\n"
+           "            ->orderBy('a.publishedAt', 'DESC')\n            ->setMaxResults(10)\n            ->getQuery();\n\n"
+           "        return new Paginator($query);\n    }\n")
+    update = ("use App\\Entity\\Article;\nuse Doctrine\\ORM\\Tools\\Pagination\\Paginator;\n"
+              "use Doctrine\\Persistence\\ManagerRegistry;\n\n// ...\n\n"
+              "    public function findPublished(): array\n    {\n        // ...\n    }\n\n" + new)
+    want = document.replace("use Doctrine\\Persistence", "use Doctrine\\ORM\\Tools\\Pagination\\Paginator;\n"
+                            "use Doctrine\\Persistence").replace("    }\n\n    public function countAll",
+                                                               "    }\n\n" + new + "\n    public function countAll")
+    assert merge_update(document, update, "ArticleRepository.php").merged == want

@@ -665,8 +665,10 @@ class _Merger:
         nested = {i: self.target(u, old_units) for i, u in enumerate(new_units)
                   if i not in matches and u.key is not None and u.key[0] in NAMED and u.key not in top_keys
                   and any(o.key == u.key for o in _walk(old_units))}
+        beside = self.beside_nested(old_units, new_units, matches, nested)
         if nested:
-            new_units = [u for i, u in enumerate(new_units) if i not in nested]
+            placed = {id(u) for run in beside.values() for u in run}
+            new_units = [u for i, u in enumerate(new_units) if i not in nested and id(u) not in placed]
             matches = self.match(old_units, new_units)
         whole = not any(self.new.marker) and self.covers()
         first = [next((line.strip() for line in side.lines if line.strip()), None) for side in (self.old, self.new)]
@@ -680,8 +682,42 @@ class _Merger:
                     and old.start < piece.file_line <= old.end + 1]
             if len(rows) != old.end - old.start + 1 or rows[-1] - rows[0] + 1 != len(rows):
                 raise _Refused  # the file's unit is not in the merge as it was: the update means something else
-            pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None)
+            pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None) + \
+                self.added_after(old, old_units, beside.get(id(new), []))
         return BlockMerge(pieces, frozenset(self.seen), whole, self.by_lines_used, self.place_unused())
+
+    def beside_nested(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int],
+                      nested: dict[int, tuple[Unit, Unit]]) -> dict[int, list[Unit]]:
+        """New functions the update shows right after one the file holds nested (no marker between: a new
+        method below ``findPublished``, with the class's imports shown at the top level): id of that update unit
+        -> the new ones, which go after it in its class, not at the file's end."""
+        out: dict[int, list[Unit]] = {}
+        anchor = None
+        for i, unit in enumerate(new_units):
+            if i in nested:
+                anchor = id(unit)
+            elif anchor is not None and i not in matches and not self.is_marker(unit) and unit.key is not None \
+                    and unit.key[0] == "function" and not any(o.key == unit.key for o in _walk(old_units)):
+                out.setdefault(anchor, []).append(unit)
+            else:
+                anchor = None
+        return out
+
+    def added_after(self, old: Unit, old_units: list[Unit], new: list[Unit]) -> list[Piece]:
+        """The update's new units, each set off as the file sets off ``old`` from the unit after it (a blank
+        line where it has none), at ``old``'s indentation."""
+        if not new:
+            return []
+        siblings = _siblings(old_units, old) or [old]
+        at = siblings.index(old)
+        gap = [Piece(p.text, None, None) for p in self._lead(self.old, siblings, at + 1, (0, len(self.old.lines) - 1))
+               if not p.text.strip()] if at + 1 < len(siblings) else []
+        pieces = []
+        for unit in new:
+            shift = (_indent(self.new.lines[unit.start]), _indent(self.old.lines[old.start]))
+            pieces += (gap or [Piece("\n", None, None)]) + self._lines(unit.start, unit.end, shift)
+            self.new_definitions += 1
+        return pieces
 
     def target(self, unit: Unit, old_units: list[Unit]) -> tuple[Unit, Unit]:
         """The file unit, at any depth, that an update's unit pasted alone stands for: the one of its name (the
