@@ -1905,16 +1905,20 @@ def _without_far_repeats(chain: list[tuple[int, int]], keys: list[str], markers:
 def _closing_lines_pinned(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
                           doc_keys: list[str]) -> tuple[list[tuple[int, int]], set[int]]:
     """The chain with each stretch of closing lines alone after a marker (``  end`` below ``# ... existing
-    code ...``) placed on the closing line of the file block its opener opens, where the update shows that
-    opener placed (``namespace :admin do``): an ``end`` fits every block's end, the opener's says which.
+    code ...``) or after new lines (the ``  end`` below new tests) placed on the closing line of the file block
+    its opener opens, where the update shows that opener placed (``describe "POST /todos" do``): an ``end`` fits
+    every block's end, the opener's says which.
     Returns the chain and the update lines so pinned."""
     placed, pinned = dict(chain), set()
     out = list(chain)
     for n, (k, j) in enumerate(chain):
         since = next((m for m in range(k - 1, -1, -1) if markers[m] or keys[m].strip() and not _CLOSING.match(keys[m])),
                      None)
-        if since is None or not markers[since] or not _CLOSING.match(keys[k]):
-            continue  # (only blank and closing lines between the marker and this one)
+        if since is None or not _CLOSING.match(keys[k]):
+            continue
+        previous = chain[n - 1][0] if n else -1
+        if not markers[since] and not any(keys[m].strip() and not markers[m] for m in range(previous + 1, k)):
+            continue  # (after a marker, or after new lines: an ``end`` below new tests closes their group)
         depth = _indent_of(keys[k])
         opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and not markers[o]
                        and _indent_of(keys[o]) <= depth), None)
