@@ -2508,3 +2508,17 @@ def test_the_end_below_new_tests_closes_their_group_not_a_later_one():
             '  end\n'
             'end\n')
     assert merge_update(document, update, "app_spec.rb").merged == want
+
+
+def test_a_marker_inside_a_block_then_one_after_it_share_the_file_s_blank_line_once():
+    """``# ... inputs unchanged ...`` inside ``workflow_dispatch:``, a blank line, ``# ...`` for the keys after ``on:``,
+    a blank line, ``jobs:``: the first keeps the rest of its block, the second what follows it, and the file's one
+    blank line before ``jobs:`` stays one (the first kept everything up to ``jobs:`` and the blank came twice)."""
+    document = ("name: deploy\n\non:\n  push:\n    branches: [main]\n  workflow_dispatch:\n    inputs:\n"
+                "      environment:\n        type: choice\n\npermissions:\n  contents: read\n\n"
+                "jobs:\n  deploy:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n")
+    update = ("on:\n  push:\n    branches: [main]\n  pull_request:\n  workflow_dispatch:\n    # ... inputs unchanged ...\n\n"
+              "# ...\n\njobs:\n  deploy:\n    if: x\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n")
+    want = document.replace("  workflow_dispatch:", "  pull_request:\n  workflow_dispatch:").replace(
+        "    runs-on", "    if: x\n    runs-on")
+    assert merge_update(document, update, "deploy.yml").merged == want

@@ -1798,7 +1798,15 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
                 done = _rewritten_block_end(done, _indent(keys[k]), following, doc_keys, keys[end_row])  # new code
                 # ends a block (not a new element's own ``</form>``)
         last = k
-        if following is not None:
+        after = next((m for m in range(k + 1, len(lines)) if lines[m] > 0 or lines[m] == MARKER), None)
+        if following is not None and after is not None and lines[after] == MARKER and \
+                _indent(keys[after]) < _indent(keys[k]):  # a marker inside a block, then one after the block:
+            indent, end = _indent(keys[k]), done  # this one keeps the rest of the block, the next what follows it
+            while end < following - 1 and (not doc_keys[end].strip() or _indent(doc_keys[end]) >= indent):
+                end += 1
+            while end > done and not doc_keys[end - 1].strip():
+                end -= 1
+        elif following is not None:
             end = following - 1
         elif not any(key.strip() for key, m in zip(keys[k + 1:], lines[k + 1:]) if m == NEW):
             end = total
