@@ -2522,3 +2522,16 @@ def test_a_marker_inside_a_block_then_one_after_it_share_the_file_s_blank_line_o
     want = document.replace("  workflow_dispatch:", "  pull_request:\n  workflow_dispatch:").replace(
         "    runs-on", "    if: x\n    runs-on")
     assert merge_update(document, update, "deploy.yml").merged == want
+
+
+def test_a_new_describe_after_a_leading_marker_goes_at_the_end_of_a_test_file():
+    """"Add this at the end of the file": ``// ... existing tests ...`` then a new ``describe`` with nothing of the
+    file in it: appended (read by lines, its ``test(`` and ``expect`` lines took the file's describe's)."""
+    document = ("const request = require('supertest');\n\ndescribe('todos API', () => {\n"
+                "  test('GET /todos returns all todos', async () => {\n    const res = await request(app).get('/todos');\n\n"
+                "    expect(res.status).toBe(200);\n  });\n});\n")
+    new = ("describe('GET /todos pagination', () => {\n  test('defaults to the first page', async () => {\n"
+           "    const res = await request(app).get('/todos');\n\n    expect(res.status).toBe(200);\n"
+           "    expect(res.body.page).toBe(1);\n  });\n});\n")
+    update = "// ... existing tests ...\n\n" + new
+    assert merge_update(document, update, "todos.test.js", after="").merged == document + "\n" + new

@@ -2129,7 +2129,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
-    tail = _after_leading_marker(update_lines, doc_lines) if grammar is None and after == "" else None
+    tail = _after_leading_marker(update_lines, doc_lines) if (grammar is None or blockwise is None) and after == "" \
+        else None
     if tail is not None:  # "-- ... existing queries ..." then a new query "at the end of the file"
         candidates = [(0, _appended(document, "".join(tail)))]
     elif blockwise is None and after == "" and _new_code_only(doc_lines, update_lines):
