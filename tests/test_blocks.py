@@ -1870,3 +1870,22 @@ def test_a_new_method_shown_after_a_nested_one_with_the_imports_goes_in_its_clas
                             "use Doctrine\\Persistence").replace("    }\n\n    public function countAll",
                                                                "    }\n\n" + new + "\n    public function countAll")
     assert merge_update(document, update, "ArticleRepository.php").merged == want
+
+
+def test_a_new_constant_between_a_marker_and_one_naming_the_next_class_goes_before_that_class():
+    """``# ... other imports ...``, a new constant, ``# ... PublishedManager ...``, then the ``Post`` class: the
+    constant goes after the imports, before the class the second marker names, set off by the one blank line the
+    update shows (not the two before a class); it went after that class."""
+    document = ("import math\n\nfrom django.conf import settings\nfrom django.db import models\n\n\n"
+                "class PublishedManager(models.Manager):\n    def get_queryset(self):\n        return super().get_queryset()\n\n\n"
+                "class Post(models.Model):\n    title = models.CharField(max_length=200)\n\n"
+                "    def __str__(self):\n        return self.title\n")
+    update = ("import math\n\nfrom django.conf import settings\n# ... other imports ...\n\nWORDS_PER_MINUTE = 200\n\n"
+              "# ... PublishedManager ...\n\nclass Post(models.Model):\n    # ... fields unchanged ...\n\n"
+              "    def __str__(self):\n        return self.title\n\n    @property\n    def minutes(self):\n"
+              "        return math.ceil(len(self.body.split()) / WORDS_PER_MINUTE)\n")
+    want = document.replace("from django.db import models\n\n\n", "from django.db import models\n\n"
+                            "WORDS_PER_MINUTE = 200\n\n\n") + ("\n    @property\n    def minutes(self):\n"
+                                                               "        return math.ceil(len(self.body.split()) / "
+                                                               "WORDS_PER_MINUTE)\n")
+    assert merge_update(document, update, "models.py").merged == want

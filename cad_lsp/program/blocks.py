@@ -1123,7 +1123,8 @@ class _Merger:
                              sequence: list, k, matches: dict[int, int]) -> list[int]:
         """A marker that lists what it stands for (``// ... (useEffect and `remaining` remain the same)``) and
         a new definition after it: the marker stands for the file's units up to the last one it names, and the
-        new code goes there, before the units the next marker names."""
+        new code goes there, before the units the next marker names; a marker that names none of its units stands
+        for those before the first one the next marker names."""
         following = sequence[sequence.index(k) + 1:][:1]
         if self.place is not None or not covered or not following or following[0] in matches or \
                 following[0] not in range(len(new_units)) or self.is_marker(new_units[following[0]]) or \
@@ -1134,7 +1135,14 @@ class _Merger:
             return covered  # (no marker after it to keep the units past those it names: it keeps them all)
         said = self._said(new_units, [k])
         named = [n for n, j in enumerate(covered) if _unit_name(self.old.lines, old_units[j]) in said]
-        return covered[:named[-1] + 1] if named else covered
+        if named:
+            return covered[:named[-1] + 1]
+        following_marker = next(m for m in sequence[sequence.index(k) + 1:]
+                                if m in range(len(new_units)) and self.is_marker(new_units[m]))
+        said = self._said(new_units, [following_marker])  # (``# ... other imports ...``, a new constant, then
+        named = [n for n, j in enumerate(covered) if (old_units[j].key or ("",))[0] in ("function", "type") and
+                 _unit_name(self.old.lines, old_units[j]) in said]  # (a definition: not ``case`` of "default case")
+        return covered[:named[0]] if named else covered  # ``# ... PublishedManager ...``: that one is the next's)
 
     def place_unused(self) -> bool:
         """Whether the answer named a definition of the file for new ones to go by, and none went there."""
@@ -1223,9 +1231,13 @@ class _Merger:
                 # new code after what a marker keeps: set off as the file sets off what follows there, unless
                 # the update writes it right under the marker and the file runs those units on with no blank line
                 # (a new statement after ``// ... the others as before ...``: the next in that run)
-                if not (0 < before[0] and k > 0 and self.is_marker(new_units[k - 1]) and
-                        not self._lead(self.new, new_units, k, new_region, shift) and
-                        not self._lead(self.old, old_units, before[0], old_region)):
+                shown_lead = self._lead(self.new, new_units, k, new_region, shift) if k > 0 and \
+                    self.is_marker(new_units[k - 1]) else None
+                if shown_lead and new_units[k].start == new_units[k].end:
+                    pieces += shown_lead  # (a one-line statement, ``WORDS_PER_MINUTE = 200``: as the update sets it
+                    # off, not as the class after it is set off)
+                elif not (0 < before[0] and shown_lead is not None and not shown_lead and
+                          not self._lead(self.old, old_units, before[0], old_region)):
                     pieces += self._lead(self.old, old_units, before[0] + 1, old_region)
             elif before[1] is None and before[0] is not None and 0 < before[0] == len(old_units) - 1:
                 # after the last unit the marker keeps: set off as the file sets off that one from the one before
