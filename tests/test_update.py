@@ -2535,3 +2535,15 @@ def test_a_new_describe_after_a_leading_marker_goes_at_the_end_of_a_test_file():
            "    expect(res.body.page).toBe(1);\n  });\n});\n")
     update = "// ... existing tests ...\n\n" + new
     assert merge_update(document, update, "todos.test.js", after="").merged == document + "\n" + new
+
+
+def test_csharp_test_methods_shown_alone_go_at_the_end_of_the_class_the_answer_names():
+    """``[Fact]`` methods with nothing of the file, "add these tests to the `ProductServiceTests` class": C#'s parser
+    reads them alone as top-level statements; read in a class, they are members, placed at the class's end."""
+    document = ("using Xunit;\n\nnamespace ProductApi.Tests;\n\npublic class ProductServiceTests\n{\n    [Fact]\n"
+                "    public void GetAll_ReturnsAll()\n    {\n        Assert.Equal(3, CreateService().GetAll().Count);\n"
+                "    }\n}\n")
+    new = ("    [Fact]\n    public void Search_Matches()\n    {\n        Assert.Single(CreateService().Search(\"usb\"));\n"
+           "    }\n")
+    want = document.replace("    }\n}\n", "    }\n\n" + new + "}\n")
+    assert merge_update(document, new, "ProductServiceTests.cs", into="ProductServiceTests").merged == want

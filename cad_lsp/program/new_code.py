@@ -50,8 +50,8 @@ def _members(update_lines: list[str], grammar: str) -> list[Unit] | None:
     error in TypeScript), as the members of the grammar's stand-in class (with their lines the update's own); None
     where it does not parse either way."""
     parsed = parse_units("".join(update_lines), grammar, update_lines)
-    if parsed is not None and not parsed[1]:
-        return parsed[0]
+    if parsed is not None and not parsed[1] and not any(u.kind == "global_statement" for u in parsed[0]):
+        return parsed[0]  # (C# reads methods alone as top-level statements: they are read in the class below)
     wrapper = LANGUAGES[grammar].wrapper if grammar in LANGUAGES else None
     if wrapper is None:
         return None
