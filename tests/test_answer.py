@@ -930,3 +930,14 @@ def test_a_block_to_run_in_the_browser_console_is_not_a_change_to_the_file_the_s
               "it from the console to get back to the default:\n\n```js\nlocalStorage.removeItem('theme');\n```\n")
     reading = read_answer(answer)
     assert [b.path for b in reading.blocks] == ["js/main.js"]
+
+
+def test_a_first_line_naming_only_the_base_name_of_the_info_string_s_path_is_the_file_s_own():
+    """```` ```sql:migrations/002_soft_delete.sql ```` over ``-- 002_soft_delete.sql``: the path is in the info
+    string, and the comment is the migration's header, kept; a first line with the full path names the file."""
+    answer = ("```sql:migrations/002_soft_delete.sql\n-- 002_soft_delete.sql\nALTER TABLE c ADD COLUMN d TEXT;\n```\n")
+    [block] = read_answer(answer).blocks
+    assert block.path == "migrations/002_soft_delete.sql" and block.text.startswith("-- 002_soft_delete.sql\n")
+    named = answer.replace("-- 002_soft_delete.sql", "-- migrations/002_soft_delete.sql")
+    [block] = read_answer(named).blocks
+    assert block.text == "ALTER TABLE c ADD COLUMN d TEXT;\n"

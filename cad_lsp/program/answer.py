@@ -449,9 +449,10 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
     if first is None and body and _PROLOGUE.match(body[0]) and _naming_first_line(body[1:]):
         prologue, body = body[:1], body[1:]  # ('use client'; then // src/app/page.jsx): the file's line stays
         first = _naming_first_line(body)
-    before = _path_before(prose) if first is not None and path is None else None
-    if before is not None and before.endswith("/" + first.lstrip("./")):
-        first = None  # ("#### `db/migrations/0004_x.sql`" above ``-- 0004_x.sql``: the file's own header comment)
+    named = (path or _path_before(prose)) if first is not None else None
+    if named is not None and named.endswith("/" + first.lstrip("./")):
+        first = None  # ("#### `db/migrations/0004_x.sql`" above ``-- 0004_x.sql``, or ```` ```sql:db/migrations/
+        # 0004_x.sql ````: the file's own header comment)
     if first is not None:
         body = body[1:]
         while body and not body[0].strip() and not prologue:  # the blank line that sets the label apart is
