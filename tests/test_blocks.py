@@ -1889,3 +1889,18 @@ def test_a_new_constant_between_a_marker_and_one_naming_the_next_class_goes_befo
                                                                "        return math.ceil(len(self.body.split()) / "
                                                                "WORDS_PER_MINUTE)\n")
     assert merge_update(document, update, "models.py").merged == want
+
+
+def test_a_class_shown_without_its_decorator_keeps_the_decorator_over_several_lines():
+    """``@Component({`` ... ``})`` above ``export class``; the update shows the class from ``export class`` on (a
+    marker above it): the decorator's lines stay, the class's are merged (its first line was written over the
+    decorator's)."""
+    document = ("import { Component } from '@angular/core';\n\n@Component({\n  selector: 'app-todo-list',\n"
+                "  templateUrl: './todo-list.component.html',\n})\nexport class TodoListComponent {\n"
+                "  todos: Todo[] = [];\n}\n")
+    update = ("import { Component } from '@angular/core';\n\n// ...existing code...\nexport class TodoListComponent {\n"
+              "  todos: Todo[] = [];\n  loading = false;\n}\n")
+    want = document.replace("  todos: Todo[] = [];\n", "  todos: Todo[] = [];\n  loading = false;\n")
+    assert merge_update(document, update, "todo-list.component.ts").merged == want
+    units, _ = parse_units(document, "typescript", document.splitlines(True))
+    assert (units[-1].start, units[-1].inner) == (2, 6)  # the class's own first line, after the decorator

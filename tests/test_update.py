@@ -2547,3 +2547,21 @@ def test_csharp_test_methods_shown_alone_go_at_the_end_of_the_class_the_answer_n
            "    }\n")
     want = document.replace("    }\n}\n", "    }\n\n" + new + "}\n")
     assert merge_update(document, new, "ProductServiceTests.cs", into="ProductServiceTests").merged == want
+
+
+def test_a_new_method_below_one_shown_with_its_body_elided_does_not_take_that_body_s_lines():
+    """``getTodos(...) {`` / ``// ...existing code...`` / ``}`` then a new ``search`` whose lines repeat
+    ``getTodos``'s (``const params = new HttpParams()``...): the marker keeps ``getTodos``'s body, so its lines are
+    no place for ``search``; read as one, they were written over it and the body went."""
+    document = ("export class TodoService {\n  constructor(private http: HttpClient) {}\n\n"
+                "  getTodos(page = 1): Observable<Todo[]> {\n    const params = new HttpParams()\n"
+                "      .set('page', String(page));\n    return this.http\n      .get<TodoPage>(this.baseUrl, { params })\n"
+                "      .pipe(map((res) => res.items));\n  }\n\n  addTodo(title: string): Observable<Todo> {\n"
+                "    return this.http.post<Todo>(this.baseUrl, { title });\n  }\n}\n")
+    new = ("  search(term: string): Observable<Todo[]> {\n    const params = new HttpParams()\n"
+           "      .set('q', term);\n    return this.http\n      .get<TodoPage>(`${this.baseUrl}/search`, { params })\n"
+           "      .pipe(map((res) => res.items));\n  }\n")
+    update = ("// ...existing code...\n  getTodos(page = 1): Observable<Todo[]> {\n    // ...existing code...\n  }\n\n"
+              + new + "\n  addTodo(title: string): Observable<Todo> {\n// ...existing code...\n")
+    want = document.replace("  }\n\n  addTodo", "  }\n\n" + new + "\n  addTodo")
+    assert merge_update(document, update, "todo.service.ts").merged == want

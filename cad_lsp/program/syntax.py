@@ -549,6 +549,9 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
         row = start  # C#'s attributes (``[ApiController]``, ``[Route("api/[controller]")]``)
         while row < end and (lines[row].lstrip().startswith("@") or _ATTRIBUTE_LINE.match(lines[row])):
             row += 1
+        decorators = [c for c in node.children if c.type == "decorator"]  # (TypeScript's, over several lines:
+        if decorators and _line_of_end(decorators[-1]) < end:  # ``@Component({`` to ``})``)
+            row = max(row, _line_of_end(decorators[-1]) + 1)
         inner = row if row > start else None
     return Unit(start, end, kind, key, body, body_start, body_end, inner, node.has_error)
 

@@ -453,18 +453,34 @@ def _inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str], defin
     if not fresh:
         return set()
     shown = {name for k in range(len(keys)) if (name := _definition_name(keys, k)) is not None}
+    elided = _elided_bodies(keys)
     chains: dict[int, list[str]] = {}
 
     def unshown(j: int) -> bool:
         if j not in chains:
             chains[j] = _enclosing_callables(doc_keys, j, defined)
-        return any(not any(_renamed(name, other) for other in shown) for name in chains[j])
+        return any(not any(_renamed(name, other) for other in shown) or name in elided for name in chains[j])
 
     where: dict[str, list[int]] = {}
     for j, key in enumerate(doc_keys):
         where.setdefault(key, []).append(j)
     return {k for k in fresh if keys[k].strip() and (_weight(keys[k]) < DISTINCTIVE or  # (``) {``: anywhere)
                                                    all(unshown(j) for j in where.get(keys[k], ())))}
+
+
+def _elided_bodies(keys: list[str]) -> set[str]:
+    """The definitions an update shows with a marker for their whole body (``getTodos(...) {``, ``// ...existing
+    code...``, ``}``): their lines stay where they are, so none of them is a place for new code."""
+    out = set()
+    for k in range(len(keys)):
+        name = _definition_name(keys, k) if _declares(keys[k]) or keys[k].rstrip().endswith(("{", ":")) else None
+        if name is None:
+            continue
+        inside = [m for m in range(k + 1, len(keys)) if keys[m].strip()][:2]
+        if len(inside) == 2 and is_marker(keys[inside[0]]) and _CLOSING.match(keys[inside[1]]) and \
+                _indent_of(keys[inside[1]]) == _indent_of(keys[k]):
+            out.add(name)
+    return out
 
 
 def _enclosing_callables(doc_keys: list[str], j: int, defined: dict[int, str]) -> list[str]:
