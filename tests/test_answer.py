@@ -941,3 +941,14 @@ def test_a_first_line_naming_only_the_base_name_of_the_info_string_s_path_is_the
     named = answer.replace("-- 002_soft_delete.sql", "-- migrations/002_soft_delete.sql")
     [block] = read_answer(named).blocks
     assert block.text == "ALTER TABLE c ADD COLUMN d TEXT;\n"
+
+
+def test_a_block_for_inside_a_file_the_project_lacks_is_not_created_as_that_file(tmp_path):
+    """"If your `rails_helper.rb` doesn't include it yet, add this inside the `RSpec.configure` block:" and one line:
+    the file is not under the root; the sentence says it goes inside what the file holds, so it is not created."""
+    (tmp_path / "app.rb").write_text("x = 1\nputs x\n")
+    answer = ("```ruby\n# File: app.rb\nx = 2\nputs x\n```\n\nIf your `rails_helper.rb` doesn't include it yet, add this "
+              "inside the `RSpec.configure` block:\n\n```ruby\nconfig.include ActiveSupport::Testing::TimeHelpers\n```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert [f.path for f in plan.files] == ["app.rb"] and plan.complete
+    assert "rails_helper.rb" in plan.skipped[0].reason

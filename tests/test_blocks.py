@@ -1904,3 +1904,20 @@ def test_a_class_shown_without_its_decorator_keeps_the_decorator_over_several_li
     assert merge_update(document, update, "todo-list.component.ts").merged == want
     units, _ = parse_units(document, "typescript", document.splitlines(True))
     assert (units[-1].start, units[-1].inner) == (2, 6)  # the class's own first line, after the decorator
+
+
+def test_a_new_ruby_action_with_a_rescue_goes_where_the_class_s_markers_say():
+    """A controller shown with a marker for its actions, a new ``cancel`` action that ends with a ``rescue`` like
+    ``pay``'s, ``private`` and a marker: the action goes after ``pay``, before ``private``.  (The ``rescue`` line,
+    at the method's depth inside its body, made the update read as cut from a block, and lines cut ``cancel``
+    into ``pay``.)"""
+    document = ("class OrdersController < ApplicationController\n  before_action :set_order, only: %i[show pay]\n\n"
+                "  def show\n    render json: @order\n  end\n\n  def pay\n    @order.mark_paid!\n    render json: @order\n"
+                "  rescue ArgumentError => e\n    render json: { error: e.message }, status: :conflict\n  end\n\n"
+                "  private\n\n  def set_order\n    @order = Order.find(params[:id])\n  end\nend\n")
+    new = ("  def cancel\n    @order.cancel!(reason: params.require(:reason))\n    render json: @order\n"
+           "  rescue Order::NotCancellable => e\n    render json: { error: e.message }, status: :conflict\n  end\n")
+    update = ("class OrdersController < ApplicationController\n  before_action :set_order, only: %i[show pay cancel]\n\n"
+              "  # ... show and pay unchanged ...\n\n" + new + "\n  private\n\n  # ... rest unchanged ...\nend\n")
+    want = document.replace("%i[show pay]", "%i[show pay cancel]").replace("  private\n", new + "\n  private\n")
+    assert merge_update(document, update, "orders_controller.rb").merged == want

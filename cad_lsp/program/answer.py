@@ -135,6 +135,9 @@ _USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in acti
 # which says the file is there already, unless it says to create it
 _IN_FILE = re.compile(r"(?:^|[.!?]\s+)\W*(?:(?:then|and|also|next|now|finally),?\s+)?in\s+(?:the\s+|your\s+)?[`*]*"
                       r"[\w./\\-]+\.\w+", re.IGNORECASE)  # (a sentence of its own: "... exists. In your `x.ts`:")
+# ... or that puts it inside what the file holds ("If your `rails_helper.rb` doesn't include it yet, add this inside
+# the `RSpec.configure` block:")
+_CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|your)\s+existing)\b", re.IGNORECASE)
 _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
@@ -465,8 +468,8 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         path = _path_before(prose)
         named_by = "line before" if path else None
         said = _last_said(prose)
-        existing = path is not None and _IN_FILE.search(said) is not None and path in said and \
-            not _CREATES.search(said)
+        existing = path is not None and (_IN_FILE.search(said) is not None or _CHANGE_IN.search(said) is not None) \
+            and path in said and not _CREATES.search(said)
         if path is not None and language in _SHELL and _code_file(path):
             path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
     if language in _NOT_CODE and path is None:

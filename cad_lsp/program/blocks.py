@@ -40,7 +40,8 @@ _COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment lin
 # closes a block: ``}``, ``});``, ``</div>``, Ruby's ``end``, the shell's ``fi``
 _CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*|end|fi|done|esac)\s*$")
 _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's closing line while lines place its inside
-_LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label"}
+_LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label",
+           "rescue", "ensure"}  # (Ruby's ``rescue`` and ``ensure`` stand at the method's depth, inside its body)
 REWRITE_LOOKAHEAD = 3  # new units a file unit's rewrite may be among, walking out from a shown neighbour
 LIKENESS = 0.6  # a new unit next to a marker rewrites a file unit whose text it resembles this much
 SAME_BLOCK = 0.8  # ... this much, for blocks whose heads each name something the other does not
