@@ -952,3 +952,18 @@ def test_a_block_for_inside_a_file_the_project_lacks_is_not_created_as_that_file
     plan = plan_answer(answer, tmp_path)
     assert [f.path for f in plan.files] == ["app.rb"] and plan.complete
     assert "rails_helper.rb" in plan.skipped[0].reason
+
+
+def test_blade_and_jinja_comments_naming_a_file_on_the_first_line_name_it(tmp_path):
+    """``{{-- resources/views/index.blade.php --}}`` names the block's file as ``// path`` does; under an info string
+    naming the same path, ``{# templates/index.html #}`` stays where the file itself starts with it."""
+    answer = "```blade\n{{-- resources/views/index.blade.php --}}\n<p>{{ $x }}</p>\n```\n"
+    [block] = read_answer(answer).blocks
+    assert (block.path, block.text) == ("resources/views/index.blade.php", "<p>{{ $x }}</p>\n")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "index.html").write_text("{# templates/index.html #}\n{% block a %}\n<p>1</p>\n"
+                                                       "{% endblock %}\n")
+    answer = ("```html templates/index.html\n{# templates/index.html #}\n{% block a %}\n<p>2</p>\n{% endblock %}\n"
+              "```\n\nHere's the full file.\n")
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete and plan.files[0].after == "{# templates/index.html #}\n{% block a %}\n<p>2</p>\n{% endblock %}\n"

@@ -45,14 +45,14 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
 
 # A first line naming the file: a comment, an optional rule (``---``), an optional label, the path, an optional
 # note on it ("(new file)", "- updated"), the comment's end.
-_COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b)"
+_COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b|\{\{--|\{#)"  # (Blade's ``{{--``, Jinja's ``{#``)
 # ("In src/a.js", "Updated src/a.js", "New file: src/a.ts", TypeScript's twoslash ``// @filename: src/a.ts``)
 _LABEL = (r"(?:(?:(?:updated|modified|changed|edited|new)\s+)?@?(?:file\s*path|filepath|file\s*name|filename|file|path)"
           r"\s*[:=]\s*|(?:in|updated|modified|changed|edited)\s+(?=`?\S*[/.]))")
 _RULE = r"(?:[-=*~]{2,}\s*)?"
 _PATH_NOTE = r"(?:\s*:|\s+\([^()]{1,40}\)|\s+[-\u2013\u2014]\s+[\w ]{1,30})?"
 _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?(?P<path>[^\s:()`]+?)`?{_PATH_NOTE}\s*"
-                          r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\))?\s*$", re.IGNORECASE)
+                          r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\)|--\}\}|#\})?\s*$", re.IGNORECASE)
 # The line before a fence.  A line holding a path and little else names it ("src/app.py", "**`src/app.py`**",
 # "### 2. `src/app.py` (new)", "File: src/app.py:"); so does a heading, a bold line or a sentence that ends
 # with a colon and names exactly one file ("Update `src/app.py`:", "### Step 2: change `src/app.py`").
@@ -182,6 +182,8 @@ class Block:
     cannot: str | None = None  # what the block asks that apply does not do (delete or rename a file), and why
     usage: bool = False  # the prose shows it as a use of the change ("You can call it like this:"), or a REPL session
     existing: bool = False  # the sentence naming the file says it is a change in it ("In `index.blade.php` you can")
+    label: str | None = None  # a first line naming the path the info string names too, taken off: the file's own
+    # header where the file starts with it (``{# templates/index.html #}``)
     adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
 
@@ -456,7 +458,9 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
     if named is not None and named.endswith("/" + first.lstrip("./")):
         first = None  # ("#### `db/migrations/0004_x.sql`" above ``-- 0004_x.sql``, or ```` ```sql:db/migrations/
         # 0004_x.sql ````: the file's own header comment)
+    label = None
     if first is not None:
+        label = body[0] if path is not None else None  # (named twice: the line may be the file's own header)
         body = body[1:]
         while body and not body[0].strip() and not prologue:  # the blank line that sets the label apart is
             body = body[1:]  # not the file's (after a directive above the label, it is)
@@ -480,7 +484,7 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         return Skipped(line, None, "commands, not a file")
     if not "".join(body).strip():
         return Skipped(line, language, "an empty block")
-    return Block("".join(body), path, named_by, language, line, existing=existing)
+    return Block("".join(body), path, named_by, language, line, existing=existing, label=label)
 
 
 def _read_info(info: str) -> tuple[str | None, str | None]:

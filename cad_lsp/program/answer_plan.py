@@ -425,6 +425,8 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                                   f"{what}: a new file needs its whole text", named_as)
             current = block.text
             continue
+        if block.label is not None and current.lstrip().startswith(block.label.strip()):
+            block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
         try:
             merge = merge_update(current, block.text, target.name, force=force, after=block.after,
                                  before=block.before, whole=block.whole, into=block.into)
