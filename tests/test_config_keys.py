@@ -67,3 +67,13 @@ def test_a_key_added_under_one_document_s_mapping_goes_to_that_document_after_th
     update = "spec:\n  replicas: 3\n  revisionHistoryLimit: 5\n  progressDeadlineSeconds: 300\n"
     want = document.replace("  revisionHistoryLimit: 5\n", "  revisionHistoryLimit: 5\n  progressDeadlineSeconds: 300\n")
     assert merge_update(document, update, "k8s/deployment.yaml").merged == want
+
+
+def test_a_new_yaml_key_keeps_the_comment_lines_right_above_it():
+    document = ("server:\n  port: 8080\n  shutdown: graceful\n\nspring:\n  application:\n    name: weather\n\n"
+                "weather:\n  base-url: https://api.example.com\n  timeout: 2s\n\nlogging:\n  level:\n    root: INFO\n")
+    update = ("weather:\n  base-url: https://api.example.com\n  timeout: 2s\n"
+              "  # How long a forecast is served from memory.\n  # Set to 0 to disable caching.\n  cache-ttl: 10m\n")
+    want = document.replace("  timeout: 2s\n", "  timeout: 2s\n  # How long a forecast is served from memory.\n"
+                                                "  # Set to 0 to disable caching.\n  cache-ttl: 10m\n")
+    assert merge_update(document, update, "application.yml").merged == want

@@ -80,7 +80,11 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
         where = _start(at[later], doc_lines) if later is not None else \
             _block_end(doc_lines, at[earlier]) if earlier is not None else _block_end(doc_lines, at.get(parent))
         depth = _child_indent(ours, parent, at, doc_lines) - len(_indent(line))
-        group = [line] + [update_lines[r] for r, p in shown[index + 1:] if p[:len(path)] == path]
+        above = row  # the comment lines right above a new key are its own (``# Set to 0 to disable caching.``)
+        while above > 0 and update_lines[above - 1].lstrip().startswith("#"):
+            above -= 1
+        group = update_lines[above:row] + [line] + [update_lines[r] for r, p in shown[index + 1:]
+                                                   if p[:len(path)] == path]
         inserted.setdefault(where, []).extend(
             (" " * max(0, len(_indent(g)) + depth)) + g.strip() + newline for g in group)
     if not inserted and not replaced:
