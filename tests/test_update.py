@@ -2565,3 +2565,20 @@ def test_a_new_method_below_one_shown_with_its_body_elided_does_not_take_that_bo
               + new + "\n  addTodo(title: string): Observable<Todo> {\n// ...existing code...\n")
     want = document.replace("  }\n\n  addTodo", "  }\n\n" + new + "\n  addTodo")
     assert merge_update(document, update, "todo.service.ts").merged == want
+
+
+def test_a_python_test_shown_down_to_the_one_line_it_changes_keeps_its_other_lines():
+    """"Turn retries off there:" and a test shown from its decorator to the line it changes, no further: Python has
+    no closing line to say the test ends there, and the lines after the changed one stay.  A function shown with
+    a new ending (``return ...`` where the file assigns) is rewritten whole, as before."""
+    document = ("@pytest.mark.asyncio\nasync def test_reports_errors():\n    session = FakeSession([ConnectionError()])\n"
+                "    fetcher = Fetcher(session=session)\n\n    result = await fetcher.fetch(URL)\n\n"
+                "    assert not result.ok\n    assert result.error == \"refused\"\n\n\n"
+                "@pytest.mark.asyncio\nasync def test_keeps_order():\n    assert True\n")
+    update = ("@pytest.mark.asyncio\nasync def test_reports_errors():\n    session = FakeSession([ConnectionError()])\n"
+              "    fetcher = Fetcher(session=session, retries=0)\n")
+    want = document.replace("Fetcher(session=session)", "Fetcher(session=session, retries=0)")
+    assert merge_update(document, update, "test_fetch.py").merged == want
+    document = "def count(tup):\n    counts = {}\n    for e in tup:\n        counts[e] = counts.get(e, 0) + 1\n    return counts\n"
+    update = "def count(tup):\n    return dict(Counter(tup))\n"
+    assert merge_update(document, update, "count.py").merged == update

@@ -230,6 +230,14 @@ def _renamed_from(merger: "_Merger", new: Unit, old_units: list[Unit]) -> bool:
 _COMMENTS = ("comment", "line_comment", "block_comment")
 
 
+def rewrites_statement(new: str, old: str) -> bool:
+    """Whether a line is another line rewritten as the same statement: the same call, or an assignment to the same
+    target (``fetcher = Fetcher(session=session, retries=0)``), not a new statement in its place (``return ...``)."""
+    callee, target = _callee(new), new.split("=")[0].strip() if "=" in new else None
+    return callee is not None and callee == _callee(old) or \
+        target is not None and "=" in old and target == old.split("=")[0].strip()
+
+
 def _first_line(unit: Unit) -> int:
     """A unit's own first line, after the doc comment joined to it."""
     return unit.inner if unit.inner is not None else unit.start
@@ -1344,6 +1352,13 @@ class _Merger:
             else:
                 tail = self._edge(old.body_end + 1, old.end, new.body_end + 1, new.end, shift)
             return head + inner + tail
+        cut = self.cut_short(old, new)
+        if cut:  # a Python definition shown down to the one line it changes, the update's last: the rest stays
+            changed = old.start + cut - 1
+            self.seen.add(changed + 1)
+            return [Piece(self.old.lines[r], r + 1, self._row(r - old.start + new.start))
+                    for r in range(old.start, changed)] + self._lines(new.end, new.end, shift) + \
+                [Piece(self.old.lines[r], r + 1, None) for r in range(changed + 1, old.end + 1)]
         pieces = self._over(old.start, old.end, self._lines(new.start, new.end, shift))
         rest = self.rest_of_section(old, pieces)
         if rest:  # a section shown up to a line of its own middle (a new bullet before its first ones): the rest
@@ -1356,6 +1371,22 @@ class _Merger:
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
             self.seen.update(range(old.start + 1, reached + 1))
         return pieces
+
+    def cut_short(self, old: Unit, new: Unit) -> int:
+        """How many lines an update's last unit shows of its file unit, where (in Python, which has no closing line
+        to say where a block ends) it is the file unit's first lines with only its own last line changed, and the
+        file unit goes on for two lines or more (a test shown down to ``fetcher = Fetcher(session, retries=0)``);
+        0 otherwise: a definition shown whole replaces the file's."""
+        if not self.indented or any(self.rows[r] is not None and self.new.lines[r].strip()
+                                    for r in range(new.end + 1, len(self.new.lines))):
+            return 0
+        ours = [self.old.lines[r].strip() for r in range(old.start, old.end + 1)]
+        theirs = [self.new.lines[r].strip() for r in range(new.start, new.end + 1)]
+        n = len(theirs)
+        if n < 2 or n >= len(ours) or theirs[:-1] != ours[:n - 1] or theirs[-1] == ours[n - 1] or \
+                sum(1 for line in ours[n:] if line) < 2:
+            return 0
+        return n if rewrites_statement(theirs[-1], ours[n - 1]) else 0
 
     def rest_of_section(self, old: Unit, pieces: list[Piece]) -> list[Piece]:
         """A Markdown section whose update ends on one of its own lines that is not its last: the file lines

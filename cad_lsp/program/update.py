@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from .blocks import SAME_BODY, Piece, another_subject, merge_by_blocks, names
+from .blocks import SAME_BODY, Piece, another_subject, merge_by_blocks, names, rewrites_statement
 from .config_keys import json_commas, json_fragment, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .new_code import new_members_place
@@ -1531,6 +1531,12 @@ def _rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> fr
         return frozenset()  # the block closes (``end``, ``}``) and the update does not: it shows the block's head
     if _OPENS.search(last) or last.rstrip().endswith(("{", "(", "[", "=>", ":")):
         return frozenset()  # it ends opening a block (``client.get(city) match {``): it stops there, not the block
+    shown = [k for k, key in enumerate(keys) if key.strip()]
+    if [k for k in shown if lines[k] <= 0] == shown[-1:] and max(placed) < end and \
+            sum(1 for j in range(max(placed), end) if doc_keys[j].strip()) >= 2 and \
+            rewrites_statement(keys[shown[-1]].strip(), doc_keys[max(placed)].strip()):
+        return frozenset()  # the block's first lines down to the one line it changes: it stops there
+    # (``fetcher = Fetcher(session=session, retries=0)``, the test's lines after it not shown), not the block
     return frozenset(range(max(placed) + 1, end + 1))
 
 
