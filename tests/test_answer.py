@@ -967,3 +967,21 @@ def test_blade_and_jinja_comments_naming_a_file_on_the_first_line_name_it(tmp_pa
               "```\n\nHere's the full file.\n")
     plan = plan_answer(answer, tmp_path)
     assert plan.complete and plan.files[0].after == "{# templates/index.html #}\n{% block a %}\n<p>2</p>\n{% endblock %}\n"
+
+
+def test_new_lua_cases_go_at_the_end_of_the_describe_block_the_answer_names(tmp_path):
+    """"Add these two cases at the end of the `config.setup` describe block:" and ``it(...)`` cases ending ``end)``
+    (Lua's), in a spec of three describes: at the end of that one."""
+    spec = ('describe("util", function()\n  it("slugs", function()\n    assert.is_true(true)\n  end)\nend)\n\n'
+            'describe("config.setup", function()\n  it("keeps defaults", function()\n    assert.is_true(true)\n  end)\n'
+            'end)\n\ndescribe("note_path", function()\n  it("uses the slug", function()\n    assert.is_true(true)\n'
+            '  end)\nend)\n')
+    (tmp_path / "quicknote_spec.lua").write_text(spec)
+    new = '  it("accepts float", function()\n    assert.are.equal(1, 1)\n  end)\n'
+    answer = ("Add these two cases at the end of the `config.setup` describe block:\n\n```lua\n-- quicknote_spec.lua\n"
+              + new + "```\n")
+    assert read_answer(answer).blocks[0].into == "config.setup"
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete
+    assert plan.files[0].after == spec.replace('    assert.is_true(true)\n  end)\nend)\n\ndescribe("note_path"',
+                                               '    assert.is_true(true)\n  end)\n\n' + new + 'end)\n\ndescribe("note_path"')

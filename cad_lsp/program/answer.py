@@ -85,9 +85,11 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
 # "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class", "inside the
 # existing `describe("POST /users", ...)` block" (a block titled by a call's first argument: its title)
-_INTO = re.compile(r"\b(?:to|in|into|inside)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?(?P<name>[A-Za-z_]\w*)|"
+_INTO = re.compile(r"\b(?:to|in|into|inside|end\s+of)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?"
+                   r"(?P<name>[A-Za-z_][\w.]*)|"
                    r"[A-Za-z_][\w.]*\(?\s*[\"'](?P<title>[^\"'`]+)[\"'][^`]*)`"
-                   r"\s*(?P<kind>class|struct|interface|object|component|model|service|controller|module)?",
+                   r"\s*(?P<kind>class|struct|interface|object|component|model|service|controller|module|describe|"
+                   r"suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",

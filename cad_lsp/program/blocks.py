@@ -38,7 +38,7 @@ __all__ = ["Piece", "BlockMerge", "merge_by_blocks", "names"]
 _IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
 _COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment line (not ``#[attr]``, ``#include``)
 # closes a block: ``}``, ``});``, ``</div>``, Ruby's ``end``, the shell's ``fi``
-_CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*|end|fi|done|esac)\s*$")
+_CLOSING = re.compile(r"^\s*(?:[)\]}]+[;,)]*|</[\w.:-]*>[;,)]*|end[;,)]*|fi|done|esac)\s*$")
 _END_OF_BLOCK = "\u2063the end of the block\u2063\n"  # stands for a block's closing line while lines place its inside
 _LABELS = {"access_specifier", "labeled_statement", "case_statement", "switch_case", "switch_label",
            "rescue", "ensure"}  # (Ruby's ``rescue`` and ``ensure`` stand at the method's depth, inside its body)
