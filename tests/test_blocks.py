@@ -1921,3 +1921,17 @@ def test_a_new_ruby_action_with_a_rescue_goes_where_the_class_s_markers_say():
               "  # ... show and pay unchanged ...\n\n" + new + "\n  private\n\n  # ... rest unchanged ...\nend\n")
     want = document.replace("%i[show pay]", "%i[show pay cancel]").replace("  private\n", new + "\n  private\n")
     assert merge_update(document, update, "orders_controller.rb").merged == want
+
+
+def test_a_lone_line_between_markers_in_a_component_rewrites_the_line_it_resembles_inside_the_return():
+    """``// ... existing code ...``, one JSX line, ``// ... existing code ...`` inside ``TaskItem``: the line is the
+    ``<span>`` of the ``return (...)`` rewritten, not a new statement after the function's last one."""
+    document = ("export default function TaskItem({ task, onToggle }) {\n  const due = formatDue(task.due);\n\n"
+                "  return (\n    <li>\n      <label>\n        <span className={styles.text}>{task.title}</span>\n"
+                "      </label>\n      {due && <time>{due}</time>}\n    </li>\n  );\n}\n")
+    update = ("export default function TaskItem({ task, highlight = '', onToggle }) {\n  // ... existing code ...\n"
+              "        <span className={styles.text}>{highlightMatch(task.title, highlight)}</span>\n"
+              "  // ... existing code ...\n}\n")
+    want = document.replace("{ task, onToggle }", "{ task, highlight = '', onToggle }").replace(
+        "{task.title}</span>", "{highlightMatch(task.title, highlight)}</span>")
+    assert merge_update(document, update, "TaskItem.jsx").merged == want

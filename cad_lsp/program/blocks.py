@@ -1318,6 +1318,8 @@ class _Merger:
         mergeable = old.body is not None and new.body is not None and (self.closes_only(old) or open_tail)
         if new.broken and not (mergeable and self.has_marker(new) and self.broken_inside(new)):
             return self.by_lines(old, new, shift)  # (a fragment inside a block the update shows is merged there)
+        if mergeable and self.lone_lines_between_markers(old, new):
+            return self.by_lines(old, new, shift)
         if self.has_marker(new):
             in_head = None not in (old.inner, new.inner) and not any(self.new.marker[new.inner: new.end + 1])
             if not mergeable and in_head:  # a marker among a decorator's arguments (``# ... existing cases ...`` in
@@ -1371,6 +1373,17 @@ class _Merger:
             reached = max([p.file_line for p in pieces if p.file_line is not None], default=old.start + 1)
             self.seen.update(range(old.start + 1, reached + 1))
         return pieces
+
+    def lone_lines_between_markers(self, old: Unit, new: Unit) -> bool:
+        """Whether a block's update shows, between markers, only single lines that none of the file block's units
+        starts with (``<span>{highlightMatch(task.title)}</span>`` from inside the ``return (...)``): lines nested
+        deeper in the file's block, which lines place (by the line they rewrite), not new units of the body."""
+        units = new.body or []
+        lone = [n for n, u in enumerate(units) if not self.is_marker(u)]
+        heads = {self.normal(self.old, u)[:1] for u in old.body or []}
+        return bool(lone) and all(units[n].start == units[n].end and self.normal(self.new, units[n])[:1] not in heads
+                                  and 0 < n < len(units) - 1 and self.is_marker(units[n - 1]) and
+                                  self.is_marker(units[n + 1]) for n in lone)
 
     def cut_short(self, old: Unit, new: Unit) -> int:
         """How many lines an update's last unit shows of its file unit, where (in Python, which has no closing line
