@@ -985,3 +985,12 @@ def test_new_lua_cases_go_at_the_end_of_the_describe_block_the_answer_names(tmp_
     assert plan.complete
     assert plan.files[0].after == spec.replace('    assert.is_true(true)\n  end)\nend)\n\ndescribe("note_path"',
                                                '    assert.is_true(true)\n  end)\n\n' + new + 'end)\n\ndescribe("note_path"')
+
+
+def test_an_alternative_under_a_file_s_heading_is_not_a_change_to_that_file():
+    answer = ("### 2. `pipeline/transform.py`\n\n```python\ndef dedupe(rows):\n    return rows\n```\n\nTies keep the first "
+              "row. If you'd rather have the later row win a tie, use `>=` instead:\n\n```python\n"
+              "        if order.updated_at >= current.updated_at:\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["pipeline/transform.py"]
+    assert reading.blocks[0].text.startswith("def dedupe")

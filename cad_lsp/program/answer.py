@@ -141,6 +141,8 @@ _IN_FILE = re.compile(r"(?:^|[.!?]\s+)\W*(?:(?:then|and|also|next|now|finally),?
 # the `RSpec.configure` block:")
 _CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|your)\s+existing)\b", re.IGNORECASE)
 _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
+_OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you prefer|alternatively|optionally)\b|"
+                       r"\binstead\W*$", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -256,7 +258,9 @@ def read_answer(markdown: str) -> Reading:
             elif isinstance(read, Block) and read.path is None and not read.is_patch and _shows_output(prose):
                 read = Skipped(read.line, read.language, "what something prints or answers, not a file")
             elif isinstance(read, Block) and read.path is None and section_path and not read.usage and \
-                    not read.is_patch and read.language not in _SHELL:  # a second block under a file's heading
+                    not read.is_patch and read.language not in _SHELL and \
+                    not _OPTIONAL.search(_last_said(prose)):  # a second block under a file's heading (not an
+                # alternative: "If you'd rather have the later row win a tie, use `>=` instead:")
                 read = replace(read, path=section_path, named_by="line before")
             elif isinstance(read, Block) and read.usage and read.named_by == "line before" and \
                     not _PATH_LINE.match(_last_said(prose)):
