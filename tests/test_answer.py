@@ -952,6 +952,10 @@ def test_a_block_for_inside_a_file_the_project_lacks_is_not_created_as_that_file
     plan = plan_answer(answer, tmp_path)
     assert [f.path for f in plan.files] == ["app.rb"] and plan.complete
     assert "rails_helper.rb" in plan.skipped[0].reason
+    answer = answer.replace("If your `rails_helper.rb` doesn't include it yet, add this inside the `RSpec.configure` "
+                            "block:", "Then update the place where you build the app (usually `cmd/main.rb`):")
+    plan = plan_answer(answer, tmp_path)
+    assert [f.path for f in plan.files] == ["app.rb"] and plan.complete and "cmd/main.rb" in plan.skipped[0].reason
 
 
 def test_blade_and_jinja_comments_naming_a_file_on_the_first_line_name_it(tmp_path):

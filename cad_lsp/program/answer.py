@@ -139,7 +139,9 @@ _IN_FILE = re.compile(r"(?:^|[.!?]\s+)\W*(?:(?:then|and|also|next|now|finally),?
                       r"[\w./\\-]+\.\w+", re.IGNORECASE)  # (a sentence of its own: "... exists. In your `x.ts`:")
 # ... or that puts it inside what the file holds ("If your `rails_helper.rb` doesn't include it yet, add this inside
 # the `RSpec.configure` block:")
-_CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|your)\s+existing)\b", re.IGNORECASE)
+_CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|your)\s+existing|the\s+place\s+where|"
+                        r"wherever\s+you|usually)\b", re.IGNORECASE)  # ("update the place where you build it (usually
+# `cmd/main.go`)")
 _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you prefer|alternatively|optionally)\b|"
                        r"\binstead\W*$", re.IGNORECASE)
