@@ -435,6 +435,19 @@ CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
 NOT_YET: dict[str, str] = {
+    "java-spring-book-404-validation-copilot": "a marker right after the imports that stands for the rest of them, "
+                                               "the class's head and its first members: the merged file does not "
+                                               "parse, and it is refused",
+    "csharp-wpf-contacts-search-copilot": "a XAML ``ListBox`` replaced by a ``DockPanel`` at its grid cell, said by "
+                                          "the surrounding context only, with markers at the left edge: kept beside it",
+    "nginx-docker-gzip-healthcheck-windsurf": "a marker that names the directives it keeps (\"listen, server_name, "
+                                              "root and index unchanged\") in a file with no grammar: it keeps the "
+                                              "headers after them too, which the update rewrites",
+    "swift-uikit-articles-paging-refresh-mistral": "\"replace `loadArticles()` with `loadPage(_:)`\": a method "
+                                                   "renamed, said in the prose only; the old one stays and the file "
+                                                   "does not parse",
+    "haskell-inventory-parse-errors-qwen": "a Haskell module (no grammar): a function rewritten beside a new type "
+                                           "above it keeps its old lines",
     "csharp-aspnetcore-weather-retries-cursor": "a call replaced in ``Program.cs`` where only the prose says which "
                                                 "one (no line of the file around it): refused, and a fragment of "
                                                 "the controller merged around it wrongly",
