@@ -443,9 +443,6 @@ NOT_YET: dict[str, str] = {
     "nginx-docker-gzip-healthcheck-windsurf": "a marker that names the directives it keeps (\"listen, server_name, "
                                               "root and index unchanged\") in a file with no grammar: it keeps the "
                                               "headers after them too, which the update rewrites",
-    "swift-uikit-articles-paging-refresh-mistral": "\"replace `loadArticles()` with `loadPage(_:)`\": a method "
-                                                   "renamed, said in the prose only; the old one stays and the file "
-                                                   "does not parse",
     "haskell-inventory-parse-errors-qwen": "a Haskell module (no grammar): a function rewritten beside a new type "
                                            "above it keeps its old lines",
     "csharp-aspnetcore-weather-retries-cursor": "a call replaced in ``Program.cs`` where only the prose says which "
@@ -1011,3 +1008,19 @@ def test_an_alternative_under_a_file_s_heading_is_not_a_change_to_that_file():
     reading = read_answer(answer)
     assert [b.path for b in reading.blocks] == ["pipeline/transform.py"]
     assert reading.blocks[0].text.startswith("def dedupe")
+
+
+def test_replace_one_function_with_another_puts_the_new_one_in_its_place(tmp_path):
+    """"Then replace `load()` with `loadPage(_:)`:" and the new method alone: it goes where ``load`` was, and
+    ``load`` goes (read as a new method with nothing of the file in it, it had no place)."""
+    (tmp_path / "Feed.swift").write_text(
+        "final class Feed {\n    private var items: [Int] = []\n\n    private func load() {\n        spinner.startAnimating()\n"
+        "        service.fetch { self.items = $0 }\n    }\n\n"
+        "    func refresh() {\n        load()\n    }\n}\n")
+    new = ("    private func loadPage(_ page: Int) {\n        guard !isLoading else { return }\n        isLoading = true\n"
+           "        service.fetchPage(page) { self.items += $0 }\n    }\n")
+    answer = ("Then replace `load()` with `loadPage(_:)`:\n\nFeed.swift:\n```swift\n" + new + "```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete
+    assert plan.files[0].after == ("final class Feed {\n    private var items: [Int] = []\n\n" + new + "\n"
+                                   "    func refresh() {\n        load()\n    }\n}\n")

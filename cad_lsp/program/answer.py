@@ -145,6 +145,10 @@ _CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|you
 _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you prefer|alternatively|optionally)\b|"
                        r"\binstead\W*$", re.IGNORECASE)
+# "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
+_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:\w+\s+)?"
+                          r"with\s+(?:a\s+|the\s+|your\s+)?(?:new\s+)?`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`",
+                          re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -268,6 +272,11 @@ def read_answer(markdown: str) -> Reading:
                     not _PATH_LINE.match(_last_said(prose)):
                 read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
                                                          f"(\"### Usage\", \"you can call it like this\"), not a change")
+            said = next((line for line in reversed(prose) if line.strip() and not _PATH_LINE.match(line.strip())), "")
+            swap = _REPLACED_BY.search(said) if isinstance(read, Block) and read.path else None
+            if swap and _defines(read.text, swap["new"]) and not _defines(read.text, swap["old"]):
+                read = replace(read, before=read.before or swap["old"])  # ("replace `loadArticles()` with
+                removals.append(Removal((swap["old"],), read.path, index + 1, swap[0]))  # `loadPage(_:)`")
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1
@@ -518,6 +527,12 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
         if "=" not in word and looks_like_path(word):
             return language, word
     return language, None
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether a block's text declares ``name`` (``func loadPage(``, ``def load_page(``), not only calls it."""
+    return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b[^\n(]*"
+                     rf"\b{re.escape(name.split('.')[-1])}\s*[(<]", text) is not None
 
 
 def _naming_first_line(body: list[str]) -> str | None:
