@@ -1024,3 +1024,9 @@ def test_replace_one_function_with_another_puts_the_new_one_in_its_place(tmp_pat
     assert plan.complete
     assert plan.files[0].after == ("final class Feed {\n    private var items: [Int] = []\n\n" + new + "\n"
                                    "    func refresh() {\n        load()\n    }\n}\n")
+
+
+def test_next_to_a_method_says_where_a_new_one_goes():
+    answer = ("Then implement it in `JdbcUserDao`, next to `findById`:\n\n```java src/JdbcUserDao.java\n    @Override\n"
+              "    public Optional<User> findByEmail(String email) {\n        return Optional.empty();\n    }\n```\n")
+    assert read_answer(answer).blocks[0].after == "findById"

@@ -63,7 +63,7 @@ _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:[-*+]\s+|\d{1,2}[.)]\s
 _EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
 _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
 _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
-_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between)\s+(?:the\s+)?(?:existing\s+)?"
+_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between|next\s+to)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
                     r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*)(?:/\d+)?(?:\([^`]*\))?`|"
