@@ -1030,3 +1030,9 @@ def test_next_to_a_method_says_where_a_new_one_goes():
     answer = ("Then implement it in `JdbcUserDao`, next to `findById`:\n\n```java src/JdbcUserDao.java\n    @Override\n"
               "    public Optional<User> findByEmail(String email) {\n        return Optional.empty();\n    }\n```\n")
     assert read_answer(answer).blocks[0].after == "findById"
+
+
+def test_add_at_the_bottom_says_the_end_of_the_file():
+    answer = ("and add a new `describe` block at the bottom:\n\n**test/report.test.js**\n```js\n"
+              "describe('formatJson', () => {\n  test('emits JSON', () => {});\n});\n```\n")
+    assert read_answer(answer).blocks[0].after == ""

@@ -92,7 +92,8 @@ _INTO = re.compile(r"\b(?:to|in|into|inside|end\s+of)\s+(?:the\s+|your\s+)?(?:ex
                    r"suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
-_AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of|append(?:ed)?\s+(?:\w+\s+)?to)\b",
+_AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
+                         r"append(?:ed)?\s+(?:\w+\s+)?to\b)",
                          re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
