@@ -2582,3 +2582,15 @@ def test_a_python_test_shown_down_to_the_one_line_it_changes_keeps_its_other_lin
     document = "def count(tup):\n    counts = {}\n    for e in tup:\n        counts[e] = counts.get(e, 0) + 1\n    return counts\n"
     update = "def count(tup):\n    return dict(Counter(tup))\n"
     assert merge_update(document, update, "count.py").merged == update
+
+
+def test_a_new_route_placed_after_a_named_one_is_set_apart_as_routes_are():
+    """A Ktor ``put("/{id}") { ... }`` shown alone, "add it right after `post`": after the ``post { ... }`` block, a
+    blank line between them as between the file's routes (the ``post`` block has no title to say it is one)."""
+    document = ("fun Route.todoRoutes(repository: TodoRepository) {\n    route(\"/todos\") {\n        get {\n"
+                "            call.respond(repository.all())\n        }\n\n        post {\n"
+                "            call.respond(HttpStatusCode.Created, repository.add(call.receive()))\n        }\n\n"
+                "        delete(\"/{id}\") {\n            call.respond(HttpStatusCode.NoContent)\n        }\n    }\n}\n")
+    update = "        put(\"/{id}\") {\n            call.respond(repository.update(call.receive()))\n        }\n"
+    want = document.replace("        }\n\n        delete", "        }\n\n" + update + "\n        delete")
+    assert merge_update(document, update, "TodoRoutes.kt", after="post").merged == want

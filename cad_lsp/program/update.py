@@ -2345,8 +2345,9 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
            for k, line in enumerate(update_lines)]
     while new and not new[-1].text.strip():
         new.pop()
-    definition = _declares(keys[found[-1]]) or \
-        _TITLED_CALL.match(keys[found[-1]])  # (a test, a route: set apart as definitions are)
+    head = _key(new[0].text).rstrip() if new else ""  # (a test, a route: set apart as definitions are; a new one
+    definition = _declares(keys[found[-1]]) or _TITLED_CALL.match(keys[found[-1]]) or \
+        _TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
     if definition and at < len(keys) and keys[at].strip() and not _CLOSING.match(keys[at]):
