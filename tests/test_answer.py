@@ -438,14 +438,10 @@ NOT_YET: dict[str, str] = {
     "ruby-rails-webhook-retries-mistral": "a service shown without its ``require`` lines and with a marker in plain "
                                           "words; a spec's ``let`` and ``subject`` rewritten: ``private`` written "
                                           "twice and the spec's new ``let`` lost",
-    "kotlin-ktor-todo-update-endpoint-grok": "imports, a marker, then new tests and the test class's closing brace "
-                                             "(the file's last line): the tests go after the class's brace",
     "k8s-yaml-shell-probes-rollout-windsurf": "a container's ``env`` list shown as context, then keys at the pod "
                                               "spec's depth: the blank line after the list is lost",
     "java-spring-jpa-book-soft-delete-copilot": "a repository method renamed in place between markers, its doc "
                                                 "comment unchanged: the renamed one is added at the interface's end",
-    "php-laravel-job-retry-backoff-cursor": "a test's imports with one inserted, then new tests shown alone: the "
-                                            "merged file does not parse, and it is refused",
     "go-worker-pool-retry-backoff-gemini": "new declarations after a function: the expected file writes them with no "
                                            "blank line after its closing brace, the merge sets them apart as the file "
                                            "sets its functions apart",

@@ -1935,3 +1935,17 @@ def test_a_lone_line_between_markers_in_a_component_rewrites_the_line_it_resembl
     want = document.replace("{ task, onToggle }", "{ task, highlight = '', onToggle }").replace(
         "{task.title}</span>", "{highlightMatch(task.title, highlight)}</span>")
     assert merge_update(document, update, "TaskItem.jsx").merged == want
+
+
+def test_new_test_methods_after_imports_and_a_marker_go_inside_the_test_class():
+    """New imports (one of them the file's), ``// ...``, two new ``@Test`` methods and the class's closing brace,
+    its head not shown: read inside a stand-in class, the methods go at the end of the file's one class, not after
+    its closing brace."""
+    document = ("package com.example\n\nimport io.ktor.client.request.post\nimport kotlin.test.Test\n\n"
+                "class TodoRoutesTest {\n    @Test\n    fun `create todo`() = testApplication {\n"
+                "        client.post(\"/todos\")\n    }\n}\n")
+    new = ("    @Test\n    fun `update todo`() = testApplication {\n        client.put(\"/todos/1\")\n    }\n")
+    update = ("import io.ktor.client.request.post\nimport io.ktor.client.request.put\n\n// ...\n\n" + new + "}\n")
+    want = document.replace("import kotlin.test.Test", "import io.ktor.client.request.put\nimport kotlin.test.Test") \
+        .replace("    }\n}\n", "    }\n\n" + new + "}\n")
+    assert merge_update(document, update, "TodoRoutesTest.kt").merged == want

@@ -675,8 +675,9 @@ class _Merger:
                   if i not in matches and u.key is not None and u.key[0] in NAMED and u.key not in top_keys
                   and any(o.key == u.key for o in _walk(old_units))}
         beside = self.beside_nested(old_units, new_units, matches, nested)
-        if nested:
-            placed = {id(u) for run in beside.values() for u in run}
+        cls, members = self.members_of_the_class(old_units, new_units, matches, nested, beside)
+        if nested or members:
+            placed = {id(u) for run in [*beside.values(), members] for u in run}
             new_units = [u for i, u in enumerate(new_units) if i not in nested and id(u) not in placed]
             matches = self.match(old_units, new_units)
         whole = not any(self.new.marker) and self.covers()
@@ -693,7 +694,30 @@ class _Merger:
                 raise _Refused  # the file's unit is not in the merge as it was: the update means something else
             pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None) + \
                 self.added_after(old, old_units, beside.get(id(new), []))
+        if members:  # before the class's closing line, set off as its members are
+            at = next((n for n, piece in enumerate(pieces) if piece.file_line == cls.end + 1), None)
+            if at is None:
+                raise _Refused
+            last = max((u for u in cls.body or [] if u.key is not None), key=lambda u: u.end, default=None)
+            pieces[at:at] = self.added_after(last, old_units, members) if last is not None else \
+                [p for u in members for p in self._lines(u.start, u.end, None)]
         return BlockMerge(pieces, frozenset(self.seen), whole, self.by_lines_used, self.place_unused())
+
+    def members_of_the_class(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int],
+                             nested: dict, beside: dict) -> tuple[Unit | None, list[Unit]]:
+        """New methods read inside a stand-in class (an update of imports, a marker, methods and the class's
+        closing brace, not its head) in a file of one class: that class and the methods, which go at its end, not
+        after its closing brace; (None, []) otherwise."""
+        if None not in self.rows:
+            return None, []
+        classes = [u for u in old_units if u.key is not None and u.key[0] == "type" and u.body]
+        placed = {id(u) for run in beside.values() for u in run}
+        new = [u for i, u in enumerate(new_units) if i not in matches and i not in nested and id(u) not in placed
+               and not self.is_marker(u) and _content(self.new.lines, u) and (u.key or ("",))[0] != "import"]
+        if len(classes) != 1 or not new or any(u.key is None or u.key[0] != "function" or
+                                               any(o.key == u.key for o in _walk(old_units)) for u in new):
+            return None, []
+        return classes[0], new
 
     def beside_nested(self, old_units: list[Unit], new_units: list[Unit], matches: dict[int, int],
                       nested: dict[int, tuple[Unit, Unit]]) -> dict[int, list[Unit]]:
