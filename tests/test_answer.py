@@ -440,8 +440,6 @@ NOT_YET: dict[str, str] = {
                                           "twice and the spec's new ``let`` lost",
     "k8s-yaml-shell-probes-rollout-windsurf": "a container's ``env`` list shown as context, then keys at the pod "
                                               "spec's depth: the blank line after the list is lost",
-    "java-spring-jpa-book-soft-delete-copilot": "a repository method renamed in place between markers, its doc "
-                                                "comment unchanged: the renamed one is added at the interface's end",
     "go-worker-pool-retry-backoff-gemini": "new declarations after a function: the expected file writes them with no "
                                            "blank line after its closing brace, the merge sets them apart as the file "
                                            "sets its functions apart",

@@ -1949,3 +1949,18 @@ def test_new_test_methods_after_imports_and_a_marker_go_inside_the_test_class():
     want = document.replace("import kotlin.test.Test", "import io.ktor.client.request.put\nimport kotlin.test.Test") \
         .replace("    }\n}\n", "    }\n\n" + new + "}\n")
     assert merge_update(document, update, "TodoRoutesTest.kt").merged == want
+
+
+def test_a_method_renamed_under_its_doc_comment_rewrites_the_file_s():
+    """Between markers, ``/** Title search used by the catalogue page. */`` over a longer name: the file's method
+    under that doc comment (it has it once) renamed, not a second method added at the interface's end."""
+    document = ("public interface BookRepository extends JpaRepository<Book, Long> {\n\n"
+                "    List<Book> findByAuthor(String author);\n\n    /** Title search used by the catalogue page. */\n"
+                "    Page<Book> findByTitleContainingIgnoreCase(String fragment, Pageable pageable);\n\n"
+                "    long countByAuthor(String author);\n}\n")
+    update = ("public interface BookRepository extends JpaRepository<Book, Long> {\n\n    // ...\n\n"
+              "    /** Title search used by the catalogue page. */\n"
+              "    Page<Book> findByTitleContainingIgnoreCaseAndDeletedAtIsNull(String fragment, Pageable pageable);\n\n"
+              "    // ...\n}\n")
+    want = document.replace("IgnoreCase(String fragment", "IgnoreCaseAndDeletedAtIsNull(String fragment")
+    assert merge_update(document, update, "BookRepository.java").merged == want

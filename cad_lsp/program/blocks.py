@@ -897,6 +897,16 @@ class _Merger:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))
                 used.add(matches[i])
+        for i in shown:  # a definition renamed under the same doc comment, one the file has once (a repository
+            unit = new_units[i]  # method given a longer name, ``/** Title search used by the catalogue page. */``
+            doc = self.doc_of(self.new, unit)
+            if i in matches or unit.key is None or unit.key[0] != "function" or not doc or \
+                    any(o.key == unit.key for o in _walk(old_units)):
+                continue
+            found = [j for j, old in enumerate(old_units) if self.doc_of(self.old, old) == doc]
+            if len(found) == 1 and found[0] not in used and (old_units[found[0]].key or ("",))[0] == "function":
+                matches[i] = found[0]
+                used.add(found[0])
         for i in shown:  # Scala's ``import a.b.C`` become ``import a.b.{C, D}``: the same import, given a name
             unit = new_units[i]
             if i in matches or unit.key is None or unit.key[0] != "import":
@@ -908,6 +918,13 @@ class _Merger:
                 matches[i] = found[0]
                 used.add(found[0])
         return matches
+
+    @staticmethod
+    def doc_of(side: _Side, unit: Unit) -> tuple[str, ...]:
+        """The doc comment lines joined to a unit, stripped (none: empty)."""
+        lines = [side.lines[r].strip() for r in range(unit.start, _first_line(unit))]
+        return tuple(lines) if any(line.startswith(("/*", "//", "# ", "*", '"""')) for line in lines) else ()  # (not
+        # an attribute: ``#[test]`` is every test's)
 
     def resemblance(self, old: Unit, new: Unit) -> float:
         """How alike two units' whole texts are (a unit's name may repeat: ``try:``, overloads)."""
