@@ -2377,6 +2377,15 @@ def _before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> M
     text = _QUOTED.sub("", "".join(update_lines))
     if text.count("{") - text.count("}") != -1:
         return None  # (the last line closes a block the update opens: a new resource's ``}``)
+    depth, opener = 0, None  # the file's line that opens the block its last line closes
+    for j in range(rows[-1], -1, -1):
+        code = _QUOTED.sub("", doc_lines[j])
+        depth += code.count("}") - code.count("{")
+        if depth == 0:
+            opener = j
+            break
+    if opener is None or not any(line.strip() and not _indent_of(line) for line in doc_lines[opener + 1: rows[-1]]):
+        return None  # (only a block whose inside the file writes at the left edge: a C++ namespace's, not a module's)
     ours = {line.strip() for line in doc_lines}  # (no definition of the file's: its heads at the left edge)
     if any(is_marker(update_lines[k]) or not _indent_of(update_lines[k]) and update_lines[k].strip() in ours and
            not _CLOSING.match(update_lines[k]) for k in shown[:-1]):
