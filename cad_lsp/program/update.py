@@ -2129,7 +2129,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         if placed is not None:  # members: the end of their class, not of the file)
             return _checked(placed, grammar, force)
     # New methods, then their class's closing line (the file's last): the methods at the end of that class, the
-    # line not written again; weighed with the other readings below (a test whose title grew is a rewrite).
+    # line not written again, where the other readings below break the file (a test whose title grew is a rewrite,
+    # and a method the file has, shown among new ones, is placed by them).
     closing_members = None
     if after is None and before is None and len(shown) > 2 and _CLOSING.match(shown[-1]) and \
             shown[-1].rstrip() == last.rstrip() and _indent_of(shown[0]) > _indent_of(last) and \
@@ -2180,8 +2181,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                                _line_merge(document, update, place=place)))
         except UpdateError:
             pass
-    if closing_members is not None:
-        candidates.append((3, closing_members))
+    if closing_members is not None and all(_breaks(document, merge.merged, grammar) for _, merge in candidates):
+        candidates.append((3, closing_members))  # (only where every other reading breaks the file)
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
     # (a marker the syntax reads as a block's end where the update meant lines), then the one that takes no
     # context for new code, then the one that writes all the update shows in its order (a reading that drops a
