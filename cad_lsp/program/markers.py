@@ -29,7 +29,8 @@ _SAYS_UNCHANGED = re.compile(r"\b(?:(?:stays?|remains?|left|kept) (?:\w+ )?(?:th
                              r"as[- ]is|untouched|intact|unchanged)|omitted for brevity)[\s.)\]}*_-]*$", re.IGNORECASE)
 
 
-_GO_HERE = re.compile(r"\bgo(?:es)? here\b", re.IGNORECASE)  # (after an ellipsis only: "# validation goes here" is a TODO)
+# "... (UserStore, Register and List go here)": after an ellipsis only ("# validation goes here" is a to-do)
+_GO_HERE = re.compile(r"\bgo(?:es)? here\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 
 
