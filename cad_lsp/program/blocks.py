@@ -919,12 +919,10 @@ class _Merger:
                 used.add(found[0])
         return matches
 
-    @staticmethod
-    def doc_of(side: _Side, unit: Unit) -> tuple[str, ...]:
-        """The doc comment lines joined to a unit, stripped (none: empty)."""
-        lines = [side.lines[r].strip() for r in range(unit.start, _first_line(unit))]
-        return tuple(lines) if any(line.startswith(("/*", "//", "# ", "*", '"""')) for line in lines) else ()  # (not
-        # an attribute: ``#[test]`` is every test's)
+    def doc_of(self, side: _Side, unit: Unit) -> tuple[str, ...]:
+        """The doc comment lines a unit starts with, stripped (none: empty; not an attribute: ``#[test]`` is every
+        test's)."""
+        return tuple(side.lines[r].strip() for r in range(unit.start, self.leading_comment(side, unit)))
 
     def resemblance(self, old: Unit, new: Unit) -> float:
         """How alike two units' whole texts are (a unit's name may repeat: ``try:``, overloads)."""

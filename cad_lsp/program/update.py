@@ -2128,15 +2128,6 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         placed = _new_members(doc_lines, update_lines, grammar, into)  # ("add these at the end of `ArticleTest`",
         if placed is not None:  # members: the end of their class, not of the file)
             return _checked(placed, grammar, force)
-    # New methods, then their class's closing line (the file's last): the methods at the end of that class, the
-    # line not written again, where the other readings below break the file (a test whose title grew is a rewrite,
-    # and a method the file has, shown among new ones, is placed by them).
-    closing_members = None
-    if after is None and before is None and len(shown) > 2 and _CLOSING.match(shown[-1]) and \
-            shown[-1].rstrip() == last.rstrip() and _indent_of(shown[0]) > _indent_of(last) and \
-            _new_code_only(doc_lines, update_lines):
-        members = update_lines[:max(k for k, line in enumerate(update_lines) if line.strip())]
-        closing_members = _new_members(doc_lines, members, grammar, into)
     placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
     if placed is not None:
         return _checked(placed, grammar, force)
@@ -2181,8 +2172,17 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                                _line_merge(document, update, place=place)))
         except UpdateError:
             pass
-    if closing_members is not None and all(_breaks(document, merge.merged, grammar) for _, merge in candidates):
-        candidates.append((3, closing_members))  # (only where every other reading breaks the file)
+    # New methods, then their class's closing line (the file's last): the methods at the end of that class, the
+    # line not written again, where the other readings break the file (a test whose title grew is a rewrite, and a
+    # method the file has, shown among new ones, is placed by them).
+    if after is None and before is None and len(shown) > 2 and _CLOSING.match(shown[-1]) and \
+            shown[-1].rstrip() == last.rstrip() and _indent_of(shown[0]) > _indent_of(last) and \
+            _new_code_only(doc_lines, update_lines) and \
+            all(_breaks(document, merge.merged, grammar) for _, merge in candidates):
+        members = update_lines[:max(k for k, line in enumerate(update_lines) if line.strip())]
+        closing_members = _new_members(doc_lines, members, grammar, into)
+        if closing_members is not None:
+            candidates.append((3, closing_members))
     # The merge that parses where the file did, then the one that removes fewest lines the update did not show
     # (a marker the syntax reads as a block's end where the update meant lines), then the one that takes no
     # context for new code, then the one that writes all the update shows in its order (a reading that drops a
@@ -2229,9 +2229,10 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     """The lines an update leaves out at its end when it opens a class (a struct, an impl) it does not close (a
     class shown down to the new method and no further: chat models drop the class's ``}``), where the file
     closes all it opens: a marker for the rest of the innermost block, then a ``}`` for each block (the file's
-    closing line for it, ``}  // namespace x``), at its opening line's indentation.  An update that ends with a marker inside a block it opened at the left edge
-    (a function, ``  // ... rest unchanged``) gets each block's ``}`` and, after each, the marker again for the
-    rest of the block around it and of the file.  Nothing when the update closes what it opens."""
+    closing line for it, ``}  // namespace x``), at its opening line's indentation.  An update that ends with a
+    marker inside a block it opened at the left edge (a function, ``  // ... rest unchanged``) gets each block's
+    ``}`` and, after each, the marker again for the rest of the block around it and of the file.  Nothing when the
+    update closes what it opens."""
     def open_at(lines: list[str]) -> list[str]:
         stack: list[str] = []  # the lines that open the blocks still open (a lone ``{``: the line above it)
         previous = ""
@@ -2248,7 +2249,7 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
         found = [j for j, line in enumerate(doc_lines) if line.strip() == opener.strip()]
         depth = 1  # (the block the opener opens: its last ``{``)
         for line in doc_lines[found[0] + 1:] if len(found) == 1 else []:
-            depth += _QUOTED.sub("", line).count("{") - _QUOTED.sub("", line).count("}")
+            depth += _braces(line)
             if depth <= 0:
                 return line.strip() if line.lstrip().startswith("}") else "}"
         return "}"
@@ -2279,6 +2280,12 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     inner = min(deeper, key=len) if deeper else inner
     return [("" if last.endswith(("\n", "\r")) else newline) + inner + "// ..." + newline] + \
         [indent + closer(opener) + newline for indent, opener in reversed(list(zip(stack, openers)))]
+
+
+def _braces(text: str) -> int:
+    """How many more braces a text opens than it closes, strings and comments aside."""
+    code = _QUOTED.sub("", text)
+    return code.count("{") - code.count("}")
 
 
 def _unclosed(line: str) -> str:
@@ -2375,13 +2382,11 @@ def _before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> M
     if len(shown) < 2 or not rows or update_lines[shown[-1]].strip() != doc_lines[rows[-1]].strip() or \
             not _CLOSES_FILE.match(doc_lines[rows[-1]]) or _indent_of(update_lines[shown[0]]):
         return None
-    text = _QUOTED.sub("", "".join(update_lines))
-    if text.count("{") - text.count("}") != -1:
+    if _braces("".join(update_lines)) != -1:
         return None  # (the last line closes a block the update opens: a new resource's ``}``)
     depth, opener = 0, None  # the file's line that opens the block its last line closes
     for j in range(rows[-1], -1, -1):
-        code = _QUOTED.sub("", doc_lines[j])
-        depth += code.count("}") - code.count("{")
+        depth -= _braces(doc_lines[j])
         if depth == 0:
             opener = j
             break
@@ -2653,19 +2658,21 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
            and counts[key] == 1 and not _DECORATOR.match(key) and not key.rstrip().endswith(("(", "[", "{"))}
     moved_lines = [n for n, key in enumerate(doc_keys, 1) if key in new and (n not in kept or key in edges)]
     if moved_lines:  # (the definitions are read only where a line moved)
-        between = _moved_between_shown(keys, doc_keys)
-        own = _in_new_definitions(keys, doc_keys)
+        ours, theirs = _definitions(keys), _definitions(doc_keys)  # (read once for both tests)
+        between = _moved_between_shown(keys, doc_keys, ours, theirs)
+        own = _in_new_definitions(keys, ours, theirs)
         moved_lines = [n for n in moved_lines if not between(n - 1) and not (n in kept and doc_keys[n - 1] in own)]
     moved = len(moved_lines)
     return doubled + moved + (_stale_twins(shown, counts, edges, fresh) if fresh is not None else 0)
 
 
-def _in_new_definitions(keys: list[str], doc_keys: list[str]) -> set[str]:
+def _in_new_definitions(keys: list[str], defined: dict[int, str], theirs_defined: dict[int, str]) -> set[str]:
     """The lines beside a marker less indented than they are (one outside their definition) that the update
     writes inside a definition the file does not have (a new test's last line, ``assert response.status_code ==
     422``, above ``# ... remaining tests unchanged ...``): the new definition's own, not the file's taken for
-    context, though the file has the same line in another one."""
-    defined, theirs = _definitions(keys), set(_definitions(doc_keys).values())
+    context, though the file has the same line in another one.  ``defined``: the update's definitions,
+    ``theirs_defined`` the file's."""
+    theirs = set(theirs_defined.values())
     out = set()
     for m, key in enumerate(keys):
         if not is_marker(key):
@@ -2677,11 +2684,12 @@ def _in_new_definitions(keys: list[str], doc_keys: list[str]) -> set[str]:
     return out
 
 
-def _moved_between_shown(keys: list[str], doc_keys: list[str]):
+def _moved_between_shown(keys: list[str], doc_keys: list[str], ours_defined: dict[int, str],
+                         theirs_defined: dict[int, str]):
     """A test of file line j: whether the update moves that line itself: the file's definition holding it is one
     the update shows (rewritten), and the update writes the line in another definition (``delete`` made a soft
-    delete and its ``DELETE FROM orders`` line moved into a new ``purge``), not as context for new code."""
-    ours_defined, theirs_defined = _definitions(keys), _definitions(doc_keys)
+    delete and its ``DELETE FROM orders`` line moved into a new ``purge``), not as context for new code.
+    ``ours_defined`` and ``theirs_defined``: the update's and the file's definitions."""
     shown = {name for k in range(len(keys)) if _declares(keys[k]) and (name := _definition_name(keys, k))}
 
     def moved(j: int) -> bool:
