@@ -1765,6 +1765,34 @@ def test_members_said_to_go_at_the_end_go_at_the_end_of_their_class_not_after_it
         "  end\nend\n", "  end\n\n" + tests + "end\n")
 
 
+def test_a_block_said_to_go_at_the_end_goes_inside_the_block_the_file_ends_by_closing():
+    """"Add a context at the end of the describe block": indented code whose first word no member of the file
+    starts with goes before the ``end`` the file ends with (inside the describe), not after it."""
+    document = ('require "rails_helper"\n\nRSpec.describe Deliverer do\n  let(:conn) { double }\n\n'
+                '  it "delivers" do\n    expect(conn).to be\n  end\nend\n')
+    context = ('  context "with retries" do\n    it "retries a 503" do\n      expect(conn).to be\n    end\n'
+               '  end\n')
+    assert merge_update(document, context, "deliverer_spec.rb", after="").merged == document.replace(
+        "  end\nend\n", "  end\n\n" + context + "end\n")
+
+
+def test_a_method_s_body_moved_into_a_new_one_past_a_rescue_keeps_private_once():
+    """``call`` becomes a retry loop and its old body, down to the ``rescue`` at the method's depth, moves into a
+    new private ``attempt_delivery`` under ``private`` moved up: the old body's lines below the ``rescue`` are
+    the rewritten method's too (not the file's kept beside new code), so the reading by syntax stands and
+    ``private`` is written once."""
+    document = ("class Deliverer\n  def call\n    response = post_payload\n    Result.new(response.code)\n"
+                "  rescue Net::ReadTimeout => e\n    Result.new(e.class.name)\n  end\n\n  private\n\n"
+                "  def post_payload\n    @http.post(@url)\n  end\nend\n")
+    update = ("class Deliverer\n  def call\n    loop do\n      result = attempt_delivery\n"
+              "      return result if result.ok?\n    end\n  end\n\n  private\n\n  def attempt_delivery\n"
+              "    response = post_payload\n    Result.new(response.code)\n  rescue Net::ReadTimeout => e\n"
+              "    Result.new(e.class.name)\n  end\n\n  # post_payload stays as it is\nend\n")
+    merged = merge_update(document, update, "deliverer.rb").merged
+    assert merged == update.replace("  # post_payload stays as it is\n", "  def post_payload\n    @http.post(@url)\n  end\n")
+    assert merged.count("private") == 1
+
+
 def test_a_new_test_then_the_describe_s_closing_line_goes_inside_the_describe():
     """A new ``it(...)`` and the ``});`` the file ends with, nothing else: the only line of the file is its last,
     which the new test goes before, set apart from the test above it."""

@@ -483,10 +483,13 @@ def _elided_bodies(keys: list[str]) -> set[str]:
     return out
 
 
+_BRANCH = re.compile(r"^\s*(?:\}\s*)?(?:else|elif|elsif|except|catch|finally|rescue|ensure|when)\b")
+
+
 def _enclosing_callables(doc_keys: list[str], j: int, defined: dict[int, str]) -> list[str]:
     """The names of the functions, methods, routes and tests file line j is in, innermost first (a decorator,
     an attribute or a doc comment is in the definition below it); ``defined``: the file's definitions."""
-    out, depth, i = [], _indent_of(doc_keys[j]), j - 1
+    out, depth, i = [], _indent_of(doc_keys[j]) + bool(_BRANCH.match(doc_keys[j])), j - 1
     below = j
     while below < len(doc_keys) and _ATTACHED_LINE.match(doc_keys[below]) and \
             _indent_of(doc_keys[below]) in (depth, depth + 1):
@@ -497,7 +500,8 @@ def _enclosing_callables(doc_keys: list[str], j: int, defined: dict[int, str]) -
         if doc_keys[i].strip() and _indent_of(doc_keys[i]) < depth:
             if _callable(doc_keys, i, defined):
                 out.append(defined[i])
-            depth = _indent_of(doc_keys[i]) + (doc_keys[i].strip() == "{")  # (a lone brace: its header is above)
+            # (a lone brace, or a branch such as Ruby's ``rescue`` at the method's depth: its header is above)
+            depth = _indent_of(doc_keys[i]) + (doc_keys[i].strip() == "{" or bool(_BRANCH.match(doc_keys[i])))
         i -= 1
     return out
 
@@ -2125,8 +2129,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             _indent_of(shown[0]) > _indent_of(last):
         after = None  # ("at the end of the module": members, then the module's ``end``, which places them)
     if after == "" and shown and _indent_of(shown[0]) and all(_indent_of(line) >= _indent_of(shown[0]) for line in shown):
-        placed = _new_members(doc_lines, update_lines, grammar, into)  # ("add these at the end of `ArticleTest`",
-        if placed is not None:  # members: the end of their class, not of the file)
+        placed = _new_members(doc_lines, update_lines, grammar, into) or \
+            _at_the_end_inside(doc_lines, update_lines)  # ("add these at the end of `ArticleTest`", members: the
+        if placed is not None:  # end of their class, not of the file)
             return _checked(placed, grammar, force)
     placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
     if placed is not None:
@@ -2400,6 +2405,23 @@ def _before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> M
     gap = [Piece(line, None, None) for line in doc_lines[at: rows[-1]]]
     new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines[shown[0]: shown[-2] + 1], shown[0])]
     return _inserted(doc_lines, update_lines, at, gap + new)
+
+
+def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
+    """New indented code said to go at the end ("add a context at the end of the describe block") in a file that
+    ends by closing, at the left edge, the block that holds code at that depth (a spec's ``end``, a class's
+    ``}``): before that closing line, set apart as the file sets its lines apart there; None otherwise."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    rows = [r for r, line in enumerate(doc_lines) if line.strip()]
+    if not shown or len(rows) < 2 or not _new_code_only(doc_lines, update_lines) or \
+            not _CLOSES_FILE.match(doc_lines[rows[-1]]) or \
+            _indent_of(doc_lines[rows[-2]]) < _indent_of(update_lines[shown[0]]) or \
+            not any(_indent_of(line) == _indent_of(update_lines[shown[0]]) for line in doc_lines if line.strip()):
+        return None
+    at = rows[-2] + 1
+    apart = any(not line.strip() for line in doc_lines[rows[0]: rows[-1]])
+    new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines[shown[0]: shown[-1] + 1], shown[0])]
+    return _inserted(doc_lines, update_lines, at, [Piece(_terminator(doc_lines), None, None)] * apart + new)
 
 
 def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | None,
