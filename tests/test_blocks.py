@@ -1964,3 +1964,20 @@ def test_a_method_renamed_under_its_doc_comment_rewrites_the_file_s():
               "    // ...\n}\n")
     want = document.replace("IgnoreCase(String fragment", "IgnoreCaseAndDeletedAtIsNull(String fragment")
     assert merge_update(document, update, "BookRepository.java").merged == want
+
+
+def test_a_new_struct_after_a_marker_naming_the_structs_it_keeps_goes_after_them_not_after_the_functions():
+    """``// ... ListParams and CreateTodo unchanged ...``, a new struct, and the update's end: the struct goes
+    after the two it names (no struct after them in the file), and the functions past them stay, after it."""
+    document = ("use serde::Deserialize;\n\n#[derive(Deserialize)]\npub struct ListParams {\n    pub limit: usize,\n}\n\n"
+                "#[derive(Deserialize)]\npub struct CreateTodo {\n    pub title: String,\n}\n\n"
+                "pub async fn list_todos() -> usize {\n    0\n}\n\npub async fn create_todo() -> usize {\n    1\n}\n")
+    new = "#[derive(Deserialize)]\npub struct UpdateTodo {\n    pub title: Option<String>,\n}\n"
+    update = "use serde::Deserialize;\n\n// ... ListParams and CreateTodo unchanged ...\n\n" + new
+    want = document.replace("\npub async fn list_todos", "\n" + new + "\npub async fn list_todos")
+    assert merge_update(document, update, "handlers.rs").merged == want
+    assert _by_blocks(document, update, "rust") == want
+    # a marker naming one method among others of the new one's kind still keeps them all before it
+    ruby = ("class CLI\n  def run\n    send(:x)\n  end\n\n  def run_start\n    0\n  end\nend\n")
+    shown = "class CLI\n  # ... run and the existing run_* methods stay as they are ...\n  def run_export\n    1\n  end\nend\n"
+    assert merge_update(ruby, shown, "cli.rb").merged == ruby.replace("    0\n  end\n", "    0\n  end\n\n  def run_export\n    1\n  end\n")

@@ -2605,3 +2605,38 @@ def test_a_new_route_placed_after_a_named_one_is_set_apart_as_routes_are():
     update = "        put(\"/{id}\") {\n            call.respond(repository.update(call.receive()))\n        }\n"
     want = document.replace("        }\n\n        delete", "        }\n\n" + update + "\n        delete")
     assert merge_update(document, update, "TodoRoutes.kt", after="post").merged == want
+
+
+def test_a_one_line_element_written_over_several_lines_rewrites_that_line():
+    """"Replace the empty-state paragraph": the update is the paragraph over five lines, nothing of the file
+    around it; the file has it on one line that the update opens alike and closes alike (``</p>``)."""
+    document = ('<ul class="items">\n  <li *ngFor="let p of page.items">{{ p.name }}</li>\n</ul>\n\n'
+                '<p *ngIf="page.items.length === 0" class="empty">No products found.</p>\n\n<nav class="pager"></nav>\n')
+    update = ('<p *ngIf="page.items.length === 0 && !error" class="empty">\n'
+              '  <ng-container *ngIf="query; else none">No products match “{{ query }}”.</ng-container>\n'
+              '  <ng-template #none>No products found.</ng-template>\n</p>\n')
+    assert merge_update(document, update, "list.component.html").merged == document.replace(
+        '<p *ngIf="page.items.length === 0" class="empty">No products found.</p>\n', update)
+    # two lines alike as much: no one place, refused
+    twice = document + '<p *ngIf="page.items.length === 1" class="empty">No products found.</p>\n'
+    with pytest.raises(UpdateError):
+        merge_update(twice, update, "list.component.html")
+
+
+def test_lua_definitions_and_commands_are_named_places():
+    """Lua (no grammar here): "add these after `M.daily()`" finds ``function M.daily()``, though
+    ``local opts = config.options`` fits the file twice; "register the command right after `NotesDir`" finds the
+    call titled ``"NotesDir"``, whose block ends at its ``})`` past the callback's ``end, {``."""
+    module = ('local M = {}\n\nfunction M.path_for(name)\n  local opts = config.options\n  return opts.dir .. name\nend\n\n'
+              'function M.daily()\n  local opts = config.options\n  open(M.path_for(os.date(opts.date_format)))\nend\n\n'
+              'function M.setup(opts)\n  config.setup(opts)\nend\n\nreturn M\n')
+    new = ('---List notes, newest first.\nfunction M.list_notes(filter)\n  local opts = config.options\n'
+           '  local notes = vim.fn.glob(opts.dir .. "/*", false, true)\n  table.sort(notes)\n  return notes\nend\n')
+    assert merge_update(module, new, "init.lua", after="daily").merged == module.replace(
+        "\nfunction M.setup", "\n" + new + "\nfunction M.setup")
+    plugin = ('vim.api.nvim_create_user_command("NotesDaily", function()\n  notes().daily()\nend, {\n  nargs = 0,\n})\n\n'
+              'vim.api.nvim_create_user_command("NotesDir", function()\n  vim.cmd("edit " .. dir)\nend, {\n  nargs = 0,\n})\n\n'
+              'vim.keymap.set("n", "<Plug>(NotesDaily)", function()\n  notes().daily()\nend, { desc = "Daily" })\n')
+    command = 'vim.api.nvim_create_user_command("NotesFind", function(args)\n  notes().find(args.args)\nend, {\n  nargs = "?",\n})\n'
+    assert merge_update(plugin, command, "notes.lua", after="NotesDir").merged == plugin.replace(
+        "\nvim.keymap.set", "\n" + command + "\nvim.keymap.set")

@@ -342,6 +342,11 @@ def _identity(lines: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _kind(unit: Unit) -> str:
+    """What sort of unit: a type, a function, a call (a test), a variable ..., else the parser's node type."""
+    return unit.key[0] if unit.key is not None and unit.key[0] != "first line" else unit.kind
+
+
 def _named(unit: Unit, name: str | None) -> bool:
     """Whether a file unit is the definition or section an answer's sentence names (a heading's text too)."""
     if name and name.startswith("impl ") and unit.key is not None:  # "after the `impl Config` block"
@@ -535,6 +540,7 @@ class _Merger:
         self.place = place  # ("after" | "before", name): where the answer says new definitions go
         self.place_used = False
         self.new_definitions = 0  # definitions the update shows that no file unit is
+        self.later: list[int] = []  # file units of this level that go after all the update shows
         self.rows = rows  # per row read, the update line it is (1-based), or None: a stand-in container's line
         self.indented = indented  # the language's blocks are its indentation
         self.merge_lines = merge_lines
@@ -1107,7 +1113,7 @@ class _Merger:
                 covered = self._up_to_place(covered, old_units, new_units, sequence, k, matches)
                 covered = self._up_to_kin(covered, old_units, new_units, sequence, k, matches, before)
                 covered = self._up_to_what_it_names(covered, old_units, new_units, sequence, k, matches)
-                consumed |= set(covered)
+                consumed |= set(covered) | set(self.later)
                 items += [("old", j) for j in covered]
             elif k in matches:
                 items.append(("pair", (matches[k], k)))
@@ -1115,6 +1121,8 @@ class _Merger:
                 items.append(("new", k))
                 key = new_units[k].key
                 self.new_definitions += key is not None and key[0] in ("function", "type")
+        items += [("old", j) for j in self.later]  # (the file's units past those a last marker names: after it)
+        self.later = []
         deleted = [j for j in range(len(old_units)) if j not in matched_old and j not in consumed]
         self._note_deleted(deleted, old_units, new_units, matches, markers_at, nested)
         # the file's end stays after a marker that ends the update, and after a snippet at the top level
@@ -1178,11 +1186,17 @@ class _Merger:
                 following[0] not in range(len(new_units)) or self.is_marker(new_units[following[0]]) or \
                 k not in range(len(new_units)):
             return covered
-        if not any(m in range(len(new_units)) and self.is_marker(new_units[m])
-                   for m in sequence[sequence.index(k) + 1:]):
-            return covered  # (no marker after it to keep the units past those it names: it keeps them all)
         said = self._said(new_units, [k])
         named = [n for n, j in enumerate(covered) if _unit_name(self.old.lines, old_units[j]) in said]
+        if not any(m in range(len(new_units)) and self.is_marker(new_units[m])
+                   for m in sequence[sequence.index(k) + 1:]):
+            kind = _kind(new_units[following[0]])
+            if named and named[-1] + 1 < len(covered) and not any(m in matches for m in sequence[sequence.index(k):]) \
+                    and _kind(old_units[covered[named[-1]]]) == kind and \
+                    not any(_kind(old_units[j]) == kind for j in covered[named[-1] + 1:]):
+                self.later += covered[named[-1] + 1:]  # ("// ... ListParams and CreateTodo unchanged ...", a new
+                return covered[:named[-1] + 1]  # struct, the update's end: after them; the functions past, kept)
+            return covered  # (no marker after it to keep the units past those it names: it keeps them all)
         if named:
             return covered[:named[-1] + 1]
         following_marker = next(m for m in sequence[sequence.index(k) + 1:]

@@ -72,7 +72,8 @@ TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 # Python, Ruby, Elixir
-_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?(?P<name>\w+[?!=]?)")
+_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?|"
+                      r"(?:local\s+)?function\s+(?:[\w.]+[.:])?)(?P<name>\w+[?!=]?)")  # (Lua's ``function M.daily()``)
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
 _SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
@@ -92,7 +93,8 @@ _TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|d
                           r"enum|trait|object|namespace|module|extension|protocol|record|union|mod)\b")
 _ASSIGNED_BLOCK = re.compile(r"^\s*(?:(?:export|pub|public|private|protected|internal|static|final|const|let|var|val|"
                              r"override|lazy|readonly)\s+)*(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?![=>])")
-_OPENS = re.compile(r"\s+(?:do(?:\s*\|[^|]*\|)?|\{)\s*$")  # what a line ends with to open a block: `` do |t|``, `` {``
+_OPENS = re.compile(r"\s+(?:do(?:\s*\|[^|]*\|)?|\{|function\s*\([^()]*\))\s*$")  # what a line ends with to open a
+# block: `` do |t|``, `` {``, Lua's `` function(args)``
 _ACCESS_LABEL = re.compile(r"^\s*(?:public|private|protected|internal)\s*:\s*$")
 _ATTACHED_LINE = re.compile(r"^\s*(?:@|\[|#\[|///|/\*\*|\*|//)")  # a decorator, an attribute, a doc comment
 # A line that declares (``suspend fun refresh()``, ``public Product reserve(``, ``def f(``), not one that calls.
@@ -516,12 +518,20 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
     line, and its closing line; up to a marker."""
     depth, end = _indent_of(keys[k]), k + 1
     marked = markers or [False] * len(keys)
-    while end < len(keys) and not marked[end] and (not keys[end].strip() or _indent_of(keys[end]) > depth or
-                                                   keys[end].strip() == "{"):
-        end += 1
+    while True:
+        while end < len(keys) and not marked[end] and (not keys[end].strip() or _indent_of(keys[end]) > depth or
+                                                       keys[end].strip() == "{"):
+            end += 1
+        if end < len(keys) and not marked[end] and _indent_of(keys[end]) == depth and _ARGUMENTS_GO_ON.match(keys[end]):
+            end += 1  # (Lua's ``end, {`` after a callback: the call's next argument, then its ``})``)
+            continue
+        break
     if end < len(keys) and not marked[end] and _indent_of(keys[end]) == depth and _CLOSING.match(keys[end]):
         end += 1
     return end
+
+
+_ARGUMENTS_GO_ON = re.compile(r"^\s*(?:end|[)\]}]+)\s*,.*[\[{(]\s*$")  # a callback closed, another argument opened
 
 
 def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
@@ -1774,8 +1784,15 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
     update is blank, each line at its indentation), when only one run is that alike; None otherwise."""
     doc_keys = keys_of(split_lines(document))
     run = range(content[0], content[-1] + 1)
-    if len(content) > LONE_LINES or any(lines[k] == MARKER for k in run) or \
-            sum(_weight(keys[k]) for k in content) < DISTINCTIVE:
+    if any(lines[k] == MARKER for k in run) or sum(_weight(keys[k]) for k in content) < DISTINCTIVE:
+        return None
+    unfolded = _unfolded_line(keys, doc_keys, content)
+    if unfolded is not None:  # (a one-line element written over several: it rewrites that line)
+        lines = [NEW if k in run else SKIP if not keys[k].strip() else lines[k] for k in range(len(keys))]
+        kept = {k: ((1, unfolded - 1) if k < run[0] else (unfolded + 1, len(doc_keys)))
+                for k, n in enumerate(lines) if n == MARKER}
+        return Placement(document, update_lines, lines, kept, False, frozenset({unfolded}), {run[0]: unfolded})
+    if len(content) > LONE_LINES:
         return None
     shape = [(_indent_of(keys[k]), not keys[k].strip()) for k in run]
     text = "\n".join(keys[k].strip() for k in run)
@@ -1798,6 +1815,25 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
     total, last = len(doc_keys), first + len(run) - 1
     kept = {k: ((1, first - 1) if k < run[0] else (last + 1, total)) for k, n in enumerate(lines) if n == MARKER}
     return Placement(document, update_lines, lines, kept, False, frozenset(rewrites.values()), rewrites)
+
+
+def _unfolded_line(keys: list[str], doc_keys: list[str], content: list[int]) -> int | None:
+    """The one file line (1-based) an update of nothing of the file writes over several lines: a statement or
+    an element the file has on one line (``<p *ngIf="..." class="empty">No products found.</p>``) that the
+    update opens alike and closes at its depth (``</p>``), clearly more alike than any other; None otherwise."""
+    first, last = keys[content[0]].strip(), keys[content[-1]].strip()
+    if len(content) < 2 or _indent_of(keys[content[0]]) != _indent_of(keys[content[-1]]) or \
+            not (_CLOSING.match(last) or _CLOSING_TAG.match(last)):
+        return None
+    scores = []
+    for n, key in enumerate(doc_keys, 1):
+        line = key.strip()
+        if _indent_of(key) == _indent_of(keys[content[0]]) and line.endswith(last) and len(line) > len(last) + 1:
+            scores.append((difflib.SequenceMatcher(None, first, line[: len(first)], autojunk=False).ratio(), n))
+    scores.sort(reverse=True)
+    if not scores or scores[0][0] < REWRITE_ALONE or len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.1:
+        return None
+    return scores[0][1]
 
 
 def _indent(key: str) -> int:
