@@ -1048,3 +1048,34 @@ def test_add_at_the_bottom_says_the_end_of_the_file():
     answer = ("and add a new `describe` block at the bottom:\n\n**test/report.test.js**\n```js\n"
               "describe('formatJson', () => {\n  test('emits JSON', () => {});\n});\n```\n")
     assert read_answer(answer).blocks[0].after == ""
+
+
+def test_a_java_test_class_fragment_replacing_a_test_with_words_puts_the_new_tests_in_its_place(tmp_path):
+    """"Import `never` and replace `usersCannotUpdateAccounts` with one test per case": a block of imports, a
+    marker and two test methods (the parser reads Java methods at the top level, where Java has none): the
+    methods go into the class, where the named test was, and it goes."""
+    test = "    @Test\n    void {}() {{\n        mvc.perform(put(\"/{}\")).andExpect(status().{}());\n    }}\n"
+    (tmp_path / "AccountControllerTest.java").write_text(
+        "import static org.mockito.Mockito.verify;\n\nclass AccountControllerTest {\n\n"
+        + test.format("anonymousIsRejected", "a", "isUnauthorized") + "\n"
+        + test.format("usersCannotUpdateAccounts", "u", "isForbidden") + "\n"
+        + test.format("adminsCanUpdateAccounts", "u", "isOk") + "}\n")
+    new = test.format("usersCanUpdateTheirOwnAccount", "user", "isOk") + "\n" + \
+        test.format("usersCannotUpdateOtherAccounts", "admin", "isForbidden")
+    answer = ("In the test class, import `never` and replace `usersCannotUpdateAccounts` with one test per case:\n\n"
+              "`AccountControllerTest.java`\n\n```java\nimport static org.mockito.Mockito.never;\n"
+              "import static org.mockito.Mockito.verify;\n// ...\n\n" + new + "```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete, plan.refusals()
+    assert plan.files[0].after == (
+        "import static org.mockito.Mockito.never;\nimport static org.mockito.Mockito.verify;\n\n"
+        "class AccountControllerTest {\n\n" + test.format("anonymousIsRejected", "a", "isUnauthorized") + "\n"
+        + new + "\n" + test.format("adminsCanUpdateAccounts", "u", "isOk") + "}\n")
+
+
+def test_a_json_response_under_a_heading_naming_a_python_file_is_not_that_file_s():
+    answer = ("#### 3. `tests/test_books.py`\n\n```python\ndef test_a(client):\n    assert client\n```\n\n"
+              "And the list endpoint:\n\n```json\n{\"items\": [], \"total\": 0}\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["tests/test_books.py"]
+    assert [s.language for s in reading.skipped] == ["json"]

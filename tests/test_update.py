@@ -2640,3 +2640,20 @@ def test_lua_definitions_and_commands_are_named_places():
     command = 'vim.api.nvim_create_user_command("NotesFind", function(args)\n  notes().find(args.args)\nend, {\n  nargs = "?",\n})\n'
     assert merge_update(plugin, command, "notes.lua", after="NotesDir").merged == plugin.replace(
         "\nvim.keymap.set", "\n" + command + "\nvim.keymap.set")
+
+
+def test_a_snippet_s_last_line_is_context_that_places_it():
+    """A new ``catch`` shown between the one above it and the first line of the next (``catch
+    (InvalidDataException ex)``, the snippet's last line, once in the file): it goes before that line; read line
+    for line alone, the new ``catch`` rewrote it (alike) and the file's came after, a file that does not parse."""
+    document = ("class P\n{\n    static int Main(string path)\n    {\n        try\n        {\n            return Run(path);\n"
+                "        }\n        catch (FileNotFoundException)\n        {\n            Console.Error.WriteLine(path);\n"
+                "            return 1;\n        }\n        catch (InvalidDataException ex)\n        {\n"
+                "            Console.Error.WriteLine(ex.Message);\n            return 2;\n        }\n    }\n}\n")
+    new = ("        catch (InvoiceFormatException ex)\n        {\n            Console.Error.WriteLine(ex.Message);\n"
+           "            foreach (var error in ex.Errors)\n            {\n                Console.Error.WriteLine(error);\n"
+           "            }\n            return 2;\n        }\n")
+    update = ("        catch (FileNotFoundException)\n        {\n            Console.Error.WriteLine(path);\n"
+              "            return 1;\n        }\n" + new + "        catch (InvalidDataException ex)\n")
+    assert merge_update(document, update, "Program.cs").merged == document.replace(
+        "        catch (InvalidDataException ex)\n", new + "        catch (InvalidDataException ex)\n")

@@ -28,6 +28,11 @@ _SHELL = {"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "she
 # Blocks that are not code to merge at all: a patch says its own change, a tree or mermaid draws one.
 _NOT_CODE = {"mermaid": "a diagram", "tree": "a folder tree"}
 _PATCH = {"diff", "patch", "udiff"}
+# Data a block's language says it holds, and the files that hold such data: a JSON response under a heading that
+# names a Python file is an example of what it answers, not that file's.
+_DATA = {"json": (".json", ".jsonc", ".json5"), "jsonc": (".json", ".jsonc"), "yaml": (".yml", ".yaml"),
+         "yml": (".yml", ".yaml"), "toml": (".toml",), "csv": (".csv",), "http": (".http",),
+         "graphql": (".graphql", ".gql")}
 # First words of a line that is a command someone types, for blocks that do not say their language.
 _COMMANDS = {"pip", "pip3", "python", "python3", "npm", "npx", "yarn", "pnpm", "git", "cd", "ls", "mkdir",
              "cargo", "go", "make", "docker", "kubectl", "curl", "wget", "brew", "apt", "apt-get", "sudo",
@@ -147,9 +152,11 @@ _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", 
 _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you prefer|alternatively|optionally)\b|"
                        r"\binstead\W*$", re.IGNORECASE)
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
-_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:\w+\s+)?"
-                          r"with\s+(?:a\s+|the\s+|your\s+)?(?:new\s+)?`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`",
-                          re.IGNORECASE)
+# "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
+_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+"
+                          r"(?:\w+\s+)?with\s+(?:(?:a|an|the|your|new|two|three|one)\s+)*"
+                          r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
+                          r"versions?|implementations?)\b)", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -266,6 +273,7 @@ def read_answer(markdown: str) -> Reading:
                 read = Skipped(read.line, read.language, "what something prints or answers, not a file")
             elif isinstance(read, Block) and read.path is None and section_path and not read.usage and \
                     not read.is_patch and read.language not in _SHELL and \
+                    section_path.lower().endswith(_DATA.get(read.language or "", ("",))) and \
                     not _OPTIONAL.search(_last_said(prose)):  # a second block under a file's heading (not an
                 # alternative: "If you'd rather have the later row win a tie, use `>=` instead:")
                 read = replace(read, path=section_path, named_by="line before")
@@ -275,7 +283,8 @@ def read_answer(markdown: str) -> Reading:
                                                          f"(\"### Usage\", \"you can call it like this\"), not a change")
             said = next((line for line in reversed(prose) if line.strip() and not _PATH_LINE.match(line.strip())), "")
             swap = _REPLACED_BY.search(said) if isinstance(read, Block) and read.path else None
-            if swap and _defines(read.text, swap["new"]) and not _defines(read.text, swap["old"]):
+            if swap and _defines(read.text, swap["new"]) and not _defines(read.text, swap["old"]):  # (the new one
+                # named, or any definition: "with one test per case")
                 read = replace(read, before=read.before or swap["old"])  # ("replace `loadArticles()` with
                 removals.append(Removal((swap["old"],), read.path, index + 1, swap[0]))  # `loadPage(_:)`")
             (blocks if isinstance(read, Block) else skipped).append(read)
@@ -530,10 +539,12 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
     return language, None
 
 
-def _defines(text: str, name: str) -> bool:
-    """Whether a block's text declares ``name`` (``func loadPage(``, ``def load_page(``), not only calls it."""
+def _defines(text: str, name: str | None) -> bool:
+    """Whether a block's text declares ``name`` (``func loadPage(``, ``def load_page(``), not only calls it;
+    with no name, whether it declares anything."""
+    named = re.escape(name.split('.')[-1]) if name else r"[A-Za-z_]\w*"
     return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b[^\n(]*"
-                     rf"\b{re.escape(name.split('.')[-1])}\s*[(<]", text) is not None
+                     rf"\b{named}\s*[(<]", text) is not None
 
 
 def _naming_first_line(body: list[str]) -> str | None:

@@ -425,6 +425,9 @@ def _imported(lines: list[str]) -> set[str]:
                                                            "var", "use", "using", "static", "package"}
 
 
+_JAVA_MEMBERS = {"method_declaration", "constructor_declaration", "field_declaration"}
+
+
 def _update_units(update: str, update_lines: list[str], language: str, markers: list[bool]):
     """The update's units: as written, or, when that reads with errors, inside the language's container (a
     method pasted alone, after the imports shown with it); (units, lines read, the update line of each row read
@@ -438,7 +441,8 @@ def _update_units(update: str, update_lines: list[str], language: str, markers: 
     stray = len(units) > 1 and units[-1].start == units[-1].end and _CLOSING.match(update_lines[units[-1].start]) \
         and _indent(update_lines[units[-1].start]) < _indent(update_lines[units[0].start])  # (Ruby reads an ``end``
     # that closes the class the members were cut from as a statement of its own)
-    if not errors and not stray and not any(u.kind == "global_statement" for u in units):
+    members = any(u.kind == "global_statement" or language == "java" and u.kind in _JAVA_MEMBERS for u in units)
+    if not errors and not stray and not members:  # (C#'s and Java's methods read alone: not the file's top level)
         return units, list(update_lines), written
     wrapped = _in_container(update_lines, language, markers)
     if wrapped is not None:
@@ -700,11 +704,18 @@ class _Merger:
                 raise _Refused  # the file's unit is not in the merge as it was: the update means something else
             pieces[rows[0]: rows[-1] + 1] = self.pair(old, new, None) + \
                 self.added_after(old, old_units, beside.get(id(new), []))
-        if members:  # before the class's closing line, set off as its members are
-            at = next((n for n, piece in enumerate(pieces) if piece.file_line == cls.end + 1), None)
+        if members:  # before the class's closing line, set off as its members are; or by the member the answer
+            # names ("replace `usersCannotUpdateAccounts` with one test per case": before it)
+            body = [u for u in cls.body or [] if u.key is not None]
+            named = [n for n, u in enumerate(body) if self.place is not None and _named(u, self.place[1])]
+            anchor = None if not named else body[named[-1]] if self.place[0] == "after" else \
+                body[named[0] - 1] if named[0] > 0 else None
+            self.place_used |= anchor is not None
+            end = anchor.end + 1 if anchor is not None else cls.end
+            at = next((n for n, piece in enumerate(pieces) if piece.file_line == end + 1), None)
             if at is None:
                 raise _Refused
-            last = max((u for u in cls.body or [] if u.key is not None), key=lambda u: u.end, default=None)
+            last = anchor or max(body, key=lambda u: u.end, default=None)
             pieces[at:at] = self.added_after(last, old_units, members) if last is not None else \
                 [p for u in members for p in self._lines(u.start, u.end, None)]
         return BlockMerge(pieces, frozenset(self.seen), whole, self.by_lines_used, self.place_unused())

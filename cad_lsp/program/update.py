@@ -223,6 +223,8 @@ def _anchor_chain(keys: list[str], markers: list[bool], doc_keys: list[str],
         prefix_weight.append(prefix_weight[-1] + DELETE_COST * _weight(key))
     edges = {i for m, marker in enumerate(markers) if marker
              for i in (next_shown(keys, m, -1), next_shown(keys, m, 1)) if i is not None and not markers[i]}
+    edges |= {i for i in (next_shown(keys, -1, 1), next_shown(keys, len(keys), -1))
+              if i is not None and not markers[i]}  # (a snippet's first and last lines: context too)
     n = len(doc_keys)
     across, since = _PrefixMax(n), _PrefixMax(n)  # pairs before the last marker / since it
     segment: list[tuple[float, int, int]] = []
