@@ -2657,3 +2657,39 @@ def test_a_snippet_s_last_line_is_context_that_places_it():
               "            return 1;\n        }\n" + new + "        catch (InvalidDataException ex)\n")
     assert merge_update(document, update, "Program.cs").merged == document.replace(
         "        catch (InvalidDataException ex)\n", new + "        catch (InvalidDataException ex)\n")
+
+
+def test_a_condition_rewritten_with_a_variable_the_update_extracts_is_a_rewrite_not_a_new_one():
+    """``query.trim()`` twice in a JSX condition becomes ``trimmed`` twice, with ``const trimmed = query.trim();``
+    above: the same condition rewritten (not a guard for another thing kept beside the old one)."""
+    document = ("export function Search() {\n  const [query, setQuery] = useState('');\n\n  return (\n    <div>\n"
+                "      {loading && <p>Searching…</p>}\n\n      {!loading && query.trim() && results.length === 0 && (\n"
+                "        <p>No users match “{query.trim()}”.</p>\n      )}\n\n      {results.length > 0 && (\n"
+                "        <ul>{results.map((r) => <li key={r.id}>{r.name}</li>)}</ul>\n      )}\n    </div>\n  );\n}\n")
+    update = ("export function Search() {\n  const [query, setQuery] = useState('');\n  const trimmed = query.trim();\n\n"
+              "  return (\n    <div>\n      {loading && <p>Searching…</p>}\n\n"
+              "      {!loading && !tooShort && trimmed && results.length === 0 && (\n"
+              "        <p>No users match “{trimmed}”.</p>\n      )}\n\n      {/* ... results list unchanged ... */}\n"
+              "    </div>\n  );\n}\n")
+    merged = merge_update(document, update, "Search.tsx").merged
+    assert "query.trim() && results" not in merged and merged.count("No users match") == 1
+
+
+def test_a_new_handler_between_markers_goes_after_the_one_the_answer_names():
+    """"Put `CompleteTodo` between `UpdateTodo` and `DeleteTodo`": the new handler between two markers repeats
+    lines the file has in every handler (``: TypedResults.NotFound();``): they place nothing, and the handler
+    goes after ``UpdateTodo``, whose head runs over two lines, set off once from ``DeleteTodo``."""
+    handler = ("    private static async Task<Results<NoContent, NotFound>> {}(\n        long id, TodoRepository repo)\n"
+               "    {{\n        return await repo.{}(id)\n            ? TypedResults.NoContent()\n"
+               "            : TypedResults.NotFound();\n    }}\n")
+    document = ("public static class TodoEndpoints\n{\n    public static RouteGroupBuilder Map(RouteGroupBuilder group)\n"
+                "    {\n        group.MapPut(\"/{id:long}\", UpdateTodo);\n        return group;\n    }\n\n"
+                + handler.format("UpdateTodo", "UpdateAsync") + "\n" + handler.format("DeleteTodo", "DeleteAsync") + "}\n")
+    new = ("    private static async Task<Results<Ok<Todo>, NotFound>> CompleteTodo(long id, TodoRepository repo)\n"
+           "    {\n        return await repo.CompleteAsync(id) is { } todo\n            ? TypedResults.Ok(todo)\n"
+           "            : TypedResults.NotFound();\n    }\n")
+    update = ("        group.MapPut(\"/{id:long}\", UpdateTodo);\n        group.MapPatch(\"/{id:long}/complete\", CompleteTodo);\n"
+              "        return group;\n    }\n\n    // ... existing code ...\n\n" + new + "\n    // ... existing code ...\n")
+    assert merge_update(document, update, "TodoEndpoints.cs", after="UpdateTodo").merged == document.replace(
+        "UpdateTodo);\n", "UpdateTodo);\n        group.MapPatch(\"/{id:long}/complete\", CompleteTodo);\n").replace(
+        "\n" + handler.format("DeleteTodo", "DeleteAsync"), "\n" + new + "\n" + handler.format("DeleteTodo", "DeleteAsync"))

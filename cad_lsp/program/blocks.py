@@ -285,15 +285,20 @@ def _unit_name(lines: list[str], unit: Unit) -> str | None:
 _WORD = re.compile(r"[A-Za-z_]\w{2,}")
 
 
-def another_subject(new: list[str], old: list[str]) -> bool:
+def another_subject(new: list[str], old: list[str], update: list[str] = ()) -> bool:
     """Whether new lines alike old ones are about another thing: a word the old lines say more than once
     (``timeout``) is gone and one the new lines say as often (``retries``) is new: a guard for another field,
-    added beside the file's, not its rewrite."""
+    added beside the file's, not its rewrite.  Not where the update assigns the new word from the gone one
+    (``const trimmed = query.trim();``): the same condition, written with the variable."""
     if sum(1 for line in new if line.strip()) < 2:
         return False
     a = Counter(w for line in new for w in _WORD.findall(line))
     b = Counter(w for line in old for w in _WORD.findall(line))
-    return any(n >= 2 and w not in a for w, n in b.items()) and any(n >= 2 and w not in b for w, n in a.items())
+    gone = [w for w, n in b.items() if n >= 2 and w not in a]
+    fresh = [w for w, n in a.items() if n >= 2 and w not in b]
+    return bool(gone and fresh) and not any(
+        re.search(rf"\b{re.escape(f)}\s*(?::[^=]*)?=[^=].*\b{re.escape(g)}\b", line)
+        for line in update for f in fresh for g in gone)
 
 
 def names(defined: str, name: str) -> bool:
@@ -1029,7 +1034,7 @@ class _Merger:
         if titled[0] and titled[1] and titled[0].group("call", "title") != titled[1].group("call", "title") and \
                 not _title_extended(self.old.lines[old.start].strip(), self.new.lines[new.start].strip()):
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
-        if another_subject(self.text(self.new, new), self.text(self.old, old)):
+        if another_subject(self.text(self.new, new), self.text(self.old, old), self.new.lines):
             return False  # (a guard for ``retries`` after the one for ``timeout``: a new one)
         if old.body is not None and new.body is not None and (old.key or ("",))[0] == "first line" and \
                 _other_words(self.old.lines[old.start], self.new.lines[new.start]) and \

@@ -328,7 +328,8 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     if key.rstrip().endswith(");") and _DECLARES.match(key):  # an interface's or an abstract method, declared
         m = _SIGNATURE.match(_RECEIVER.sub("", key))  # (``Task<Product?> FindAsync(int id);``)
         return m["name"] if m and m["name"] not in _NOT_NAMES and key.split()[0] not in _NOT_NAMES else None
-    if not (key.rstrip().endswith(("{", "=>")) or following.strip() == "{" and _indent_of(following) == _indent_of(key)):
+    if not (key.rstrip().endswith(("{", "=>")) or following.strip() == "{" and _indent_of(following) == _indent_of(key)
+            or key.rstrip().endswith("(") and _body_below(keys, k)):
         return None  # (``=>``: an expression-bodied member, ``static string GetVersion() =>``)
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
     if assigned and key.rstrip().endswith("{"):
@@ -340,6 +341,19 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     if m is None or m["name"] in _NOT_NAMES or key.split()[0] in _NOT_NAMES:
         return None
     return m["name"]
+
+
+def _body_below(keys: list[str], k: int) -> bool:
+    """Whether a head left open on line k (``UpdateTodo(`` then one parameter a line) opens its body a few lines
+    below: its parameters deeper than it, then, at its depth, a ``{`` alone or a line ending in one (``) {``); not
+    a call whose last argument opens a callback (deeper)."""
+    depth = _indent_of(keys[k])
+    for key in keys[k + 1: k + 1 + SIGNATURE_LINES]:
+        if key.rstrip().endswith("{") and _indent_of(key) == depth:
+            return True
+        if not key.strip() or _indent_of(key) <= depth and not key.lstrip().startswith(")"):
+            return False
+    return False
 
 
 def _renamed(new: str, old: str) -> bool:
@@ -639,7 +653,9 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
                                defined, place)
     chain, pinned = _closing_lines_pinned(chain, keys, markers, doc_keys)
     try:
-        _refuse_if_ambiguous(chain, markers, doc_keys, pinned)
+        placed = {k for k, _ in chain}
+        _refuse_if_ambiguous(chain, markers, doc_keys, pinned, fresh)
+        elsewhere |= placed - {k for k, _ in chain}  # (a new definition's lines it dropped: no edge to fill either)
     except UpdateError:
         # Placed only by lines the file has several times (``@Serializable``, ``)``) that fit elsewhere as well:
         # new code after a marker, like code that repeats no line, goes at the file's end (before one, its start).
@@ -739,7 +755,11 @@ def _at_named_place(placement: Placement, keys: list[str], doc_keys: list[str], 
             continue
         kept[k] = (first, cut)
         if stop is not None:
-            kept[stop] = (cut + 1, kept[stop][1])
+            start = cut + 1
+            while side == "after" and not keys[stop - 1].strip() and start <= kept[stop][1] and \
+                    not doc_keys[start - 1].strip():
+                start += 1  # (the update sets the new code off from what follows: the file's blank line once)
+            kept[stop] = (start, kept[stop][1])
         return replace(placement, kept=kept)
     return placement
 
@@ -2008,10 +2028,12 @@ def _closing_lines_pinned(chain: list[tuple[int, int]], keys: list[str], markers
 
 
 def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_keys: list[str],
-                         pinned: set[int] = frozenset()) -> None:
+                         pinned: set[int] = frozenset(), fresh: set[int] = frozenset()) -> None:
     """UpdateError when a stretch of the update (its placed lines between two markers), as a block, fits just
     as well elsewhere between its neighbours: a snippet of ``return True`` and one new line could go after
-    any ``return True``.  Stretches of ``pinned`` lines only (``_closing_lines_pinned``) are placed."""
+    any ``return True``.  Stretches of ``pinned`` lines only (``_closing_lines_pinned``) are placed, and so are
+    those of a new definition's lines only (``fresh``): they are no context (``? TypedResults.Ok(todo)`` in a
+    new handler between markers), and the chain drops them."""
     counts = Counter(doc_keys)
     marker_at = [k for k, marker in enumerate(markers) if marker]
     segments: list[list[tuple[int, int]]] = []
@@ -2022,6 +2044,9 @@ def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_
             segments.append([pair])
     for n, segment in enumerate(segments):
         if all(k in pinned for k, _ in segment):
+            continue
+        if all(k in fresh for k, _ in segment) and len(segments) > 1:
+            chain[:] = [pair for pair in chain if pair not in segment]
             continue
         block = [(j - segment[0][1], doc_keys[j]) for _, j in segment]
         if any(_weight(key) >= 12 and counts[key] == 1 for _, key in block):
