@@ -1981,3 +1981,16 @@ def test_a_new_struct_after_a_marker_naming_the_structs_it_keeps_goes_after_them
     ruby = ("class CLI\n  def run\n    send(:x)\n  end\n\n  def run_start\n    0\n  end\nend\n")
     shown = "class CLI\n  # ... run and the existing run_* methods stay as they are ...\n  def run_export\n    1\n  end\nend\n"
     assert merge_update(ruby, shown, "cli.rb").merged == ruby.replace("    0\n  end\n", "    0\n  end\n\n  def run_export\n    1\n  end\n")
+
+
+def test_a_scala_doc_comment_after_an_indented_body_is_the_next_definition_s():
+    """Scala's parser reads the doc comment below ``def subtotal(...) =`` and its indented body into that body:
+    the method rewritten with its doc comment rewrites the comment too, not writes it twice."""
+    document = ("object Pricing {\n\n  def subtotal(order: Order): Money =\n    order.lines.foldLeft(Money.Zero)(_ + _.total)\n\n"
+                "  /** Amount a discount takes off. */\n  def discountAmount(order: Order, d: Discount): Money = {\n"
+                "    Money.Zero\n  }\n\n  def total(order: Order): Money = subtotal(order)\n}\n")
+    update = ("  /** Amount a discount takes off. */\n  def discountAmount(order: Order, d: Discount): Money = {\n"
+              "    d.amount.min(subtotal(order))\n  }\n")
+    want = document.replace("    Money.Zero\n", "    d.amount.min(subtotal(order))\n")
+    assert merge_update(document, update, "Pricing.scala").merged == want
+    assert _by_blocks(document, update, "scala") == want

@@ -193,8 +193,11 @@ _RUNS_ON = {"indented_block", "statements"}  # Scala's indented body, Swift's st
 
 def _line_of_end(node) -> int:
     """The last line a node's text is on (a node that ends at column 0 ends on the line before)."""
-    if node.type in _RUNS_ON and node.named_children:  # (they run on over the next line's indentation)
-        return _line_of_end(node.named_children[-1])
+    if node.type in _RUNS_ON and node.named_children:  # (they run on over the next line's indentation, and
+        kids = node.named_children  # take the comments there, less indented than they are: the next unit's doc)
+        while len(kids) > 1 and "comment" in kids[-1].type and kids[-1].start_point[1] < kids[0].start_point[1]:
+            kids = kids[:-1]
+        return _line_of_end(kids[-1])
     if node.children and node.children[-1].type in _RUNS_ON:
         return _line_of_end(node.children[-1])
     row, column = node.end_point
@@ -479,7 +482,23 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
                              last.body if end <= last.end else None, last.body_start, last.body_end, last.inner)
             continue
         units.append(unit)
-    return _with_doc_comments(units)
+    return _with_doc_comments(_with_orphan_comments(units, lines))
+
+
+_COMMENT_LINE = re.compile(r"^\s*(?:/\*\*?|\*|//|#(?![\[!])|--)")
+
+
+def _with_orphan_comments(units: list[Unit], lines: list[str]) -> list[Unit]:
+    """The units, and as units of their own the comment lines between them that no unit holds (Scala's parser
+    reads the comments after an indented body into it; cut from there, a doc comment is the next definition's,
+    a marker a marker)."""
+    out: list[Unit] = []
+    for unit in units:
+        floor = out[-1].end if out else -1
+        out += [Unit(row, row, "comment", None) for row in range(floor + 1, unit.start)
+                if floor >= 0 and _COMMENT_LINE.match(lines[row]) and not lines[row].strip().startswith("#include")]
+        out.append(unit)
+    return out
 
 
 # What goes with the definition right below it: its doc comment, and Rust's attributes (``#[test]``), which the
