@@ -2693,3 +2693,23 @@ def test_a_new_handler_between_markers_goes_after_the_one_the_answer_names():
     assert merge_update(document, update, "TodoEndpoints.cs", after="UpdateTodo").merged == document.replace(
         "UpdateTodo);\n", "UpdateTodo);\n        group.MapPatch(\"/{id:long}/complete\", CompleteTodo);\n").replace(
         "\n" + handler.format("DeleteTodo", "DeleteAsync"), "\n" + new + "\n" + handler.format("DeleteTodo", "DeleteAsync"))
+
+
+def test_a_new_block_titled_otherwise_after_a_shown_one_rewrites_nothing():
+    """Terraform (no grammar here): the versioning resource shown, a new lifecycle resource after it, then ``#
+    ... encryption ... unchanged ...``: the new resource's head, alike the encryption one's, is another block
+    (another title), so the encryption resource stays whole (its lines went, unseen)."""
+    versioning = ('resource "aws_s3_bucket_versioning" "this" {\n  bucket = aws_s3_bucket.this.id\n\n'
+                  '  versioning_configuration {\n    status = "Enabled"\n  }\n}\n')
+    encryption = ('resource "aws_s3_bucket_server_side_encryption_configuration" "this" {\n'
+                  '  bucket = aws_s3_bucket.this.id\n\n  rule {\n    bucket_key_enabled = true\n  }\n}\n')
+    others = "".join('resource "aws_s3_bucket_%s" "this" {\n  bucket = aws_s3_bucket.this.id\n  %s = true\n}\n\n'
+                     % (kind, kind) for kind in ("ownership_controls", "public_access_block", "policy"))
+    document = 'resource "aws_s3_bucket" "this" {\n  bucket = var.name\n}\n\n' + others + versioning + "\n" + encryption
+    lifecycle = ('resource "aws_s3_bucket_lifecycle_configuration" "this" {\n  bucket = aws_s3_bucket.this.id\n\n'
+                 '  rule {\n    id     = "abort-multipart"\n    status = "Enabled"\n\n    filter {}\n\n'
+                 '    abort_incomplete_multipart_upload {\n      days_after_initiation = var.abort_days\n    }\n  }\n\n'
+                 '  depends_on = [aws_s3_bucket_versioning.this]\n}\n')
+    update = ("# ... bucket unchanged ...\n\n" + versioning + "\n" + lifecycle + "\n# ... encryption unchanged ...\n")
+    assert merge_update(document, update, "main.tf").merged == document.replace(
+        versioning + "\n", versioning + "\n" + lifecycle + "\n")

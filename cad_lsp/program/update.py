@@ -1048,7 +1048,7 @@ def _rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[
             if 0 < j <= len(doc_keys) and j not in replaced and j not in out.values() and \
                     _weight(keys[edge]) >= DISTINCTIVE and _indent_of(doc_keys[j - 1]) == _indent_of(keys[edge]) and \
                     keys[edge].strip() not in in_file and not _other_entries(keys[edge], doc_keys[j - 1]) and \
-                    not _defines_another(keys, edge, doc_keys, j) and not _DECLARES.match(doc_keys[j - 1]) and \
+                    not _defines_another(keys, edge, doc_keys, j - 1) and not _DECLARES.match(doc_keys[j - 1]) and \
                     _likeness(keys[edge], doc_keys[j - 1]) >= REWRITE_ALONE:
                 out[edge] = j
             continue
@@ -1635,7 +1635,10 @@ def _call_rewrapped(new: str, old: str) -> bool:
 
 def _defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
     """Whether update line k opens a definition of another name than file line j does (``suspend fun refresh()``
-    beside ``suspend fun exportAll()``: alike as text, but a new method, not a rewrite of that one)."""
+    beside ``suspend fun exportAll()``: alike as text, but a new method, not a rewrite of that one), or a block
+    titled otherwise (``resource "aws_s3_bucket_lifecycle_configuration" "this" {`` beside the encryption one's)."""
+    if _OPENS.search(keys[k]) and _other_titles(keys[k], doc_keys[j]):
+        return True
     if not _DECLARES.match(keys[k]):
         return False  # (``expect(x).toHaveBeenCalledWith('a', {`` opens a block, but declares nothing)
     new = _definition_name(keys, k)
