@@ -1079,3 +1079,12 @@ def test_a_json_response_under_a_heading_naming_a_python_file_is_not_that_file_s
     reading = read_answer(answer)
     assert [b.path for b in reading.blocks] == ["tests/test_books.py"]
     assert [s.language for s in reading.skipped] == ["json"]
+
+
+def test_a_text_block_under_a_text_file_s_name_is_that_file():
+    """``requirements.txt`` on the line before a ```text block: the block is that file's (a text block under a
+    source file's name is what a command prints)."""
+    answer = ("Add the Redis client:\n\nrequirements.txt\n```text\nflask==3.0.3\nredis==5.0.7\n```\n\n"
+              "`main.go` needs no change. Run:\n\n```text\ngo run .\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["requirements.txt"]

@@ -33,6 +33,8 @@ def merged(update: str, document: str = FILE) -> str:
     ("            // ... (Divider, Total row and Checkout button stay as they are)\n", True),
     ("// ... (UserStore, UserHandler, Register and List go here)\n", True), ("# TODO: validation goes here\n", False),
     ("// your code goes here\n", False),
+    ("    # Existing rows were saved before normalization was added.\n", False),  # a sentence about them
+    ("// Existing tests are unchanged.\n", True),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker
@@ -2713,3 +2715,16 @@ def test_a_new_block_titled_otherwise_after_a_shown_one_rewrites_nothing():
     update = ("# ... bucket unchanged ...\n\n" + versioning + "\n" + lifecycle + "\n# ... encryption unchanged ...\n")
     assert merge_update(document, update, "main.tf").merged == document.replace(
         versioning + "\n", versioning + "\n" + lifecycle + "\n")
+
+
+def test_a_new_yaml_block_s_keys_are_its_own_not_the_next_block_s():
+    """A new ``redis:`` service between ``api`` (its logging behind a marker) and a marker for the service after
+    it: its ``volumes:`` is the new service's, not that service's (which placed the new one after it and took
+    its line)."""
+    document = ("services:\n  api:\n    image: rates\n    restart: unless-stopped\n    logging:\n      driver: json-file\n\n"
+                "  stub:\n    image: mockserver\n    volumes:\n      - ./stubs:/config:ro\n")
+    redis = "  redis:\n    image: redis:7.2-alpine\n    volumes:\n      - redis-data:/data\n"
+    update = ("services:\n  api:\n    image: rates\n    restart: unless-stopped\n    # ... logging stays the same ...\n\n"
+              + redis + "\n  # ... stub unchanged ...\n\nvolumes:\n  redis-data:\n")
+    assert merge_update(document, update, "docker-compose.yml").merged == document.replace(
+        "\n  stub:", "\n" + redis + "\n  stub:") + "\nvolumes:\n  redis-data:\n"

@@ -26,6 +26,8 @@ _SHELL = {"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "she
           "powershell", "ps", "ps1", "pwsh", "cmd", "bat", "batch", "text", "txt", "plaintext", "plain",
           "output", "log", "none"}
 # Blocks that are not code to merge at all: a patch says its own change, a tree or mermaid draws one.
+_PLAIN = {"text", "txt", "plaintext", "plain"}  # a block of plain text: output, or a file of text
+_TEXT_FILES = (".txt", ".ini", ".cfg", ".conf", ".env", ".properties", ".csv")
 _NOT_CODE = {"mermaid": "a diagram", "tree": "a folder tree"}
 _PATCH = {"diff", "patch", "udiff"}
 # Data a block's language says it holds, and the files that hold such data: a JSON response under a heading that
@@ -501,7 +503,8 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         said = _last_said(prose)
         existing = path is not None and (_IN_FILE.search(said) is not None or _CHANGE_IN.search(said) is not None) \
             and path in said and not _CREATES.search(said)
-        if path is not None and language in _SHELL and _code_file(path):
+        if path is not None and language in _SHELL and _code_file(path) and \
+                not (language in _PLAIN and path.lower().endswith(_TEXT_FILES)):  # (```text under requirements.txt)
             path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
     if language in _NOT_CODE and path is None:
         return Skipped(line, language, _NOT_CODE[language])

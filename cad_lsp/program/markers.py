@@ -64,8 +64,15 @@ def is_marker(line: str) -> bool:
     # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
     # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
     # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
-    return elides and bool(_ELIDES_AT_START.match(said) or _ELIDES_AT_END.search(said)) or \
+    if elides and _ELIDES_AT_END.search(said):
+        return True
+    return elides and bool(_ELIDES_AT_START.match(said)) and not _A_SENTENCE.search(said) or \
         len(words) <= 16 and bool(_SAYS_UNCHANGED.search(said))
+
+
+# A sentence about the code, not a stand-in for it: a verb, then a full stop ("# Existing rows were saved before
+# normalization was added.")
+_A_SENTENCE = re.compile(r"\b(?:was|were|is|are|has|have|had|will|would|should|must|can|could)\b.*\.$", re.IGNORECASE)
 
 
 def braces_markers_indented(update_lines: list[str], comment: str | None) -> list[str]:

@@ -550,6 +550,28 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
 _ARGUMENTS_GO_ON = re.compile(r"^\s*(?:end|[)\]}]+)\s*,.*[\[{(]\s*$")  # a callback closed, another argument opened
 
 
+def _under_new_headers(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
+    """Update lines under a header the file does not have, one that opens its block by indentation (a new YAML
+    service's ``redis:``): they are the new block's, however alike a line of the file (``volumes:`` taken from
+    the next service placed the new one after it, and that service lost its line)."""
+    in_file, out = set(doc_keys), set()
+    parents: list[tuple[int, bool]] = []  # (indentation, under a new header) of the open headers above
+    for k, key in enumerate(keys):
+        if not key.strip() or markers[k]:
+            continue
+        depth = _indent_of(key)
+        while parents and parents[-1][0] >= depth:
+            parents.pop()
+        new = bool(parents) and parents[-1][1]
+        if new:
+            out.add(k)
+        parents.append((depth, new or bool(_MAPPING_KEY.match(key)) and key not in in_file))
+    return out
+
+
+_MAPPING_KEY = re.compile(r"^\s*(?:- )?(?!(?:else|try|finally|except|default|public|private|protected)\s*:)"
+                          r"[\w.\"'-]+:\s*$")  # ``  redis:``, a key whose value is the block below it
+
 def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
     """Update lines inside a block the update opens with a line the file has once (``footer {``), that the
     file does not have inside that block: they are the block's new lines, not the lines of the same text
@@ -629,7 +651,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     elsewhere = _inside_unshown(fresh, keys, doc_keys, defined)  # (none of those lines is a place in the file)
     elsewhere |= {k for k in fresh if _ATTACHED_LINE.match(keys[k])}  # (a new definition's ``@impl true``)
     elsewhere |= {k for h0, h1, _, _ in named for k in range(h0, h1 + 1)}
-    elsewhere |= _outside_their_block(keys, doc_keys, markers)
+    elsewhere |= _outside_their_block(keys, doc_keys, markers) | _under_new_headers(keys, doc_keys, markers)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
     closing_new = {k for k, _ in chain if _closes_new_block(k, keys, in_file)}
