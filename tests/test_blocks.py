@@ -1994,3 +1994,17 @@ def test_a_scala_doc_comment_after_an_indented_body_is_the_next_definition_s():
     want = document.replace("    Money.Zero\n", "    d.amount.min(subtotal(order))\n")
     assert merge_update(document, update, "Pricing.scala").merged == want
     assert _by_blocks(document, update, "scala") == want
+
+
+def test_a_marker_naming_a_rust_type_keeps_its_impl_blocks():
+    """``// ... MinimumSpend is unchanged ...`` stands for the struct and its ``impl`` blocks (named by their
+    type), not the struct alone (the impls went)."""
+    document = ("pub struct Percentage(u8);\n\npub struct MinimumSpend<D> {\n    inner: D,\n}\n\n"
+                "impl<D: Discount> MinimumSpend<D> {\n    pub fn new(inner: D) -> Self {\n        Self { inner }\n    }\n}\n\n"
+                "impl<D: Discount> Discount for MinimumSpend<D> {\n    fn apply(&self, s: u64) -> u64 {\n"
+                "        self.inner.apply(s)\n    }\n}\n\npub enum DiscountError {\n    Invalid,\n}\n")
+    stacked = "pub struct Stacked {\n    rules: Vec<Box<dyn Discount>>,\n}\n"
+    update = ("pub struct Percentage(u8);\n\n// ... MinimumSpend is unchanged ...\n\n" + stacked +
+              "\n// ... DiscountError is unchanged ...\n")
+    want = document.replace("\npub enum DiscountError", "\n" + stacked + "\npub enum DiscountError")
+    assert merge_update(document, update, "discount.rs").merged == want

@@ -2728,3 +2728,33 @@ def test_a_new_yaml_block_s_keys_are_its_own_not_the_next_block_s():
               + redis + "\n  # ... stub unchanged ...\n\nvolumes:\n  redis-data:\n")
     assert merge_update(document, update, "docker-compose.yml").merged == document.replace(
         "\n  stub:", "\n" + redis + "\n  stub:") + "\nvolumes:\n  redis-data:\n"
+
+
+def test_a_new_test_sharing_another_s_boilerplate_is_new_not_that_test_renamed():
+    """New tests after ``// ... existing tests ...`` share a file test's ``val vm = viewModel()`` and one of its
+    assertions, not what makes that test itself (``vm.addNote("   ", "body")``): new tests, at the class's
+    end, not the file's test renamed (which deleted it and the test after it)."""
+    test = "    @Test\n    fun `{}`() = runTest {{\n        val vm = viewModel()\n        advanceUntilIdle()\n{}    }}\n"
+    document = ("class NotesViewModelTest {\n    private fun viewModel() = NotesViewModel(repo)\n\n"
+                + test.format("pinned come first", "        assertEquals(listOf(2L, 3L, 1L), ids(vm))\n") + "\n"
+                + test.format("blank titles are ignored", "        vm.addNote(\"   \", \"body\")\n"
+                              "        assertEquals(3, vm.uiState.value.notes.size)\n") + "\n"
+                + test.format("delete removes the note", "        vm.delete(3)\n        assertEquals(listOf(2L, 1L), ids(vm))\n")
+                + "}\n")
+    new = test.format("search filters by title", "        vm.onQueryChange(\"LYON\")\n        assertEquals(listOf(3L), ids(vm))\n"
+                      "        vm.onQueryChange(\"\")\n        assertEquals(3, vm.uiState.value.notes.size)\n")
+    update = "    // ... existing tests ...\n\n" + new + "}\n"
+    assert merge_update(document, update, "NotesViewModelTest.kt", after="").merged == \
+        document[: -len("}\n")] + "\n" + new + "}\n"
+
+
+def test_a_new_cmake_block_s_endif_closes_it_not_the_file_s_next_block():
+    """A new ``if(...)`` block shown after the file's ``if(MSVC)`` one: its ``endif()`` closes the new block, so
+    it is no place (taken for the file's next ``endif()``, the tests block between went)."""
+    document = ("option(BUILD_TESTS \"Build the tests\" ON)\n\nif(MSVC)\n    add_compile_options(/W4)\nelse()\n"
+                "    add_compile_options(-Wall)\nendif()\n\nif(BUILD_TESTS)\n    enable_testing()\n"
+                "    add_executable(t tests/t.cpp)\nendif()\n")
+    sanitize = "if(SANITIZE AND NOT MSVC)\n    add_compile_options(-fsanitize=address)\nendif()\n"
+    update = "if(MSVC)\n    add_compile_options(/W4)\nelse()\n    add_compile_options(-Wall)\nendif()\n\n" + sanitize
+    assert merge_update(document, update, "CMakeLists.txt").merged == document.replace(
+        "endif()\n\nif(BUILD_TESTS)", "endif()\n\n" + sanitize + "\nif(BUILD_TESTS)")

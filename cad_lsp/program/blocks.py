@@ -275,9 +275,12 @@ def _last_body_at(old_units: list[Unit], merger: "_Merger", depth: str) -> Unit 
 
 def _unit_name(lines: list[str], unit: Unit) -> str | None:
     """What a marker listing elided code would call a unit: its name (``loadTodos``, ``remaining``), or the
-    call it makes (``useEffect``)."""
+    call it makes (``useEffect``); an ``impl`` block, its type's (``// ... MinimumSpend is unchanged ...`` keeps
+    ``impl<D: Discount> Discount for MinimumSpend<D>`` too)."""
     if unit.key is not None and unit.key[0] in ("function", "type", "variable"):
         return unit.key[1].rsplit(".", 1)[-1]
+    if unit.key is not None and unit.key[0] == "impl" and unit.key[1].split():
+        return re.match(r"[\w:]*", unit.key[1].split()[-1])[0].rsplit("::", 1)[-1] or None
     m = _DECLARED.match(lines[_first_line(unit)])
     return m[1] if m else None
 
@@ -1166,8 +1169,10 @@ class _Merger:
         """A marker between a shown statement and a new one of its kind (``scope :recent``, ``# ... other
         scopes ...``, then a new ``scope :trending``, then a marker): it stands for the rest of that kind's run
         in the file, and the new one goes at the run's end, not after everything the marker's block holds."""
-        if self.place is not None or before < 0:
-            return covered
+        said = self._said(new_units, [k]) if k in range(len(new_units)) else set()
+        if self.place is not None or before < 0 or any(_unit_name(self.old.lines, old_units[j]) in said
+                                                       for j in covered):
+            return covered  # (a marker that names what it keeps says itself where it ends)
         run_new = []  # the update's units from the marker to the next one (or its end): all new
         for m in sequence[sequence.index(k) + 1:]:
             if m not in range(len(new_units)) or self.is_marker(new_units[m]):

@@ -105,7 +105,8 @@ _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|stat
                        r"(?=[\w<>\[\],.?]+\s+\w+\s*\())")
 # ``@property``, ``@Override``, ``@app.get("/")``; Rust's ``#[derive(Debug)]``, C#'s ``[HttpGet]``
 _DECORATOR = re.compile(r"^\s*(?:@[\w.]+(?:\(.*\))?|#\[.*\]|\[[A-Z]\w*(?:\(.*\))?\])\s*$")
-_CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)\s*$")  # a line that only closes blocks
+_CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|"  # a line that only closes blocks (and CMake's, PHP's
+                      r"end(?:if|foreach|for|while|function|macro|switch)\s*(?:\(\s*\)|;)?)\s*$")  # ``endif()``)
 _CLOSING_TAG = re.compile(r"^\s*</([\w.:-]+)>\s*$")  # a markup element's closing tag alone on its line
 NO_MATCH = "\x00"  # the key of an update line that is no file line's
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
@@ -423,7 +424,7 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     """The update lines of definitions the file does not have (``defined``: the file's; a new method whose body
     repeats another's ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place
     in the file; from the line that names it (its decorators and doc comment above) to its closing line."""
-    bodies: dict[int, set[str]] = {}  # a file definition's distinctive lines, read when first asked
+    bodies: dict[int, tuple[set[str], set[str]]] = {}  # a file definition's distinctive lines (all, its own), read when first asked
     out: set[int] = set()
     for k, key in enumerate(keys):
         if markers[k] or k in out:  # (a line the file has may open a new one: ``router.post(``, its title below)
@@ -603,13 +604,18 @@ def _outside_their_block(keys: list[str], doc_keys: list[str], markers: list[boo
     return out
 
 
-def _same_body(shown: set[str], doc_keys: list[str], j: int, bodies: dict[int, set[str]]) -> bool:
+def _same_body(shown: set[str], doc_keys: list[str], j: int,
+               bodies: dict[int, tuple[set[str], set[str]]]) -> bool:
     """Whether new code holds nearly all the distinctive lines of the file definition that line j opens (two at
-    least): that one renamed, not a new one that shares a few lines with it.  ``bodies`` keeps what was read."""
+    least), and more than half of those the file has only there: that one renamed, not a new one that shares a
+    few lines with it (a new test shares every test's ``val vm = viewModel()``, not the lines that make another
+    test that one).  ``bodies`` keeps what was read."""
     if j not in bodies:
-        bodies[j] = {doc_keys[i] for i in range(j + 1, _block_end(doc_keys, j)) if _weight(doc_keys[i]) >= DISTINCTIVE}
-    theirs = bodies[j]
-    return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs)
+        lines = {doc_keys[i] for i in range(j + 1, _block_end(doc_keys, j)) if _weight(doc_keys[i]) >= DISTINCTIVE}
+        bodies[j] = lines, {key for key in lines if doc_keys.count(key) == 1}
+    theirs, own = bodies[j]
+    return len(theirs) >= 2 and len(theirs & shown) >= SAME_BODY * len(theirs) and \
+        (len(own) < 2 or 2 * len(own & shown) > len(own))
 
 
 def align_update(document: str, update: str, *, context: bool = False,
