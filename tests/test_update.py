@@ -2758,3 +2758,25 @@ def test_a_new_cmake_block_s_endif_closes_it_not_the_file_s_next_block():
     update = "if(MSVC)\n    add_compile_options(/W4)\nelse()\n    add_compile_options(-Wall)\nendif()\n\n" + sanitize
     assert merge_update(document, update, "CMakeLists.txt").merged == document.replace(
         "endif()\n\nif(BUILD_TESTS)", "endif()\n\n" + sanitize + "\nif(BUILD_TESTS)")
+
+
+def test_a_table_s_last_rows_shown_before_new_ones_are_not_written_twice():
+    """A README update that starts with the table's last two rows, then new rows and a new paragraph in the
+    next section: the rows shown are the file's (a reading by sections wrote them again beside the file's)."""
+    document = ("# pg-backup\n\n## Configuration\n\n| Variable | Default |\n|---|---|\n| `PGHOST` | `localhost` |\n"
+                "| `PGUSER` | `backup` |\n| `LOG_FILE` | `/var/log/pg-backup.log` |\n\n## Running it by hand\n\n"
+                "```bash\nsudo -u backup /opt/backup/bin/backup.sh\n```\n\nCheck the log afterwards:\n\n"
+                "```bash\ntail -n 20 /var/log/pg-backup.log\n```\n")
+    rows = "| `KEEP_DAYS` | `14` |\n| `LOCK_FILE` | `/var/lock/pg-backup.lock` |\n"
+    note = "If cron is already running a backup, a manual run exits 0.\n\n"
+    update = ("| `PGUSER` | `backup` |\n| `LOG_FILE` | `/var/log/pg-backup.log` |\n" + rows + "\n## Running it by hand\n\n"
+              "```bash\nsudo -u backup /opt/backup/bin/backup.sh\n```\n\n" + note + "Check the log afterwards:\n")
+    assert merge_update(document, update, "README.md").merged == document.replace(
+        "pg-backup.log` |\n", "pg-backup.log` |\n" + rows).replace("Check the log", note + "Check the log")
+
+
+def test_a_file_named_by_a_labelled_first_line_needs_no_extension():
+    from cad_lsp.program.answer import read_answer
+    answer = "```\n# File: crontab\n# /etc/cron.d/pg-backup\nSHELL=/bin/bash\n30 2 * * * backup /opt/backup.sh\n```\n"
+    blocks = read_answer(answer).blocks
+    assert [b.path for b in blocks] == ["crontab"] and blocks[0].text.startswith("# /etc/cron.d/pg-backup\n")

@@ -558,8 +558,8 @@ def _naming_first_line(body: list[str]) -> str | None:
     if first.lstrip().startswith(("#!", "#include", "#define", "#import", "#pragma", "# -*-")):
         return None
     m = _NAMING_LINE.match(first)
-    if not m or not looks_like_path(m["path"]):
-        return None
+    if not m or not (looks_like_path(m["path"]) or m["label"] and re.fullmatch(r"\.?\w[\w.-]*", m["path"])):
+        return None  # (a label says a bare name is a file: ``# File: crontab``)
     return m["path"]
 
 

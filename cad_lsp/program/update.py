@@ -2755,7 +2755,8 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     marker (doubled: a marker's neighbours are context; elsewhere new code may repeat a line, as a lookalike
     function does); a line shown next to a marker, or first or last in the update, that the merge writes anew
     within a line or two of a copy the file keeps (``deactivate`` after a rewritten command, a template's last
-    ``</div>``: the file has it several times, so it placed nothing, and the file's stayed beside it); and, in a
+    ``</div>``: the file has it several times, so it placed nothing; a table's row the update starts with, which
+    a reading by sections wrote as new: and the file's stayed beside it); and, in a
     line placement (``fresh``: its update lines of new definitions), ``_stale_twins``."""
     keys = [_key(line) for line in update_lines]
     edges = {keys[i] for m, key in enumerate(keys) if is_marker(key)
@@ -2766,7 +2767,7 @@ def _repeats_moved(doc_lines: list[str], update_lines: list[str], pieces: list[P
     shown = [(_key(piece.text), piece) for piece in pieces if piece.text.strip()]
     doubled = sum(1 for n, (key, piece) in enumerate(shown)
                   if piece.file_line is None and key in edges | ends and _weight(key) >= ANCHOR_WEIGHT
-                  and not _CLOSING.match(key) and (counts[key] != 1 or _weight(key) < DISTINCTIVE)
+                  and not _CLOSING.match(key) and (counts[key] != 1 or _weight(key) < DISTINCTIVE or key in ends)
                   and any(other == key and near.file_line is not None for other, near in shown[max(0, n - 2): n + 3]))
     # (``@property`` is the new definition's below it, ``router.post(`` opens a new route like the file's: shown
     # after a marker, they are not the file's lines taken for context)
