@@ -435,16 +435,14 @@ CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
 NOT_YET: dict[str, str] = {
-    "ruby-rails-webhook-retries-mistral": "a service shown without its ``require`` lines and with a marker in plain "
-                                          "words; a spec's ``let`` and ``subject`` rewritten: ``private`` written "
-                                          "twice and the spec's new ``let`` lost",
+    "ruby-rails-webhook-retries-mistral": "a spec's one-line ``subject(:deliverer) { ... }`` rewritten as a ``do`` "
+                                          "block under a new ``let``, nothing of the file around them: both go to "
+                                          "the describe's end and the old ``subject`` stays",
     "k8s-yaml-shell-probes-rollout-windsurf": "a container's ``env`` list shown as context, then keys at the pod "
                                               "spec's depth: the blank line after the list is lost",
     "go-worker-pool-retry-backoff-gemini": "new declarations after a function: the expected file writes them with no "
                                            "blank line after its closing brace, the merge sets them apart as the file "
                                            "sets its functions apart",
-    "csharp-aspnet-mvc-products-search-cursor": "a Razor view (no grammar) with a marker ``@* ... *@`` that skips from "
-                                                "one branch into the pager: the new form is not written",
     "rust-reqwest-weather-client-retries-mistral": "a function's body moved into a new private one, shown only as a "
                                                    "marker there: the body is not carried over",
     "java-spring-book-404-validation-copilot": "a marker right after the imports that stands for the rest of them, "
@@ -1088,3 +1086,25 @@ def test_a_text_block_under_a_text_file_s_name_is_that_file():
               "`main.go` needs no change. Run:\n\n```text\ngo run .\n```\n")
     reading = read_answer(answer)
     assert [b.path for b in reading.blocks] == ["requirements.txt"]
+
+
+def test_erb_and_razor_comments_name_files_and_elide_lines(tmp_path):
+    """``<%# app/views/articles/index.html.erb %>`` and ``@* Pages/Todos.razor *@`` first lines name their files;
+    ``@* ... existing code ... *@`` is a marker; a new ``form_with`` block's ``<% end %>`` closes it (taken for
+    the file's last ``<% end %>``, the list between went)."""
+    view = ('<div class="page-header">\n  <h1>Articles</h1>\n</div>\n\n<% if @articles.any? %>\n  <ul>\n'
+            '    <% @articles.each do |article| %>\n      <li><%= article.title %></li>\n    <% end %>\n  </ul>\n'
+            '<% else %>\n  <p>No articles yet.</p>\n<% end %>\n')
+    (tmp_path / "app/views/articles").mkdir(parents=True)
+    (tmp_path / "app/views/articles/index.html.erb").write_text(view)
+    form = ('<%= form_with url: articles_path, method: :get do |f| %>\n  <%= f.search_field :q, value: @query %>\n'
+            '<% end %>\n')
+    answer = ("Add a search form:\n\n```erb\n<%# app/views/articles/index.html.erb %>\n"
+              '<div class="page-header">\n  <h1>Articles</h1>\n</div>\n\n' + form + "```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete, plan.refusals()
+    assert plan.files[0].after == view.replace("</div>\n\n", "</div>\n\n" + form + "\n")
+    razor = "@* Pages/Todos.razor *@\n<ul>\n    @* ... existing code ... *@\n</ul>\n"
+    assert read_answer("```razor\n" + razor + "```\n").blocks[0].path == "Pages/Todos.razor"
+    from cad_lsp.program.markers import is_marker
+    assert is_marker("    @* ... existing code ... *@\n") and not is_marker("@* Pages/Todos.razor *@\n")

@@ -52,14 +52,15 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
 
 # A first line naming the file: a comment, an optional rule (``---``), an optional label, the path, an optional
 # note on it ("(new file)", "- updated"), the comment's end.
-_COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b|\{\{--|\{#)"  # (Blade's ``{{--``, Jinja's ``{#``)
+_COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b|\{\{--|\{#|<%#|@\*)"  # (Blade's ``{{--``, Jinja's
+# ``{#``, ERB's ``<%#``, Razor's ``@*``)
 # ("In src/a.js", "Updated src/a.js", "New file: src/a.ts", TypeScript's twoslash ``// @filename: src/a.ts``)
 _LABEL = (r"(?:(?:(?:updated|modified|changed|edited|new)\s+)?@?(?:file\s*path|filepath|file\s*name|filename|file|path)"
           r"\s*[:=]\s*|(?:in|updated|modified|changed|edited)\s+(?=`?\S*[/.]))")
 _RULE = r"(?:[-=*~]{2,}\s*)?"
 _PATH_NOTE = r"(?:\s*:|\s+\([^()]{1,40}\)|\s+[-\u2013\u2014]\s+[\w ]{1,30})?"
 _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?(?P<path>[^\s:()`]+?)`?{_PATH_NOTE}\s*"
-                          r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\)|--\}\}|#\})?\s*$", re.IGNORECASE)
+                          r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\)|--\}\}|#\}|%>|\*@)?\s*$", re.IGNORECASE)
 # The line before a fence.  A line holding a path and little else names it ("src/app.py", "**`src/app.py`**",
 # "### 2. `src/app.py` (new)", "File: src/app.py:"); so does a heading, a bold line or a sentence that ends
 # with a colon and names exactly one file ("Update `src/app.py`:", "### Step 2: change `src/app.py`").

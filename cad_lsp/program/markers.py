@@ -37,7 +37,7 @@ _CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 def is_marker(line: str) -> bool:
     """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
     ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
-    ``// ... other methods ...``, Twig's ``{# ... #}``), or a bare ``...``, or one in double braces
+    ``// ... other methods ...``, Twig's ``{# ... #}``, Razor's ``@* ... *@``), or a bare ``...``, or one in double braces
     (``{{ ... }}``)."""
     text = line.rstrip("\r\n").strip()
     if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
@@ -49,6 +49,8 @@ def is_marker(line: str) -> bool:
         text = text[1:-1].strip()
     elif text.startswith("{#") and text.endswith("#}"):  # Jinja, Twig: ``{# ... #}``
         text = "// " + text[2:-2].strip()
+    elif text.startswith(("@*", "<%#")) and text.endswith(("*@", "%>")):  # Razor's ``@* ... *@``, ERB's ``<%# ... %>``
+        text = "// " + text[2 if text.startswith("@*") else 3:-2].strip()
     m = _COMMENT.match(text)
     if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
         return False

@@ -106,7 +106,8 @@ _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|stat
 # ``@property``, ``@Override``, ``@app.get("/")``; Rust's ``#[derive(Debug)]``, C#'s ``[HttpGet]``
 _DECORATOR = re.compile(r"^\s*(?:@[\w.]+(?:\(.*\))?|#\[.*\]|\[[A-Z]\w*(?:\(.*\))?\])\s*$")
 _CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|"  # a line that only closes blocks (and CMake's, PHP's
-                      r"end(?:if|foreach|for|while|function|macro|switch)\s*(?:\(\s*\)|;)?)\s*$")  # ``endif()``)
+                      r"end(?:if|foreach|for|while|function|macro|switch)\s*(?:\(\s*\)|;)?|"  # ``endif()``, ERB's
+                      r"<%-?\s*(?:end|\})\s*-?%>|\{%-?\s*end\w*\s*-?%\})\s*$")  # ``<% end %>``, Jinja's ``{% endif %}``)
 _CLOSING_TAG = re.compile(r"^\s*</([\w.:-]+)>\s*$")  # a markup element's closing tag alone on its line
 NO_MATCH = "\x00"  # the key of an update line that is no file line's
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
