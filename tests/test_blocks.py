@@ -2008,3 +2008,18 @@ def test_a_marker_naming_a_rust_type_keeps_its_impl_blocks():
               "\n// ... DiscountError is unchanged ...\n")
     want = document.replace("\npub enum DiscountError", "\n" + stacked + "\npub enum DiscountError")
     assert merge_update(document, update, "discount.rs").merged == want
+
+
+def test_a_swift_overload_of_other_argument_labels_is_a_new_method_not_the_file_s():
+    """UIKit's delegate methods are all ``tableView``: a new ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``
+    shown after the class's ``tableView(_:didSelectRowAt:)`` is added beside it, not written over it."""
+    select = ("    override func tableView(_ tableView: UITableView, didSelectRowAt indexPath: IndexPath) {\n"
+              "        store.toggle(indexPath.row)\n    }\n")
+    rows = ("    override func tableView(_ tableView: UITableView, numberOfRowsInSection section: Int) -> Int {\n"
+            "        store.tasks.count\n    }\n")
+    document = "final class TaskList: UITableViewController {\n" + rows + "\n" + select + "}\n"
+    swipe = ("    override func tableView(\n        _ tableView: UITableView,\n"
+             "        trailingSwipeActionsConfigurationForRowAt indexPath: IndexPath\n"
+             "    ) -> UISwipeActionsConfiguration? {\n        nil\n    }\n")
+    update = "final class TaskList: UITableViewController {\n    // ... data source unchanged ...\n\n" + select + "\n" + swipe + "}\n"
+    assert merge_update(document, update, "TaskList.swift").merged == document.replace(select, select + "\n" + swipe)

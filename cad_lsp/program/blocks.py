@@ -777,12 +777,20 @@ class _Merger:
             self.new_definitions += 1
         return pieces
 
+    def namesakes(self, unit: Unit, old_units: list[Unit]) -> list[Unit]:
+        """The file's units, at any depth, of an update unit's name; among overloads, those of its argument labels
+        (a new ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)`` is none of the file's ``tableView``s)."""
+        found = [o for o in _walk(old_units) if o.key == unit.key]
+        if len(found) > 1:
+            found = [o for o in found if self.selector(self.old, o) == self.selector(self.new, unit)]
+        return found
+
     def target(self, unit: Unit, old_units: list[Unit]) -> tuple[Unit, Unit]:
         """The file unit, at any depth, that an update's unit pasted alone stands for: the one of its name (the
         most alike among several); _Refused when none, or two are as alike."""
         if unit.key is None or unit.key[0] not in ("function", "type", "impl", "variable", "section", "call"):
             raise _Refused
-        found = [o for o in _walk(old_units) if o.key == unit.key and not self.other_entry(o, unit)]
+        found = [o for o in self.namesakes(unit, old_units) if not self.other_entry(o, unit)]
         if not found:
             raise _Refused
         scores = [self.resemblance(o, unit) for o in found]
@@ -820,7 +828,7 @@ class _Merger:
             after = [m for m in shown if m > k and m in targets]  # takes, shown right above it)
             key, element = new_units[k].key, new_units[k].kind == "element"  # (XML: a new ``<dependency>``)
             if key is None or key[0] not in ("function", "type") and not element or \
-                    any(o.key == key for o in _walk(old_units)):
+                    self.namesakes(new_units[k], old_units):
                 raise _Refused
             if before and ((targets[before[-1]].key or ("",))[0] == "function" or
                            element and targets[before[-1]].kind == "element"):
@@ -874,6 +882,17 @@ class _Merger:
                           place_unused=self.place_unused())
 
     # -- matching one level
+    @staticmethod
+    def selector(side: _Side, unit: Unit) -> list[str]:
+        """A definition's argument labels, the words before each parameter's ``:`` in its head (Swift's
+        ``tableView(_:didSelectRowAt:)``); none where its parameters have no such labels."""
+        head = ""
+        for row in range(unit.inner if unit.inner is not None else unit.start, unit.end + 1):
+            head += " " + side.lines[row].strip()
+            if "{" in side.lines[row] or side.lines[row].rstrip().endswith(":"):
+                break
+        return re.findall(r"(?:\(|,)\s*(\w+)(?:\s+\w+)?\s*:", head)
+
     def match(self, old_units: list[Unit], new_units: list[Unit]) -> dict[int, int]:
         """New unit index -> old unit index: units shown unchanged by their text, then the others by name (among
         several of one name, the most alike, then the next in order)."""
@@ -918,6 +937,9 @@ class _Merger:
                 k not in matches and new_units[k].key == unit.key and self.normal(self.new, new_units[k])[:1] ==
                 self.normal(self.old, old_units[j])[:1] for k in shown if k != i)]  # (another shows its first line:
             # ``def index(conn, params) do`` with a marker below a new clause ``def index(conn, %{"status" => ...``)
+            if len(by_key.get(unit.key, [])) > 1:  # overloads: the one of the same argument labels (Swift's ``tableView(_:
+                found = [j for j in found if self.selector(self.old, old_units[j]) == self.selector(self.new, unit)]
+                # didSelectRowAt:)`` is not ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``)
             if found:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))
