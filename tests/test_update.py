@@ -2780,3 +2780,21 @@ def test_a_file_named_by_a_labelled_first_line_needs_no_extension():
     answer = "```\n# File: crontab\n# /etc/cron.d/pg-backup\nSHELL=/bin/bash\n30 2 * * * backup /opt/backup.sh\n```\n"
     blocks = read_answer(answer).blocks
     assert [b.path for b in blocks] == ["crontab"] and blocks[0].text.startswith("# /etc/cron.d/pg-backup\n")
+
+
+def test_closing_lines_that_end_a_snippet_close_the_blocks_it_shows_in_the_file():
+    """A PHP snippet from the top of a script down to the ``}`` of its ``if`` (the file goes on below): its last
+    ``}`` is that block's in the file, so the one-line body it rewrites goes, not stays after the new lines."""
+    document = ("<?php\n\n$message = null;\nif ($_SERVER['REQUEST_METHOD'] === 'POST') {\n    $id = (int) ($_POST['id'] ?? 0);\n\n"
+                "    if ($action === 'delete' && $id > 0) {\n        $message = $users->delete($id) ? 'deleted' : 'not found';\n"
+                "    }\n}\n\n$page = max(1, (int) ($_GET['page'] ?? 1));\n$rows = $users->all($page);\n?>\n"
+                "<!doctype html>\n<h1>Users</h1>\n")
+    body = ("    if ($action === 'delete' && $id > 0) {\n        if ($users->delete($id)) {\n            $message = 'deleted';\n"
+            "            $undoId = $id;\n        } else {\n            $message = 'not found';\n        }\n"
+            "    } elseif ($action === 'restore' && $id > 0) {\n        $message = $users->restore($id) ? 'restored' : 'kept';\n"
+            "    }\n}\n")
+    update = ("$message = null;\n$undoId = null;\nif ($_SERVER['REQUEST_METHOD'] === 'POST') {\n"
+              "    $id = (int) ($_POST['id'] ?? 0);\n\n" + body)
+    assert merge_update(document, update, "users.php").merged == (
+        "<?php\n\n" + update + "\n$page = max(1, (int) ($_GET['page'] ?? 1));\n$rows = $users->all($page);\n?>\n"
+        "<!doctype html>\n<h1>Users</h1>\n")

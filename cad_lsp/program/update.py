@@ -827,14 +827,16 @@ def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: l
 def _close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
     """A new closing line (``}``) whose block opens on a placed line (``get {``, its body rewritten) is that
     block's closing line in the file, not a second one written before it: the body's old lines go, and a marker
-    after it, or new code after the block (a method added after the one rewritten), keeps what follows."""
+    after it, or new code after the block (a method added after the one rewritten), keeps what follows; at the
+    update's end, the file's lines after it stay."""
     for i, n in enumerate(lines):
         if n != NEW or not keys[i].strip() or not _CLOSING.match(keys[i]):
             continue
         depth = _indent_of(keys[i])
         after = next((m for m in range(i + 1, len(keys)) if keys[m].strip() or lines[m] == MARKER), None)
-        if after is None or lines[after] != MARKER and (lines[after] != NEW or _indent_of(keys[after]) > depth):
-            continue  # (before a marker, or new code after the block: elsewhere closing lines are placed later)
+        if after is not None and lines[after] != MARKER and (lines[after] != NEW or _indent_of(keys[after]) > depth):
+            continue  # (before a marker, the update's end, or new code after the block: elsewhere closing lines
+            # are placed later)
         opener = next((o for o in range(i - 1, -1, -1) if keys[o].strip() and lines[o] != MARKER
                        and _indent_of(keys[o]) <= depth), None)
         if opener is None or lines[opener] <= 0 or _indent_of(keys[opener]) != depth or _CLOSING.match(keys[opener]):
@@ -842,8 +844,9 @@ def _close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) 
         start = lines[opener]  # 1-based: the block's body starts after it
         end = next((j for j in range(start, len(doc_keys)) if doc_keys[j].strip() and
                     _indent_of(doc_keys[j]) <= depth), None)
-        if end is None or doc_keys[end].strip() != keys[i].strip() or end + 1 in lines:
-            continue
+        if end is None or doc_keys[end].strip() != keys[i].strip() or end + 1 in lines or \
+                after is None and not any(key.strip() for key in doc_keys[end + 1:]):
+            continue  # (at the file's end too, the lines that end both place the update)
         inside = [m for m in lines[opener + 1:i] if m > 0]
         if all(start < m <= end for m in inside) and all(m <= start or m > end + 1 for m in lines[i + 1:] if m > 0):
             lines[i] = end + 1
