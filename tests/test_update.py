@@ -2798,3 +2798,22 @@ def test_closing_lines_that_end_a_snippet_close_the_blocks_it_shows_in_the_file(
     assert merge_update(document, update, "users.php").merged == (
         "<?php\n\n" + update + "\n$page = max(1, (int) ($_GET['page'] ?? 1));\n$rows = $users->all($page);\n?>\n"
         "<!doctype html>\n<h1>Users</h1>\n")
+
+
+def test_new_table_cases_after_a_marker_keep_the_file_s_cases_and_blank_line():
+    """``// ... existing cases ...`` then new cases of a Go table test, one holding an item the file's
+    ``multiple items`` case has: a new case's lines are its own (taken for that case's, the cases between went);
+    and the new check shown above ``// ... rest of the checks unchanged ...`` takes the file's blank line there."""
+    document = ("func TestPlaceOrder(t *testing.T) {\n\ttests := []struct {\n\t\tname  string\n\t\titems []Item\n\t}{\n"
+                "\t\t{\n\t\t\tname: \"multiple items\",\n\t\t\titems: []Item{\n\t\t\t\t{SKU: \"A1\", Quantity: 1},\n"
+                "\t\t\t\t{SKU: \"B2\", Quantity: 3},\n\t\t\t},\n\t\t},\n\t\t{\n\t\t\tname:  \"payment declined\",\n"
+                "\t\t\titems: nil,\n\t\t},\n\t}\n\n\tfor _, tt := range tests {\n\t\tgot, err := svc.PlaceOrder(tt.items)\n\n"
+                "\t\tif err != nil {\n\t\t\tt.Fatal(err)\n\t\t}\n\t\t_ = got\n\t}\n}\n")
+    case = ("\t\t{\n\t\t\tname: \"missing sku\",\n\t\t\titems: []Item{\n\t\t\t\t{SKU: \"A1\", Quantity: 1},\n"
+            "\t\t\t\t{SKU: \"\", Quantity: 1},\n\t\t\t},\n\t\t},\n")
+    check = "\t\tif tt.wantField != \"\" {\n\t\t\treturn\n\t\t}\n"
+    update = ("\ttests := []struct {\n\t\tname  string\n\t\titems []Item\n\t}{\n\t\t// ... existing cases ...\n" + case +
+              "\t}\n\n\tfor _, tt := range tests {\n\t\tgot, err := svc.PlaceOrder(tt.items)\n\n" + check +
+              "\t\t// ... rest of the checks unchanged ...\n\t}\n}\n")
+    assert merge_update(document, update, "order_test.go").merged == document.replace(
+        "\t\t},\n\t}\n\n", "\t\t},\n" + case + "\t}\n\n").replace("tt.items)\n\n", "tt.items)\n\n" + check)

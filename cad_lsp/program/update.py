@@ -554,9 +554,18 @@ _ARGUMENTS_GO_ON = re.compile(r"^\s*(?:end|[)\]}]+)\s*,.*[\[{(]\s*$")  # a callb
 
 def _under_new_headers(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
     """Update lines under a header the file does not have, one that opens its block by indentation (a new YAML
-    service's ``redis:``): they are the new block's, however alike a line of the file (``volumes:`` taken from
-    the next service placed the new one after it, and that service lost its line)."""
+    service's ``redis:``), or in an entry of a list whose identity the file does not have (a Go table test's
+    ``{`` ... ``name: "missing sku",`` ... ``},``): they are the new block's, however alike a line of the file
+    (``volumes:`` taken from the next service placed the new one after it, and that service lost its line; an
+    item of a new case taken from an old case's deleted the cases between)."""
     in_file, out = set(doc_keys), set()
+    for k, key in enumerate(keys):
+        if markers[k] or not _IDENTITY_LINE.match(key) or key in in_file:
+            continue
+        opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and _indent_of(keys[o]) < _indent_of(key)),
+                      None)
+        if opener is not None and keys[opener].rstrip().endswith(("{", "(", "[")) and keys[opener] != key:
+            out |= {i for i in range(opener + 1, _block_end(keys, opener, markers)) if not markers[i]}
     parents: list[tuple[int, bool]] = []  # (indentation, under a new header) of the open headers above
     for k, key in enumerate(keys):
         if not key.strip() or markers[k]:
@@ -571,6 +580,8 @@ def _under_new_headers(keys: list[str], doc_keys: list[str], markers: list[bool]
     return out
 
 
+# An entry's identity in a list of them: ``name: "no items",`` in a Go table test, ``"id": "0004_users",``
+_IDENTITY_LINE = re.compile(r"""^\s*["']?(?:id|name|key|slug|title)["']?\s*[:=]\s*(["'`]).*\1,?\s*$""")
 _MAPPING_KEY = re.compile(r"^\s*(?:- )?(?!(?:else|try|finally|except|default|public|private|protected)\s*:)"
                           r"[\w.\"'-]+:\s*$")  # ``  redis:``, a key whose value is the block below it
 
@@ -1273,6 +1284,13 @@ def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], k
         if shared < before and preceding is not None and preceding > 0 and preceding + 1 == first <= last:
             for i in range(before - shared):
                 lines[k - before + i] = SKIP
+        start = k  # new lines right before the marker, set off by a blank line from the placed line above them
+        while start > 0 and lines[start - 1] == NEW:
+            start -= 1  # (where the file has its blank line: the update's is that one, not a second after them)
+        if not shared and not before and start < k and start > 0 and lines[start - 1] > 0 and \
+                lines[start - 1] + 1 == first <= last and not keys[start].strip() and not doc_keys[first - 1].strip():
+            lines[start] = first
+            first += 1
         kept[k] = (first + shared, last)
 
 
