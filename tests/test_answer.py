@@ -1108,3 +1108,20 @@ def test_erb_and_razor_comments_name_files_and_elide_lines(tmp_path):
     assert read_answer("```razor\n" + razor + "```\n").blocks[0].path == "Pages/Todos.razor"
     from cad_lsp.program.markers import is_marker
     assert is_marker("    @* ... existing code ... *@\n") and not is_marker("@* Pages/Todos.razor *@\n")
+
+
+def test_replace_it_after_a_named_test_replaces_that_test(tmp_path):
+    """"`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:": the new
+    tests go where that one was, and it goes."""
+    (tmp_path / "test_repo.py").write_text(
+        "def test_add(repo):\n    assert repo.add('a')\n\n\ndef test_delete_removes_customer(repo):\n    c = repo.add('t')\n"
+        "    repo.delete(c.id)\n    assert repo.get(c.id) is None\n\n\ndef test_total(repo):\n    assert repo.total() == 0\n")
+    new = ("def test_delete_is_soft(repo):\n    c = repo.add('t')\n    repo.delete(c.id)\n"
+           "    assert repo.get(c.id, include_deleted=True).deleted_at\n\n\n"
+           "def test_restore(repo):\n    c = repo.add('t')\n    repo.delete(c.id)\n    assert repo.restore(c.id)\n")
+    answer = ("`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:\n\n"
+              "```python test_repo.py\n" + new + "```\n")
+    plan = plan_answer(answer, tmp_path)
+    assert plan.complete, plan.refusals()
+    assert plan.files[0].after == ("def test_add(repo):\n    assert repo.add('a')\n\n\n" + new +
+                                   "\n\ndef test_total(repo):\n    assert repo.total() == 0\n")

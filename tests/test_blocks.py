@@ -2023,3 +2023,22 @@ def test_a_swift_overload_of_other_argument_labels_is_a_new_method_not_the_file_
              "    ) -> UISwipeActionsConfiguration? {\n        nil\n    }\n")
     update = "final class TaskList: UITableViewController {\n    // ... data source unchanged ...\n\n" + select + "\n" + swipe + "}\n"
     assert merge_update(document, update, "TaskList.swift").merged == document.replace(select, select + "\n" + swipe)
+
+
+def test_rust_use_paths_widened_and_new_items_between_two_markers():
+    """``use std::{collections::HashSet, net::SocketAddr};`` is ``use std::net::SocketAddr;`` given a path (not a
+    second import); and new items between ``// ... imports unchanged ...`` and ``// ... body_json and
+    health_is_ok unchanged ...`` go after the imports, before ``body_json`` (the update's start stood for all of
+    them, and the items went after ``health_is_ok``)."""
+    main = "use std::net::SocketAddr;\n\nuse api::app;\n\nfn main() {\n    let addr: SocketAddr = todo!();\n}\n"
+    update = "use std::{collections::HashSet, net::SocketAddr};\n\nuse api::app;\n"
+    assert merge_update(main, update, "main.rs").merged == main.replace("use std::net::SocketAddr;", update.split("\n")[0])
+    tests = ("use api::{app, AppState};\nuse tower::ServiceExt;\n\nasync fn body_json(res: Response) -> Value {\n    todo!()\n}\n\n"
+             "#[tokio::test]\nasync fn health_is_ok() {\n    app(AppState::default());\n}\n\n"
+             "#[tokio::test]\nasync fn create_item() {\n    let app = app(AppState::default());\n}\n")
+    items = 'const API_KEY: &str = "test-key";\n\nfn test_app() -> axum::Router {\n    app(AppState::with_api_keys([API_KEY]))\n}\n'
+    create = "#[tokio::test]\nasync fn create_item() {\n    let app = test_app();\n}\n"
+    update = ("// ... imports unchanged ...\n\n" + items + "\n// ... body_json and health_is_ok unchanged ...\n\n" + create)
+    assert merge_update(tests, update, "api.rs").merged == tests.replace(
+        "\nasync fn body_json", "\n" + items + "\nasync fn body_json").replace("    let app = app(AppState::default());\n}\n",
+                                                                          "    let app = test_app();\n}\n")

@@ -160,6 +160,8 @@ _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?P<
                           r"(?:\w+\s+)?with\s+(?:(?:a|an|the|your|new|two|three|one)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?)\b)", re.IGNORECASE)
+# "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:"
+_REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\breplace\s+it\b(?P<new>)", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -285,7 +287,8 @@ def read_answer(markdown: str) -> Reading:
                 read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
                                                          f"(\"### Usage\", \"you can call it like this\"), not a change")
             said = next((line for line in reversed(prose) if line.strip() and not _PATH_LINE.match(line.strip())), "")
-            swap = _REPLACED_BY.search(said) if isinstance(read, Block) and read.path else None
+            swap = _REPLACED_BY.search(said) or _REPLACE_IT.search(said.replace("**", "")) \
+                if isinstance(read, Block) and read.path else None
             if swap and _defines(read.text, swap["new"]) and not _defines(read.text, swap["old"]):  # (the new one
                 # named, or any definition: "with one test per case")
                 read = replace(read, before=read.before or swap["old"])  # ("replace `loadArticles()` with

@@ -398,9 +398,22 @@ def _widens(theirs: str, ours: str) -> bool:
     def package(text: str) -> str:
         return re.sub(r"(?:\.|::)(?:\{.*\}|\w+);?$", "", text)
 
+    if theirs.startswith(("use ", "pub use ")) and ours.startswith(("use ", "pub use ")):  # Rust: by the paths
+        return theirs != ours and bool(_use_paths(theirs)) and _use_paths(theirs) <= _use_paths(ours)  # it brings in
     names = _imported([theirs])
     return package(theirs) != theirs and package(theirs) == package(ours) and bool(names) and \
         names <= _imported([ours]) and theirs != ours
+
+
+def _use_paths(text: str) -> set[str]:
+    """The paths a Rust ``use`` brings in, one level of braces spelt out (``use std::{collections::HashSet,
+    net::SocketAddr};``: ``std::collections::HashSet`` and ``std::net::SocketAddr``, as ``use std::net::SocketAddr;``
+    brings in the second)."""
+    body = re.sub(r"\s+", "", text.removeprefix("pub ").removeprefix("use ")).rstrip(";")
+    m = re.fullmatch(r"(?P<root>[\w:]*?)(?:::)?\{(?P<names>[^{}]*)\}", body)
+    if m is None:
+        return {body} if re.fullmatch(r"[\w:]+", body) else set()
+    return {f"{m['root']}::{name}" if m["root"] else name for name in m["names"].split(",") if name}
 
 
 def _sorted_place(imports: list[Unit], at: int, text: str, lines: list[str]) -> int:
@@ -1134,9 +1147,11 @@ class _Merger:
         items: list[tuple[str, object]] = []  # ("old", j) | ("new", k) | ("pair", (j, k))
         sequence = list(range(len(new_units)))
         markers_at = {k for k in sequence if self.is_marker(new_units[k])}
-        if edges:
-            markers_at |= {-1, len(new_units)}
-            sequence = [-1] + sequence + [len(new_units)]
+        if edges:  # (an update that starts or ends with a marker: that marker stands for the edge's units)
+            head = [-1] if not new_units or not self.is_marker(new_units[0]) else []
+            tail = [len(new_units)] if not new_units or not self.is_marker(new_units[-1]) else []
+            markers_at |= {*head, *tail}
+            sequence = head + sequence + tail
         elif open_end:
             markers_at.add(len(new_units))
             sequence.append(len(new_units))
