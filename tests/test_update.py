@@ -2817,3 +2817,19 @@ def test_new_table_cases_after_a_marker_keep_the_file_s_cases_and_blank_line():
               "\t\t// ... rest of the checks unchanged ...\n\t}\n}\n")
     assert merge_update(document, update, "order_test.go").merged == document.replace(
         "\t\t},\n\t}\n\n", "\t\t},\n" + case + "\t}\n\n").replace("tt.items)\n\n", "tt.items)\n\n" + check)
+
+
+def test_a_new_line_between_two_markers_goes_before_what_the_second_names():
+    """Read by lines (the SwiftUI body is beyond the syntax's reading): ``// ... environment and existing @State
+    properties ...``, a new ``@State``, ``// ... canSave unchanged ...``: the new property goes after the file's
+    properties, before ``canSave``, not after it (the first marker kept everything up to the next shown line)."""
+    document = ("struct AddTaskView: View {\n    @State private var title = \"\"\n    @State private var notes = \"\"\n\n"
+                "    private var canSave: Bool {\n        !title.isEmpty\n    }\n\n    var body: some View {\n"
+                "        Form {\n            TextField(\"Title\", text: $title)\n        }\n    }\n}\n")
+    update = ("struct AddTaskView: View {\n    // ... environment and existing @State properties ...\n"
+              "    @State private var priority: Priority = .medium\n\n    // ... canSave unchanged ...\n\n"
+              "    var body: some View {\n        Form {\n            // ... title unchanged ...\n\n"
+              "            Picker(\"Priority\", selection: $priority) {}\n        }\n    }\n}\n")
+    merged = merge_update(document, update, "AddTaskView.swift").merged
+    assert merged.index("var priority") < merged.index("var canSave") and merged.count("var canSave") == 1
+    assert "notes = \"\"\n    @State private var priority: Priority = .medium\n\n    private var canSave" in merged

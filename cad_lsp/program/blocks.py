@@ -350,6 +350,11 @@ def _identity(lines: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _identifier(name: str | None) -> bool:
+    """Whether a name reads as code, not as a word of a sentence: ``canSave``, ``max_items``."""
+    return bool(name) and re.fullmatch(r"[a-z]\w*(?:[A-Z]|_[a-z])\w*", name) is not None
+
+
 def _kind(unit: Unit) -> str:
     """What sort of unit: a type, a function, a call (a test), a variable ..., else the parser's node type."""
     return unit.key[0] if unit.key is not None and unit.key[0] != "first line" else unit.kind
@@ -1260,8 +1265,10 @@ class _Merger:
         following_marker = next(m for m in sequence[sequence.index(k) + 1:]
                                 if m in range(len(new_units)) and self.is_marker(new_units[m]))
         said = self._said(new_units, [following_marker])  # (``# ... other imports ...``, a new constant, then
-        named = [n for n, j in enumerate(covered) if (old_units[j].key or ("",))[0] in ("function", "type") and
-                 _unit_name(self.old.lines, old_units[j]) in said]  # (a definition: not ``case`` of "default case")
+        named = [n for n, j in enumerate(covered) if ((old_units[j].key or ("",))[0] in ("function", "type") or
+                                                      _identifier(_unit_name(self.old.lines, old_units[j]))) and
+                 _unit_name(self.old.lines, old_units[j]) in said]  # (a definition or a name no word is: not
+        # ``case`` of "default case", but ``canSave``)
         return covered[:named[0]] if named else covered  # ``# ... PublishedManager ...``: that one is the next's)
 
     def place_unused(self) -> bool:

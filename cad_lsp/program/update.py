@@ -1953,9 +1953,31 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
                 end += 1
             while end > done and not doc_keys[end - 1].strip():
                 end -= 1  # blank lines after the block stay between it and what follows
+        end = _before_the_next_named(k, lines, keys, doc_keys, done, end)
         kept[k] = (done + 1, end)
         done = max(done, end)
     return kept
+
+
+def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: list[str], done: int, end: int) -> int:
+    """Where marker k's kept lines end when new lines follow it and then another marker naming a definition among
+    them (``// ... environment and existing @State properties ...``, a new property, ``// ... canSave unchanged
+    ...``): before that definition, which the next marker keeps; else ``end``."""
+    nxt = next((m for m in range(k + 1, len(lines)) if lines[m] > 0 or lines[m] == MARKER), None)
+    if nxt is None or lines[nxt] != MARKER or not any(keys[i].strip() for i in range(k + 1, nxt)):
+        return end
+    said = {word for word in re.findall(r"[A-Za-z_]\w{3,}", keys[nxt])
+            if re.search(r"[a-z][A-Z]|_[a-z]", word) or word[0].isupper() and not word.isupper() and word != "End"}
+    defined = {j: name for j, name in _definitions(doc_keys).items() if done <= j < end}
+    named = [j for j in sorted(defined) if any(re.search(rf"\b{re.escape(word)}\b", doc_keys[j]) for word in said)]
+    if not said or not named:
+        return end
+    cut = named[0]
+    while cut > done and doc_keys[cut - 1].strip() and _ATTACHED_LINE.match(doc_keys[cut - 1]):
+        cut -= 1  # (its attributes and doc comment are its own)
+    while cut > done and not doc_keys[cut - 1].strip():
+        cut -= 1
+    return cut
 
 
 def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys: list[str], new_end: str) -> int:
