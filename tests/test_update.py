@@ -2833,3 +2833,28 @@ def test_a_new_line_between_two_markers_goes_before_what_the_second_names():
     merged = merge_update(document, update, "AddTaskView.swift").merged
     assert merged.index("var priority") < merged.index("var canSave") and merged.count("var canSave") == 1
     assert "notes = \"\"\n    @State private var priority: Priority = .medium\n\n    private var canSave" in merged
+
+
+def test_a_java_helper_whose_head_runs_onto_a_throws_line_is_a_definition():
+    """``private static Call<NewsApi.ArticlesResponse> callReturning(...)`` with ``throws IOException {`` on the
+    line below is a definition (a dotted type before its name, its ``{`` on the next line), and that line is
+    not one: a new helper's ``return call;`` shown beside it is then no place inside it."""
+    from cad_lsp.program.update import _definitions
+    lines = ["public class RepoTest {", "    @SuppressWarnings(\"unchecked\")",
+             "    private static Call<NewsApi.ArticlesResponse> callReturning(Response r)", "            throws IOException {",
+             "        return call;", "    }", "}"]
+    assert _definitions(lines) == {0: "public class RepoTest", 2: "callReturning"}
+
+
+def test_a_definition_s_doc_comment_rewritten_above_it_replaces_the_old_one():
+    """``Check`` split in two, its new doc comment shown above it: the old ``// Check performs a single GET ...``
+    goes (it was kept above the new one, by the marker for ``New()`` above)."""
+    document = ("// New makes a Checker.\nfunc New() *Checker {\n\treturn &Checker{}\n}\n\n"
+                "// Check performs a single GET request against t.\nfunc (c *Checker) Check(t Target) Result {\n"
+                "\tstart := time.Now()\n\treturn Result{Latency: time.Since(start)}\n}\n")
+    update = ("// ... New() is unchanged ...\n\n// Check requests t, retrying failures.\n"
+              "func (c *Checker) Check(t Target) Result {\n\tfor {\n\t\tres := c.checkOnce(t)\n\t\treturn res\n\t}\n}\n\n"
+              "// checkOnce performs a single GET request against t.\nfunc (c *Checker) checkOnce(t Target) Result {\n"
+              "\tstart := time.Now()\n\t// ... rest of the original Check body, unchanged ...\n}\n")
+    merged = merge_update(document, update, "checker.go").merged
+    assert "// Check performs" not in merged and merged.count("// Check requests") == 1

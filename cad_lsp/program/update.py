@@ -76,7 +76,7 @@ _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:(?:def|defp|defmacrop?|class|module)
                       r"(?:local\s+)?function\s+(?:[\w.]+[.:])?)(?P<name>\w+[?!=]?)")  # (Lua's ``function M.daily()``)
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
-_SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:']+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
+_SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:'.]+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
 # ``it("adds", () => {``; Ruby's and Elixir's ``describe "ttl" do``, ``get "/notes" do``
 _TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)(?:\s*\(\s*|\s+)([\"'`])(?P<title>.*?)\2")
 _OPENED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*$")  # ``router.post(`` alone on its line
@@ -86,7 +86,7 @@ _RECEIVER = re.compile(r"^\s*func\s*\([^)]*\)\s*")  # Go's ``func (s *Store)`` b
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using", "lock", "foreach", "elif",
               "match", "when", "sizeof", "typeof", "await", "new", "super", "this", "else", "do", "try", "yield",
               "throw", "defer", "go", "unless", "until", "case", "synchronized", "fixed", "checked", "unsafe",
-              "finally", "loop", "select", "default"}
+              "finally", "loop", "select", "default", "throws", "where"}
 # A type's header (its members are shown without it), not a callable's.
 _TYPE_HEADER = re.compile(r"^\s*(?:(?:public|private|protected|internal|export|default|abstract|sealed|final|static|"
                           r"data|open|partial|unsafe|pub(?:\([^)]*\))?|companion)\s+)*(?:class|struct|interface|impl|"
@@ -331,7 +331,8 @@ def _definition_name(keys: list[str], k: int) -> str | None:
         m = _SIGNATURE.match(_RECEIVER.sub("", key))  # (``Task<Product?> FindAsync(int id);``)
         return m["name"] if m and m["name"] not in _NOT_NAMES and key.split()[0] not in _NOT_NAMES else None
     if not (key.rstrip().endswith(("{", "=>")) or following.strip() == "{" and _indent_of(following) == _indent_of(key)
-            or key.rstrip().endswith("(") and _body_below(keys, k)):
+            or key.rstrip().endswith("(") and _body_below(keys, k)
+            or key.rstrip().endswith(")") and _HEAD_GOES_ON.match(following)):
         return None  # (``=>``: an expression-bodied member, ``static string GetVersion() =>``)
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
     if assigned and key.rstrip().endswith("{"):
@@ -343,6 +344,11 @@ def _definition_name(keys: list[str], k: int) -> str | None:
     if m is None or m["name"] in _NOT_NAMES or key.split()[0] in _NOT_NAMES:
         return None
     return m["name"]
+
+
+# The rest of a head on the line below it, ending in its body's ``{``: Java's ``throws IOException {``, a Kotlin
+# or Swift return type, Rust's ``where T: Clone {``, C++'s ``const {``
+_HEAD_GOES_ON = re.compile(r"^\s*(?:throws\b|where\b|->|:\s*\w|noexcept\b|const\b).*\{\s*$")
 
 
 def _body_below(keys: list[str], k: int) -> bool:
@@ -552,6 +558,25 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
 _ARGUMENTS_GO_ON = re.compile(r"^\s*(?:end|[)\]}]+)\s*,.*[\[{(]\s*$")  # a callback closed, another argument opened
 
 
+_COMMENT_ONLY = re.compile(r"^\s*(?://|#(?![\[!])|/\*|\*|--)")  # a line of a comment: ``// Check ...``, ``# x``
+
+
+def _doc_comments_rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> set[int]:
+    """The file's comment lines right above a definition the update places, where the update writes new comment
+    lines right above it (``// Check requests t, retrying ...`` for ``// Check performs a single GET ...``): the
+    definition's doc comment rewritten, not kept above the new one (1-based file lines)."""
+    out: set[int] = set()
+    placed = {n for n in lines if n > 0}
+    for k, n in enumerate(lines):
+        if n <= 0 or not _declares(keys[k]) or k == 0 or lines[k - 1] != NEW or not _COMMENT_ONLY.match(keys[k - 1]):
+            continue
+        j = n - 1  # the file line above the definition (1-based)
+        while j > 0 and j not in placed and doc_keys[j - 1].strip() and _COMMENT_ONLY.match(doc_keys[j - 1]):
+            out.add(j)
+            j -= 1
+    return out
+
+
 def _under_new_headers(keys: list[str], doc_keys: list[str], markers: list[bool]) -> set[int]:
     """Update lines under a header the file does not have, one that opens its block by indentation (a new YAML
     service's ``redis:``), or in an entry of a list whose identity the file does not have (a Go table test's
@@ -730,7 +755,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     if context:
         _place_context(lines, keys, doc_keys)
     replaced = _with_continuations(_rewritten(lines, keys, doc_keys, fresh) | _rest_of_block(lines, keys, doc_keys),
-                                   lines, doc_keys)
+                                   lines, doc_keys) | _doc_comments_rewritten(lines, keys, doc_keys)
     replaced |= _dead_after_return(lines, keys, doc_keys, replaced) | _old_ending(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     head = next((n for key, n in zip(keys, lines) if key.strip()), None)
