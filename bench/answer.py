@@ -332,6 +332,9 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
               "24 were right with the merge of its day when it came"),
              (ROOT / "bench" / "data" / "answers-chat-heldout-4.jsonl",
               "a fourth set of 24, 8 per convention, by the same brief, written after the third's count had been "
+              "looked at, and never read while tuning; 14 of 24 were right with the merge of its day when it came"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-5.jsonl",
+              "a fifth set of 24, 8 per convention, by the same brief, written after the fourth's count had been "
               "looked at, and never read while tuning; 14 of 24 were right with the merge of its day when it came"))
 
 

@@ -2042,3 +2042,17 @@ def test_rust_use_paths_widened_and_new_items_between_two_markers():
     assert merge_update(tests, update, "api.rs").merged == tests.replace(
         "\nasync fn body_json", "\n" + items + "\nasync fn body_json").replace("    let app = app(AppState::default());\n}\n",
                                                                           "    let app = test_app();\n}\n")
+
+
+def test_kotlin_annotated_properties_are_named_by_their_names_not_their_annotations():
+    """``@Column(...) lateinit var createdAt`` is ``createdAt`` (all annotated properties read as ``Column``, so
+    ``updatedAt`` shown after ``// ... id and createdAt unchanged ...`` was paired with ``createdAt``, which went)."""
+    document = ("class Project(\n    val ownerId: Long,\n) {\n    @Id\n    var id: Long? = null\n\n"
+                "    @Column(name = \"created_at\")\n    lateinit var createdAt: Instant\n\n"
+                "    @Column(name = \"updated_at\")\n    lateinit var updatedAt: Instant\n}\n")
+    deleted = "    @Column(name = \"deleted_at\")\n    var deletedAt: Instant? = null\n"
+    update = ("class Project(\n    // ... constructor properties unchanged ...\n) {\n    // ... id and createdAt unchanged ...\n\n"
+              "    @Column(name = \"updated_at\")\n    lateinit var updatedAt: Instant\n\n" + deleted + "}\n")
+    assert [u.key for u in parse_units(document, "kotlin", document.splitlines(True))[0][0].body] == \
+        [("variable", "id"), ("variable", "createdAt"), ("variable", "updatedAt")]
+    assert merge_update(document, update, "Project.kt").merged == document.replace("Instant\n}\n", "Instant\n\n" + deleted + "}\n")

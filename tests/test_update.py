@@ -2858,3 +2858,19 @@ def test_a_definition_s_doc_comment_rewritten_above_it_replaces_the_old_one():
               "\tstart := time.Now()\n\t// ... rest of the original Check body, unchanged ...\n}\n")
     merged = merge_update(document, update, "checker.go").merged
     assert "// Check performs" not in merged and merged.count("// Check requests") == 1
+
+
+def test_a_new_method_with_one_parameter_a_line_is_new_whole():
+    """Dart (no grammar here): a new ``_onRefreshed(`` after ``// ... _onRequested unchanged``, its parameters one
+    a line and then ``) async {``: the whole method is new, so its ``Emitter<TodosState> emit,`` and ``) async {``
+    are no places in ``_onRequested`` (which lost its body to them, unseen)."""
+    requested = ("  Future<void> _onRequested(\n    TodosRequested event,\n    Emitter<TodosState> emit,\n  ) async {\n"
+                 "    emit(state.copyWith(status: TodosStatus.loading));\n  }\n")
+    document = ("class TodosBloc extends Bloc<TodosEvent, TodosState> {\n  final TodosRepository _repository;\n\n" + requested +
+                "\n  void _onFilterChanged(TodosFilterChanged event, Emitter<TodosState> emit) {\n"
+                "    emit(state.copyWith(filter: event.filter));\n  }\n}\n")
+    refreshed = ("  Future<void> _onRefreshed(\n    TodosRefreshed event,\n    Emitter<TodosState> emit,\n  ) async {\n"
+                 "    event.completer.complete();\n  }\n")
+    update = ("class TodosBloc extends Bloc<TodosEvent, TodosState> {\n  final TodosRepository _repository;\n\n"
+              "  // ... _onRequested unchanged\n\n" + refreshed + "\n  // ... _onFilterChanged unchanged\n}\n")
+    assert merge_update(document, update, "todos_bloc.dart").merged == document.replace(requested, requested + "\n" + refreshed)

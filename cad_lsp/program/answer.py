@@ -160,8 +160,10 @@ _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?P<
                           r"(?:\w+\s+)?with\s+(?:(?:a|an|the|your|new|two|three|one)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?)\b)", re.IGNORECASE)
-# "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:"
-_REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\breplace\s+it\b(?P<new>)", re.IGNORECASE)
+# "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and
+# `Create_ReturnsBadRequest_WhenNoLines` needs replacing"
+_REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\b(?:replace\s+it|needs?\s+(?:to\s+be\s+)?"
+                         r"replac(?:ing|ed)|should\s+be\s+replaced)\b(?P<new>)", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.

@@ -376,8 +376,13 @@ def _xml_key(element, source: bytes) -> tuple[str, str]:
     return ("call", tag)
 
 
+_NOT_THE_NAME = {"modifiers", "annotation", "marker_annotation", "attribute_list", "decorator"}
+
+
 def _first_identifier(node, source: bytes) -> str | None:
-    stack = list(node.named_children)
+    """The first name in a node, its modifiers and annotations aside (Kotlin's ``@Column(...) lateinit var
+    createdAt``: ``createdAt``, not ``Column``)."""
+    stack = [c for c in node.named_children if c.type not in _NOT_THE_NAME]
     while stack:
         child = stack.pop(0)
         if child.type in ("identifier", "field_identifier", "property_identifier", "simple_identifier"):

@@ -555,7 +555,9 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
     return end
 
 
-_ARGUMENTS_GO_ON = re.compile(r"^\s*(?:end|[)\]}]+)\s*,.*[\[{(]\s*$")  # a callback closed, another argument opened
+# A callback closed and another argument opened (Lua's ``end, {``), or a head's parameters closed and its body
+# opened (``) async {`` below one parameter a line): the block goes on
+_ARGUMENTS_GO_ON = re.compile(r"^\s*(?:(?:end|[)\]}]+)\s*,.*[\[{(]|\)[^;]*\{)\s*$")
 
 
 _COMMENT_ONLY = re.compile(r"^\s*(?://|#(?![\[!])|/\*|\*|--)")  # a line of a comment: ``// Check ...``, ``# x``
