@@ -2874,3 +2874,16 @@ def test_a_new_method_with_one_parameter_a_line_is_new_whole():
     update = ("class TodosBloc extends Bloc<TodosEvent, TodosState> {\n  final TodosRepository _repository;\n\n"
               "  // ... _onRequested unchanged\n\n" + refreshed + "\n  // ... _onFilterChanged unchanged\n}\n")
     assert merge_update(document, update, "todos_bloc.dart").merged == document.replace(requested, requested + "\n" + refreshed)
+
+
+def test_a_guard_s_condition_rewritten_over_its_elided_body_replaces_the_old_guard():
+    """``if (error && orders.length === 0) {``, ``// ... unchanged ...``, ``}``: the file's ``if (error) {``
+    rewritten, its body kept, not a second guard above the old one."""
+    document = ("export function Orders() {\n  const { orders, loading, error } = useOrders();\n\n  if (loading) {\n"
+                "    return <Spinner />;\n  }\n\n  if (error) {\n    return (\n      <Text>{error}</Text>\n    );\n  }\n\n"
+                "  return <List data={orders} />;\n}\n")
+    update = ("export function Orders() {\n  const { orders, loading, error } = useOrders();\n\n  if (loading) {\n"
+              "    // ... unchanged ...\n  }\n\n  if (error && orders.length === 0) {\n    // ... unchanged ...\n  }\n\n"
+              "  return <List data={orders} onEndReached={loadMore} />;\n}\n")
+    assert merge_update(document, update, "Orders.tsx").merged == document.replace(
+        "if (error) {", "if (error && orders.length === 0) {").replace("orders} />", "orders} onEndReached={loadMore} />")

@@ -355,6 +355,15 @@ def _identifier(name: str | None) -> bool:
     return bool(name) and re.fullmatch(r"[a-z]\w*(?:[A-Z]|_[a-z])\w*", name) is not None
 
 
+def same_head(old: str, new: str) -> bool:
+    """Whether two block heads are one rewritten: alike, or one's condition the other's with more to it
+    (``if (error) {`` to ``if (error && orders.length === 0) {``)."""
+    if difflib.SequenceMatcher(None, old, new).ratio() >= SAME_BLOCK:
+        return True
+    short, long = sorted((re.sub(r"\)?\s*(?:\{|:|do|then)$", "", old), re.sub(r"\)?\s*(?:\{|:|do|then)$", "", new)), key=len)
+    return len(short) >= 4 and long.startswith(short) and long[len(short):len(short) + 1] in (" ", ")")
+
+
 def _kind(unit: Unit) -> str:
     """What sort of unit: a type, a function, a call (a test), a variable ..., else the parser's node type."""
     return unit.key[0] if unit.key is not None and unit.key[0] != "first line" else unit.kind
@@ -1079,6 +1088,10 @@ class _Merger:
             return False  # Ruby's ``get '/me' do`` beside ``get '/notes' do``: another route, not its rewrite
         if another_subject(self.text(self.new, new), self.text(self.old, old), self.new.lines):
             return False  # (a guard for ``retries`` after the one for ``timeout``: a new one)
+        if old.body and new.body and all(self.is_marker(u) for u in new.body) and \
+                (old.key or ("",))[0] == (new.key or ("",))[0] == "first line" and \
+                same_head(self.old.lines[old.start].strip(), self.new.lines[new.start].strip()):
+            return True  # (its head rewritten, its body elided: the heads alone say it)
         if old.body is not None and new.body is not None and (old.key or ("",))[0] == "first line" and \
                 _other_words(self.old.lines[old.start], self.new.lines[new.start]) and \
                 self.resemblance(old, new) < SAME_BLOCK:

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from .blocks import SAME_BODY, Piece, another_subject, merge_by_blocks, names, rewrites_statement
+from .blocks import SAME_BODY, Piece, another_subject, merge_by_blocks, names, rewrites_statement, same_head
 from .config_keys import json_commas, json_fragment, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .new_code import new_members_place
@@ -770,6 +770,8 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     rewrites = {} if whole else _rewrites_between_markers(lines, keys, doc_keys, replaced, fresh)
     if not whole:
         rewrites |= _rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()), set(rewrites) | fresh)
+        rewrites |= _heads_over_elided_bodies(lines, keys, doc_keys, replaced | frozenset(rewrites.values()),
+                                             set(rewrites) | fresh)
     for h0, h1, j0, j1 in ([] if whole else named):
         if all(lines[k] == NEW for k in range(h0, h1 + 1)) and not replaced & set(range(j0, j1 + 1)):
             rewrites |= {h0: j0, h1: j1}
@@ -1163,6 +1165,25 @@ def _tail_somewhere(run: list[int], fresh: set[int], js: range, keys: list[str],
         if found:
             break
     return found[0] if len(found) == 1 else {}
+
+
+def _heads_over_elided_bodies(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int],
+                              done: set[int]) -> dict[int, int]:
+    """A new block head right above a marker that stands for its body (``if (error && orders.length === 0) {``,
+    ``// ... unchanged ...``, ``}``) where the file's next line after the last placed one is the same head
+    rewritten (``if (error) {``): that line, rewritten, not kept below the new head.  {update line: file line}."""
+    out: dict[int, int] = {}
+    for k, key in enumerate(keys):
+        nxt = next_shown(keys, k, 1)
+        if lines[k] != NEW or k in done or not key.rstrip().endswith(("{", ":", " do")) or nxt is None or \
+                lines[nxt] != MARKER or _indent_of(keys[nxt]) <= _indent_of(key):
+            continue
+        below = max([m for m in lines[:k] if m > 0] + [0])
+        j = next((j for j in range(below + 1, len(doc_keys) + 1) if doc_keys[j - 1].strip()), None)
+        if j is not None and j not in replaced and j not in out.values() and \
+                _indent_of(doc_keys[j - 1]) == _indent_of(key) and same_head(doc_keys[j - 1].strip(), key.strip()):
+            out[k] = j
+    return out
 
 
 def _rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int],
