@@ -360,7 +360,7 @@ def same_head(old: str, new: str) -> bool:
     (``if (error) {`` to ``if (error && orders.length === 0) {``)."""
     if difflib.SequenceMatcher(None, old, new).ratio() >= SAME_BLOCK:
         return True
-    short, long = sorted((re.sub(r"\)?\s*(?:\{|:|do|then)$", "", old), re.sub(r"\)?\s*(?:\{|:|do|then)$", "", new)), key=len)
+    short, long = sorted((re.sub(r"\)?\s*(?:\{|:|do|then)$", "", head) for head in (old, new)), key=len)
     return len(short) >= 4 and long.startswith(short) and long[len(short):len(short) + 1] in (" ", ")")
 
 
@@ -964,9 +964,9 @@ class _Merger:
                 k not in matches and new_units[k].key == unit.key and self.normal(self.new, new_units[k])[:1] ==
                 self.normal(self.old, old_units[j])[:1] for k in shown if k != i)]  # (another shows its first line:
             # ``def index(conn, params) do`` with a marker below a new clause ``def index(conn, %{"status" => ...``)
-            if len(by_key.get(unit.key, [])) > 1:  # overloads: the one of the same argument labels (Swift's ``tableView(_:
+            if len(by_key.get(unit.key, [])) > 1:  # overloads: the one of the same argument labels (Swift's
                 found = [j for j in found if self.selector(self.old, old_units[j]) == self.selector(self.new, unit)]
-                # didSelectRowAt:)`` is not ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``)
+                # ``tableView(_:didSelectRowAt:)`` is not ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``)
             if found:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))

@@ -37,8 +37,8 @@ _CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 def is_marker(line: str) -> bool:
     """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
     ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
-    ``// ... other methods ...``, Twig's ``{# ... #}``, Razor's ``@* ... *@``), or a bare ``...``, or one in double braces
-    (``{{ ... }}``)."""
+    ``// ... other methods ...``, Twig's ``{# ... #}``, Razor's ``@* ... *@``), or a bare ``...``, or one in double
+    braces (``{{ ... }}``)."""
     text = line.rstrip("\r\n").strip()
     if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
         text = text[2:-2].strip()

@@ -105,9 +105,10 @@ _DECLARES = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|stat
                        r"(?=[\w<>\[\],.?]+\s+\w+\s*\())")
 # ``@property``, ``@Override``, ``@app.get("/")``; Rust's ``#[derive(Debug)]``, C#'s ``[HttpGet]``
 _DECORATOR = re.compile(r"^\s*(?:@[\w.]+(?:\(.*\))?|#\[.*\]|\[[A-Z]\w*(?:\(.*\))?\])\s*$")
-_CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|"  # a line that only closes blocks (and CMake's, PHP's
-                      r"end(?:if|foreach|for|while|function|macro|switch)\s*(?:\(\s*\)|;)?|"  # ``endif()``, ERB's
-                      r"<%-?\s*(?:end|\})\s*-?%>|\{%-?\s*end\w*\s*-?%\})\s*$")  # ``<% end %>``, Jinja's ``{% endif %}``)
+# A line that only closes blocks, CMake's ``endif()``, ERB's ``<% end %>`` and Jinja's ``{% endif %}`` among them
+_CLOSING = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|"
+                      r"end(?:if|foreach|for|while|function|macro|switch)\s*(?:\(\s*\)|;)?|"
+                      r"<%-?\s*(?:end|\})\s*-?%>|\{%-?\s*end\w*\s*-?%\})\s*$")
 _CLOSING_TAG = re.compile(r"^\s*</([\w.:-]+)>\s*$")  # a markup element's closing tag alone on its line
 NO_MATCH = "\x00"  # the key of an update line that is no file line's
 NEW, MARKER, SKIP = 0, -1, -2  # Placement.lines values besides a file line (SKIP: a blank line that is no line)
@@ -431,7 +432,7 @@ def _new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[bo
     """The update lines of definitions the file does not have (``defined``: the file's; a new method whose body
     repeats another's ``return redirect()...`` or Ruby ``end`` lines): new code whole, none of its lines a place
     in the file; from the line that names it (its decorators and doc comment above) to its closing line."""
-    bodies: dict[int, tuple[set[str], set[str]]] = {}  # a file definition's distinctive lines (all, its own), read when first asked
+    bodies: dict[int, tuple[set[str], set[str]]] = {}  # a definition's distinctive lines (all, its own), once read
     out: set[int] = set()
     for k, key in enumerate(keys):
         if markers[k] or k in out:  # (a line the file has may open a new one: ``router.post(``, its title below)
