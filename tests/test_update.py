@@ -2887,3 +2887,14 @@ def test_a_guard_s_condition_rewritten_over_its_elided_body_replaces_the_old_gua
               "  return <List data={orders} onEndReached={loadMore} />;\n}\n")
     assert merge_update(document, update, "Orders.tsx").merged == document.replace(
         "if (error) {", "if (error && orders.length === 0) {").replace("orders} />", "orders} onEndReached={loadMore} />")
+
+
+def test_a_new_function_above_a_marker_keeps_two_blank_lines_where_the_file_has_two():
+    """A new Python test between a shown one and ``# ... existing code ...``: set off by two blank lines on both
+    sides, as the file sets its functions off (one of the file's two was taken for the update's)."""
+    document = ("import pytest\n\n\ndef test_a():\n    assert 1\n\n\n@pytest.mark.parametrize(\"x\", [1, 2])\n"
+                "def test_c(x):\n    assert x\n")
+    new = "def test_b():\n    assert 2\n"
+    update = ("# ... existing code ...\ndef test_a():\n    assert 1\n\n\n" + new + "# ... existing code ...\n"
+              "@pytest.mark.parametrize(\"x\", [1, 2])\n# ... existing code ...\n")
+    assert merge_update(document, update, "test_x.py").merged == document.replace("\n\n\n@pytest", "\n\n\n" + new + "\n\n@pytest")

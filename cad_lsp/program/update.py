@@ -1336,8 +1336,9 @@ def _share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], k
         start = k  # new lines right before the marker, set off by a blank line from the placed line above them
         while start > 0 and lines[start - 1] == NEW:
             start -= 1  # (where the file has its blank line: the update's is that one, not a second after them)
-        if not shared and not before and start < k and start > 0 and lines[start - 1] > 0 and \
-                lines[start - 1] + 1 == first <= last and not keys[start].strip() and not doc_keys[first - 1].strip():
+        if not shared and not before and start + 1 < k and start > 0 and lines[start - 1] > 0 and \
+                lines[start - 1] + 1 == first < last and not keys[start].strip() and keys[start + 1].strip() and \
+                not doc_keys[first - 1].strip() and doc_keys[first].strip():  # (one blank line on each side)
             lines[start] = first
             first += 1
         kept[k] = (first + shared, last)
