@@ -450,8 +450,6 @@ NOT_YET: dict[str, str] = {
     "go-chi-sqlx-update-endpoint-gemini": "a fake repository's new method shown alone before the tests, its body "
                                           "alike another method's: placed in that one, the merged file does not "
                                           "parse, and it is refused",
-    "csharp-razor-pages-product-search-cursor": "a Razor view (no grammar) with ``@* ... existing code ... *@`` inside "
-                                                "an ``else`` block: its ``}`` is written before the block's body",
     "ruby-rails-webhook-retries-mistral": "a spec's one-line ``subject(:deliverer) { ... }`` rewritten as a ``do`` "
                                           "block under a new ``let``, nothing of the file around them: both go to "
                                           "the describe's end and the old ``subject`` stays",

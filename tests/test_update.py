@@ -2898,3 +2898,16 @@ def test_a_new_function_above_a_marker_keeps_two_blank_lines_where_the_file_has_
     update = ("# ... existing code ...\ndef test_a():\n    assert 1\n\n\n" + new + "# ... existing code ...\n"
               "@pytest.mark.parametrize(\"x\", [1, 2])\n# ... existing code ...\n")
     assert merge_update(document, update, "test_x.py").merged == document.replace("\n\n\n@pytest", "\n\n\n" + new + "\n\n@pytest")
+
+
+def test_lines_that_repeat_the_file_right_after_a_placed_line_are_those_lines():
+    """Razor (no grammar): the ``@if`` branch rewritten, then ``else``, ``{``, ``@* ... existing code ... *@``,
+    ``}``: ``else`` and ``{`` are the file's lines after the branch's ``}``, not rewrites of them (which left the
+    marker nothing to keep, and the ``}`` was written before the table)."""
+    document = ("<h1>Products</h1>\n\n@if (Model.Products.Count == 0)\n{\n    <div class=\"alert\">No products yet.</div>\n}\n"
+                "else\n{\n    <table>\n        <tr><td>@Model.Name</td></tr>\n    </table>\n}\n")
+    update = ("@if (Model.Products.Count == 0)\n{\n    <div class=\"alert\">\n        @(Model.HasFilters ? \"No match.\" : \"None yet.\")\n"
+              "    </div>\n}\nelse\n{\n    @* ... existing code ... *@\n}\n")
+    assert merge_update(document, update, "Index.cshtml").merged == document.replace(
+        "    <div class=\"alert\">No products yet.</div>\n",
+        "    <div class=\"alert\">\n        @(Model.HasFilters ? \"No match.\" : \"None yet.\")\n    </div>\n")

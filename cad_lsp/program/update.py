@@ -755,6 +755,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     _place_common_start(lines, keys, doc_keys)
     _place_closing_before_markers(lines, keys, doc_keys)
     _close_shown_blocks(lines, keys, doc_keys)
+    _continue_placed_runs(lines, keys, doc_keys)
     if context:
         _place_context(lines, keys, doc_keys)
     replaced = _with_continuations(_rewritten(lines, keys, doc_keys, fresh) | _rest_of_block(lines, keys, doc_keys),
@@ -863,6 +864,19 @@ def _place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: l
                 break
             lines[i] = j + 1
             j += 1
+
+
+def _continue_placed_runs(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """New lines that repeat, in order, the file lines right after a placed line (a Razor ``else`` and ``{`` after
+    the ``}`` placed by its block): those lines, not rewrites of them (which left the marker below them nothing
+    to keep)."""
+    placed = {n for n in lines if n > 0}
+    for k in range(1, len(lines)):
+        j = lines[k - 1]  # 1-based: the file line above; its next is doc_keys[j]
+        if lines[k] == NEW and keys[k].strip() and j > 0 and j < len(doc_keys) and j + 1 not in placed and \
+                doc_keys[j] == keys[k] and all(n <= j for n in lines[:k] if n > 0):
+            lines[k] = j + 1
+            placed.add(j + 1)
 
 
 def _close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
