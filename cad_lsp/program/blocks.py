@@ -808,9 +808,11 @@ class _Merger:
         """The file's units, at any depth, of an update unit's name; among overloads, those of its argument labels
         (a new ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)`` is none of the file's ``tableView``s)."""
         found = [o for o in _walk(old_units) if o.key == unit.key]
-        if len(found) > 1:
-            found = [o for o in found if self.selector(self.old, o) == self.selector(self.new, unit)]
-        return found
+        return [o for o in found if self.same_labels(o, unit)] if len(found) > 1 else found
+
+    def same_labels(self, old: Unit, new: Unit) -> bool:
+        """Whether a file definition and an update's have the same argument labels (``selector``)."""
+        return self.selector(self.old, old) == self.selector(self.new, new)
 
     def target(self, unit: Unit, old_units: list[Unit]) -> tuple[Unit, Unit]:
         """The file unit, at any depth, that an update's unit pasted alone stands for: the one of its name (the
@@ -965,7 +967,7 @@ class _Merger:
                 self.normal(self.old, old_units[j])[:1] for k in shown if k != i)]  # (another shows its first line:
             # ``def index(conn, params) do`` with a marker below a new clause ``def index(conn, %{"status" => ...``)
             if len(by_key.get(unit.key, [])) > 1:  # overloads: the one of the same argument labels (Swift's
-                found = [j for j in found if self.selector(self.old, old_units[j]) == self.selector(self.new, unit)]
+                found = [j for j in found if self.same_labels(old_units[j], unit)]
                 # ``tableView(_:didSelectRowAt:)`` is not ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``)
             if found:
                 matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,

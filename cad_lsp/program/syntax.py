@@ -490,7 +490,7 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
     return _with_doc_comments(_with_orphan_comments(units, lines))
 
 
-_COMMENT_LINE = re.compile(r"^\s*(?:/\*\*?|\*|//|#(?![\[!])|--)")
+COMMENT_LINE = re.compile(r"^\s*(?:/\*|\*|//|#(?![\[!])|--)")  # a line of a comment: ``// Check ...``, ``# x``
 
 
 def _with_orphan_comments(units: list[Unit], lines: list[str]) -> list[Unit]:
@@ -501,7 +501,7 @@ def _with_orphan_comments(units: list[Unit], lines: list[str]) -> list[Unit]:
     for unit in units:
         floor = out[-1].end if out else -1
         out += [Unit(row, row, "comment", None) for row in range(floor + 1, unit.start)
-                if floor >= 0 and _COMMENT_LINE.match(lines[row]) and not lines[row].strip().startswith("#include")]
+                if floor >= 0 and COMMENT_LINE.match(lines[row]) and not lines[row].strip().startswith("#include")]
         out.append(unit)
     return out
 

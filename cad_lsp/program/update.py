@@ -44,7 +44,7 @@ from .markers import braces_markers_indented, is_marker, marker_lines, next_show
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
-from .syntax import breaks, guess_language, language_of
+from .syntax import COMMENT_LINE, breaks, guess_language, language_of
 
 __all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update",
            "merge_patch", "merge_search_replace"]
@@ -561,9 +561,6 @@ def _block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> in
 _ARGUMENTS_GO_ON = re.compile(r"^\s*(?:(?:end|[)\]}]+)\s*,.*[\[{(]|\)[^;]*\{)\s*$")
 
 
-_COMMENT_ONLY = re.compile(r"^\s*(?://|#(?![\[!])|/\*|\*|--)")  # a line of a comment: ``// Check ...``, ``# x``
-
-
 def _doc_comments_rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> set[int]:
     """The file's comment lines right above a definition the update places, where the update writes new comment
     lines right above it (``// Check requests t, retrying ...`` for ``// Check performs a single GET ...``): the
@@ -571,10 +568,10 @@ def _doc_comments_rewritten(lines: list[int], keys: list[str], doc_keys: list[st
     out: set[int] = set()
     placed = {n for n in lines if n > 0}
     for k, n in enumerate(lines):
-        if n <= 0 or not _declares(keys[k]) or k == 0 or lines[k - 1] != NEW or not _COMMENT_ONLY.match(keys[k - 1]):
+        if n <= 0 or not _declares(keys[k]) or k == 0 or lines[k - 1] != NEW or not COMMENT_LINE.match(keys[k - 1]):
             continue
         j = n - 1  # the file line above the definition (1-based)
-        while j > 0 and j not in placed and doc_keys[j - 1].strip() and _COMMENT_ONLY.match(doc_keys[j - 1]):
+        while j > 0 and j not in placed and doc_keys[j - 1].strip() and COMMENT_LINE.match(doc_keys[j - 1]):
             out.add(j)
             j -= 1
     return out
@@ -714,7 +711,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
         rewrites = {k: j for h0, h1, j0, j1 in named for k, j in ((h0, j0), (h1, j1))}
         replaced = frozenset(j for _, _, j0, j1 in named for j in range(j0, j1 + 1))
         anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]
-        kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
+        kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys, defined).items()}
         return Placement(document, update_lines, lines, kept, False, replaced, rewrites, fresh=frozenset(fresh))
     if not chain:
         return _at_named_place(_unanchored(document, update_lines, lines, keys, fresh), keys, doc_keys, fresh,
@@ -780,7 +777,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
             replaced |= frozenset(range(j0, j1 + 1))
     replaced = replaced | frozenset(rewrites.values())
     anchored = [rewrites.get(k, n) for k, n in enumerate(lines)]  # a rewrite splits the marker stretch it is in
-    kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys).items()}
+    kept = {k: _without(extent, replaced) for k, extent in _marker_extents(anchored, keys, doc_keys, defined).items()}
     _place_closing_lines(lines, keys, doc_keys, kept)
     _share_blank_lines(lines, keys, doc_keys, kept, rewrites)
     dropped = _rest_of_last_block(lines, keys, doc_keys, replaced) if context and not whole else frozenset()
@@ -1979,10 +1976,11 @@ def _indent(key: str) -> int:
     return len(key) - len(key.lstrip())
 
 
-def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> dict[int, tuple[int, int]]:
+def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str],
+                    defined: dict[int, str]) -> dict[int, tuple[int, int]]:
     """The file lines each marker keeps: up to the next placed line; with none after it, the rest of the file
     when the marker ends the update, else the rest of the block it is indented into (new code after it goes at
-    that block's end)."""
+    that block's end).  ``defined``: the file's definitions."""
     kept, done, total = {}, 0, len(doc_keys)
     last = None  # the update line placed on ``done``, or the marker before: whatever the update showed last
     for k, n in enumerate(lines):
@@ -2017,13 +2015,14 @@ def _marker_extents(lines: list[int], keys: list[str], doc_keys: list[str]) -> d
                 end += 1
             while end > done and not doc_keys[end - 1].strip():
                 end -= 1  # blank lines after the block stay between it and what follows
-        end = _before_the_next_named(k, lines, keys, doc_keys, done, end)
+        end = _before_the_next_named(k, lines, keys, doc_keys, defined, done, end)
         kept[k] = (done + 1, end)
         done = max(done, end)
     return kept
 
 
-def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: list[str], done: int, end: int) -> int:
+def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: list[str], defined: dict[int, str],
+                           done: int, end: int) -> int:
     """Where marker k's kept lines end when new lines follow it and then another marker naming a definition among
     them (``// ... environment and existing @State properties ...``, a new property, ``// ... canSave unchanged
     ...``): before that definition, which the next marker keeps; else ``end``."""
@@ -2032,8 +2031,7 @@ def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: 
         return end
     said = {word for word in re.findall(r"[A-Za-z_]\w{3,}", keys[nxt])
             if re.search(r"[a-z][A-Z]|_[a-z]", word) or word[0].isupper() and not word.isupper() and word != "End"}
-    defined = {j: name for j, name in _definitions(doc_keys).items() if done <= j < end}
-    named = [j for j in sorted(defined) if any(re.search(rf"\b{re.escape(word)}\b", doc_keys[j]) for word in said)]
+    named = [j for j in sorted(defined) if done <= j < end and any(re.search(rf"\b{re.escape(word)}\b", doc_keys[j]) for word in said)]
     if not said or not named:
         return end
     cut = named[0]
@@ -2172,7 +2170,8 @@ def _refuse_if_ambiguous(chain: list[tuple[int, int]], markers: list[bool], doc_
     as well elsewhere between its neighbours: a snippet of ``return True`` and one new line could go after
     any ``return True``.  Stretches of ``pinned`` lines only (``_closing_lines_pinned``) are placed, and so are
     those of a new definition's lines only (``fresh``): they are no context (``? TypedResults.Ok(todo)`` in a
-    new handler between markers), and the chain drops them."""
+    new handler between markers): they are dropped from ``chain`` itself, in place (also where a later stretch
+    then refuses: the reading tried after a refusal sees the chain without them)."""
     counts = Counter(doc_keys)
     marker_at = [k for k, marker in enumerate(markers) if marker]
     segments: list[list[tuple[int, int]]] = []
