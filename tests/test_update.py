@@ -1057,9 +1057,9 @@ def test_a_new_route_whose_path_is_on_the_line_below_its_opener_is_a_new_route()
     ("use std::fs;", "use std::io;", True),
 ])
 def test_an_import_of_another_module_is_another_entry_the_same_module_s_a_rewrite(new, old, other):
-    from cad_lsp.program.update import _other_entries
+    from cad_lsp.program.lines.likeness import other_entries
 
-    assert _other_entries(new, old) is other
+    assert other_entries(new, old) is other
 
 
 def test_an_import_added_after_a_shown_one_does_not_replace_the_next():
@@ -2839,11 +2839,12 @@ def test_a_java_helper_whose_head_runs_onto_a_throws_line_is_a_definition():
     """``private static Call<NewsApi.ArticlesResponse> callReturning(...)`` with ``throws IOException {`` on the
     line below is a definition (a dotted type before its name, its ``{`` on the next line), and that line is
     not one: a new helper's ``return call;`` shown beside it is then no place inside it."""
-    from cad_lsp.program.update import _definitions
+    from cad_lsp.program.lines.reading import definitions_in
+
     lines = ["public class RepoTest {", "    @SuppressWarnings(\"unchecked\")",
              "    private static Call<NewsApi.ArticlesResponse> callReturning(Response r)", "            throws IOException {",
              "        return call;", "    }", "}"]
-    assert _definitions(lines) == {0: "public class RepoTest", 2: "callReturning"}
+    assert definitions_in(lines) == {0: "public class RepoTest", 2: "callReturning"}
 
 
 def test_a_definition_s_doc_comment_rewritten_above_it_replaces_the_old_one():

@@ -1,0 +1,419 @@
+"""The file lines that new update lines rewrite: a changed line beside a kept stretch, a line rewritten
+between two markers, a head rewritten above a body a marker stands for.  Those file lines are replaced, not
+kept beside their rewrite."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+
+from ..blocks import another_subject, same_head
+from ..markers import next_shown
+from ..syntax import COMMENT_LINE
+from .likeness import (
+    call_rewrapped, declares_same, defines_another, likeness, looks_alike, only_reindented, other_entries,
+    same_place, same_signature, split_over_lines)
+from .placement import MARKER, NEW
+from .reading import (
+    ATTACHED_LINE, CLOSING, DECLARES, DISTINCTIVE, HEAD, SIGNATURE_LINES, TOKEN, block_end, closes_new_block,
+    definition_name, indent_of, is_declaration, new_runs, weight)
+
+
+REWRITE_LOOKAHEAD = 3  # a file line's rewrite is looked for among this many next new lines (a statement wrapped
+# in try: is the second)
+REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
+LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
+WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
+REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
+
+
+def doc_comments_rewritten(lines: list[int], keys: list[str], doc_keys: list[str]) -> set[int]:
+    """The file's comment lines right above a definition the update places, where the update writes new comment
+    lines right above it (``// Check requests t, retrying ...`` for ``// Check performs a single GET ...``): the
+    definition's doc comment rewritten, not kept above the new one (1-based file lines)."""
+    out: set[int] = set()
+    placed = {n for n in lines if n > 0}
+    for k, n in enumerate(lines):
+        if n <= 0 or not is_declaration(keys[k]) or k == 0 or lines[k - 1] != NEW or \
+                not COMMENT_LINE.match(keys[k - 1]):
+            continue
+        j = n - 1  # the file line above the definition (1-based)
+        while j > 0 and j not in placed and doc_keys[j - 1].strip() and COMMENT_LINE.match(doc_keys[j - 1]):
+            out.add(j)
+            j -= 1
+    return out
+
+
+def rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[str],
+                             replaced: frozenset[int], fresh: set[int]) -> dict[int, int]:
+    """New lines with markers (or the update's edge) on both sides that rewrite one file line: an import that
+    gains a name, a signature that gains a parameter, shown alone between ``...`` markers; or the first or last
+    line of a longer run between markers (a command rewritten, with new lines before it), when only one of the
+    two rewrites a line; or, with a marker on one side and a placed line on the other, the run's line next to
+    the placed one, when it rewrites the file line next to that one.  Each goes in place of the file line it
+    resembles most, when that line is alike enough and clearly more alike than any other among the lines the
+    markers around it keep: {update line: file line}."""
+    out: dict[int, int] = {}
+    in_file = set(doc_keys)
+    for k, end in list(new_runs(lines)):
+        run = [i for i in range(k, end) if keys[i].strip()]
+        before = lines[k - 1] if k > 0 else None
+        after = lines[end] if end < len(lines) else None
+        if run and (before == MARKER and after is not None and after > 0 or
+                    after == MARKER and before is not None and before > 0):
+            # a marker on one side, a placed line on the other: the run's line next to the placed one may
+            # rewrite the file line next to it there, which the marker would otherwise keep (a ``return``
+            # that returns one more name, right above the function's shown ``}``)
+            edge, step = (run[-1], -1) if before == MARKER else (run[0], 1)
+            j = (after if before == MARKER else before) + step
+            while 0 < j <= len(doc_keys) and not doc_keys[j - 1].strip():
+                j += step
+            if 0 < j <= len(doc_keys) and j not in replaced and j not in out.values() and \
+                    weight(keys[edge]) >= DISTINCTIVE and indent_of(doc_keys[j - 1]) == indent_of(keys[edge]) and \
+                    keys[edge].strip() not in in_file and not other_entries(keys[edge], doc_keys[j - 1]) and \
+                    not defines_another(keys, edge, doc_keys, j - 1) and not DECLARES.match(doc_keys[j - 1]) and \
+                    likeness(keys[edge], doc_keys[j - 1]) >= REWRITE_ALONE:
+                out[edge] = j
+            continue
+        if not run or before not in (None, MARKER) or after not in (None, MARKER):
+            continue  # next to a placed line: the alignment's call
+        below = max([m for m in lines[:k] if m > 0] + [v for i, v in out.items() if i < k] + [0])
+        above = min([m for m in lines[end:] if m > 0] + [len(doc_keys) + 1])
+        taken = replaced | set(out.values())
+        if len(run) == 1:
+            edges = run
+        elif closes_new_block(run[-1], keys, in_file) or closes_new_block(run[0], keys, in_file):
+            continue  # a whole new block rewrites nothing
+        else:
+            edges = [run[0], run[-1]]
+        found = {i: j for i in edges if keys[i] not in in_file and i not in fresh  # (a file line not placed, a
+                 and (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above), taken)) is not None}
+        if len(found) == 1:  # new definition's attribute: no rewrite of either)
+            out.update(found)
+        elif not found:
+            out.update(_tail_somewhere(run, fresh, range(below + 1, above), keys, doc_keys, taken))
+    return out
+
+
+def _tail_somewhere(run: list[int], fresh: set[int], js: range, keys: list[str], doc_keys: list[str],
+                    taken: set[int]) -> dict[int, int]:
+    """New lines between markers that end with a definition's head rewritten (a new route above ``show``, then
+    ``show``'s attribute and signature changed and its ``{``, before ``// ... existing code ...`` for its body):
+    the run's last lines paired line for line with the one run of file lines among ``js`` they are alike, one
+    pair defining the same name; the lines before them are new.  {update line: file line}, or none."""
+    found = []
+    for size in range(min(_most_rewritten(run, fresh), LONE_LINES), 1, -1):  # the longest first
+        tail = run[-size:]
+        if CLOSING.match(keys[tail[0]]):
+            continue  # (the ``}`` of the new code before it would pair with any block's end)
+        for j in js:
+            olds = [n for n in range(j, js.stop) if doc_keys[n - 1].strip()][:size]
+            if len(olds) < size or olds[0] != j or any(n in taken for n in olds):
+                continue
+            pairs = list(zip(tail, olds))
+            if alike_line_for_line(pairs, keys, doc_keys) and _names_one(pairs, keys, doc_keys):
+                found.append(dict(pairs))
+        if found:
+            break
+    return found[0] if len(found) == 1 else {}
+
+
+def heads_over_elided_bodies(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int],
+                             done: set[int]) -> dict[int, int]:
+    """A new block head right above a marker that stands for its body (``if (error && orders.length === 0) {``,
+    ``// ... unchanged ...``, ``}``) where the file's next line after the last placed one is the same head
+    rewritten (``if (error) {``): that line, rewritten, not kept below the new head.  {update line: file line}."""
+    out: dict[int, int] = {}
+    for k, key in enumerate(keys):
+        nxt = next_shown(keys, k, 1)
+        if lines[k] != NEW or k in done or not key.rstrip().endswith(("{", ":", " do")) or nxt is None or \
+                lines[nxt] != MARKER or indent_of(keys[nxt]) <= indent_of(key):
+            continue
+        below = max([m for m in lines[:k] if m > 0] + [0])
+        j = next((j for j in range(below + 1, len(doc_keys) + 1) if doc_keys[j - 1].strip()), None)
+        if j is not None and j not in replaced and j not in out.values() and \
+                indent_of(doc_keys[j - 1]) == indent_of(key) and same_head(doc_keys[j - 1].strip(), key.strip()):
+            out[k] = j
+    return out
+
+
+def rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], replaced: frozenset[int],
+                   done: set[int]) -> dict[int, int]:
+    """New lines after a marker and before a placed line that rewrite a run of file lines further up than the
+    placed line, with the lines between them left out (deleted): a route's head gains a middleware and its
+    first statement a cast, shown after ``// ...``, and the checks below them go; the body's unchanged rest
+    follows. The run's first line is found as a line rewritten alone among the lines the marker would keep, the
+    others pair with the file lines after it, every one; blank lines placed between the marker and the run go
+    on the blank lines above its first file line.  ``done``: update lines rewritten already, or of new
+    definitions (which rewrite nothing).  {update line: file line}, each pair."""
+    out: dict[int, int] = {}
+    for k, end in list(new_runs(lines)):
+        after = lines[end] if end < len(lines) else None
+        start = k
+        while start > 0 and lines[start - 1] > 0 and not keys[start - 1].strip():
+            start -= 1  # blank lines the alignment placed after the marker
+        run = [i for i in range(k, end) if keys[i].strip()]
+        if not run or after is None or after <= 0 or start == 0 or lines[start - 1] != MARKER or \
+                any(i in done for i in range(start, end)):
+            continue
+        below = max([m for m in lines[:start] if m > 0] + [0])
+        if any(j in replaced for j in range(below + 1, after)):
+            continue  # a rewrite next to the placed line was found: the alignment's reading stands
+        head = _rewritten_alone(keys[run[0]], doc_keys, range(below + 1, after), set(replaced))
+        if head is None or defines_another(keys, run[0], doc_keys, head - 1):
+            continue
+        pairs, at = [], head
+        for i in run:
+            while at < after and not doc_keys[at - 1].strip():
+                at += 1
+            if at >= after or \
+                    not (looks_alike(keys[i], doc_keys[at - 1]) or keys[i].strip() == doc_keys[at - 1].strip()):
+                break
+            pairs.append((i, at))
+            at += 1
+        if len(pairs) < len(run) or another_subject([keys[i] for i, _ in pairs], [doc_keys[j - 1] for _, j in pairs]):
+            continue
+        blanks, j = [i for i in range(start, k)], head - 1
+        for i in reversed(blanks):  # the blank lines between the marker and the run: above its first file line
+            lines[i] = j if j > below and not doc_keys[j - 1].strip() else NEW
+            j -= 1
+        out.update(pairs)
+    return out
+
+
+def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) -> int | None:
+    """The file line among ``js`` that a new line shown away from placed lines rewrites, or None."""
+    if weight(key) < DISTINCTIVE:
+        return None
+    scores = sorted(((difflib.SequenceMatcher(None, key.strip(), doc_keys[j - 1].strip(), autojunk=False).ratio(), j)
+                     for j in js
+                     if j not in taken and weight(doc_keys[j - 1]) >= DISTINCTIVE
+                     and indent_of(doc_keys[j - 1]) == indent_of(key) and not other_entries(key, doc_keys[j - 1])),
+                    reverse=True)
+    if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
+        return scores[0][1]
+    extended = [j for _, j in scores if key.strip().startswith(doc_keys[j - 1].strip().rstrip(";,)"))]
+    if len(extended) == 1:  # the one line it extends: ``result += item.price`` gaining `` * item.quantity``
+        return extended[0]
+    head = HEAD.match(key)  # ``->subject(sprintf(...))`` for ``->subject('Payment reminder')``: the one line of
+    if head is None or len(head[1]) < 8:  # its call or key, rewritten whole, where nothing else is alike
+        return None
+    same = [j for _, j in scores if doc_keys[j - 1].strip().startswith(head[1])]
+    return same[0] if len(same) == 1 else None
+
+
+def file_lines_rewritten(lines: list[int], keys: list[str], doc_keys: list[str], fresh: set[int]) -> frozenset[int]:
+    """File lines that new update lines rewrite where the file would otherwise keep them: new lines just before
+    a placed line, after a marker or at the snippet's start, that resemble the file lines just before it (a
+    changed ``def`` line above an unchanged body); and likewise just after a placed line.  ``fresh``: the update's
+    lines of new definitions, which rewrite nothing."""
+    out: set[int] = set()
+    placed, in_file = [n for n in lines if n > 0], set(doc_keys)
+    for k, end in new_runs(lines):
+        run = [i for i in range(k, end) if keys[i].strip()]
+        if run and all(i in fresh for i in run):
+            continue  # new definitions whole (a ``describe "ttl" do`` after the file's last one)
+        before = lines[k - 1] if k > 0 else None  # None: the update's start
+        after = lines[end] if end < len(lines) else None  # None: its end
+        if after is not None and after > 0 and not keys[end].strip() and \
+                next((n for i, n in enumerate(lines[end:], end) if n <= 0 or keys[i].strip()), None) == MARKER:
+            after = MARKER  # blank lines placed before a marker: the run ends at the marker
+        head = after - 1 if after is not None and after > 0 else 0  # 1-based: the file line above the placed
+        while head > 0 and not doc_keys[head - 1].strip():  # one, blank lines skipped
+            head -= 1
+        if run and after is not None and after > 0 and (before is None or before == MARKER) and \
+                (not closes_new_block(run[-1], keys, in_file) or  # (a whole new block rewrites nothing, but a
+                 head > 0 and call_rewrapped(keys[run[0]], doc_keys[head - 1])):  # call given lines of its own)
+            found = _rewritten_run(reversed(range(k, end)), range(after - 1, 0, -1), keys, doc_keys, placed, out)
+            if not found and head > 0 and head not in placed and len(run) <= SIGNATURE_LINES and \
+                    split_over_lines([keys[i] for i in run], doc_keys[head - 1]):
+                found = set(range(head, after))  # a signature spread over lines, one parameter each, above its
+                # unchanged body (with the blank lines between: the update shows its own)
+            out |= found
+        if run and after is not None and after > 0 and before == MARKER and not any(j < after for j in out) and \
+                head > 0 and head not in placed and _reopened(keys, run, doc_keys, head, after):
+            out.add(head)  # (``<tbody>`` given a class, a new row at the top of its body)
+        if run and before is not None and before > 0 and (after is None or after == MARKER):
+            found = _rewritten_run(range(k, end), range(before + 1, len(doc_keys) + 1), keys, doc_keys, placed, out)
+            if not found and before < len(doc_keys) and before + 1 not in placed and \
+                    any(split_over_lines([keys[i] for i in run[:n]], doc_keys[before]) and
+                        (n <= WRAPPED_LINES or same_signature(keys[run[0]], doc_keys[before]))
+                        for n in range(2, SIGNATURE_LINES + 1)):
+                found = {before + 1}  # (a one-line ``data class`` written one parameter a line)
+            if not found:
+                found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
+            out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
+    return frozenset(out)
+
+
+def _reopened(keys: list[str], run: list[int], doc_keys: list[str], head: int, after: int) -> bool:
+    """Whether new lines after a marker start with the opening line of the block the placed line ``after`` is
+    in, rewritten (the file's line ``head``, right above it: ``<tbody>`` become ``<tbody :class="...">``), the
+    rest of them new lines at the top of its body: the same opening word at the same depth, the placed line
+    deeper, and no other of the new lines like it."""
+    ours, theirs = keys[run[0]], doc_keys[head - 1]
+    word = _OPENING_WORD.match(ours)
+    return word is not None and word[0] == (_OPENING_WORD.match(theirs) or [None])[0] and ours != theirs and \
+        indent_of(ours) == indent_of(theirs) < indent_of(doc_keys[after - 1]) and \
+        not any(_OPENING_WORD.match(keys[i]) and _OPENING_WORD.match(keys[i])[0] == word[0] for i in run[1:])
+
+
+_OPENING_WORD = re.compile(r"^\s*<?[\w.$-]+")
+
+
+def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys: list[str], placed: list[int],
+                         taken: set[int]) -> set[int]:
+    """The file's definition right after a placed line (its doc and attribute lines with it) that new code
+    after that line and before a marker rewrites whole: the new code defines the same name, which the file
+    and the update each define once (``put/2`` becoming ``put/3`` with a longer ``@doc``, where no grammar
+    reads the file and line by line the new text is mostly new)."""
+    first = before + 1
+    while first <= len(doc_keys) and not doc_keys[first - 1].strip():
+        first += 1
+    head = first
+    while head <= len(doc_keys) and ATTACHED_LINE.match(doc_keys[head - 1]):
+        head += 1
+    if head > len(doc_keys):
+        return set()
+    name = definition_name(doc_keys, head - 1)
+    named = [i for i in run if definition_name(keys, i) == name]
+    if name is None or sum(definition_name(doc_keys, j) == name for j in range(len(doc_keys))
+                           if is_declaration(doc_keys[j])) != 1 or len(named) != 1 or \
+            not CLOSING.match(keys[block_end(keys, named[0]) - 1]) or block_end(keys, named[0]) - 1 > run[-1]:
+        return set()  # (the new definition whole, to its closing line: not a head before a marker for its body)
+    end = block_end(doc_keys, head - 1)  # (0-based, exclusive: the 1-based last line)
+    lines = set(range(before + 1, end + 1))  # (the blank lines above it too: the new code's own stand for them)
+    return set() if lines & set(placed) or lines & taken else lines
+
+
+def alike_line_for_line(pairs: list[tuple[int, int]], keys: list[str], doc_keys: list[str]) -> bool:
+    """Whether each new line (update index) is its file line (1-based) rewritten or repeated, none of them a
+    definition of another name."""
+    return all(looks_alike(keys[k], doc_keys[j - 1]) or keys[k].strip() == doc_keys[j - 1].strip()
+               for k, j in pairs) and not any(defines_another(keys, k, doc_keys, j - 1) for k, j in pairs)
+
+
+def _names_one(pairs: list[tuple[int, int]], keys: list[str], doc_keys: list[str]) -> bool:
+    """Whether one of the pairs defines the same name in the update as in the file (a head rewritten)."""
+    return any((name := definition_name(keys, k)) is not None and name == definition_name(doc_keys, j - 1)
+               for k, j in pairs)
+
+
+def _most_rewritten(run: list[int], fresh: set[int]) -> int:
+    """How many of a run's last lines may rewrite file lines past those it inserts: up to its new definitions'
+    (``fresh``) last line, or all but one."""
+    last_fresh = max((n for n, i in enumerate(run) if i in fresh), default=None)
+    return len(run) - 1 if last_fresh is None else len(run) - 1 - last_fresh
+
+
+def _tail_rewritten(run: list[int], fresh: set[int], done: int, keys: list[str], doc_keys: list[str],
+                    placed: list[int], taken: set[int]) -> set[int]:
+    """The file lines that the last lines of new code ending the update (or before a marker) rewrite, past lines
+    it inserts: an enum gains a constant and its ``TERMINAL = EnumSet.of(CANCELLED)`` below becomes
+    ``...of(CANCELLED, REFUNDED)``, shown last with no line of context after it; a new route goes above
+    ``show`` and ``show``'s attribute and signature change, shown before ``// ... existing code ...`` for its
+    body.  The run's last lines, line for line alike the next non-blank file lines after ``done`` (the last
+    line placed or rewritten): one line when it is closely alike and no other line of the run is; several when
+    one of them defines the name its file line does."""
+    olds, j = [], done + 1
+    while len(olds) < _most_rewritten(run, fresh) and j <= len(doc_keys) and j not in placed and j not in taken:
+        if doc_keys[j - 1].strip():
+            olds.append(j)
+        j += 1
+    for size in range(len(olds), 0, -1):
+        pairs = list(zip(run[-size:], olds[:size]))
+        if not alike_line_for_line(pairs, keys, doc_keys):
+            continue
+        if size == 1:
+            (k, j), = pairs
+            if not looks_alike(keys[k], doc_keys[j - 1], REWRITE_ALONE) or \
+                    any(looks_alike(keys[i], doc_keys[j - 1]) for i in run[:-1]):
+                continue
+        elif not _names_one(pairs, keys, doc_keys):
+            continue
+        return set(range(done + 1, olds[size - 1] + 1))  # (with the blank lines between: the update's stand for them)
+    return set()
+
+
+def with_continuations(replaced: frozenset[int], lines: list[int], doc_keys: list[str]) -> frozenset[int]:
+    """File lines rewritten, with the lines that continue them (a line ending with a backslash goes on in the
+    next: a Dockerfile ``RUN ... \\`` rewritten whole takes its ``&& npm cache clean`` with it), unless the
+    update shows those."""
+    out, placed = set(replaced), {n for n in lines if n > 0}
+    for n in sorted(replaced):
+        while n < len(doc_keys) and doc_keys[n - 1].rstrip().endswith("\\") and n + 1 not in placed:
+            n += 1
+            out.add(n)
+    return frozenset(out)
+
+
+def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[int], taken: set[int]) -> set[int]:
+    """File lines ``js`` (from a placed line outwards) that new lines ``ks`` rewrite, in order: each file line
+    has a counterpart among the next few new lines, as a rewrite (``looks_alike``), as the same statement
+    indented anew (wrapped in a ``try:``), or as a blank line; up to the last non-blank one."""
+    ks, pairs, at = list(ks), [], 0
+    for j in js:
+        if j in placed or j in taken:
+            break
+        old = doc_keys[j - 1]
+        near = [n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
+                if (same_place(keys[ks[n]], old) or only_reindented(keys[ks[n]], old)
+                    or call_rewrapped(keys[ks[n]], old)) and not defines_another(keys, ks[n], doc_keys, j - 1)]
+        if not near:
+            break
+        found = max(near, key=lambda n: (likeness(keys[ks[n]], old), -n))  # the most alike, then the nearest
+        pairs.append((ks[found], j))
+        at = found + 1
+    while pairs and not keys[pairs[-1][0]].strip():
+        pairs.pop()
+    paired = {k for k, _ in pairs}
+    # a block's head alike a file line, its body not (``if c.MaxRetries < 0 {`` above another ``return``): new
+    pairs = [(k, j) for k, j in pairs if call_rewrapped(keys[k], doc_keys[j - 1]) or not any(
+        i in ks and keys[i].strip() and i not in paired for i in range(k + 1, block_end(keys, k)))]
+    if another_subject([keys[k] for k, _ in pairs], [doc_keys[j - 1] for _, j in pairs]):
+        return set()  # (a guard for ``retries`` beside the file's for ``timeout``: added, not a rewrite)
+    written = sum(1 for i in ks if keys[i].strip())
+    # the run as a whole, where no line is alike alone, or where it pairs the same lines and blank ones after
+    whole = _rewritten_lines(ks, js, keys, doc_keys, placed, taken)
+    alone = {j for _, j in pairs}
+    if whole and (not any(doc_keys[j - 1].strip() for j in alone) or
+                  alone <= whole and not any(doc_keys[j - 1].strip() for j in whole - alone)):
+        return whole
+    if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK and \
+            not (pairs and declares_same(keys[pairs[0][0]], doc_keys[pairs[0][1] - 1])):
+        return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite (but
+        # ``local debug, err = ...`` over ``local debug = ...``, then its check: the variable declared anew)
+    return {j for _, j in pairs}
+
+
+def _rewritten_lines(ks: list[int], js, keys: list[str], doc_keys: list[str], placed: list[int],
+                     taken: set[int]) -> set[int]:
+    """As many file lines as the new lines, line for line (blank where they are blank, at their indentation),
+    that the new lines rewrite as a whole: text moved between lines (a comment moved up one line) leaves each
+    line unlike its old self, not the run unlike its old run (compared as words in any order)."""
+    ks, js = list(ks), list(js)[: len(ks)]
+    while ks and not keys[ks[-1]].strip() and (len(js) < len(ks) or doc_keys[js[len(ks) - 1] - 1].strip()):
+        ks.pop()  # the update's blank lines at the far end, where the file has none, are between blocks
+    written = [k for k in ks if keys[k].strip()]
+    js = js[: len(ks)]
+    if not written or len(written) > LONE_LINES or len(js) < len(ks) or any(j in placed or j in taken for j in js):
+        return set()
+    if any(bool(keys[k].strip()) != bool(doc_keys[j - 1].strip()) or keys[k].strip() and
+           (indent_of(keys[k]) != indent_of(doc_keys[j - 1]) or other_entries(keys[k], doc_keys[j - 1]))
+           for k, j in zip(ks, js)):
+        return set()
+    a = Counter(TOKEN.findall(" ".join(keys[k] for k in ks)))
+    b = Counter(TOKEN.findall(" ".join(doc_keys[j - 1] for j in js)))
+    alike = 2 * sum((a & b).values()) / max(1, sum(a.values()) + sum(b.values()))
+    return set(js) if alike >= REWRITE_ALONE else set()
+
+
+def extent_without(extent: tuple[int, int], replaced: frozenset[int]) -> tuple[int, int]:
+    """A marker's kept lines less those rewritten at either edge."""
+    first, last = extent
+    while first <= last and first in replaced:
+        first += 1
+    while last >= first and last in replaced:
+        last -= 1
+    return first, last
