@@ -2056,3 +2056,19 @@ def test_kotlin_annotated_properties_are_named_by_their_names_not_their_annotati
     assert [u.key for u in parse_units(document, "kotlin", document.splitlines(True))[0][0].body] == \
         [("variable", "id"), ("variable", "createdAt"), ("variable", "updatedAt")]
     assert merge_update(document, update, "Project.kt").merged == document.replace("Instant\n}\n", "Instant\n\n" + deleted + "}\n")
+
+
+def test_an_update_that_closes_the_file_s_last_block_after_another_one_is_read_without_a_crash():
+    """A C++ test file: new tests after a marker, the anonymous namespace's ``}`` shown, then ``int main() {``
+    (the file's last block) with a call added and a marker for the rest.  Read under ``main``'s head, the
+    units before the last one include lines of that head, which the update does not have: it used to raise a
+    TypeError; the new test goes into the namespace and its call into ``main``."""
+    document = ("#include <cstdlib>\n\nnamespace {\n\nint failures = 0;\n\nvoid testSell() {\n    failures += 0;\n}\n\n"
+                "}  // namespace\n\nint main() {\n    testSell();\n    if (failures > 0) {\n        return EXIT_FAILURE;\n"
+                "    }\n    return EXIT_SUCCESS;\n}\n")
+    update = ("// ... existing tests unchanged ...\n\nvoid testFindAdjacent() {\n    failures += 1;\n}\n\n}  // namespace\n\n"
+              "int main() {\n    testSell();\n    testFindAdjacent();\n    // ... rest of main unchanged ...\n}\n")
+    merge = merge_update(document, update, "seat_map_test.cpp")
+    assert merge.merged == document.replace(
+        "}\n\n}  // namespace", "}\n\nvoid testFindAdjacent() {\n    failures += 1;\n}\n\n}  // namespace").replace(
+        "    testSell();\n", "    testSell();\n    testFindAdjacent();\n")

@@ -2912,3 +2912,16 @@ def test_lines_that_repeat_the_file_right_after_a_placed_line_are_those_lines():
     assert merge_update(document, update, "Index.cshtml").merged == document.replace(
         "    <div class=\"alert\">No products yet.</div>\n",
         "    <div class=\"alert\">\n        @(Model.HasFilters ? \"No match.\" : \"None yet.\")\n    </div>\n")
+
+
+def test_a_fault_in_a_reading_s_rules_is_a_refusal_that_says_so_not_a_crash(monkeypatch):
+    """Whatever a rule raises besides UpdateError comes back as an UpdateError naming it, so that the CLI, the
+    editor and the endpoint report a refusal (and write nothing) instead of failing the request."""
+    from cad_lsp.program import update as update_module
+
+    def faulty(*args, **kwargs):
+        raise TypeError("unsupported operand")
+
+    monkeypatch.setattr(update_module, "merge_by_blocks", faulty)
+    with pytest.raises(UpdateError, match=r"the merge failed on this update \(TypeError: unsupported operand\)"):
+        merge_update("def f():\n    return 1\n", "def f():\n    return 2\n", "f.py")

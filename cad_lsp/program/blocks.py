@@ -547,7 +547,8 @@ def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], o
         list(range(split + 1, len(lines) + 1))
     parsed = parse_units("".join(read), language, read)
     if parsed is None or parsed[1] or not parsed[0] or parsed[0][-1].key != last.key or \
-            any(u.key is None or u.key[0] != "import" for u in parsed[0][:-1] if not markers[rows[u.start] - 1]):
+            any(u.key is None or u.key[0] != "import" for u in parsed[0][:-1]
+                if rows[u.start] is None or not markers[rows[u.start] - 1]):
         return None
     return parsed[0], read, rows
 

@@ -115,6 +115,20 @@ def _terminator(doc_lines: list[str]) -> str:
 def merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
                  after: str | None = None, before: str | None = None, whole: bool = False,
                  into: str | None = None) -> Merge:
+    """The file the update makes (``_merge_update``).  A fault in a reading's rules is this update's refusal, not
+    the caller's crash: the editor, the answer and the endpoint report it and write nothing."""
+    try:
+        return _imports_then_rest(document, update, language, force=force, after=after, before=before,
+                                  whole=whole, into=into)
+    except UpdateError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
+        raise UpdateError(f"the merge failed on this update ({type(exc).__name__}: {exc}); nothing was "
+                          f"changed: please report it with the file and the update") from exc
+
+
+def _imports_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
+                       before: str | None, whole: bool, into: str | None) -> Merge:
     # New imports (after a marker for the file's own, or none), then the rest: the imports go where they sort
     # among the file's, then the rest is merged (a handler pasted for a class the prose names; a class shown
     # below "// ... existing imports" and two new ones, which lines put after the file's imports).
