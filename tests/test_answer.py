@@ -1147,3 +1147,17 @@ def test_a_test_that_needs_replacing_is_replaced_where_it_was():
                           "```csharp:Tests/OrdersTests.cs\n    [Fact]\n    public void Create_ReturnsValidationProblem() {}\n```\n")
     assert reading.blocks[0].before == "Create_ReturnsBadRequest_WhenNoLines"
     assert [r.names for r in reading.removals] == [("Create_ReturnsBadRequest_WhenNoLines",)]
+
+
+def test_the_end_of_a_class_and_the_method_it_follows_are_one_place_not_the_file_s_end(tmp_path):
+    """"add these two private methods at the end of the class, after `status`": the place is after ``status``
+    (the class's end), not the file's end; in a module around the class, the methods go inside the class."""
+    commands = ("module Bot\n  class Commands\n    def handle(message)\n      message\n    end\n\n    private\n\n"
+                "    def status(id)\n      id\n    end\n  end\nend\n")
+    (tmp_path / "commands.rb").write_text(commands)
+    new = "    def slowest(project)\n      project\n    end\n"
+    answer = ("Then add these two private methods at the end of the class, after `status`:\n\n"
+              f"```ruby\n# commands.rb\n{new}```\n")
+    assert read_answer(answer).blocks[0].after == "status"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == commands.replace("      id\n    end\n", "      id\n    end\n\n" + new)

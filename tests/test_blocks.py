@@ -2072,3 +2072,25 @@ def test_an_update_that_closes_the_file_s_last_block_after_another_one_is_read_w
     assert merge.merged == document.replace(
         "}\n\n}  // namespace", "}\n\nvoid testFindAdjacent() {\n    failures += 1;\n}\n\n}  // namespace").replace(
         "    testSell();\n", "    testSell();\n    testFindAdjacent();\n")
+
+
+def test_a_new_constant_below_a_marker_after_a_function_is_set_off_as_the_file_sets_off_functions():
+    """``# ... existing code ...``, one blank line, a new constant, then a rewritten function: the marker keeps a
+    function, which the file sets off by two blank lines; the constant is set off by two as well, not by the
+    update's one."""
+    document = ("import json\n\n\ndef build(url):\n    return url\n\n\ndef fetch(url):\n    return json.loads(url)\n")
+    update = ("import json\n\n# ... existing code ...\n\nRETRYABLE = {429, 503}\n\n\n"
+              "def fetch(url, retries=3):\n    return json.loads(url)\n")
+    assert merge_update(document, update, "http.py").merged == document.replace(
+        "\n\n\ndef fetch(url):", "\n\n\nRETRYABLE = {429, 503}\n\n\ndef fetch(url, retries=3):")
+
+
+@pytest.mark.parametrize("name", ["commands.rb", "commands.cr"])
+def test_new_methods_at_the_file_s_end_go_into_the_class_inside_its_module(name):
+    """Methods at a class's depth, said to go at the end, in a file that holds a module around one class: before
+    the class's ``end``, not the module's (where they were written, re-indented as module functions); by the
+    syntax where a grammar reads the file (Ruby), by the lines' depth where none does (Crystal)."""
+    document = "module Bot\n  class Commands\n    def status(id)\n      id\n    end\n  end\nend\n"
+    update = "    def slowest(project)\n      project\n    end\n"
+    assert merge_update(document, update, name, after="").merged == document.replace(
+        "      id\n    end\n", "      id\n    end\n\n" + update)

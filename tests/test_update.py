@@ -2925,3 +2925,77 @@ def test_a_fault_in_a_reading_s_rules_is_a_refusal_that_says_so_not_a_crash(monk
     monkeypatch.setattr(update_module, "merge_by_blocks", faulty)
     with pytest.raises(UpdateError, match=r"the merge failed on this update \(TypeError: unsupported operand\)"):
         merge_update("def f():\n    return 1\n", "def f():\n    return 2\n", "f.py")
+
+
+def test_a_call_opened_like_the_file_s_next_one_but_naming_another_entry_is_new():
+    """``parser.add_argument(`` then ``"--retries",`` shown after the file's ``--timeout`` call: the file's next
+    call opens on the same line but names ``--include-drafts``; the new call goes in whole after the shown one,
+    and the file's next call and the ``return`` after it stay (they were read as rewritten and removed)."""
+    document = ("def parse_args(argv=None):\n    parser = argparse.ArgumentParser(prog=\"relnotes\")\n"
+                "    parser.add_argument(\n        \"--timeout\", type=float, default=10.0, help=\"request timeout\"\n"
+                "    )\n    parser.add_argument(\n        \"--include-drafts\", action=\"store_true\", help=\"also drafts\"\n"
+                "    )\n    return parser.parse_args(argv)\n\n\ndef main():\n    return 0\n")
+    update = ("    parser.add_argument(\n        \"--timeout\", type=float, default=10.0, help=\"request timeout\"\n    )\n"
+              "    parser.add_argument(\n        \"--retries\",\n        type=int,\n        default=3,\n    )\n")
+    merge = merge_update(document, update, "cli.py")
+    assert merge.merged == document.replace(
+        "    )\n    parser.add_argument(\n        \"--include",
+        "    )\n    parser.add_argument(\n        \"--retries\",\n        type=int,\n        default=3,\n    )\n"
+        "    parser.add_argument(\n        \"--include") and merge.unseen == ()
+
+
+def test_closing_lines_between_a_marker_and_the_function_s_closing_line_are_the_file_s():
+    """``match run(&path, check) {`` rewritten, ``// ... unchanged ...`` for its arms, then the match's ``}`` and
+    the function's ``}``: the match's closing line is the file's, not a second one kept beside it by the marker
+    (the merged file did not parse and was refused)."""
+    document = ("fn main() -> ExitCode {\n    let mut dry_run = false;\n    for arg in env::args().skip(1) {\n"
+                "        match arg.as_str() {\n            \"--dry-run\" => dry_run = true,\n            _ => {\n"
+                "                return ExitCode::from(2);\n            }\n        }\n    }\n\n    match run(&path) {\n"
+                "        Ok(()) => ExitCode::SUCCESS,\n        Err(err) => {\n            eprintln!(\"{err}\");\n"
+                "            ExitCode::FAILURE\n        }\n    }\n}\n\nfn run(path: &str) -> Result<()> {\n"
+                "    let text = fs::read_to_string(path)?;\n    Ok(())\n}\n")
+    update = ("fn main() -> ExitCode {\n    let mut dry_run = false;\n    let mut check = false;\n"
+              "    for arg in env::args().skip(1) {\n        match arg.as_str() {\n"
+              "            \"--dry-run\" => dry_run = true,\n            \"--check\" => check = true,\n"
+              "            // ... rest of the loop unchanged ...\n        }\n    }\n\n    match run(&path, check) {\n"
+              "        // ... unchanged ...\n    }\n}\n\nfn run(path: &str, check: bool) -> Result<()> {\n"
+              "    let text = fs::read_to_string(path)?;\n    // ... rest unchanged ...\n}\n")
+    assert merge_update(document, update, "main.rs").merged == document.replace(
+        "false;\n    for", "false;\n    let mut check = false;\n    for").replace(
+        "dry_run = true,\n", "dry_run = true,\n            \"--check\" => check = true,\n").replace(
+        "match run(&path)", "match run(&path, check)").replace("fn run(path: &str)", "fn run(path: &str, check: bool)")
+
+
+def test_a_line_both_texts_have_once_is_not_passed_over_for_the_lines_after_it():
+    """In a rewritten ``def handle(...)``: new lines, the file's ``def handle(_user, _text), do: :ignore``, then
+    the old ``case`` body moved into a new ``defp dispatch`` and a marker.  Placing the body where it was passed
+    over the ``def handle(_user, ...)`` line, which the marker then kept beside the update's copy: twice.  The
+    line is placed, the moved body is new."""
+    document = ("defmodule Bot do\n  alias Bot.Log\n\n  @envs ~w(staging production)\n\n  @spec handle(String.t(), String.t()) :: term\n  def handle(user, \"!\" <> text) do\n    case String.split(text) do\n"
+                "      [\"deploy\", service] -> deploy(user, service)\n      [\"help\"] -> {:reply, help()}\n"
+                "      _ -> {:reply, \"Unknown command\"}\n    end\n  end\n\n  def handle(_user, _text), do: :ignore\n\n"
+                "  defp deploy(user, service) do\n    {:reply, \"#{service} by #{user}\"}\n  end\n\n"
+                "  defp help do\n    \"!deploy\"\n  end\nend\n")
+    update = ("  alias Bot.Log\n  alias Bot.RateLimiter\n\n  @envs ~w(staging production)\n\n  @spec handle(String.t(), String.t()) :: term\n  def handle(user, \"!\" <> text) do\n    case RateLimiter.hit(user) do\n      :ok -> dispatch(user, String.split(text))\n"
+              "      {:error, ms} -> {:reply, \"Slow down\"}\n    end\n  end\n\n  def handle(_user, _text), do: :ignore\n\n"
+              "  defp dispatch(user, words) do\n    case words do\n      [\"deploy\", service] -> deploy(user, service)\n"
+              "      [\"help\"] -> {:reply, help()}\n      _ -> {:reply, \"Unknown command\"}\n    end\n  end\n\n"
+              "  # ... deploy/2 and help/0 unchanged ...\n")
+    merged = merge_update(document, update, "commands.ex").merged
+    assert merged.count("def handle(_user, _text)") == 1
+    assert merged == document.replace("  alias Bot.Log\n", "  alias Bot.Log\n  alias Bot.RateLimiter\n").replace(
+        document[document.index("  def handle(user"):document.index("\n  defp deploy")],
+        update[update.index("  def handle(user"):update.index("\n  # ...")])
+
+
+@pytest.mark.parametrize("after", [None, ""])
+def test_new_tests_then_the_class_s_closing_line_go_at_the_class_s_end(after):
+    """New ``@Test`` methods, their bodies repeating lines of the file's tests, then the class's ``}`` (the
+    file's last line), "Append to `CommitTest`:" or said nowhere: before that ``}``, set apart as the tests are
+    (no distinctive line of the file placed them, and the update was refused)."""
+    document = ("class CommitTest {\n\n    @Test\n    void parses() {\n        List<Commit> commits = List.of();\n"
+                "        assertTrue(commits.isEmpty());\n    }\n}\n")
+    update = ("    @Test\n    void bangMarksBreaking() {\n        List<Commit> commits = List.of();\n"
+              "        assertFalse(commits.isEmpty());\n    }\n}\n")
+    assert merge_update(document, update, "CommitTest.java", after=after).merged == \
+        document[:-2] + "\n" + update

@@ -103,6 +103,8 @@ _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
                          r"append(?:ed)?\s+(?:\w+\s+)?to\b)",
                          re.IGNORECASE)
+_A_TYPE = re.compile(r"\s*(?:the\s+|this\s+|that\s+)?(?:class|struct|module|object|impl|interface|trait|enum|"
+                     r"component|controller|service|model|record|describe|suite)\b", re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
 # Extensions a bare word in a sentence must have to be read as a file ("e.g." and "v2.0" are not files).
@@ -593,9 +595,11 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     `tests/version.rs`"); or the one it goes before or above, as (None, name) ("Place it right above
     `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
-        end = _AT_THE_END.search(line.replace("**", "").replace("__", ""))  # ("at the **end** of the file")
+        said = line.replace("**", "").replace("__", "")
+        end = _AT_THE_END.search(said)  # ("at the **end** of the file")
         m = _AFTER.search(line)
-        if m and not (end and end.start() < m.start()):  # ("after the `impl Config` block": the impl, not the
+        of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
+        if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block": the impl, not the
             return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["heading"] or \
                 m["quoted"], None  # struct; "at the end of the file (after the `"x"` test)": the end)
         if end:

@@ -1376,12 +1376,15 @@ class _Merger:
                 # (a new statement after ``// ... the others as before ...``: the next in that run)
                 shown_lead = self._lead(self.new, new_units, k, new_region, shift) if k > 0 and \
                     self.is_marker(new_units[k - 1]) else None
-                if shown_lead and new_units[k].start == new_units[k].end:
+                file_lead = self._lead(self.old, old_units, before[0] + 1, old_region)
+                if shown_lead and new_units[k].start == new_units[k].end and \
+                        (old_units[before[0]].end == old_units[before[0]].start or len(shown_lead) >= len(file_lead)):
                     pieces += shown_lead  # (a one-line statement, ``WORDS_PER_MINUTE = 200``: as the update sets it
-                    # off, not as the class after it is set off)
+                    # off, not as the class after it is set off; after a block, by no fewer lines than the file
+                    # sets its blocks off: ``RETRYABLE = {...}`` two lines below a function, as PEP 8 has it)
                 elif not (0 < before[0] and shown_lead is not None and not shown_lead and
                           not self._lead(self.old, old_units, before[0], old_region)):
-                    pieces += self._lead(self.old, old_units, before[0] + 1, old_region)
+                    pieces += file_lead
             elif before[1] is None and before[0] is not None and 0 < before[0] == len(old_units) - 1:
                 # after the last unit the marker keeps: set off as the file sets off that one from the one before
                 pieces += self._lead(self.old, old_units, before[0], old_region)

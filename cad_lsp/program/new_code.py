@@ -144,6 +144,10 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
     if len(places) != 1:
         return None
     at = places[0]
+    above = max(k for k in range(at) if doc_lines[k].strip())
+    while _CLOSER.match(doc_lines[above]) and len(_indent(doc_lines[above])) < len(depth):
+        at = above  # (a class's ``end`` inside its module's: the members go before the class's)
+        above = max(k for k in range(at) if doc_lines[k].strip())
     gap = [newline] if doc_lines[at - 1].strip() else []
     return at, gap + _trimmed(update_lines, newline)
 
@@ -180,6 +184,10 @@ def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: st
     if not method or len(classes) != 1:
         return None  # (no name of them the file's, however long: an addition, not the class rewritten)
     cls = classes[0]
+    while not named and [u.key[0] for u in cls.body if u.key is not None] == ["type"]:
+        cls = next(u for u in cls.body if u.key is not None)  # (a module or a namespace around the one class)
+        if not cls.body:
+            return None
     members = [u for u in cls.body if u.key is not None]
     depth = _indent(doc_lines[members[0].start]) if members else _indent(doc_lines[cls.start]) + "    "
     base = min(len(_indent(line)) for line in shown)

@@ -34,8 +34,8 @@ from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name, indent_of, is_declaration,
-    keys_of, line_key)
+    CLOSING, DECORATOR, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name, definitions_in,
+    indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .ops import split_lines
@@ -143,8 +143,15 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
                              document=document)
         except UpdateError:
             pass
-    return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole,
-                         into=into)
+    try:
+        return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole,
+                             into=into)
+    except UpdateError:
+        placed = _members_before_the_closing_line(split_lines(document), split_lines(update)) \
+            if after in (None, "") and before is None else None
+        if placed is None:
+            raise
+        return _checked(placed, language_of(language) if language is not None else guess_language(document), force)
 
 
 # A line comment in each grammar, for a marker its parser must read as one
@@ -244,7 +251,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         after = None  # ("at the end of the module": members, then the module's ``end``, which places them)
     if after == "" and shown and indent_of(shown[0]) and all(indent_of(line) >= indent_of(shown[0]) for line in shown):
         placed = _new_members(doc_lines, update_lines, grammar, into) or \
-            _at_the_end_inside(doc_lines, update_lines)  # ("add these at the end of `ArticleTest`", members: the
+            (_at_the_end_inside(doc_lines, update_lines) if _new_code_only(doc_lines, update_lines) else None)  # ("add these at the end of `ArticleTest`", members: the
         if placed is not None:  # end of their class, not of the file)
             return _checked(placed, grammar, force)
     placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
@@ -523,7 +530,7 @@ def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge |
     ``}``): before that closing line, set apart as the file sets its lines apart there; None otherwise."""
     shown = [k for k, line in enumerate(update_lines) if line.strip()]
     rows = [r for r, line in enumerate(doc_lines) if line.strip()]
-    if not shown or len(rows) < 2 or not _new_code_only(doc_lines, update_lines) or \
+    if not shown or len(rows) < 2 or any(is_marker(line) for line in update_lines) or \
             not _CLOSES_FILE.match(doc_lines[rows[-1]]) or \
             indent_of(doc_lines[rows[-2]]) < indent_of(update_lines[shown[0]]) or \
             not any(indent_of(line) == indent_of(update_lines[shown[0]]) for line in doc_lines if line.strip()):
@@ -532,6 +539,27 @@ def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge |
     apart = any(not line.strip() for line in doc_lines[rows[0]: rows[-1]])
     new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines[shown[0]: shown[-1] + 1], shown[0])]
     return _inserted(doc_lines, update_lines, at, [Piece(_terminator(doc_lines), None, None)] * apart + new)
+
+
+def _members_before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
+    """New members, then the file's last line, which closes the class that holds them (new tests, then the test
+    class's ``}``: "Append to `CommitTest`"): no line of them at their own depth the file's but closing lines and
+    decorators (``@Test``; their bodies may repeat other tests' lines); they go at that class's end, as
+    ``_at_the_end_inside`` places them.  None otherwise.  Tried where every reading refused: no line of the file
+    distinctive enough places them."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    rows = [r for r, line in enumerate(doc_lines) if line.strip()]
+    if len(shown) < 2 or not rows or update_lines[shown[-1]].rstrip() != doc_lines[rows[-1]].rstrip() or \
+            indent_of(update_lines[shown[0]]) <= indent_of(doc_lines[rows[-1]]) or \
+            _braces("".join(update_lines[:shown[-1]])) != 0:
+        return None  # (the last line at the file's last line's own depth: ``  end`` closes the update's ``def``)
+    ours, depth = {line.strip() for line in doc_lines}, indent_of(update_lines[shown[0]])
+    if any(update_lines[k].strip() in ours and indent_of(update_lines[k]) <= depth and
+           not CLOSING.match(update_lines[k]) and not DECORATOR.match(update_lines[k]) for k in shown[:-1]):
+        return None
+    if set(definitions_in(keys_of(update_lines)).values()) & set(definitions_in(keys_of(doc_lines)).values()):
+        return None  # (a method of the file's name, rewritten: the syntax or the lines place it)
+    return _at_the_end_inside(doc_lines, update_lines[:shown[-1]])
 
 
 def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | None,

@@ -21,14 +21,14 @@ from .extents import marker_extents
 from .fresh import inside_unshown, named_rewrites, new_definition_lines, outside_their_block, under_new_headers
 from .likeness import other_entries
 from .passes import (
-    close_marked_blocks, close_shown_blocks, closing_lines_pinned, continue_placed_runs, dead_after_return,
+    close_below_markers, close_marked_blocks, close_shown_blocks, closing_lines_pinned, continue_placed_runs, dead_after_return,
     fill_edge, fill_gap, old_ending, place_closing_before_markers, place_closing_lines, place_common_end,
     place_common_start, place_context, rest_of_block, rest_of_last_block, set_apart, share_blank_lines,
-    share_edge_blank_lines)
+    share_edge_blank_lines, unplace_openers_of_new_entries)
 from .placement import MARKER, NEW, Placement, UpdateError
 from .reading import (
     ANCHOR_WEIGHT, ATTACHED_LINE, CLOSING, CLOSING_TAG, DISTINCTIVE, block_end, closes_new_block, definitions_in,
-    line_key, weight)
+    is_declaration, line_key, weight)
 from .rewrites import (
     doc_comments_rewritten, extent_without, file_lines_rewritten, heads_over_elided_bodies, rewrites_between_markers,
     rewritten_head, with_continuations)
@@ -171,6 +171,11 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     elsewhere |= outside_their_block(keys, doc_keys, markers) | under_new_headers(keys, doc_keys, markers)
     chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers, doc_keys,
                           context)
+    passed_over = _passed_over(chain, keys, markers, doc_keys, elsewhere)
+    if passed_over:
+        elsewhere |= passed_over
+        chain = _anchor_chain([NO_MATCH if k in elsewhere else key for k, key in enumerate(keys)], markers,
+                              doc_keys, context)
     closing_new = {k for k, _ in chain if closes_new_block(k, keys, in_file)}
     chain = [(k, j) for k, j in chain if k not in closing_new]
     elsewhere |= {k for k in closing_new if CLOSING_TAG.match(keys[k])}  # (a new element's ``</form>`` is no
@@ -227,7 +232,9 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     place_common_start(lines, keys, doc_keys)
     place_closing_before_markers(lines, keys, doc_keys)
     close_shown_blocks(lines, keys, doc_keys)
+    close_below_markers(lines, keys, doc_keys)
     continue_placed_runs(lines, keys, doc_keys)
+    unplace_openers_of_new_entries(lines, keys, doc_keys)
     if context:
         place_context(lines, keys, doc_keys)
     rewritten = file_lines_rewritten(lines, keys, doc_keys, fresh) | rest_of_block(lines, keys, doc_keys)
@@ -333,6 +340,30 @@ def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False) -
         return False
     starts = min(placed) == content[0] or head_is_new and sum(n < min(placed) for n in content) <= 2
     return starts and max(placed) == content[-1]
+
+
+def _passed_over(chain: list[tuple[int, int]], keys: list[str], markers: list[bool], doc_keys: list[str],
+                 elsewhere: set[int]) -> set[int]:
+    """Update lines to keep out of the anchors because placing them passes over a line both texts have once: in
+    ``def handle(...) do``, new lines, ``def handle(_user, _text), do: :ignore``, then the old body (moved into a
+    new ``defp dispatch``) and a marker, the chain places the body where it was, and the marker after it keeps
+    the file's ``def handle(_user, ...)``, which the update wrote as new: twice.  The body's lines after the
+    passed-over line, up to the marker, are new; the line is placed.  Empty where nothing is passed over."""
+    counts, shown, at = Counter(doc_keys), Counter(keys), {k: j for k, j in chain}
+    where = {key: j for j, key in enumerate(doc_keys) if counts[key] == 1}
+    out: set[int] = set()
+    for k, key in enumerate(keys):
+        if k in at or k in elsewhere or markers[k] or shown[key] != 1 or key not in where or \
+                weight(key) < DISTINCTIVE or not is_declaration(key):
+            continue  # (a definition, not ``private:``: two classes may each have one)
+        j, stop = where[key], next((m for m in range(k + 1, len(keys)) if markers[m]), None)
+        later = [(m, n) for m, n in chain if m > k]
+        crossing = [(m, n) for m, n in later if stop is not None and m < stop and n < j]
+        after_marker = next((n for m, n in later if stop is not None and m > stop), None)
+        if crossing and len(crossing) == len([m for m, _ in later if m < (stop or len(keys))]) and \
+                (after_marker is None or after_marker > j) and all(n < j for m, n in chain if m < k):
+            out |= {m for m, _ in crossing}  # (the marker keeps line j: the update's copy would be a second)
+    return out
 
 
 def _without_far_repeats(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],

@@ -88,6 +88,17 @@ def other_entries(a: str, b: str) -> bool:
     return False
 
 
+_LEADING_STRING = re.compile(r"""^\s*(["'`])(?P<key>[^"'`]+)\1""")
+
+
+def opens_another_entry(opener: str, new_next: str, old_next: str) -> bool:
+    """Whether a call opened alone on its line (``parser.add_argument(``) opens another entry than the file's
+    call on that line: the first argument on the next line is another string (``"--retries",`` below it,
+    ``"--include-drafts", ...`` below the file's): a new call beside the file's, not the file's shown again."""
+    m, n = _LEADING_STRING.match(new_next), _LEADING_STRING.match(old_next)
+    return opener.rstrip().endswith(("(", "[", "{")) and bool(m and n) and _entry(m["key"]) != _entry(n["key"])
+
+
 def _entry(key: str) -> str:
     return _NOT_IN_NAME.sub("", key).lower()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 
 from ..blocks import rewrites_statement
-from .likeness import looks_alike
+from .likeness import looks_alike, opens_another_entry
 from .placement import MARKER, NEW, SKIP
 from .reading import (
     ANCHOR_WEIGHT, CLOSING, CLOSING_TAG, DISTINCTIVE, LEAVES, OPENS, QUOTED, TYPE_OPENER, closes_new_block,
@@ -40,6 +40,16 @@ def fill_edge(lines: list[int], keys: list[str], doc_keys: list[str], ks: list[i
             pairs.pop()
     for k, j in pairs:
         lines[k] = j + 1
+
+
+def unplace_openers_of_new_entries(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """A call opened alone on its line and placed on the file's (``parser.add_argument(``), whose next line is new
+    and names another entry than the file's next line (``"--retries",`` where the file has ``"--include-drafts",
+    ...``): the call is a new one beside the file's, its opening line new too, not the file's call rewritten."""
+    for k in range(len(keys) - 1):
+        j = lines[k]
+        if 0 < j < len(doc_keys) and lines[k + 1] == NEW and opens_another_entry(keys[k], keys[k + 1], doc_keys[j]):
+            lines[k] = NEW
 
 
 def place_closing_before_markers(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
@@ -112,6 +122,24 @@ def close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -
         inside = [m for m in lines[opener + 1:i] if m > 0]
         if all(start < m <= end for m in inside) and all(m <= start or m > end + 1 for m in lines[i + 1:] if m > 0):
             lines[i] = end + 1
+
+
+def close_below_markers(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """A marker, then new closing lines, then a placed one (``// ... unchanged ...`` in a ``match``, its ``}``,
+    then the function's ``}``): the new ones are the file's closing lines right above the placed one, not
+    second ones the marker's stretch would keep beside them."""
+    placed = {n for n in lines if n > 0}
+    for i, n in enumerate(lines):
+        if n <= 0 or not CLOSING.match(keys[i]):
+            continue
+        m, j = i - 1, n - 1  # j: 1-based, the file line above the placed one
+        while m > 0 and lines[m] == NEW and CLOSING.match(keys[m]) and j > 0 and j not in placed and \
+                doc_keys[j - 1] == keys[m]:
+            m, j = m - 1, j - 1
+        if m < i - 1 and lines[m] == MARKER:
+            for r in range(m + 1, i):
+                lines[r] = n - (i - r)
+                placed.add(lines[r])
 
 
 def place_context(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:

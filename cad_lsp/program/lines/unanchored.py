@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 
 from ..ops import split_lines
-from .likeness import looks_alike, other_entries
+from .likeness import defines_another, looks_alike, other_entries
 from .placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .reading import (
     CLOSING, CLOSING_TAG, DISTINCTIVE, IMPORT_LINE, closes_new_block, indent_of, keys_of, other_titles, weight)
@@ -133,13 +133,17 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
         return None
     shape = [(indent_of(keys[k]), not keys[k].strip()) for k in run]
     text = "\n".join(keys[k].strip() for k in run)
+    alone_in_file = sum(1 for key in doc_keys if key.strip()) <= len(content)
     scores = []
     for first in range(1, len(doc_keys) - len(run) + 2):
         window = doc_keys[first - 1: first - 1 + len(run)]
         if [(indent_of(key), not key.strip()) for key in window] != shape or \
                 any(other_entries(keys[k], key) and not IMPORT_LINE.match(key) for k, key in zip(run, window)) or \
-                other_titles(keys[run[0]], window[0]):
-            continue  # (``.b {`` is another rule than ``.a {``, however alike; a name imported anew is the same)
+                other_titles(keys[run[0]], window[0]) or alone_in_file is False and \
+                any(defines_another(keys, k, doc_keys, first - 1 + k - run[0]) for k in run):
+            continue  # (``.b {`` is another rule than ``.a {``, however alike; a name imported anew is the same;
+            # ``void bangMarksBreaking()`` is another test than ``void parses()`` beside it in a class, where a
+            # file of that one function renames it)
         matcher = difflib.SequenceMatcher(None, text, "\n".join(key.strip() for key in window), autojunk=False)
         if matcher.real_quick_ratio() >= REWRITE_ALONE and matcher.quick_ratio() >= REWRITE_ALONE:
             scores.append((matcher.ratio(), first))
