@@ -647,6 +647,11 @@ def test_styles_the_answer_adds_at_the_end_of_a_file_without_a_grammar_go_at_its
     ("A bulk delete method on `SessionRepository`.", None, None),  # "delete" is a noun here
     ("Remove the local handlers from `BookController`.", None, None),
     ("This removes the `retry` loop.", None, None),
+    ("`test_full_queue_rejects_push` tests the old behaviour, so **remove it** and add these two tests instead.",
+     ("test_full_queue_rejects_push",), None),  # the one name before the verb, said again as "it"
+    ("`load` calls `parse`, so remove it.", None, None),  # "it" is one of two
+    ("`exists` no longer sees deleted rows, so a user can create \"Apollo\", delete it and create it again.",
+     None, None),  # "it" is what the user created
 ])
 def test_a_sentence_saying_to_delete_a_definition_is_read_as_a_removal(sentence, names, path):
     removals = read_answer(f"```python src/app.py\nx = 1\n```\n\n{sentence}\n").removals

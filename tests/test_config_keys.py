@@ -1,4 +1,4 @@
-"""YAML and JSON snippets placed by their keys (``program.config_keys``): the keys shown down to a change are a
+"""YAML, JSON and TOML snippets placed by their keys (``program.config_keys``): the keys shown down to a change are a
 path, and the keys beside them stay."""
 
 from cad_lsp.program.update import merge_update
@@ -77,3 +77,60 @@ def test_a_new_yaml_key_keeps_the_comment_lines_right_above_it():
     want = document.replace("  timeout: 2s\n", "  timeout: 2s\n  # How long a forecast is served from memory.\n"
                                                 "  # Set to 0 to disable caching.\n  cache-ttl: 10m\n")
     assert merge_update(document, update, "application.yml").merged == want
+
+
+CARGO_TOML = """[package]
+name = "stock-sync"
+version = "0.3.1"
+
+[dependencies]
+anyhow = "1"
+serde = { version = "1", features = ["derive"] }
+tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+tracing = "0.1"
+
+[dev-dependencies]
+tokio = { version = "1", features = ["macros", "rt-multi-thread", "test-util"] }
+
+[lints.rust]
+unsafe_code = "forbid"
+"""
+
+
+def test_a_toml_key_shown_under_its_table_rewrites_that_table_s_key():
+    """``[dependencies]``, a marker, ``tokio = {...}`` with a new feature, a marker: the ``tokio`` of
+    ``[dependencies]`` is rewritten, not ``[dev-dependencies]``'s, and nothing is appended at the file's end."""
+    update = ("[dependencies]\n# ... existing code ...\n"
+              "tokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\", \"time\"] }\n# ... existing code ...\n")
+    merged = merge_update(CARGO_TOML, update, "Cargo.toml").merged
+    assert merged == CARGO_TOML.replace('"rt-multi-thread"] }\ntracing', '"rt-multi-thread", "time"] }\ntracing')
+
+
+def test_new_toml_keys_go_at_their_table_s_end_and_a_new_table_at_the_file_s_end():
+    """Keys the snippet does not show stay (placed as lines, those between two shown keys were removed); a new
+    key goes after the shown one, or at the end of its table's keys; a new table at the file's end."""
+    update = ("[dependencies]\nanyhow = \"1\"\n# Retries with backoff\nbackoff = \"0.4\"\n\n[dev-dependencies]\n"
+              "wiremock = \"0.6\"\n\n[features]\nfake = []\n")
+    merged = merge_update(CARGO_TOML, update, "Cargo.toml").merged
+    assert merged == CARGO_TOML.replace('anyhow = "1"\n', 'anyhow = "1"\n# Retries with backoff\nbackoff = "0.4"\n').replace(
+        '"test-util"] }\n', '"test-util"] }\nwiremock = "0.6"\n') + "\n[features]\nfake = []\n"
+
+
+def test_a_toml_snippet_for_a_table_the_file_has_twice_is_left_to_the_other_readings():
+    from cad_lsp.program.config_keys import merge_table_keys
+
+    document = "[[bin]]\nname = \"a\"\n\n[[bin]]\nname = \"b\"\n"
+    assert merge_table_keys(document.splitlines(True), ["[[bin]]\n", "path = \"src/a.rs\"\n"]) is None
+
+
+def test_a_toml_key_between_two_shown_ones_is_replaced_and_a_new_table_goes_before_the_next_shown_one():
+    """``name``, ``dynamic = ["version"]``, ``description``: the file's ``version`` between the two shown keys
+    goes (as lines between two shown lines do); ``[project.scripts]`` shown before ``[lints.rust]`` goes right
+    above it, not at the file's end."""
+    document = ("[project]\nname = \"slugkit\"\nversion = \"0.4.1\"\ndescription = \"Slugs.\"\nreadme = \"README.md\"\n\n"
+                "[lints.rust]\nunsafe_code = \"forbid\"\n\n[tool.mypy]\nstrict = true\n")
+    update = ("[project]\nname = \"slugkit\"\ndynamic = [\"version\"]\ndescription = \"Slugs.\"\n# ... the rest unchanged ...\n\n"
+              "[project.scripts]\nslugkit = \"slugkit.cli:main\"\n\n[lints.rust]\n# ... unchanged ...\n")
+    assert merge_update(document, update, "pyproject.toml").merged == document.replace(
+        "version = \"0.4.1\"\n", "dynamic = [\"version\"]\n").replace(
+        "[lints.rust]", "[project.scripts]\nslugkit = \"slugkit.cli:main\"\n\n[lints.rust]")

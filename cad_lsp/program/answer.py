@@ -122,6 +122,7 @@ _REMOVE = re.compile(r"\b(?:delete|remove|drop|get\s+rid\s+of)d?\b(?P<what>.*?)"
                      r"\b(?:but|so|since|because|as|which|"
                      r"then|while|instead|and\s+(?:add|use|call|move|keep|replace|update|change|rename|drop|remove|"
                      r"delete))\b|$)", re.IGNORECASE)
+_SO_THEN = re.compile(r"\bso\s+(?:you\s+can\s+|just\s+|simply\s+)?[*_]*$", re.IGNORECASE)
 # Words that make the sentence something other than a removal to do: a condition, a denial, an option.
 _NOT_DONE = re.compile(r"\b(?:not|don'?t|doesn'?t|never|no\s+need|without|if|unless|optional(?:ly)?|could|might|"
                        r"may|consider|whether|rather|keep)\b|n't\b", re.IGNORECASE)
@@ -321,6 +322,14 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 continue
             names, path, other = [], None, False
             spans = list(re.finditer(r"`([^`]+)`", m["what"]))
+            said = sentence[:len(sentence) - len(m[0])]
+            if not spans and re.match(r"[\s*_]*it\b", m["what"]):  # "`test_full_queue_rejects_push` tests the
+                before = [t for t in _BACKTICKED.findall(said) if not _names_file(t)]  # old behaviour, so remove
+                if len(before) == 1 and _REMOVED_NAME.match(before[0]) and \
+                        _SO_THEN.search(said):  # it": the one name before "so" and the verb (not "a user can
+                    # create "Apollo", delete it")
+                    out.append(Removal((_REMOVED_NAME.match(before[0])["name"],), None, number, sentence.strip()))
+                continue
             lead = m["what"][:spans[0].start()].split() if spans else []
             if len(lead) > 4 or any(word.lower() in _PREPOSITIONS for word in lead):
                 continue  # "a bulk delete method on `Repo`": the word is a noun here

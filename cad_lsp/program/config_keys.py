@@ -13,6 +13,11 @@ changed is rewritten in place, a new key goes before the next key the snippet sh
 last one, else at the end of its parent's keys, at the file's indentation.  Only snippets of plain mappings
 are read so (no list items, no markers, no flow or block scalars); anything else is left to the other readings.
 
+A TOML or INI snippet (``Cargo.toml``, ``pyproject.toml``, ``setup.cfg``) is read the same way by its tables:
+``[dependencies]`` then ``tokio = {...}`` rewrites the ``tokio`` of that table (not of ``[dev-dependencies]``),
+a new key goes at the end of its table's keys, a new table at the file's end; keys the snippet does not show
+stay.
+
 A JSON object showing some of the file's top-level keys (``{ "dependencies": {...} }`` for a ``package.json``)
 is a part of it the same way: markers go inside its braces, and the commas between members are set right after.
 """
@@ -25,7 +30,7 @@ import re
 from .markers import is_marker
 from .ops import split_lines
 
-__all__ = ["json_commas", "json_fragment", "merge_yaml_keys"]
+__all__ = ["json_commas", "json_fragment", "merge_table_keys", "merge_yaml_keys"]
 
 WHOLE_SHARE = 0.6  # a snippet showing this share of the file's keys may be the whole file: keys it leaves out go
 
@@ -97,6 +102,118 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
     if tail and out and not out[-1].endswith(("\n", "\r")):
         out[-1] += newline
     return out + tail
+
+
+_TABLE = re.compile(r"^\s*\[\[?\s*(?P<name>[^\[\]]+?)\s*\]\]?\s*(?:[#;].*)?$")  # ``[dependencies]``, ``[[bin]]``
+_ASSIGNMENT = re.compile(r"^\s*(?P<key>[\w.\-]+|\"[^\"]+\"|'[^']+')\s*=")
+
+
+def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] | None:
+    """The file's lines with a TOML or INI snippet's keys placed in the tables the snippet shows them under; None
+    where the snippet is not tables and one-line keys (with markers, comments and blank lines), where a key
+    comes before any table, where a table it names is the file's twice (``[[bin]]``), or where it shows most of
+    the file's keys without a marker (the whole file: another reading decides)."""
+    tables, table, ours = {}, "", {}  # table -> header row; (table, key) -> (first row, last row)
+    row = 0
+    while row < len(doc_lines):
+        line = doc_lines[row]
+        m = _TABLE.match(line)
+        if m and not _ASSIGNMENT.match(line):
+            table = m["name"]
+            if table in tables:
+                tables[table] = None  # (named twice: no one place)
+            else:
+                tables[table] = row
+        elif (a := _ASSIGNMENT.match(line)) is not None:
+            last = row
+            while _open_brackets("".join(doc_lines[row:last + 1])) > 0 and last + 1 < len(doc_lines):
+                last += 1  # (a value over several lines: an array of features)
+            ours[(table, a["key"])] = (row, last)
+            row = last
+        row += 1
+    shown, table, said, order = [], None, 0, []  # order: the tables the snippet shows, in its order
+    for row, line in enumerate(update_lines):
+        if not line.strip() or line.lstrip().startswith(("#", ";")) or is_marker(line):
+            continue
+        m = _TABLE.match(line)
+        if m and not _ASSIGNMENT.match(line):
+            table = m["name"]
+            order.append(table)
+            continue
+        a = _ASSIGNMENT.match(line)
+        if a is None or table is None or _open_brackets(line) != 0:
+            return None
+        shown.append((row, table, a["key"]))
+        said += (table, a["key"]) in ours
+    if not shown or any(tables.get(t, 0) is None for _, t, _ in shown) or not said or \
+            not any(is_marker(line) for line in update_lines) and said >= WHOLE_SHARE * len(ours):
+        return None
+    newline = "\r\n" if doc_lines and doc_lines[0].endswith("\r\n") else "\n"
+    replaced: dict[int, tuple[int, str]] = {}  # first row -> (last row, the new line)
+    inserted: dict[int, list[str]] = {}  # row -> new lines before it (len(doc_lines): at the end)
+    deleted: set[int] = set()
+    known = [(row, table, key) for row, table, key in shown if (table, key) in ours]
+    for (row, table, key), (later_row, later_table, later_key) in zip(known, known[1:]):
+        if table == later_table and \
+                not any(is_marker(line) for line in update_lines[row:later_row]):
+            shown_keys = {(t, k) for _, t, k in shown}  # (two keys shown one after the other: the file's keys
+            for (t, k), (first, last) in ours.items():  # between them are gone, as lines between shown ones are)
+                if t == table and ours[(table, key)][1] < first and last < ours[(table, later_key)][0] and \
+                        (t, k) not in shown_keys:
+                    deleted.update(range(first, last + 1))
+    for index, (row, table, key) in enumerate(shown):
+        line = update_lines[row].strip() + newline
+        above = row  # the comment lines right above a new key are its own
+        while above > 0 and update_lines[above - 1].lstrip().startswith(("#", ";")):
+            above -= 1
+        if (table, key) in ours:
+            first, last = ours[(table, key)]
+            if "".join(doc_lines[first:last + 1]).strip() != line.strip():
+                replaced[first] = (last, _indent(doc_lines[first]) + line)
+            continue
+        if table not in tables:  # a new table: before the next table the snippet shows that the file has
+            following = next((t for t in order[order.index(table) + 1:] if tables.get(t) is not None), None)
+            where = tables[following] if following is not None else len(doc_lines)
+            header = next(r for r in range(row, -1, -1) if _TABLE.match(update_lines[r]))
+            heading = [] if any(t == table for _, t, _ in shown[:index]) else \
+                [update_lines[header].strip() + newline]
+            group = inserted.setdefault(where, [])
+            if following is not None and group and not group[-1].strip():
+                group.pop()
+            if following is None and heading:
+                group.append(newline)
+            group.extend(heading + [c.strip() + newline for c in update_lines[above:row]] + [line])
+            if following is not None:
+                group.append(newline)
+            continue
+        earlier = next(((t, k) for _, t, k in reversed(shown[:index]) if t == table and (t, k) in ours), None)
+        if earlier is not None:
+            where = ours[earlier][1] + 1
+        else:  # the end of the table's keys
+            rows = [last for (t, _), (_, last) in ours.items() if t == table]
+            where = (max(rows) if rows else tables[table]) + 1
+        inserted.setdefault(where, []).extend([c.strip() + newline for c in update_lines[above:row]] + [line])
+    out, row = [], 0
+    while row < len(doc_lines):
+        out += inserted.get(row, [])
+        if row in replaced:
+            last, line = replaced[row]
+            out.append(line)
+            row = last + 1
+            continue
+        if row not in deleted:
+            out.append(doc_lines[row])
+        row += 1
+    tail = inserted.get(len(doc_lines), [])
+    if tail and out and not out[-1].endswith(("\n", "\r")):
+        out[-1] += newline
+    return out + tail
+
+
+def _open_brackets(text: str) -> int:
+    """Brackets a TOML value leaves open (strings aside): more lines of it follow."""
+    text = re.sub(r'"(?:\\.|[^"\\])*"|\'[^\']*\'|#.*', "", text)
+    return text.count("[") + text.count("{") - text.count("]") - text.count("}")
 
 
 def _documents(lines: list[str]) -> list[tuple[int, int]]:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .blocks import Piece, merge_by_blocks, names
-from .config_keys import json_commas, json_fragment, merge_yaml_keys
+from .config_keys import json_commas, json_fragment, merge_table_keys, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
@@ -230,11 +230,12 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     if (language or "").lower().endswith((".json", "json")):
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
-    if (language or "").lower().endswith((".yml", ".yaml", "yaml")):
-        placed = merge_yaml_keys(doc_lines, update_lines)
-        if placed is not None:
-            merged = "".join(placed)
-            return Merge(merged, 1, max(1, len(doc_lines)), merged, None, document=document)
+    named = (language or "").lower()
+    placed = merge_yaml_keys(doc_lines, update_lines) if named.endswith((".yml", ".yaml", "yaml")) else \
+        merge_table_keys(doc_lines, update_lines) if named.endswith((".toml", "toml", ".ini", ".cfg")) else None
+    if placed is not None:
+        merged = "".join(placed)
+        return Merge(merged, 1, max(1, len(doc_lines)), merged, None, document=document)
     closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else []
     if closed:
         update_lines = update_lines + closed
