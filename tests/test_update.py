@@ -2999,3 +2999,41 @@ def test_new_tests_then_the_class_s_closing_line_go_at_the_class_s_end(after):
               "        assertFalse(commits.isEmpty());\n    }\n}\n")
     assert merge_update(document, update, "CommitTest.java", after=after).merged == \
         document[:-2] + "\n" + update
+
+
+def test_an_expression_bodied_member_that_opens_its_call_on_its_line_is_a_definition():
+    """Dart's ``Response _json(int status, Object body) => Response(`` is a definition (its expression goes on
+    below): a marker naming ``_json`` after new methods keeps it, and the marker before them keeps only what
+    comes before it (``_json`` was kept by the first marker, and the new methods went after it)."""
+    document = ("class Api {\n  Router get router {\n    return Router();\n  }\n\n"
+                "  Response _list(Request request) =>\n      _json(200, []);\n\n"
+                "  Response _json(int status, Object body) => Response(\n        status,\n        body: jsonEncode(body),\n"
+                "      );\n}\n")
+    update = ("  Router get router {\n    return Router();\n  }\n\n  // ... _list unchanged ...\n\n  Response _availability(Request request, String id) {\n"
+              "    return _json(200, {'roomId': id});\n  }\n\n  // ... _json unchanged\n")
+    assert merge_update(document, update, "handlers.dart").merged == document.replace(
+        "      _json(200, []);\n\n", "      _json(200, []);\n\n  Response _availability(Request request, String id) {\n"
+        "    return _json(200, {'roomId': id});\n  }\n\n")
+    from cad_lsp.program.lines.reading import definitions_in
+
+    assert "_json" in definitions_in(document.splitlines()).values()
+
+
+def test_syntax_errors_on_lines_the_update_itself_cannot_parse_do_not_refuse_its_merge():
+    """``importOriginal<typeof import("../api")>()`` is TypeScript the grammar here does not read: the update
+    errs on that line alone too, so the merged file's error there is not the merge's doing, and the merge is
+    not refused; an error the merge makes (a placement that leaves a brace open) still is."""
+    document = ("import { post } from \"../api\";\n\nvi.mock(\"../api\", () => ({\n  post: vi.fn(),\n}));\n\n"
+                "describe(\"form\", () => {\n  it(\"posts\", () => {\n    expect(post).toBeDefined();\n  });\n});\n")
+    update = ("import { ApiError, post } from \"../api\";\n\nvi.mock(\"../api\", async (importOriginal) => ({\n"
+              "  ...(await importOriginal<typeof import(\"../api\")>()),\n  post: vi.fn(),\n}));\n")
+    merged = merge_update(document, update, "form.spec.ts").merged
+    assert merged == update + document[document.index("\ndescribe"):]
+    from cad_lsp.program.syntax import breaks
+
+    assert breaks(document, merged, "typescript") and not breaks(document, merged, "typescript", update)
+    assert breaks(document, merged.replace("  });\n});", "  });\n"), "typescript", update)
+    # a closing line that errs in the update alone is the fragment's edge: a merge that leaves one over counts
+    loop = "function odds(n) {\n  let t = []\n  for (let i = n; i < n * 3; i += 2) {\n    t.push(i)\n  }\n  return t\n}\n"
+    fragment = "// ...\n    t.push(i)\n  }\n  // ...\n"
+    assert breaks(loop, loop.replace("  }\n", "  }\n  }\n"), "javascript", fragment)

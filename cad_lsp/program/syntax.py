@@ -133,12 +133,46 @@ def _tree(text: str, language: str):
     return None if parser is None else parser.parse(text.encode("utf-8"))
 
 
-def breaks(before: str, after: str, language: str | None) -> bool:
-    """Whether ``after`` has syntax errors where ``before`` had none (a merge that broke the file)."""
+def breaks(before: str, after: str, language: str | None, update: str = "") -> bool:
+    """Whether ``after`` has syntax errors where ``before`` had none (a merge that broke the file).  Errors on
+    lines the ``update`` has, and has errors on when read alone, are the update's own (a gap in the grammar:
+    ``importOriginal<typeof import("./api")>()``), not the merge's: they do not count, unless the parser found
+    a token missing (an unclosed parenthesis: a typo to fix before applying) or they are closing lines (a
+    fragment's edge, and what a wrong placement leaves over)."""
     if error_count(before, language) != 0:
         return False
-    return bool(error_count(after, language)) or language == "python" and _misindented(after) and \
-        not _misindented(before)
+    if language == "python" and _misindented(after) and not _misindented(before):
+        return True
+    if not error_count(after, language):
+        return False
+    made = error_lines(after, language)
+    if not update or any(missing for missing, _ in made):
+        return True
+    own = error_lines(update, language)
+    wrapper = LANGUAGES[language].wrapper if language in LANGUAGES else None
+    if own and wrapper is not None:  # (methods pasted alone err outside a class: read them inside one, as the
+        inside = error_lines(wrapper[0] + update + wrapper[1], language)  # syntax's reading does)
+        own = min(own, inside, key=len)
+    excused = {line for missing, line in own
+               if not missing and not _CLOSERS.match(line) and line not in ("end", "fi", "done", "esac")}
+    return not excused or not {line for _, line in made} <= excused
+
+
+def error_lines(text: str, language: str) -> set[tuple[bool, str]]:
+    """The lines (stripped) that syntax errors start on, each with whether the error is a missing token."""
+    tree = _tree(text, language)
+    if tree is None or not tree.root_node.has_error:
+        return set()
+    lines, out, stack = text.splitlines(), set(), [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            row = node.start_point[0]
+            out.add((node.is_missing, lines[row].strip() if row < len(lines) else ""))
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    return out
 
 
 @lru_cache(maxsize=8)

@@ -151,7 +151,8 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
             if after in (None, "") and before is None else None
         if placed is None:
             raise
-        return _checked(placed, language_of(language) if language is not None else guess_language(document), force)
+        return _checked(placed, language_of(language) if language is not None else guess_language(document), force,
+                        update)
 
 
 # A line comment in each grammar, for a marker its parser must read as one
@@ -244,7 +245,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             3 * len(update_lines) >= len(doc_lines) and not _starts_or_ends_inside(doc_lines, update_lines):
         pieces = [Piece(line, None, k + 1) for k, line in enumerate(update_lines)]
         return _checked(_finish(document, update, pieces, frozenset(range(1, len(doc_lines) + 1)), None, True),
-                        grammar, force)
+                        grammar, force, update)
     shown = [line for line in update_lines if line.strip()]
     last = next((line for line in reversed(doc_lines) if line.strip()), "")
     if after == "" and len(shown) > 1 and CLOSING.match(shown[-1]) and shown[-1].rstrip() == last.rstrip() and \
@@ -254,10 +255,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         placed = _new_members(doc_lines, update_lines, grammar, into) or \
             (_at_the_end_inside(doc_lines, update_lines) if _new_code_only(doc_lines, update_lines) else None)  # ("add these at the end of `ArticleTest`", members: the
         if placed is not None:  # end of their class, not of the file)
-            return _checked(placed, grammar, force)
+            return _checked(placed, grammar, force, update)
     placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
     if placed is not None:
-        return _checked(placed, grammar, force)
+        return _checked(placed, grammar, force, update)
     lead = next((k for k, line in enumerate(update_lines) if line.strip()), 0)
     rest = update_lines[lead + 1:]
     while rest and not rest[0].strip():
@@ -266,7 +267,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             rest and _new_code_only(doc_lines, rest) and indent_of(rest[0]):
         placed = _new_members(doc_lines, rest, grammar, into)  # ("  // ... the other tests ..." above new
         if placed is not None:  # members, nothing of the file around them: the end of their class)
-            return _checked(placed, grammar, force)
+            return _checked(placed, grammar, force, update)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
@@ -305,7 +306,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     if after is None and before is None and len(shown) > 2 and CLOSING.match(shown[-1]) and \
             shown[-1].rstrip() == last.rstrip() and indent_of(shown[0]) > indent_of(last) and \
             _new_code_only(doc_lines, update_lines) and \
-            all(_breaks(document, merge.merged, grammar) for _, merge in candidates):
+            all(_breaks(document, merge.merged, grammar, update) for _, merge in candidates):
         members = update_lines[:max(k for k, line in enumerate(update_lines) if line.strip())]
         closing_members = _new_members(doc_lines, members, grammar, into)
         if closing_members is not None:
@@ -323,7 +324,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
-            scores[id(merge)] = (_breaks(document, merge.merged, grammar), merge.unseen_lines, merge.repeats_moved,
+            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), merge.unseen_lines, merge.repeats_moved,
                                  dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
@@ -345,7 +346,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         merged = json_commas(merge.document, merge.merged)
         if merged is not None:
             merge = replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
-    return _checked(merge, grammar, force)
+    return _checked(merge, grammar, force, update)
 
 
 def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> list[str]:
@@ -449,13 +450,13 @@ def _ends_line(text: str) -> bool:
     return text.endswith(("\n", "\r"))
 
 
-def _breaks(document: str, merged: str, grammar: str | None) -> bool:
-    """Whether the merge has syntax errors where the file had none."""
-    return bool(grammar) and breaks(document, merged, grammar)
+def _breaks(document: str, merged: str, grammar: str | None, update: str = "") -> bool:
+    """Whether the merge has syntax errors where the file had none (and the update alone has none there)."""
+    return bool(grammar) and breaks(document, merged, grammar, update)
 
 
-def _checked(merge: Merge, grammar: str | None, force: bool) -> Merge:
-    if not force and _breaks(merge.document, merge.merged, grammar):
+def _checked(merge: Merge, grammar: str | None, force: bool, update: str = "") -> Merge:
+    if not force and _breaks(merge.document, merge.merged, grammar, update):
         raise UpdateError(f"the merged file would not parse as {grammar} where the file does (the update is "
                           f"not valid {grammar} in its place): check the update, or apply it with force")
     return merge

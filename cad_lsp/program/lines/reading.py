@@ -104,8 +104,10 @@ def definition_name(keys: list[str], k: int) -> str | None:
         return m["name"] if m and m["name"] not in _NOT_NAMES and key.split()[0] not in _NOT_NAMES else None
     if not (key.rstrip().endswith(("{", "=>")) or following.strip() == "{" and indent_of(following) == indent_of(key)
             or key.rstrip().endswith("(") and _body_below(keys, k)
-            or key.rstrip().endswith(")") and _HEAD_GOES_ON.match(following)):
-        return None  # (``=>``: an expression-bodied member, ``static string GetVersion() =>``)
+            or key.rstrip().endswith(")") and _HEAD_GOES_ON.match(following)
+            or ") =>" in key and DECLARES.match(key)):
+        return None  # (``=>``: an expression-bodied member, ``static string GetVersion() =>``, or one whose
+        # expression starts on its line: Dart's ``Response _json(int status, Object body) => Response(``)
     assigned = _ASSIGNED_BLOCK.match(key)  # ``val MIGRATION_3_4 = object : Migration(3, 4) {``
     if assigned and key.rstrip().endswith("{"):
         return assigned["name"]
