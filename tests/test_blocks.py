@@ -2094,3 +2094,21 @@ def test_new_methods_at_the_file_s_end_go_into_the_class_inside_its_module(name)
     update = "    def slowest(project)\n      project\n    end\n"
     assert merge_update(document, update, name, after="").merged == document.replace(
         "      id\n    end\n", "      id\n    end\n\n" + update)
+
+
+def test_a_marker_deeper_than_the_statement_above_it_stands_for_the_rest_of_that_statement():
+    """``val request = HttpRequest.newBuilder(...)`` then ``    // ... existing code ...`` one level deeper: the
+    marker stands for the builder's ``.timeout(...)``, ``.build()`` lines and what follows, which stay (the
+    syntax read the statement as rewritten to its first line and dropped its calls)."""
+    document = ("class Client(private val http: HttpClient) {\n    fun fetch(url: String): String? {\n"
+                "        val request = HttpRequest.newBuilder(URI.create(url))\n            .timeout(Duration.ofSeconds(20))\n"
+                "            .GET()\n            .build()\n        val response = http.send(request, ofString())\n"
+                "        return when (response.statusCode()) {\n            200 -> response.body()\n"
+                "            else -> null\n        }\n    }\n}\n")
+    update = ("    fun fetch(url: String): String? {\n        cache?.get(url)?.let { return it }\n"
+              "        val request = HttpRequest.newBuilder(URI.create(url))\n            // ... existing code ...\n"
+              "        return when (response.statusCode()) {\n            200 -> response.body().also { cache?.put(url, it) }\n"
+              "            else -> null\n        }\n    }\n")
+    assert merge_update(document, update, "Client.kt").merged == document.replace(
+        "String? {\n        val request", "String? {\n        cache?.get(url)?.let { return it }\n        val request").replace(
+        "200 -> response.body()\n", "200 -> response.body().also { cache?.put(url, it) }\n")

@@ -3037,3 +3037,16 @@ def test_syntax_errors_on_lines_the_update_itself_cannot_parse_do_not_refuse_its
     loop = "function odds(n) {\n  let t = []\n  for (let i = n; i < n * 3; i += 2) {\n    t.push(i)\n  }\n  return t\n}\n"
     fragment = "// ...\n    t.push(i)\n  }\n  // ...\n"
     assert breaks(loop, loop.replace("  }\n", "  }\n  }\n"), "javascript", fragment)
+
+
+def test_new_tests_that_start_the_update_are_set_apart_from_the_test_above_them():
+    """New ``[Fact]`` tests shown down to the file's ``Dispose()`` and the class's ``}`` ("add these before
+    `Dispose()`"): they go after the last test, a blank line between as between the file's tests (they were
+    written right under its ``}``)."""
+    document = ("public sealed class ArchiveTests : IDisposable\n{\n    [Fact]\n    public void Creates()\n    {\n"
+                "        Assert.True(true);\n    }\n\n    public void Dispose() => Directory.Delete(_root, true);\n}\n")
+    update = ("    [Fact]\n    public void Prunes()\n    {\n        Assert.Empty(Prune());\n    }\n\n"
+              "    public void Dispose() => Directory.Delete(_root, true);\n}\n")
+    assert merge_update(document, update, "ArchiveTests.cs", before="Dispose").merged == document.replace(
+        "    }\n\n    public void Dispose", "    }\n\n" + update[:update.index("\n    public void Dispose") + 1] +
+        "    public void Dispose")

@@ -646,7 +646,7 @@ class _Merger:
         """A block shown with only a marker indented under it (``def f(x):`` then ``    # ...``) has the marker as
         its body: the parser reads an empty body and a comment after it."""
         out: list[Unit] = []
-        for unit in units:
+        for n, unit in enumerate(units):
             previous = out[-1] if out else None
             if (previous is not None and self.is_marker(unit) and not previous.body and previous.kind not in _LABELS
                     and len(_indent(self.new.lines[unit.start])) > len(_indent(self.new.lines[previous.start]))
@@ -654,6 +654,14 @@ class _Merger:
                 out[-1] = replace(previous, end=unit.end, body=[unit], body_start=unit.start, body_end=unit.end,
                                   key=previous.key or ("first line", self.new.lines[previous.start].strip()))
                 continue
+            depth = len(_indent(self.new.lines[previous.start])) if previous is not None else 0
+            if previous is not None and self.is_marker(unit) and previous.body is None and \
+                    previous.start == previous.end and previous.kind not in _LABELS and \
+                    "comment" not in previous.kind and len(_indent(self.new.lines[unit.start])) > depth and \
+                    n + 1 < len(units) and len(_indent(self.new.lines[units[n + 1].start])) <= depth:
+                out[-1] = replace(previous, end=unit.end)  # a marker deeper than the statement above it: the
+                continue  # rest of that statement (``val request = ...newBuilder(...)`` then ``    // ...`` for
+                # its ``.timeout(...)`` calls), not a unit of its own
             if unit.body:
                 unit = replace(unit, body=self.elided_bodies(unit.body))
             out.append(unit)

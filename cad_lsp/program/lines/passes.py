@@ -9,8 +9,8 @@ from ..blocks import rewrites_statement
 from .likeness import looks_alike, opens_another_entry
 from .placement import MARKER, NEW, SKIP
 from .reading import (
-    ANCHOR_WEIGHT, CLOSING, CLOSING_TAG, DISTINCTIVE, LEAVES, OPENS, QUOTED, TYPE_OPENER, closes_new_block,
-    indent_of, new_runs, weight)
+    ANCHOR_WEIGHT, ATTACHED_LINE, CLOSING, CLOSING_TAG, DISTINCTIVE, LEAVES, OPENS, QUOTED, TYPE_OPENER,
+    closes_new_block, indent_of, is_declaration, new_runs, weight)
 from .rewrites import REWRITE_SLACK
 
 
@@ -458,6 +458,15 @@ def set_apart(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict
         if end in fresh and lines[end] == NEW and CLOSING.match(keys[end]) and keys[end].strip() and \
                 doc_keys[first - 1].strip() and indent_of(doc_keys[first - 1]) == indent_of(keys[end]) in spaced:
             out.add(k)
+    head = next((k for k, key in enumerate(keys) if key.strip()), None)  # new code that starts the update,
+    placed = next((n for n in lines if n > 0), None)  # against the file line above the first one it shows
+    if head is not None and placed is not None and placed > 1 and head in fresh and lines[head] == NEW:
+        above = doc_keys[placed - 2]
+        spaced = {indent_of(doc_keys[j]) for j in range(len(doc_keys) - 1)
+                  if CLOSING.match(doc_keys[j]) and doc_keys[j].strip() and not doc_keys[j + 1].strip()}
+        if CLOSING.match(above) and above.strip() and indent_of(above) == indent_of(keys[head]) in spaced and \
+                not doc_keys[placed - 1].strip() and (ATTACHED_LINE.match(keys[head]) or is_declaration(keys[head])):
+            out.add(head)  # (new tests "before `Dispose()`", shown down to it: set apart from the test above)
     return frozenset(out)
 
 
