@@ -3050,3 +3050,32 @@ def test_new_tests_that_start_the_update_are_set_apart_from_the_test_above_them(
     assert merge_update(document, update, "ArchiveTests.cs", before="Dispose").merged == document.replace(
         "    }\n\n    public void Dispose", "    }\n\n" + update[:update.index("\n    public void Dispose") + 1] +
         "    public void Dispose")
+
+
+def test_a_new_class_s_fields_do_not_anchor_in_another_class_that_has_the_same_ones():
+    """A new ``AuditEntry`` model after ``User``'s ``__repr__``: its ``id = db.Column(...)``, ``created_at`` and
+    ``to_dict`` lines are ``User``'s too, and placed there they took the update into ``User`` and deleted its
+    fields and methods between them, unseen.  A new class's lines found only in another class's body are no
+    place."""
+    document = ("class Role(db.Model):\n    id = db.Column(db.Integer, primary_key=True)\n\n"
+                "    def __repr__(self):\n        return f\"<Role {self.name}>\"\n\n\n"
+                "class User(db.Model):\n    id = db.Column(db.Integer, primary_key=True)\n"
+                "    email = db.Column(db.String(255), unique=True)\n"
+                "    created_at = db.Column(db.DateTime(timezone=True), default=utcnow, nullable=False)\n\n"
+                "    def set_password(self, password):\n        self.password_hash = generate_password_hash(password)\n\n"
+                "    def check_password(self, password):\n        return check_password_hash(self.password_hash, password)\n\n"
+                "    @property\n    def is_admin(self):\n        return self.role is not None and self.role.name == \"admin\"\n\n"
+                "    def to_dict(self):\n        return {\n            \"id\": self.id,\n            \"email\": self.email,\n"
+                "            \"role\": self.role.name if self.role else None,\n"
+                "            \"created_at\": self.created_at.isoformat(),\n        }\n\n"
+                "    def __repr__(self):\n        return f\"<User {self.email}>\"\n\n\n"
+                "@login_manager.user_loader\ndef load_user(user_id):\n    return db.session.get(User, int(user_id))\n")
+    new = ("class AuditEntry(db.Model):\n    id = db.Column(db.Integer, primary_key=True)\n"
+           "    action = db.Column(db.String(64), nullable=False)\n"
+           "    created_at = db.Column(db.DateTime(timezone=True), default=utcnow, nullable=False)\n\n"
+           "    def to_dict(self):\n        return {\n            \"id\": self.id,\n            \"action\": self.action,\n"
+           "            \"created_at\": self.created_at.isoformat(),\n        }\n\n\n")
+    update = ("# ...existing code...\n\n    def __repr__(self):\n        return f\"<User {self.email}>\"\n\n\n" + new +
+              "@login_manager.user_loader\n# ...existing code...\n")
+    assert merge_update(document, update, "models.py").merged == document.replace(
+        "\n@login_manager", "\n" + new + "@login_manager").replace("\n\n\n\nclass", "\n\n\nclass")

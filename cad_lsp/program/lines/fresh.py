@@ -105,8 +105,17 @@ def inside_unshown(fresh: set[int], keys: list[str], doc_keys: list[str], define
     where: dict[str, list[int]] = {}
     for j, key in enumerate(doc_keys):
         where.setdefault(key, []).append(j)
+
+    def in_a_type(lines: list[str], k: int) -> bool:  # (the nearest line above that holds it opens a type)
+        depth = indent_of(lines[k])
+        holder = next((i for i in range(k - 1, -1, -1) if lines[i].strip() and indent_of(lines[i]) < depth), None)
+        return holder is not None and bool(TYPE_HEADER.search(lines[holder]))
+
     return {k for k in fresh if keys[k].strip() and (weight(keys[k]) < DISTINCTIVE or  # (``) {``: anywhere)
-                                                   all(unshown(j) for j in where.get(keys[k], ())))}
+                                                   all(unshown(j) for j in where.get(keys[k], ())) or
+                                                   # a new class's fields, found in another class's body
+                                                   in_a_type(keys, k) and
+                                                   all(in_a_type(doc_keys, j) for j in where.get(keys[k], ())))}
 
 
 def _elided_bodies(keys: list[str]) -> set[str]:
