@@ -3079,3 +3079,38 @@ def test_a_new_class_s_fields_do_not_anchor_in_another_class_that_has_the_same_o
               "@login_manager.user_loader\n# ...existing code...\n")
     assert merge_update(document, update, "models.py").merged == document.replace(
         "\n@login_manager", "\n" + new + "@login_manager").replace("\n\n\n\nclass", "\n\n\nclass")
+
+
+def test_a_whole_script_that_rewrites_the_file_s_last_line_replaces_the_file():
+    """A script shown whole, from its first line, whose last line (an ``echo``) is rewritten after new lines:
+    the whole new file (read as a snippet, the file's old ``echo`` stayed after the new one)."""
+    document = ('#!/usr/bin/env bash\n' '# Build the greenhouse node firmware for the STM32L432 board.\n' '#\n'
+                '# Usage: scripts/build.sh [--clean] [--debug]\n' 'set -euo pipefail\n' '\n'
+                'ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"\n' 'BUILD_DIR="${ROOT}/build"\n'
+                'TOOLCHAIN_PREFIX="${TOOLCHAIN_PREFIX:-arm-none-eabi-}"\n' 'BUILD_TYPE="release"\n' 'CLEAN=0\n' '\n'
+                'mkdir -p "$BUILD_DIR"\n' '\n'
+                'make -C "$ROOT" -j"$(nproc)" BUILD_DIR="$BUILD_DIR" BUILD_TYPE="$BUILD_TYPE" \\\n'
+                '  CROSS_COMPILE="$TOOLCHAIN_PREFIX" all\n' '\n'
+                '"${TOOLCHAIN_PREFIX}objcopy" -O binary "$BUILD_DIR/firmware.elf" "$BUILD_DIR/firmware.bin"\n'
+                '"${TOOLCHAIN_PREFIX}size" "$BUILD_DIR/firmware.elf"\n'
+                'echo "built $BUILD_DIR/firmware.bin ($BUILD_TYPE)"\n')
+    update = ('#!/usr/bin/env bash\n' '# Build the greenhouse node firmware for the STM32L432 board.\n' '#\n'
+                '# Usage: scripts/build.sh [--clean] [--debug]\n' '#\n'
+                '# Environment: FW_VERSION (default: git describe), FLASH_BUDGET_BYTES (default: 229376)\n'
+                'set -euo pipefail\n' '\n' 'ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"\n'
+                'BUILD_DIR="${ROOT}/build"\n' 'TOOLCHAIN_PREFIX="${TOOLCHAIN_PREFIX:-arm-none-eabi-}"\n'
+                'BUILD_TYPE="release"\n' 'CLEAN=0\n'
+                'FW_VERSION="${FW_VERSION:-$(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo unknown)}"\n'
+                '# 256 KiB of flash minus the 32 KiB bootloader leaves 224 KiB for the application.\n'
+                'FLASH_BUDGET_BYTES="${FLASH_BUDGET_BYTES:-229376}"\n' '\n' 'mkdir -p "$BUILD_DIR"\n' '\n'
+                'make -C "$ROOT" -j"$(nproc)" BUILD_DIR="$BUILD_DIR" BUILD_TYPE="$BUILD_TYPE" \\\n'
+                '  CROSS_COMPILE="$TOOLCHAIN_PREFIX" FW_VERSION="$FW_VERSION" all\n' '\n'
+                '"${TOOLCHAIN_PREFIX}objcopy" -O binary "$BUILD_DIR/firmware.elf" "$BUILD_DIR/firmware.bin"\n'
+                '"${TOOLCHAIN_PREFIX}size" "$BUILD_DIR/firmware.elf"\n' '\n'
+                '# text + data is what ends up in flash (.data is copied from flash to RAM at boot).\n'
+                'flash_used=$("${TOOLCHAIN_PREFIX}size" "$BUILD_DIR/firmware.elf" | awk \'NR == 2 { print $1 + $2 }\')\n'
+                'if (( flash_used > FLASH_BUDGET_BYTES )); then\n'
+                '  echo "error: firmware uses ${flash_used} bytes of flash, budget is ${FLASH_BUDGET_BYTES}" >&2\n'
+                '  exit 1\n' 'fi\n' '\n' '(cd "$BUILD_DIR" && sha256sum firmware.bin > firmware.bin.sha256)\n'
+                'echo "built $BUILD_DIR/firmware.bin ($BUILD_TYPE, $FW_VERSION, ${flash_used}/${FLASH_BUDGET_BYTES} bytes)"\n')
+    assert merge_update(document, update, "build.sh").merged == update

@@ -242,7 +242,8 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     replaced |= dead_after_return(lines, keys, doc_keys, replaced) | old_ending(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
     head = next((n for key, n in zip(keys, lines) if key.strip()), None)
-    whole = not any(markers) and _covers(reached, doc_keys, head_is_new=head == NEW)
+    tail = next((n for key, n in zip(reversed(keys), reversed(lines)) if key.strip()), None)
+    whole = not any(markers) and _covers(reached, doc_keys, head_is_new=head == NEW, tail_is_new=tail == NEW)
     if whole:
         replaced = frozenset()
     else:
@@ -329,17 +330,18 @@ def _trusted(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
     return sum(weight(keys[k]) for k, _ in chain) >= WEAK_SHARE * said
 
 
-def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False) -> bool:
+def _covers(placed: list[int], doc_keys: list[str], head_is_new: bool = False, tail_is_new: bool = False) -> bool:
     """Whether an update without markers is the whole file: it repeats (or rewrites) most of the file's non-blank
     lines and reaches both its ends (or starts with new lines where the file has a line or two before what it
-    repeats: ``import sys`` for ``import os``, another import, not that one rewritten).  Otherwise it is read as
+    repeats: ``import sys`` for ``import os``, another import, not that one rewritten; or ends with new lines
+    where the file has a line or two after: a script's last ``echo`` rewritten).  Otherwise it is read as
     a snippet, which keeps the lines it does not reach: where the two readings differ, the one that deletes
     nothing the update did not show."""
     content = [j + 1 for j, key in enumerate(doc_keys) if key.strip()]
     if not content or not placed or len(placed) < WHOLE_FILE_SHARE * len(content):
         return False
     starts = min(placed) == content[0] or head_is_new and sum(n < min(placed) for n in content) <= 2
-    return starts and max(placed) == content[-1]
+    return starts and (max(placed) == content[-1] or tail_is_new and sum(n > max(placed) for n in content) <= 2)
 
 
 def _passed_over(chain: list[tuple[int, int]], keys: list[str], markers: list[bool], doc_keys: list[str],
