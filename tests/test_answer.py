@@ -650,6 +650,11 @@ def test_styles_the_answer_adds_at_the_end_of_a_file_without_a_grammar_go_at_its
     ("`test_full_queue_rejects_push` tests the old behaviour, so **remove it** and add these two tests instead.",
      ("test_full_queue_rejects_push",), None),  # the one name before the verb, said again as "it"
     ("`load` calls `parse`, so remove it.", None, None),  # "it" is one of two
+    ("Now the router. The `PLATFORMS` array and the `Platform` import go away — `z.enum` replaces them:",
+     ("PLATFORMS",), None),  # the subject goes; an import named so is not a definition
+    ("`legacy_sync` can now be deleted.", ("legacy_sync",), None),
+    ("If `legacy_sync` is unused, it can be deleted.", None, None),
+    ("- `findPublished()` is no longer used", None, None),  # what is, not what to do
     ("`exists` no longer sees deleted rows, so a user can create \"Apollo\", delete it and create it again.",
      None, None),  # "it" is what the user created
 ])

@@ -122,6 +122,10 @@ _REMOVE = re.compile(r"\b(?:delete|remove|drop|get\s+rid\s+of)d?\b(?P<what>.*?)"
                      r"\b(?:but|so|since|because|as|which|"
                      r"then|while|instead|and\s+(?:add|use|call|move|keep|replace|update|change|rename|drop|remove|"
                      r"delete))\b|$)", re.IGNORECASE)
+# A sentence whose subject is what goes: "The `PLATFORMS` array and the `Platform` import go away", "`legacy_sync`
+# can be deleted" (not "is no longer used", which says what is, nor "it can go before the subcommand").
+_GOES_AWAY = re.compile(r"(?:^|(?<=[.;:!?]\s))(?P<what>[^.;:!?`]*`[^.;:!?]*?)\s+(?:go(?:es)?\s+away|"
+                        r"(?:can|should)\s+(?:now\s+)?be\s+(?:removed|deleted))\b", re.IGNORECASE)
 _SO_THEN = re.compile(r"\bso\s+(?:you\s+can\s+|just\s+|simply\s+)?[*_]*$", re.IGNORECASE)
 # Words that make the sentence something other than a removal to do: a condition, a denial, an option.
 _NOT_DONE = re.compile(r"\b(?:not|don'?t|doesn'?t|never|no\s+need|without|if|unless|optional(?:ly)?|could|might|"
@@ -315,6 +319,15 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
     definitions in backticks (and perhaps the file, in backticks, after "from" or "in")."""
     out = []
     for number, line in enumerate(prose, first + 1):
+        for m in _GOES_AWAY.finditer(line):  # "The `PLATFORMS` array and the `Platform` import go away"
+            sentence = m[0]
+            if _NOT_DONE.search(sentence):
+                continue
+            names = [_REMOVED_NAME.match(span[1])["name"] for span in re.finditer(r"`([^`]+)`\s*(\w*)", m["what"])
+                     if _REMOVED_NAME.match(span[1]) and not _names_file(span[1]) and
+                     span[2].lower() in _DEFINITION_NOUNS | {"array", "list", "map", "object", "const", ""}]
+            if names:  # (an import named so is the imports' to drop, not a definition)
+                out.append(Removal(tuple(names), None, number, sentence.strip()))
         for m in _REMOVE.finditer(line):
             sentence = line[:m.end()]
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
