@@ -134,3 +134,16 @@ def test_a_toml_key_between_two_shown_ones_is_replaced_and_a_new_table_goes_befo
     assert merge_update(document, update, "pyproject.toml").merged == document.replace(
         "version = \"0.4.1\"\n", "dynamic = [\"version\"]\n").replace(
         "[lints.rust]", "[project.scripts]\nslugkit = \"slugkit.cli:main\"\n\n[lints.rust]")
+
+
+def test_a_new_top_level_yaml_key_before_a_shown_one_is_set_off_as_the_file_sets_off_its_keys():
+    """``permissions``, a new ``concurrency`` block, a blank line, then ``jobs:``: the new block goes before
+    ``jobs:`` with the blank line after it, as the snippet and the file set their top-level keys off."""
+    document = ("name: Deploy\n\non:\n  push:\n    branches: [main]\n  workflow_dispatch:\n    inputs:\n"
+                "      environment:\n        description: Target\n        default: staging\n\npermissions:\n"
+                "  contents: read\n  id-token: write\n\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n"
+                "    environment: staging\n    steps:\n      - uses: actions/checkout@v4\n")
+    update = ("permissions:\n  contents: read\n  id-token: write\n\nconcurrency:\n  group: deploy\n"
+              "  cancel-in-progress: false\n\njobs:\n")
+    assert merge_update(document, update, "deploy.yml").merged == document.replace(
+        "\njobs:", "\nconcurrency:\n  group: deploy\n  cancel-in-progress: false\n\njobs:")

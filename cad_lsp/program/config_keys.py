@@ -92,6 +92,10 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
                                                    if p[:len(path)] == path]
         inserted.setdefault(where, []).extend(
             (" " * max(0, len(_indent(g)) + depth)) + g.strip() + newline for g in group)
+        last_row = max([row] + [r for r, p in shown[index + 1:] if p[:len(path)] == path])
+        if later is not None and 0 < where and not doc_lines[where - 1].strip() and \
+                last_row + 1 < len(update_lines) and not update_lines[last_row + 1].strip():
+            inserted[where].append(newline)  # (set off from the key after it as the file and the snippet do)
     if not inserted and not replaced:
         return doc_lines
     out = []
