@@ -1171,3 +1171,42 @@ def test_the_end_of_a_class_and_the_method_it_follows_are_one_place_not_the_file
     assert read_answer(answer).blocks[0].after == "status"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == commands.replace("      id\n    end\n", "      id\n    end\n\n" + new)
+
+
+def test_replace_the_old_function_with_new_ones_in_a_file_no_grammar_reads(tmp_path):
+    """"Then replace the old `jump()` with the three functions below it", a Lua file (no grammar here): the new
+    functions go after ``update``, whose end the update rewrites, and ``jump`` goes, found by its lines (its
+    ``if self.onGround then`` had anchored the update's own, and its head was deleted)."""
+    player = ("local Player = {}\n\nfunction Player:update(dt)\n  self.y = self.y + self.vy * dt\n"
+              "  self.onGround = landed\nend\n\nfunction Player:jump()\n  if self.onGround then\n"
+              "    self.vy = -Player.JUMP_SPEED\n    return true\n  end\n  return false\nend\n\n"
+              "function Player:draw()\n  love.graphics.rectangle(\"fill\", self.x, self.y, 12, 16)\nend\n\nreturn Player\n")
+    (tmp_path / "player.lua").write_text(player)
+    update = ("function Player:update(dt)\n  -- ... movement unchanged ...\n  self.onGround = landed\n\n"
+              "  if self.onGround then\n    self.coyoteTimer = Player.COYOTE_TIME\n  end\nend\n\n"
+              "function Player:pressJump()\n  self.jumpBufferTimer = Player.JUMP_BUFFER\nend\n\n"
+              "function Player:doJump()\n  self.vy = -Player.JUMP_SPEED\nend\n")
+    answer = ("At the end of `update`, tick the timers. Then replace the old `jump()` with the functions below it:\n\n"
+              f"player.lua\n```lua\n{update}```\n")
+    assert [r.names for r in read_answer(answer).removals] == [("jump",)]
+    [change] = plan_answer(answer, tmp_path).files
+    start, end = player.index("\nfunction Player:jump()"), player.index("\nfunction Player:draw()")
+    assert change.after == player[:start].replace(
+        "  self.onGround = landed\nend\n", "  self.onGround = landed\n\n  if self.onGround then\n"
+        "    self.coyoteTimer = Player.COYOTE_TIME\n  end\nend\n") + "\n" + \
+        update[update.index("function Player:pressJump"):] + player[end:]
+
+
+def test_a_definition_replaced_by_a_block_that_defines_it_again_is_not_removed(tmp_path):
+    """"Replace `_QuoteState` with the version below" and a block defining that class again (Dart: no grammar
+    here): the block rewrites it, and the removal the sentence reads does not take the new version out (where
+    the file's lines, not a grammar, find definitions, it did)."""
+    screen = ("class QuoteScreen extends StatefulWidget {\n  @override\n  State<QuoteScreen> createState() => _QuoteState();\n"
+              "}\n\nclass _QuoteState extends State<QuoteScreen> {\n  late Future<Quote> _quote;\n\n  void _reload() {\n"
+              "    setState(() {\n      _quote = fetch();\n    });\n  }\n}\n")
+    (tmp_path / "screen.dart").write_text(screen)
+    new = ("class _QuoteState extends State<QuoteScreen> {\n  late Future<Quote> _quote;\n\n  Future<void> _reload() {\n"
+           "    final next = fetch();\n    setState(() {\n      _quote = next;\n    });\n    return next;\n  }\n}\n")
+    answer = f"Replace `_QuoteState` with the version below:\n\n```dart screen.dart\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == screen[:screen.index("class _QuoteState")] + new

@@ -163,7 +163,7 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
                        r"\binstead\W*$", re.IGNORECASE)
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
-_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+"
+_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+"
                           r"(?:\w+\s+)?with\s+(?:(?:a|an|the|your|new|two|three|one)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?)\b)", re.IGNORECASE)

@@ -18,6 +18,8 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .answer import Block, Removal, Skipped, read_answer
+from .blocks import names as same_name
+from .lines.reading import definitions_in, keys_of
 from .removal import definition_lines, remove_definition
 from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
@@ -376,8 +378,10 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
             by_target[target] = len(changes)
             changes.append(FileChange(_shown(target, root), target, True, text, text, (), ()))
         change = changes[by_target[target]]
-        if change.after is None or definition_lines(change.before, name, target.name) is None:
-            continue
+        if change.after is None or definition_lines(change.before, name, target.name) is None or \
+                any(same_name(defined, name) for block in change.blocks
+                    for defined in definitions_in(keys_of(block.text.splitlines())).values()):
+            continue  # (a block of the answer defines it: "replace `_QuoteScreenState` with the version below")
         after = remove_definition(change.after, name, target.name)
         if after is not None:
             merge = Merge(after, 1, max(1, len(change.after.splitlines())), after, None, document=change.after)

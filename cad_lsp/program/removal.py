@@ -11,6 +11,7 @@ left alone: a sentence is a weaker witness than a block, so only an unmistakable
 from __future__ import annotations
 
 from .blocks import names
+from .lines.reading import attached_start, block_end, definitions_in, keys_of
 from .syntax import Unit, language_of, parse_units
 
 __all__ = ["definition_lines", "remove_definition"]
@@ -20,11 +21,16 @@ _DEFINITIONS = ("function", "type", "impl", "variable")
 
 def definition_lines(text: str, name: str, filename: str) -> tuple[int, int] | None:
     """The lines (0-based, inclusive) of the one definition ``name`` names in ``text``, doc comment and
-    decorators included; None where the file has no grammar, does not parse, or defines it not exactly once."""
+    decorators included; None where the file does not parse or defines it not exactly once.  A file no grammar
+    reads (Lua) is read line by line: the definition's head, found by ``lines.reading``, down to its end."""
     language = language_of(filename)
-    if language is None or language == "markdown":
+    if language == "markdown":
         return None
     lines = text.splitlines(True)
+    if language is None:
+        keys = keys_of(lines)
+        found = [k for k, defined in definitions_in(keys).items() if names(defined, name)]
+        return (attached_start(keys, found[0]), block_end(keys, found[0]) - 1) if len(found) == 1 else None
     parsed = parse_units(text, language, lines)
     if parsed is None or parsed[1]:
         return None

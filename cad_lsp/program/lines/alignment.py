@@ -28,7 +28,7 @@ from .passes import (
 from .placement import MARKER, NEW, Placement, UpdateError
 from .reading import (
     ANCHOR_WEIGHT, ATTACHED_LINE, CLOSING, CLOSING_TAG, DISTINCTIVE, block_end, closes_new_block, definitions_in,
-    is_declaration, line_key, weight)
+    indent_of, is_declaration, line_key, weight)
 from .rewrites import (
     doc_comments_rewritten, extent_without, file_lines_rewritten, heads_over_elided_bodies, rewrites_between_markers,
     rewritten_head, with_continuations)
@@ -180,7 +180,8 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     chain = [(k, j) for k, j in chain if k not in closing_new]
     elsewhere |= {k for k in closing_new if CLOSING_TAG.match(keys[k])}  # (a new element's ``</form>`` is no
     # place beside a marker either: it took the file's next form's, and that form's lines went)
-    kept_pairs = _without_far_repeats(chain, keys, markers, doc_keys)
+    kept_pairs = _not_across_block_ends(_without_far_repeats(chain, keys, markers, doc_keys), keys, markers,
+                                        doc_keys)
     elsewhere |= {k for k, _ in chain} - {k for k, _ in kept_pairs}  # (nor a place to fill the edge with)
     chain = kept_pairs
     if chain and not _trusted(chain, keys, markers, doc_keys):
@@ -366,6 +367,24 @@ def _passed_over(chain: list[tuple[int, int]], keys: list[str], markers: list[bo
                 (after_marker is None or after_marker > j) and all(n < j for m, n in chain if m < k):
             out |= {m for m, _ in crossing}  # (the marker keeps line j: the update's copy would be a second)
     return out
+
+
+def _not_across_block_ends(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
+                           doc_keys: list[str]) -> list[tuple[int, int]]:
+    """The chain less the pairs after one that steps over the end of a block: two update lines with nothing but
+    blank lines between them, placed on file lines with a shallower line between (the ``end`` of the function
+    the first is in, and the next function's head): the second belongs to the update's block, not to the next
+    function of the file (``if self.onGround then`` of a rewritten ``update``, placed in ``jump``'s, deleted
+    ``jump``'s head).  The rest of the stretch, up to the next marker, is new code."""
+    for n in range(1, len(chain)):
+        (k0, j0), (k1, j1) = chain[n - 1], chain[n]
+        if any(markers[k0 + 1: k1]) or any(keys[k].strip() for k in range(k0 + 1, k1)):
+            continue
+        depth = min(indent_of(keys[k0]), indent_of(keys[k1]))
+        if depth and any(key.strip() and indent_of(key) < depth for key in doc_keys[j0 + 1: j1]):
+            stop = next((m for m in range(k1, len(keys)) if markers[m]), len(keys))
+            return chain[:n] + [(k, j) for k, j in chain[n:] if k > stop]
+    return chain
 
 
 def _without_far_repeats(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
