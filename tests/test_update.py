@@ -3114,3 +3114,26 @@ def test_a_whole_script_that_rewrites_the_file_s_last_line_replaces_the_file():
                 '  exit 1\n' 'fi\n' '\n' '(cd "$BUILD_DIR" && sha256sum firmware.bin > firmware.bin.sha256)\n'
                 'echo "built $BUILD_DIR/firmware.bin ($BUILD_TYPE, $FW_VERSION, ${flash_used}/${FLASH_BUDGET_BYTES} bytes)"\n')
     assert merge_update(document, update, "build.sh").merged == update
+
+
+@pytest.mark.parametrize("old_doc", ['  @doc "Returns `:ok` if the device may send."\n',
+                                     '  @doc """\n  Returns `:ok` if the device may send.\n  """\n'])
+def test_an_elixir_doc_written_anew_above_a_function_replaces_the_file_s(old_doc):
+    """``@doc \"\"\"`` ... ``\"\"\"`` and a rewritten ``@spec`` above the file's ``def check``: the file's ``@doc``
+    (one line or a heredoc) goes, not kept above the new one."""
+    document = ("defmodule Limiter do\n  use GenServer\n\n" + old_doc +
+                "  @spec check(String.t()) :: :ok | {:error, :rate_limited}\n  def check(device_id) do\n"
+                "    GenServer.call(__MODULE__, {:check, device_id})\n  end\n\n  @impl true\n  def init(opts) do\n"
+                "    {:ok, opts}\n  end\nend\n")
+    new_doc = ('  @doc """\n  Returns `:ok`, or `{:error, :rate_limited, retry_after_ms}`.\n  """\n'
+               "  @spec check(String.t()) :: :ok | {:error, :rate_limited, non_neg_integer()}\n")
+    update = new_doc + ("  def check(device_id) do\n    GenServer.call(__MODULE__, {:check, device_id})\n  end\n\n  # ...\n\n"
+                        "  @impl true\n  def handle_call({:check, id}, _from, state) do\n    {:reply, :ok, state}\n  end\n")
+    document = document.replace("end\nend\n", "end\n\n  @impl true\n  def handle_call({:check, id}, _from, state) do\n"
+                                "    {:reply, {:error, :rate_limited}, state}\n  end\nend\n")
+    start = document.index(old_doc)
+    end = document.index("  def check")
+    assert merge_update(document, update, "limiter.ex").merged == (document[:start] + new_doc + document[end:]).replace(
+        "{:reply, {:error, :rate_limited}, state}", "{:reply, :ok, state}")
+    if old_doc.count("\n") == 1:  # the reading by lines, which the syntax's does not need here
+        assert document[:start].count("\n") + 1 in align_update(document, update).replaced

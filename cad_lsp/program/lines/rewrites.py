@@ -16,8 +16,8 @@ from .likeness import (
     same_place, same_signature, split_over_lines)
 from .placement import MARKER, NEW
 from .reading import (
-    ATTACHED_LINE, CLOSING, DECLARES, DISTINCTIVE, HEAD, SIGNATURE_LINES, TOKEN, block_end, closes_new_block,
-    definition_name, indent_of, is_declaration, new_runs, weight)
+    ATTACHED_LINE, CLOSING, DECLARES, DISTINCTIVE, HEAD, SIGNATURE_LINES, TOKEN, attached_start, block_end,
+    closes_new_block, definition_name, indent_of, is_declaration, new_runs, weight)
 
 
 REWRITE_LOOKAHEAD = 3  # a file line's rewrite is looked for among this many next new lines (a statement wrapped
@@ -35,14 +35,26 @@ def doc_comments_rewritten(lines: list[int], keys: list[str], doc_keys: list[str
     out: set[int] = set()
     placed = {n for n in lines if n > 0}
     for k, n in enumerate(lines):
-        if n <= 0 or not is_declaration(keys[k]) or k == 0 or lines[k - 1] != NEW or \
-                not COMMENT_LINE.match(keys[k - 1]):
+        if n <= 0 or not is_declaration(keys[k]) or k == 0 or lines[k - 1] != NEW:
             continue
-        j = n - 1  # the file line above the definition (1-based)
-        while j > 0 and j not in placed and doc_keys[j - 1].strip() and COMMENT_LINE.match(doc_keys[j - 1]):
-            out.add(j)
-            j -= 1
+        if COMMENT_LINE.match(keys[k - 1]):
+            j = n - 1  # the file line above the definition (1-based)
+            while j > 0 and j not in placed and doc_keys[j - 1].strip() and COMMENT_LINE.match(doc_keys[j - 1]):
+                out.add(j)
+                j -= 1
+            continue
+        above = k  # Elixir's ``@doc \"\"\"`` heredoc and ``@spec`` written anew above ``def check``: the file's
+        while above > 0 and lines[above - 1] == NEW and keys[above - 1].strip():  # ``@doc "..."`` goes
+            above -= 1
+        if any(_DOC_ATTRIBUTE.match(keys[i]) for i in range(above, k)):
+            start = attached_start(doc_keys, n - 1)  # (a one-line ``@doc "..."``: a heredoc's own lines place
+            # the new one's)
+            out |= {j for j in range(start + 1, n) if j not in placed and _DOC_ATTRIBUTE.match(doc_keys[j - 1]) and
+                    not doc_keys[j - 1].rstrip().endswith('"""')}
     return out
+
+
+_DOC_ATTRIBUTE = re.compile(r"^\s*@(?:doc|typedoc)\b")  # a definition's documentation as an attribute (Elixir)
 
 
 def rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[str],
