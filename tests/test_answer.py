@@ -435,12 +435,6 @@ CHAT_ANSWERS = Path(__file__).resolve().parent / "data" / "answers-chat.jsonl"
 # Hand-written answers not applied right yet, and why (each is a test of its own below: when one comes right,
 # it leaves this list).
 NOT_YET: dict[str, str] = {
-    "php-laravel-table-booking-overlap-cody": "test methods pasted without their class, a marker naming the test "
-                                              "between the shown one and two new ones: read inside a stand-in "
-                                              "class, the marker's test goes after the new tests, not before them",
-    "swift-orbit-verlet-integrator-grok": "a helper and a new test pasted without their class, ``// ... existing "
-                                          "tests ...`` between them: read inside a stand-in class, the new test "
-                                          "goes right after the helper, before the tests the marker keeps",
     "react-tsx-shop-cart-quantity-persist-continue": "a ``<span className=\"cart-item__quantity\">`` replaced by a "
                                                      "``<div>`` of that class right after a marker naming \"image "
                                                      "and details\": the marker keeps the span too, which stays "

@@ -2112,3 +2112,21 @@ def test_a_marker_deeper_than_the_statement_above_it_stands_for_the_rest_of_that
     assert merge_update(document, update, "Client.kt").merged == document.replace(
         "String? {\n        val request", "String? {\n        cache?.get(url)?.let { return it }\n        val request").replace(
         "200 -> response.body()\n", "200 -> response.body().also { cache?.put(url, it) }\n")
+
+
+def test_a_new_method_after_a_marker_among_methods_pasted_alone_goes_after_what_the_marker_keeps():
+    """A helper and, after ``// ... existing tests ...``, a new test, pasted without their class: the new test
+    goes after the tests the marker keeps (at the class's end, or after the one the marker names), not right
+    after the helper."""
+    document = ("final class SimulationTests: XCTestCase {\n    private func orbit(step: Double = 10) -> Simulation {\n"
+                "        Simulation(step: step)\n    }\n\n    func testRadius() {\n        XCTAssertEqual(orbit().radius, 7)\n"
+                "    }\n\n    func testTime() {\n        XCTAssertEqual(orbit().time, 0)\n    }\n}\n")
+    update = ("    private func orbit(step: Double = 10, method: Method = .verlet) -> Simulation {\n"
+              "        Simulation(step: step, method: method)\n    }\n\n    // ... existing tests ...\n\n"
+              "    func testEnergy() {\n        XCTAssertLessThan(orbit().drift, 1e-4)\n    }\n}\n")
+    assert merge_update(document, update, "SimulationTests.swift").merged == document.replace(
+        "private func orbit(step: Double = 10) -> Simulation {\n        Simulation(step: step)",
+        "private func orbit(step: Double = 10, method: Method = .verlet) -> Simulation {\n"
+        "        Simulation(step: step, method: method)").replace(
+        "orbit().time, 0)\n    }\n", "orbit().time, 0)\n    }\n\n    func testEnergy() {\n"
+        "        XCTAssertLessThan(orbit().drift, 1e-4)\n    }\n")

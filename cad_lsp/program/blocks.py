@@ -871,6 +871,14 @@ class _Merger:
             if before and ((targets[before[-1]].key or ("",))[0] == "function" or
                            element and targets[before[-1]].kind == "element"):
                 added[k] = targets[before[-1]]  # (a new method after the ones shown: after the last of them)
+                between = [m for m in range(before[-1] + 1, k) if self.is_marker(new_units[m])]
+                siblings = _siblings(old_units, added[k]) if between else None
+                if siblings:  # (a marker between: after what it keeps, up to the one it names, else to the end)
+                    said = self._said(new_units, between)
+                    rest = siblings[siblings.index(added[k]) + 1:]
+                    named = [u for u in rest if _unit_name(self.old.lines, u) in said]
+                    kept = [u for u in rest if u.key is not None]
+                    added[k] = named[-1] if named else kept[-1] if kept else added[k]
             elif not before and after and ((targets[after[0]].key or ("",))[0] == "function" or
                                            element and targets[after[0]].kind == "element"):
                 ahead[k] = targets[after[0]]
@@ -891,8 +899,10 @@ class _Merger:
                 i, j = siblings.index(targets[a]), siblings.index(targets[b])
                 if i + 1 < j:
                     gone.append((siblings[i].end + 1, siblings[j - 1].end))
+        anchors = {id(o): o for o in added.values() if not any(o is t for t in targets.values())}
         spans = sorted([(old.start, old.end, new_units[k]) for k, old in targets.items()] +
-                       [(first, last, None) for first, last in gone], key=lambda span: span[0])
+                       [(first, last, None) for first, last in gone] +
+                       [(o.start, o.end, o) for o in anchors.values()], key=lambda span: span[0])
         if any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
             raise _Refused
         pieces, at = [], 0
@@ -900,6 +910,15 @@ class _Merger:
             pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, first)]
             if new is None:
                 self.seen.update(range(first + 1, last + 2))
+            elif id(new) in anchors:  # a unit the update keeps unshown, new ones after it (past a marker)
+                pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(first, last + 1)]
+                for k in sorted(k for k, after in added.items() if after is new):
+                    shift = (_indent(self.new.lines[new_units[k].start]), _indent(self.old.lines[new.start]))
+                    lead = self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
+                    gap = [Piece(p.text, None, None) for p in lead if not p.text.strip()][:2] or \
+                        [Piece("\n", None, None)]
+                    pieces += gap + self._lines(new_units[k].start, new_units[k].end, shift)
+                    self.new_definitions += 1
             else:
                 old = next(o for o in targets.values() if o.start == first)
                 shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))

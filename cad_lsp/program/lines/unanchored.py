@@ -29,8 +29,8 @@ def unanchored(document: str, update_lines: list[str], lines: list[int], keys: l
     lone = None if fresh and MARKER in lines else _lone_rewrite(document, update_lines, lines, keys, content)
     if lone is not None:
         return lone
-    if not before and not after:
-        inside = _inside_file_end(update_lines, lines, keys, doc_keys, content)
+    if not before and not after and MARKER not in lines:  # (a marker among the lines: it stands for code of the
+        inside = _inside_file_end(update_lines, lines, keys, doc_keys, content)  # file, whose place is unknown)
         if inside is not None:  # (set apart from the member above, as members are)
             closing = next(n for n in inside if n > 0)
             replaced = _last_line_rewritten(inside, keys, doc_keys, content, closing)
