@@ -906,6 +906,8 @@ class _Merger:
         if any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
             raise _Refused
         pieces, at = [], 0
+        lead = self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
+        gap = [Piece(p.text, None, None) for p in lead if not p.text.strip()][:2] or [Piece("\n", None, None)]
         for first, last, new in spans:
             pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, first)]
             if new is None:
@@ -914,16 +916,11 @@ class _Merger:
                 pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(first, last + 1)]
                 for k in sorted(k for k, after in added.items() if after is new):
                     shift = (_indent(self.new.lines[new_units[k].start]), _indent(self.old.lines[new.start]))
-                    lead = self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
-                    gap = [Piece(p.text, None, None) for p in lead if not p.text.strip()][:2] or \
-                        [Piece("\n", None, None)]
                     pieces += gap + self._lines(new_units[k].start, new_units[k].end, shift)
                     self.new_definitions += 1
             else:
                 old = next(o for o in targets.values() if o.start == first)
                 shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
-                lead = self._lead(self.old, old_units, 0, (0, len(self.old.lines) - 1))
-                gap = [Piece(p.text, None, None) for p in lead if not p.text.strip()][:2] or [Piece("\n", None, None)]
                 for k in sorted(k for k, before in ahead.items() if before is old):
                     pieces += self._lines(new_units[k].start, new_units[k].end, shift) + gap
                     self.new_definitions += 1
