@@ -163,8 +163,9 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
                        r"\binstead\W*$", re.IGNORECASE)
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
-_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+"
-                          r"(?:\w+\s+)?with\s+(?:(?:a|an|the|your|new|two|three|one)\s+)*"
+_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?"
+                          r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:\w+\s+)?with\s+"
+                          r"(?:(?:a|an|the|your|new|two|three|one)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?)\b)", re.IGNORECASE)
 # "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and
@@ -621,9 +622,9 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         end = _AT_THE_END.search(said)  # ("at the **end** of the file")
         m = _AFTER.search(line)
         of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
-        if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block": the impl, not the
+        if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
             return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["heading"] or \
-                m["quoted"], None  # struct; "at the end of the file (after the `"x"` test)": the end)
+                m["quoted"], None  # the impl, not the struct; "at the end of the file (after the `"x"` test)": the end)
         if end:
             return "", None
         m = _BEFORE.search(line)

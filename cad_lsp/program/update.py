@@ -253,8 +253,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         after = None  # ("at the end of the module": members, then the module's ``end``, which places them)
     if after == "" and shown and indent_of(shown[0]) and all(indent_of(line) >= indent_of(shown[0]) for line in shown):
         placed = _new_members(doc_lines, update_lines, grammar, into) or \
-            (_at_the_end_inside(doc_lines, update_lines) if _new_code_only(doc_lines, update_lines) else None)  # ("add these at the end of `ArticleTest`", members: the
-        if placed is not None:  # end of their class, not of the file)
+            (_at_the_end_inside(doc_lines, update_lines) if _new_code_only(doc_lines, update_lines) else None)
+        if placed is not None:  # ("add these at the end of `ArticleTest`", members: the end of their class, not
+            # of the file)
             return _checked(placed, grammar, force, update)
     placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
     if placed is not None:
@@ -324,8 +325,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
-            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), merge.unseen_lines, merge.repeats_moved,
-                                 dead_code(merge.merged) > dead_before)
+            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), merge.unseen_lines,
+                                 merge.repeats_moved, dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
     def best_of(candidates):

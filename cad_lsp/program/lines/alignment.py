@@ -21,10 +21,10 @@ from .extents import marker_extents
 from .fresh import inside_unshown, named_rewrites, new_definition_lines, outside_their_block, under_new_headers
 from .likeness import other_entries
 from .passes import (
-    close_below_markers, close_marked_blocks, close_shown_blocks, closing_lines_pinned, continue_placed_runs, dead_after_return,
-    fill_edge, fill_gap, old_ending, place_closing_before_markers, place_closing_lines, place_common_end,
-    place_common_start, place_context, rest_of_block, rest_of_last_block, set_apart, share_blank_lines,
-    share_edge_blank_lines, unplace_openers_of_new_entries)
+    close_below_markers, close_marked_blocks, close_shown_blocks, closing_lines_pinned, continue_placed_runs,
+    dead_after_return, fill_edge, fill_gap, old_ending, place_closing_before_markers, place_closing_lines,
+    place_common_end, place_common_start, place_context, rest_of_block, rest_of_last_block, set_apart,
+    share_blank_lines, share_edge_blank_lines, unplace_openers_of_new_entries)
 from .placement import MARKER, NEW, Placement, UpdateError
 from .reading import (
     ANCHOR_WEIGHT, ATTACHED_LINE, CLOSING, CLOSING_TAG, DISTINCTIVE, block_end, closes_new_block, definitions_in,
