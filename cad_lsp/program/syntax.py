@@ -161,18 +161,22 @@ def breaks(before: str, after: str, language: str | None, update: str = "") -> b
 def error_lines(text: str, language: str) -> set[tuple[bool, str]]:
     """The lines (stripped) that syntax errors start on, each with whether the error is a missing token."""
     tree = _tree(text, language)
-    if tree is None or not tree.root_node.has_error:
+    if tree is None:
         return set()
-    lines, out, stack = text.splitlines(), set(), [tree.root_node]
+    lines = text.splitlines()
+    return {(node.is_missing, lines[row].strip() if (row := node.start_point[0]) < len(lines) else "")
+            for node in _error_nodes(tree)}
+
+
+def _error_nodes(tree):
+    """The tree's error and missing nodes, outermost: a walk that enters only subtrees holding an error."""
+    stack = [tree.root_node] if tree.root_node.has_error else []
     while stack:
         node = stack.pop()
         if node.is_error or node.is_missing:
-            row = node.start_point[0]
-            out.add((node.is_missing, lines[row].strip() if row < len(lines) else ""))
-            continue
-        if node.has_error:
+            yield node
+        elif node.has_error:
             stack.extend(node.children)
-    return out
 
 
 @lru_cache(maxsize=8)
@@ -194,19 +198,7 @@ def _misindented(text: str) -> bool:
 def error_count(text: str, language: str | None) -> int | None:
     """How many syntax errors the parser finds (error and missing nodes); None without a grammar."""
     tree = _tree(text, language) if language else None
-    if tree is None:
-        return None
-    if not tree.root_node.has_error:
-        return 0
-    count, stack = 0, [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.is_error or node.is_missing:
-            count += 1
-            continue
-        if node.has_error:
-            stack.extend(node.children)
-    return count
+    return None if tree is None else sum(1 for _ in _error_nodes(tree))
 
 
 def guess_language(text: str) -> str | None:
