@@ -507,9 +507,6 @@ NOT_YET: dict[str, str] = {
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
                                       "check below it (said in the prose only): kept, the check makes the merged "
                                       "file not parse, and the file is refused",
-    "csharp-aspnet-forecast-memory-cache-mistral": "a marker that stands for a method's body moved into a renamed "
-                                                   "method (``// ... same body as the previous GetForecastAsync "
-                                                   "...``): the body stays where it was",
     "vue3-todos-filter-localstorage-cursor": "a Vue single-file component (no grammar here): a one-line destructuring "
                                              "rewritten over two lines in another place stays beside its rewrite",
     "node-express-weather-retries-chatgpt": "\"Replace the last test with these three\" and three tests with "

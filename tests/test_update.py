@@ -3137,3 +3137,52 @@ def test_an_elixir_doc_written_anew_above_a_function_replaces_the_file_s(old_doc
         "{:reply, {:error, :rate_limited}, state}", "{:reply, :ok, state}")
     if old_doc.count("\n") == 1:  # the reading by lines, which the syntax's does not need here
         assert document[:start].count("\n") + 1 in align_update(document, update).replaced
+
+
+GO_SENDER = ("package mailer\n\nimport (\n\t\"context\"\n\t\"fmt\"\n)\n\n"
+             "// Send delivers msg.\nfunc (s *Sender) Send(ctx context.Context, msg Message) error {\n"
+             "\tconn, err := s.dial(ctx)\n\tif err != nil {\n\t\treturn fmt.Errorf(\"dial: %w\", err)\n\t}\n"
+             "\tdefer conn.Close()\n\n\treturn conn.Write(msg)\n}\n\n"
+             "func (s *Sender) dial(ctx context.Context) (Conn, error) {\n\treturn s.dialer.Dial(ctx)\n}\n")
+
+
+@pytest.mark.parametrize("marker", ["// ... existing body of Send, unchanged ...",
+                                    "// ... same body as the previous `Send` ..."])
+def test_a_marker_naming_another_definition_s_body_carries_that_body_into_the_new_definition(marker):
+    """``Send`` rewritten to retry, its old body moved into a new ``sendOnce`` shown as one marker naming ``Send``'s
+    body: the body goes into ``sendOnce`` (it was dropped, unseen, with ``Send``'s old lines)."""
+    update = ("// Send delivers msg, retrying once.\nfunc (s *Sender) Send(ctx context.Context, msg Message) error {\n"
+              "\tif err := s.sendOnce(ctx, msg); err == nil {\n\t\treturn nil\n\t}\n\treturn s.sendOnce(ctx, msg)\n}\n\n"
+              "// sendOnce makes a single attempt.\nfunc (s *Sender) sendOnce(ctx context.Context, msg Message) error {\n"
+              f"\t{marker}\n}}\n")
+    old_body = GO_SENDER[GO_SENDER.index("\tconn, err"):GO_SENDER.index("}\n\nfunc (s *Sender) dial")]
+    expected = GO_SENDER.replace(GO_SENDER[GO_SENDER.index("// Send delivers"):GO_SENDER.index("func (s *Sender) dial")],
+                                 update.replace(f"\t{marker}\n", old_body) + "\n")
+    merge = merge_update(GO_SENDER, update, "sender.go")
+    assert merge.merged == expected
+    assert merge.unseen_lines == 0
+
+
+def test_a_moved_body_is_found_past_an_interface_s_declaration_and_a_brace_on_its_own_line():
+    """C#: the interface declares ``GetAsync`` (no body), the class defines it; heads above a ``{`` alone."""
+    document = ("public interface IWeather\n{\n    Task<int> GetAsync(string city);\n}\n\n"
+                "public class Weather : IWeather\n{\n    public async Task<int> GetAsync(string city)\n    {\n"
+                "        var url = $\"v1/{city}\";\n        return await _http.GetAsync(url);\n    }\n}\n")
+    update = ("    public async Task<int> GetAsync(string city)\n    {\n"
+              "        return await _cache.GetOrCreate(city, () => FetchAsync(city));\n    }\n\n"
+              "    private async Task<int> FetchAsync(string city)\n    {\n"
+              "        // ... same body as the previous GetAsync ...\n    }\n}\n")
+    expected = document.replace(
+        "        var url = $\"v1/{city}\";\n        return await _http.GetAsync(url);\n    }\n}\n",
+        "        return await _cache.GetOrCreate(city, () => FetchAsync(city));\n    }\n\n"
+        "    private async Task<int> FetchAsync(string city)\n    {\n"
+        "        var url = $\"v1/{city}\";\n        return await _http.GetAsync(url);\n    }\n}\n")
+    assert merge_update(document, update, "Weather.cs").merged == expected
+
+
+def test_a_marker_for_a_definition_s_own_body_is_not_a_moved_body():
+    """``// ... existing body of dial ...`` inside ``dial`` itself: the ordinary marker, which keeps the body."""
+    update = ("func (s *Sender) dial(ctx context.Context) (Conn, error) {\n\t// ... existing body of dial ...\n}\n\n"
+              "func (s *Sender) Close() error {\n\treturn nil\n}\n")
+    assert merge_update(GO_SENDER, update, "sender.go").merged == GO_SENDER + (
+        "\nfunc (s *Sender) Close() error {\n\treturn nil\n}\n")

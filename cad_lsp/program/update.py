@@ -32,6 +32,7 @@ from .config_keys import json_commas, json_fragment, merge_table_keys, merge_yam
 from .indentation import as_the_file_indents
 from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
+from .lines.moved import with_moved_bodies
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
     CLOSING, DECORATOR, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name, definitions_in,
@@ -220,6 +221,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     reindented = braces_markers_indented(as_the_file_indents(doc_lines, update_lines), _COMMENT_OF.get(grammar))
     if reindented != update_lines:  # tabs the answer turned into spaces, or the other way round; {{ ... }}
         update_lines = reindented
+        update = "".join(update_lines)
+    moved = with_moved_bodies(doc_lines, update_lines)  # ("// ... existing body of Send ..." in a new function)
+    if moved != update_lines:
+        update_lines = moved
         update = "".join(update_lines)
     if grammar == "c" and _CPP_HEADER.search(document):
         grammar = "cpp"  # a ``.h`` header holding C++ (a class, a namespace)
