@@ -1225,3 +1225,47 @@ def test_a_definition_replaced_by_a_block_that_defines_it_again_is_not_removed(t
     answer = f"Replace `_QuoteState` with the version below:\n\n```dart screen.dart\n{new}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == screen[:screen.index("class _QuoteState")] + new
+
+
+MAILER = ('"""Transactional emails."""\nfrom app.smtp import send\n\n\n'
+          'def send_receipt(account, invoice):\n    send(account.email, "Receipt", invoice)\n\n\n'
+          'def send_payment_failed(account, invoice):\n    send(account.email, "Your payment failed", invoice)\n\n\n'
+          'def send_welcome(account):\n    send(account.email, "Welcome", None)\n')
+REMINDER = 'def send_payment_reminder(account, invoice):\n    send(account.email, "Reminder", invoice)\n'
+
+
+@pytest.mark.parametrize("said", ["# Add after send_payment_failed()", "# Add this right below `send_payment_failed`:"])
+def test_a_block_s_first_comment_saying_where_it_goes_places_it_and_is_not_written(said, tmp_path):
+    """New code whose first line, a comment, says where it goes (and nothing in the file around it): there, and
+    the comment, said to the reader, is not written into the file."""
+    (tmp_path / "mailer.py").write_text(MAILER)
+    [change] = plan_answer(f"```python\n# mailer.py\n{said}\n\n{REMINDER}```\n", tmp_path).files
+    assert change.after == MAILER.replace("\n\ndef send_welcome", "\n\n" + REMINDER + "\n\ndef send_welcome")
+
+
+def test_a_comment_between_fragments_saying_where_the_next_goes_places_it_there(tmp_path):
+    """``# next to send_receipt/2:`` between a rewritten function and a new one: the new one goes after
+    ``send_receipt``, not where the fragment before it ends."""
+    (tmp_path / "mailer.py").write_text(MAILER)
+    answer = ("```python mailer.py\ndef send_welcome(account):\n    send(account.email, \"Welcome aboard\", None)\n\n"
+              f"# next to send_receipt/2:\n{REMINDER}```\n")
+    reading = read_answer(answer)
+    assert [(b.text, b.after) for b in reading.blocks] == [
+        ('def send_welcome(account):\n    send(account.email, "Welcome aboard", None)\n', None), (REMINDER, "send_receipt")]
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == MAILER.replace("\n\ndef send_payment_failed", "\n\n" + REMINDER + "\n\ndef send_payment_failed")\
+        .replace('"Welcome"', '"Welcome aboard"')
+
+
+def test_a_new_class_below_a_marker_for_the_file_goes_after_the_class_the_prose_names(tmp_path):
+    """"Add this below `Notification`:" then ``# ... existing imports and Notification model ...`` and a new class
+    whose fields repeat lines of ``Notification``'s: after it, whole (its lines were taken into ``Notification``)."""
+    models = ("from django.db import models\n\n\nclass Notification(models.Model):\n    user = models.ForeignKey(\n"
+              "        settings.AUTH_USER_MODEL,\n        on_delete=models.CASCADE,\n    )\n\n"
+              "    def __str__(self):\n        return self.title\n\n\nclass Digest(models.Model):\n    sent = 1\n")
+    new = ("class NotificationPreference(models.Model):\n    user = models.OneToOneField(\n"
+           "        settings.AUTH_USER_MODEL,\n        on_delete=models.CASCADE,\n    )\n")
+    (tmp_path / "models.py").write_text(models)
+    answer = f"Add this below `Notification`:\n\n```python models.py\n# ... existing imports and Notification model ...\n\n\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == models.replace("\n\n\nclass Digest", "\n\n\n" + new + "\n\nclass Digest")

@@ -35,6 +35,10 @@ def merged(update: str, document: str = FILE) -> str:
     ("// your code goes here\n", False),
     ("    # Existing rows were saved before normalization was added.\n", False),  # a sentence about them
     ("// Existing tests are unchanged.\n", True),
+    ("// ... LoginRequest, RegisterRequest, TokenResponse\n", True), ("    # ... login() and register()\n", True),
+    ("// ... we retry here because the server is slow\n", False),
+    ("  # in render/1, replace the stats grid:\n", True), ("  # next to format_money/2:\n", True),
+    ("# in seconds:\n", False), ("# in the loop, count:\n", False),
 ])
 def test_markers_are_lone_comments_that_elide(line, marker):
     assert is_marker(line) is marker

@@ -82,6 +82,17 @@ _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:e
                      r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
                      r"`#{1,6}\s+(?P<heading>[^`]{1,60})`)", re.IGNORECASE)  # (a Markdown section: `## Notes`)
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
+# A block's first line saying where its code goes, as a comment: "# Add after send_payment_failed()", "// Insert
+# this below the `login` handler"
+_PLACE_COMMENT = re.compile(r"\A[ \t]*(?:#|//|--|/\*)[ \t]*(?:add|insert|place|put|paste|append)\b[^\n:]*?\b"
+                            r"(?P<where>after|below|before|above)[ \t]+(?:the[ \t]+)?(?:existing[ \t]+)?`?"
+                            r"(?:(?:def|func|fn|function)[ \t]+)?(?P<name>[A-Za-z_$][\w$]*)(?:\(\))?`?"
+                            r"(?:[ \t]+(?:function|method|handler|class))?[ \t]*[.:]?[ \t]*(?:\*/)?[ \t]*\r?\n",
+                            re.IGNORECASE)
+# A comment between fragments saying where the next one goes: "# next to format_money/2:", "// below `handleSubmit`:"
+_GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below|after|above|before))[ \t]+`?"
+                           r"(?P<name>[A-Za-z_$][\w$]*(?=[\w$]*(?:/\d|\(\)|`))|[a-z$]*_[\w$]*|[a-z$]+[A-Z][\w$]*)"
+                           r"(?:/\d+|\(\))?`?[ \t]*:[ \t]*\r?$")
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
@@ -417,9 +428,33 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if not isinstance(read, Block):
         return [read]
     after, before = _place_named(prose)
-    return [replace(read, after=after, before=before, whole=_says_whole_file(prose),
-                    lines=_line_range(info) if read.named_by == "info" else None, usage=_shows_usage(prose, body),
-                    adds=_ADDS_TO.search(_last_said(prose)) is not None, into=_class_named(prose))]
+    said = _PLACE_COMMENT.match(read.text)
+    if said and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
+        text = read.text[said.end():].lstrip("\r\n")  # not a line of the file)
+        if text.strip():
+            read = replace(read, text=text)
+            after, before = (said["name"], None) if said["where"].lower() in ("after", "below") else (None, said["name"])
+    return _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
+                                     lines=_line_range(info) if read.named_by == "info" else None,
+                                     usage=_shows_usage(prose, body), adds=_ADDS_TO.search(_last_said(prose)) is not None,
+                                     into=_class_named(prose)))
+
+
+def _split_where_said(block: Block) -> list[Block]:
+    """A block whose comment between two fragments says where the second goes (``# next to format_money/2:``,
+    ``// below `handleSubmit`:``): the second a block of its own, placed there."""
+    lines = block.text.splitlines(keepends=True)
+    for k in range(1, len(lines) - 1):
+        said = _GOES_NEXT_TO.match(lines[k])
+        if said and "".join(lines[:k]).strip() and "".join(lines[k + 1:]).strip():
+            near = said["where"].lower() not in ("above", "before")
+            rest = replace(block, text="".join(lines[k + 1:]).lstrip("\r\n"), whole=False,
+                           after=said["name"] if near else None, before=None if near else said["name"])
+            first = lines[:k]
+            while not first[-1].strip():
+                first.pop()
+            return [replace(block, text="".join(first))] + _split_where_said(rest)
+    return [block]
 
 
 def _files_in_one_block(body: list[str]) -> list[list[str]]:

@@ -132,8 +132,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     named): None, as for anything else."""
     shown = [u for u in new_units if _content(merger.new.lines, u)]
     below_marker = None  # ("// ... existing code ..." above them: the file, then the new ones, set off as shown)
-    if len(shown) > 1 and merger.is_marker(shown[0]) and after is None and before is None:
-        below_marker = [Piece(line, None, None) for line in merger.new.lines[shown[0].end + 1: shown[1].start]]
+    if len(shown) > 1 and merger.is_marker(shown[0]):  # (with a place named, the marker stands for what is above
+        if after is None and before is None:  # it: "add this below `Notification`", "# ... Notification model ...")
+            below_marker = [Piece(line, None, None) for line in merger.new.lines[shown[0].end + 1: shown[1].start]]
         shown = shown[1:]
     names = {u.key for u in _walk(old_units) if u.key is not None}
     names -= {u.key for u in new_units if _repeatable(u) and not any(  # (another ``extension Note``: new)

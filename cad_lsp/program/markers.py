@@ -31,6 +31,14 @@ _SAYS_UNCHANGED = re.compile(r"\b(?:(?:stays?|remains?|left|kept) (?:\w+ )?(?:th
 
 # "... (UserStore, Register and List go here)": after an ellipsis only ("# validation goes here" is a to-do)
 _GO_HERE = re.compile(r"\bgo(?:es)? here\b", re.IGNORECASE)
+# An ellipsis then the names of what it keeps: "... LoginRequest, RegisterRequest, TokenResponse", "... login() and
+# register()"
+_NAMES = re.compile(r"^\.\.\.\s*\(?`?[\w.$]+(?:\(\))?`?(?:\s*(?:,|,?\s+and|&)\s*`?[\w.$]+(?:\(\))?`?)*\)?[\s.]*$")
+# Where the next lines go, said to the reader between fragments: "in render/1, replace the stats grid:", "next to
+# `format_money/2`:" (a name that reads as code: a call, an arity, a path, a snake or camel case, backticks)
+_SAYS_WHERE = re.compile(r"^(?:(?:in|inside|within)\s+(?P<in>\S+),.*|(?:next to|below|after|above|before|under)\s+"
+                         r"(?P<at>\S+)):$", re.IGNORECASE)
+_CODE_NAME = re.compile(r"[`(/_.:]|[a-z][A-Z]")
 _CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 
 
@@ -55,6 +63,9 @@ def is_marker(line: str) -> bool:
     if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
         return False
     said = m.group(1).replace("\u2026", "...")
+    where = _SAYS_WHERE.match(said)
+    if where and len(said.split()) <= 10 and _CODE_NAME.search(where["in"] or where["at"]):
+        return True
     elides = len(said.split()) <= 8 and bool(_ELISION_WORDS.search(said))
     words = said.strip(". ").split()
     if said.startswith("...") and said.endswith("..."):
@@ -62,7 +73,7 @@ def is_marker(line: str) -> bool:
     if said.startswith("...") or said.endswith("..."):  # (what it elides may be listed: "... (index, show,
         # create and update remain the same)", "... (UserStore, Register and List go here)")
         return elides or len(words) <= 2 or len(words) <= 16 and bool(_ELISION_WORDS.search(said) or
-                                                                    _GO_HERE.search(said))
+                                                                    _GO_HERE.search(said) or _NAMES.match(said))
     # Without an ellipsis, a comment elides where it says so in a marker's words: it starts with what it stands
     # for ("existing code", "rest of the file unchanged", "(other methods)") or ends saying it is unchanged
     # ("getters stay the same"); "# Handle existing points" and "// merge the remaining items" are code's comments.
