@@ -1269,3 +1269,46 @@ def test_a_new_class_below_a_marker_for_the_file_goes_after_the_class_the_prose_
     answer = f"Add this below `Notification`:\n\n```python models.py\n# ... existing imports and Notification model ...\n\n\n{new}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == models.replace("\n\n\nclass Digest", "\n\n\n" + new + "\n\nclass Digest")
+
+
+SWIFT_TRACKER = ("final class Tracker {\n    private let manager = CLLocationManager()\n\n    init() {\n"
+                 "        manager.activityType = .fitness\n    }\n\n    func start() {\n        isTracking = true\n"
+                 "        manager.startUpdatingLocation()\n    }\n\n    func stop() {\n        isTracking = false\n"
+                 "        manager.stopUpdatingLocation()\n    }\n}\n")
+
+
+def test_a_block_after_a_sentence_of_its_own_goes_on_in_the_file_named_before_it_when_it_holds_its_lines(tmp_path):
+    """"In `init()` of `Tracker.swift`, ...:" a block, then "Then enable background updates only while tracking:"
+    and a block naming no file that holds lines of ``Tracker.swift``: both go there (the second was read as an
+    example and dropped); a block after it that holds no line of the file (a use of it) stays an example."""
+    (tmp_path / "Tracker.swift").write_text(SWIFT_TRACKER)
+    answer = ("In `init()` of `Tracker.swift`, turn off automatic pausing:\n\n```swift\n    init() {\n"
+              "        manager.activityType = .fitness\n        manager.pausesLocationUpdatesAutomatically = false\n"
+              "    }\n```\n\nThen enable background updates only while tracking:\n\n```swift\n    func start() {\n"
+              "        isTracking = true\n        manager.allowsBackgroundLocationUpdates = true\n"
+              "        manager.startUpdatingLocation()\n    }\n```\n\nIn your view, call it like so:\n\n```swift\n"
+              "Button(\"Start run\") { tracker.start() }\n```\n")
+    plan = plan_answer(answer, tmp_path)
+    [change] = plan.files
+    assert change.after == SWIFT_TRACKER.replace(
+        "fitness\n", "fitness\n        manager.pausesLocationUpdatesAutomatically = false\n").replace(
+        "isTracking = true\n", "isTracking = true\n        manager.allowsBackgroundLocationUpdates = true\n")
+    fences = [n + 1 for n, line in enumerate(answer.splitlines()) if line == "```swift"]
+    assert [s.line for s in plan.skipped] == [fences[2]]  # (the use of it: an example)
+
+
+def test_a_path_in_bold_then_a_sentence_names_the_file_of_the_blocks_below_it(tmp_path):
+    """``**`src/Repo.java`**``, then "Add a search query next to the other queries:", then the block."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "Repo.java").write_text("interface Repo {\n    long countAll();\n}\n")
+    answer = ("**`src/Repo.java`**\n\nAdd a search query next to the other queries:\n\n```java\ninterface Repo {\n"
+              "    long countAll();\n\n    List<Customer> search(String q);\n}\n```\n\n**`README.md`**\n\n"
+              "Mention it:\n\n```markdown\n# Repo\n```\n")
+    reading = read_answer(answer)
+    assert [b.path for b in reading.blocks] == ["src/Repo.java", "README.md"]
+
+
+def test_a_folder_commands_run_from_is_not_a_file(tmp_path):
+    """"Run this from the `src/Catalog.Api` folder:" then ```bash: commands, not a file ``src/Catalog.Api``."""
+    reading = read_answer("Run this from the `src/Catalog.Api` folder:\n\n```bash\ndotnet add package Polly\n```\n")
+    assert reading.blocks == () and len(reading.skipped) == 1

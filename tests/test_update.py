@@ -3190,3 +3190,46 @@ def test_a_marker_for_a_definition_s_own_body_is_not_a_moved_body():
               "func (s *Sender) Close() error {\n\treturn nil\n}\n")
     assert merge_update(GO_SENDER, update, "sender.go").merged == GO_SENDER + (
         "\nfunc (s *Sender) Close() error {\n\treturn nil\n}\n")
+
+
+CSPROJ = ('<Project Sdk="Microsoft.NET.Sdk.Web">\n\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n'
+          '  </PropertyGroup>\n\n  <ItemGroup>\n'
+          '    <PackageReference Include="Microsoft.AspNetCore.OpenApi" Version="8.0.4" />\n'
+          '    <PackageReference Include="Microsoft.EntityFrameworkCore.Design" Version="8.0.4">\n'
+          '      <PrivateAssets>all</PrivateAssets>\n    </PackageReference>\n'
+          '    <PackageReference Include="Npgsql.EntityFrameworkCore.PostgreSQL" Version="8.0.2" />\n'
+          '    <PackageReference Include="Serilog.AspNetCore" Version="8.0.1" />\n  </ItemGroup>\n\n  <ItemGroup>\n'
+          '    <InternalsVisibleTo Include="Catalog.Api.Tests" />\n  </ItemGroup>\n\n  <ItemGroup>\n'
+          '    <Content Update="appsettings.json">\n      <CopyToPublishDirectory>Never</CopyToPublishDirectory>\n'
+          '    </Content>\n  </ItemGroup>\n\n</Project>\n')
+
+
+def test_an_element_with_no_identity_pairs_with_the_one_holding_the_lines_it_shows():
+    """An ``<ItemGroup>`` with a new ``<PackageReference>`` beside one the file has: into the group holding that
+    one, not the shorter group that is more alike as text."""
+    new = '    <PackageReference Include="FluentValidation" Version="11.9.1" />\n'
+    update = ("  <ItemGroup>\n" + new + '    <PackageReference Include="Microsoft.AspNetCore.OpenApi" Version="8.0.4" />\n'
+              "    <!-- ... other packages ... -->\n  </ItemGroup>\n")
+    assert merge_update(CSPROJ, update, "Catalog.Api.csproj").merged == CSPROJ.replace(
+        '    <PackageReference Include="Microsoft.AspNetCore.OpenApi"', new + '    <PackageReference Include="Microsoft'
+        '.AspNetCore.OpenApi"', 1)
+
+
+PLIST = ('<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict>\n\t<key>CFBundleName</key>\n'
+         '\t<string>RunTracker</string>\n\t<key>UILaunchScreen</key>\n\t<dict/>\n'
+         '\t<key>UIRequiredDeviceCapabilities</key>\n\t<array>\n\t\t<string>armv7</string>\n\t</array>\n'
+         '\t<key>UISupportedInterfaceOrientations</key>\n\t<array>\n\t\t<string>UIInterfaceOrientationPortrait</string>\n'
+         '\t</array>\n</dict>\n</plist>\n')
+
+
+def test_a_property_list_entry_is_its_key_and_value_and_a_new_one_does_not_replace_others():
+    """``<key>UIBackgroundModes</key>`` and its ``<array>``, shown alone: a new entry. Its ``<array>`` was paired with
+    the file's last one and the entries between dropped; now a rewritten entry replaces its own value only."""
+    update = "<key>UIBackgroundModes</key>\n<array>\n\t<string>location</string>\n</array>\n"
+    try:
+        merged = merge_update(PLIST, update, "Info.plist").merged
+    except UpdateError:
+        merged = None
+    assert merged is None or all(line in merged for line in PLIST.splitlines())
+    rewrite = "\t<key>UIRequiredDeviceCapabilities</key>\n\t<array>\n\t\t<string>arm64</string>\n\t</array>\n"
+    assert merge_update(PLIST, rewrite, "Info.plist").merged == PLIST.replace("armv7", "arm64")

@@ -93,6 +93,9 @@ _PLACE_COMMENT = re.compile(r"\A[ \t]*(?:#|//|--|/\*)[ \t]*(?:add|insert|place|p
 _GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below|after|above|before))[ \t]+`?"
                            r"(?P<name>[A-Za-z_$][\w$]*(?=[\w$]*(?:/\d|\(\)|`))|[a-z$]*_[\w$]*|[a-z$]+[A-Z][\w$]*)"
                            r"(?:/\d+|\(\))?`?[ \t]*:[ \t]*\r?$")
+# A sentence saying where commands run: "Run this from the `src/Catalog.Api` folder:", "in the `web/` directory run:"
+_RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s+(?:folder|directory|dir)\b",
+                        re.IGNORECASE)
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
@@ -230,6 +233,7 @@ class Block:
     # header where the file starts with it (``{# templates/index.html #}``)
     adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
+    goes_on: str | None = None  # naming no file, the file the block before it named, which it may go on in
 
     @property
     def is_patch(self) -> bool:
@@ -267,6 +271,7 @@ class Reading:
     blocks: tuple[Block, ...]
     skipped: tuple[Skipped, ...]
     removals: tuple[Removal, ...] = ()
+    going_on: tuple[Block, ...] = ()  # skipped as examples, unless they hold lines of the file named before them
 
 
 def read_answer(markdown: str) -> Reading:
@@ -289,8 +294,11 @@ def read_answer(markdown: str) -> Reading:
         if body and not body[-1].endswith(("\n", "\r")):
             body[-1] += "\n"
         prose = lines[prose_start:index]
-        for heading in (line for line in prose if line.lstrip().startswith("#")):
-            section_path = _path_named(heading)  # ("### `app/main.py`": its blocks, until the next heading)
+        for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading; a path in
+            # bold alone on its line, then a sentence: as a heading)
+            if heading.lstrip().startswith("#") or heading.lstrip().startswith(("**", "__")) and \
+                    _PATH_LINE.match(heading.strip()) and "".join(prose[k + 1:]).strip():
+                section_path = _path_named(heading)
         for read in _read_block(opening["info"].strip(), body, prose, index + 1):
             if isinstance(read, Block) and not read.is_patch and _output_of(last, prose) and \
                     (read.path is None or read.named_by == "line before" and _in_passing(prose)):
@@ -303,6 +311,10 @@ def read_answer(markdown: str) -> Reading:
                     not _OPTIONAL.search(_last_said(prose)):  # a second block under a file's heading (not an
                 # alternative: "If you'd rather have the later row win a tie, use `>=` instead:")
                 read = replace(read, path=section_path, named_by="line before")
+            elif isinstance(read, Block) and read.path is None and _goes_on(last, read, prose):
+                read = replace(read, goes_on=last.path or last.goes_on)  # ("In `init()` of `x.swift`, ...:" a
+                # block, then "Then enable background updates only while tracking:" and the next: the same file, if
+                # it holds lines of it; the plan reads the file)
             elif isinstance(read, Block) and read.usage and read.named_by == "line before" and \
                     not _PATH_LINE.match(_last_said(prose)):
                 read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
@@ -323,7 +335,19 @@ def read_answer(markdown: str) -> Reading:
         examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
         blocks = [b for b in blocks if b not in examples]
         skipped = sorted(skipped + [Skipped(b.line, b.language, AN_EXAMPLE) for b in examples], key=lambda s: s.line)
+        return Reading(tuple(blocks), tuple(skipped), tuple(removals), tuple(b for b in examples if b.goes_on))
     return Reading(tuple(blocks), tuple(skipped), tuple(removals))
+
+
+def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> bool:
+    """Whether a block that names no file may go on in the file the block right before it named: the same
+    language, and the prose between names no file, shows no use, output or alternative (it does where it holds
+    lines of that file: ``answer_plan``; a use of the change in another file holds none)."""
+    return isinstance(last, Block) and (last.path or last.goes_on) is not None and not last.is_patch and not read.is_patch and \
+        not read.usage and read.language is not None and read.language == last.language and \
+        read.language not in _SHELL and read.language not in _DATA and \
+        not any(_path_named(line) or any(_names_file(w) for w in _BACKTICKED.findall(line)) for line in prose) and \
+        not _OPTIONAL.search(_last_said(prose)) and not _shows_output(prose)
 
 
 def _removals(prose: list[str], first: int) -> list[Removal]:
@@ -572,6 +596,8 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         if path is not None and language in _SHELL and _code_file(path) and \
                 not (language in _PLAIN and path.lower().endswith(_TEXT_FILES)):  # (```text under requirements.txt)
             path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
+        if path is not None and language in _SHELL and _RUN_THERE.search(said):
+            path = named_by = None  # "Run this from the `src/Catalog.Api` folder:": where commands run
     if language in _NOT_CODE and path is None:
         return Skipped(line, language, _NOT_CODE[language])
     if path is None and language in _SHELL:

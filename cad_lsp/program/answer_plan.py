@@ -191,11 +191,29 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
                                                                f"line of {_shown(target, root)}, not a change"))
             continue
         groups.setdefault(target, []).append(block)
+    for block in reading.going_on:  # a fragment of the file named before it, shown after a sentence of its own
+        target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
+        if target is not None and _holds_lines_of(read(target)[0], block.text):
+            groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
+            skipped = [s for s in skipped if s.line != block.line]
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
                for target, blocks in groups.items()]
     for removal in reading.removals:
         _remove(removal, changes, root, read, found)
     return AnswerPlan(tuple(changes), tuple(problems), tuple(sorted(skipped, key=lambda s: s.line)))
+
+
+HELD_SHARE = 0.3  # of a block's distinctive lines, the share a file must hold for the block to be a part of it
+
+
+def _holds_lines_of(text: str | None, block: str) -> bool:
+    """Whether a block shows lines of the file (two at least, and a share of its own), not only calls into it."""
+    if not text:
+        return False
+    lines = {line.strip() for line in text.splitlines()}
+    own = [line.strip() for line in block.splitlines() if len(line.strip()) >= 12 and not is_marker(line)]
+    held = sum(line in lines for line in own)
+    return held >= 2 and held >= HELD_SHARE * len(own)
 
 
 def _no_line_of(text: str | None, block: str) -> bool:

@@ -205,6 +205,7 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
 
 # What runs a module, and stays its last lines: new definitions go before it
 _RUNS_IT = re.compile(r"^(?:if\s+__name__\s*==|module\.exports\b|exports\.\w+\s*=|export\s+default\b|export\s*\{)")
+DISTINCTIVE_LINE = 12  # characters of a line that two units share by what they say, not by syntax (``});``)
 NEW_SHARE = 0.5  # new definitions with no line of the file and as long as this share of it rewrite it
 SELF_FIRST = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b")  # a Python method: its class's
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
@@ -832,7 +833,7 @@ class _Merger:
         found = [o for o in self.namesakes(unit, old_units) if not self.other_entry(o, unit)]
         if not found:
             raise _Refused
-        scores = [self.resemblance(o, unit) for o in found]
+        scores = [(self.lines_shared(o, unit), self.resemblance(o, unit)) for o in found]
         if scores.count(max(scores)) > 1:
             raise _Refused
         return found[scores.index(max(scores))], unit
@@ -996,7 +997,8 @@ class _Merger:
                 found = [j for j in found if self.same_labels(old_units[j], unit)]
                 # ``tableView(_:didSelectRowAt:)`` is not ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``)
             if found:
-                matches[i] = max(found, key=lambda j: (round(self.resemblance(old_units[j], unit), 2), j > after,
+                matches[i] = max(found, key=lambda j: (self.lines_shared(old_units[j], unit),
+                                                       round(self.resemblance(old_units[j], unit), 2), j > after,
                                                        -abs(j - after)))
                 used.add(matches[i])
         for i in shown:  # a definition renamed under the same doc comment, one the file has once (a repository
@@ -1025,6 +1027,12 @@ class _Merger:
         """The doc comment lines a unit starts with, stripped (none: empty; not an attribute: ``#[test]`` is every
         test's)."""
         return tuple(side.lines[r].strip() for r in range(unit.start, self.leading_comment(side, unit)))
+
+    def lines_shared(self, old: Unit, new: Unit) -> int:
+        """How many of a new unit's distinctive inner lines an old one holds as they are: of two ``<ItemGroup>``s,
+        the one holding the ``<PackageReference>`` shown beside a new one (the shorter one is more alike as text)."""
+        held = {line for line in self.normal(self.old, old)[1:] if len(line) >= DISTINCTIVE_LINE}
+        return sum(1 for line in set(self.normal(self.new, new)[1:]) if line in held)
 
     def resemblance(self, old: Unit, new: Unit) -> float:
         """How alike two units' whole texts are (a unit's name may repeat: ``try:``, overloads)."""

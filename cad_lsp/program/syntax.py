@@ -388,6 +388,9 @@ def _xml_key(element, source: bytes) -> tuple[str, str]:
     none is one of a series (``("call", tag)``), paired with the file's most alike."""
     tag_node = element.named_children[0]
     tag = next((_text(c, source) for c in tag_node.named_children if c.type == "Name"), "")
+    content = next((c for c in element.named_children if c.type == "content"), None)
+    if tag == "key" and content is not None and [c.type for c in content.named_children] == ["CharData"]:
+        return ("plist key", f"key {_text(content, source).strip()}")  # (joined to its value: ``_units_of``)
     for attribute in (c for c in tag_node.named_children if c.type == "Attribute"):
         name = next((_text(c, source) for c in attribute.named_children if c.type == "Name"), "")
         value = next((_text(c, source).strip("\"'") for c in attribute.named_children if c.type == "AttValue"), "")
@@ -507,6 +510,11 @@ def _units_of(container, source: bytes, lines: list[str]) -> list[Unit]:
             units += [Unit(row, row, "text", None) for row in range(start, end + 1) if lines[row].strip()]
             continue
         unit = _unit(child, source, lines, start, end)
+        if units and units[-1].key is not None and units[-1].key[0] == "plist key" and child.type == "element":
+            last = units[-1]  # a property list's ``<key>name</key>`` and the value after it: one entry, named
+            units[-1] = Unit(last.start, end, "element", ("section", last.key[1]), unit.body, unit.body_start,
+                             unit.body_end)
+            continue
         if units and start <= units[-1].end:  # shares a line with the previous unit: one unit
             last = units[-1]
             units[-1] = Unit(last.start, max(last.end, end), last.kind, last.key if end <= last.end else None,
