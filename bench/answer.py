@@ -341,7 +341,11 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
               "looked at, and never read while tuning; 19 of 24 were right with the merge of its day when it came"),
              (ROOT / "bench" / "data" / "answers-chat-heldout-7.jsonl",
               "a seventh set of 24, 8 per convention, by the same brief, written after the sixth's count had been "
-              "looked at, and never read while tuning; 16 of 24 were right with the merge of its day when it came"))
+              "looked at, and never read while tuning; 16 of 24 were right with the merge of its day when it came"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-8.jsonl",
+              "an eighth set of 24, 8 per convention, by the same brief (at least eight languages), written after the "
+              "seventh's count had been looked at, and never read while tuning; 13 of 24 were right with the merge "
+              "of its day when it came"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:
