@@ -3233,3 +3233,18 @@ def test_a_property_list_entry_is_its_key_and_value_and_a_new_one_does_not_repla
     assert merged is None or all(line in merged for line in PLIST.splitlines())
     rewrite = "\t<key>UIRequiredDeviceCapabilities</key>\n\t<array>\n\t\t<string>arm64</string>\n\t</array>\n"
     assert merge_update(PLIST, rewrite, "Info.plist").merged == PLIST.replace("armv7", "arm64")
+
+
+def test_a_definition_s_head_rewritten_over_several_lines_replaces_the_one_line_head():
+    """Dart (no grammar here): ``Future<List<Article>> fetchArticles({String? category}) async {`` rewritten as
+    ``Future<ArticlePage> fetchArticles({`` and a parameter a line, above the body it keeps: the old head goes (it
+    stayed above the new one)."""
+    document = ("class ArticleRepository {\n  ArticleRepository(this._client);\n\n  final Client _client;\n\n"
+                "  Future<List<Article>> fetchArticles({String? category}) async {\n"
+                "    final uri = Uri.parse('$baseUrl/articles');\n    final response = await _client.get(uri);\n"
+                "    return decode(response.body);\n  }\n}\n")
+    update = ("  Future<ArticlePage> fetchArticles({\n    String? category,\n    int page = 1,\n  }) async {\n"
+              "    final uri = Uri.parse('$baseUrl/articles');\n    final response = await _client.get(uri);\n"
+              "    return ArticlePage(decode(response.body), page);\n  }\n")
+    assert merge_update(document, update, "article_repository.dart").merged == document.replace(
+        document[document.index("  Future<List"):document.index("  }\n}\n") + 4], update)

@@ -242,6 +242,8 @@ def file_lines_rewritten(lines: list[int], keys: list[str], doc_keys: list[str],
                     split_over_lines([keys[i] for i in run], doc_keys[head - 1]):
                 found = set(range(head, after))  # a signature spread over lines, one parameter each, above its
                 # unchanged body (with the blank lines between: the update shows its own)
+            if not found and head > 0:
+                found = _head_rewritten(run, after, keys, doc_keys, placed)
             out |= found
         if run and after is not None and after > 0 and before == MARKER and not any(j < after for j in out) and \
                 head > 0 and head not in placed and _reopened(keys, run, doc_keys, head, after):
@@ -257,6 +259,21 @@ def file_lines_rewritten(lines: list[int], keys: list[str], doc_keys: list[str],
                 found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
             out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
+
+
+def _head_rewritten(run: list[int], after: int, keys: list[str], doc_keys: list[str], placed: list[int]) -> set[int]:
+    """The file lines of a definition's head that new lines rewrite above its first body line the update keeps:
+    the run opens the same name (``Future<ArticlePage> fetchArticles({`` and a parameter a line, for ``Future<List<
+    Article>> fetchArticles({String? category}) async {``), the file's head a few lines up, none of it placed."""
+    name = definition_name(keys, run[0])
+    if name is None or not keys[run[-1]].rstrip().endswith(("{", ":", "=>", "do")):
+        return set()
+    top = next((j for j in range(after - 1, max(0, after - 1 - SIGNATURE_LINES), -1)
+                if definition_name(doc_keys, j - 1) == name), None)
+    if top is None or any(n in placed for n in range(top, after)) or \
+            indent_of(doc_keys[top - 1]) != indent_of(keys[run[0]]):
+        return set()
+    return set(range(top, after))
 
 
 def _reopened(keys: list[str], run: list[int], doc_keys: list[str], head: int, after: int) -> bool:
