@@ -1312,3 +1312,18 @@ def test_a_folder_commands_run_from_is_not_a_file(tmp_path):
     """"Run this from the `src/Catalog.Api` folder:" then ```bash: commands, not a file ``src/Catalog.Api``."""
     reading = read_answer("Run this from the `src/Catalog.Api` folder:\n\n```bash\ndotnet add package Polly\n```\n")
     assert reading.blocks == () and len(reading.skipped) == 1
+
+
+def test_a_block_after_a_sentence_naming_a_place_the_file_defines_goes_on_in_the_file_named_before_it(tmp_path):
+    """`printer.go` named above the first block, then "Then add the renderer itself, right after `Mask`:" and a
+    new function: after ``Mask`` in ``printer.go`` (it was dropped as an example)."""
+    printer = ("package printer\n\nimport (\n\t\"fmt\"\n\t\"io\"\n)\n\n// Mask hides a secret.\nfunc Mask(s string) string {\n"
+               "\treturn \"***\"\n}\n\n// Table writes entries.\nfunc Table(w io.Writer, rows []string) {\n"
+               "\tfmt.Fprintln(w, rows)\n}\n")
+    (tmp_path / "printer.go").write_text(printer)
+    renderer = "// JSON writes entries as JSON.\nfunc JSON(w io.Writer, rows []string) error {\n\treturn nil\n}\n"
+    answer = ("`printer.go`\n```go\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"io\"\n)\n```\n\n"
+              f"Then add the renderer itself, right after `Mask`:\n\n```go\n{renderer}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == printer.replace("\t\"fmt\"", "\t\"encoding/json\"\n\t\"fmt\"").replace(
+        "}\n\n// Table", "}\n\n" + renderer + "\n// Table")

@@ -193,7 +193,8 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         groups.setdefault(target, []).append(block)
     for block in reading.going_on:  # a fragment of the file named before it, shown after a sentence of its own
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
-        if target is not None and _holds_lines_of(read(target)[0], block.text):
+        text = read(target)[0] if target is not None else None
+        if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
@@ -203,17 +204,18 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     return AnswerPlan(tuple(changes), tuple(problems), tuple(sorted(skipped, key=lambda s: s.line)))
 
 
-HELD_SHARE = 0.3  # of a block's distinctive lines, the share a file must hold for the block to be a part of it
-
-
 def _holds_lines_of(text: str | None, block: str) -> bool:
-    """Whether a block shows lines of the file (two at least, and a share of its own), not only calls into it."""
+    """Whether a block shows lines of the file (two at least), not only calls into it."""
     if not text:
         return False
     lines = {line.strip() for line in text.splitlines()}
     own = [line.strip() for line in block.splitlines() if len(line.strip()) >= 12 and not is_marker(line)]
-    held = sum(line in lines for line in own)
-    return held >= 2 and held >= HELD_SHARE * len(own)
+    return sum(line in lines for line in own) >= 2
+
+
+def _defines_place(text: str, name: str | None) -> bool:
+    """Whether the file defines the place the sentence before a block names ("right after `Mask`")."""
+    return bool(name) and name in definitions_in(keys_of(text.splitlines())).values()
 
 
 def _no_line_of(text: str | None, block: str) -> bool:
