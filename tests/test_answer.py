@@ -514,6 +514,121 @@ NOT_YET: dict[str, str] = {
                                             "the tests have no place (refused)",
     "flask-bookmark-search-claude": "a Jinja template (no grammar) with a new form above the old one: the new "
                                     "form's ``</form>`` and inputs are placed on the old form's, which goes",
+    "typescript-express-magic-link-chatgpt": "a new Prisma model shown right after the model it relates to: "
+                                             "placed there, where the expected file has it at the end",
+    "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
+                                       "``main()``, where the expected file puts it among the jobs",
+    "go-stripe-metered-usage-copilot": "not examined yet: ``internal/billing/stripe.go`` differs from the "
+                                       "expected",
+    "react-native-expo-push-tokens-cursor": "not examined yet: ``src/context/AuthContext.tsx`` differs from the "
+                                            "expected",
+    "php-laravel-cashier-promo-codes-deepseek": "not examined yet: "
+                                                "``resources/views/billing/checkout.blade.php``, "
+                                                "``lang/en/billing.php`` differ from the expected; refused: the "
+                                                "block at line 83 of the answer: no line of the update matches a "
+                                                "line of the file: it does not belong to th",
+    "docker-compose-bullmq-worker-mistral": "not examined yet: ``Dockerfile``, ``.env.example``, ``Makefile`` "
+                                            "differ from the expected",
+    "python-click-verbosity-claude": "not examined yet: ``src/repolint/checks.py`` differs from the expected; "
+                                     "refused: the block at line 63 of the answer: the update repeats no line of "
+                                     "the file, so where its code goes is unknown:",
+    "ruby-slugkit-transliterate-grok": "not examined yet: ``spec/slugkit/slugger_spec.rb`` differs from the "
+                                       "expected",
+    "bash-release-dry-run-llama": "not examined yet: ``Makefile`` differs from the expected; refused: the block "
+                                  "at line 104 of the answer: no line of the update matches a line of the file: "
+                                  "it does not belong to t",
+    "python-precommit-license-headers-continue": "not examined yet: ``.pre-commit-config.yaml`` differs from the "
+                                                 "expected; refused: the block at line 105 of the answer: the "
+                                                 "update fits the file in more than one place (at lines 8, 20, "
+                                                 "27): add",
+    "node-esbuild-watch-mode-claude": "not examined yet: ``scripts/build.mjs``, ``package.json`` differ from the "
+                                      "expected; refused: the block at line 100 of the answer: no line of the "
+                                      "update matches a line of the file: it does not belong to t",
+    "c-lc-longest-line-deepseek": "not examined yet: ``src/count.h``, ``tests/run_tests.sh`` differ from the "
+                                  "expected",
+    "go-goreleaser-release-workflow-windsurf": "not examined yet: ``Makefile`` differs from the expected",
+    "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
+                                               "``tests/test_exporter.py`` differ from the expected",
+    "php-transcheck-fix-option-chatgpt": "not examined yet: ``src/Command/CheckTranslationsCommand.php``, "
+                                         "``bin/transcheck``, ``tests/Command/CheckTranslationsCommandTest.php`` "
+                                         "differ from the expected; refused: the block at line 190 of the answer:"
+                                         " no line of the update matches a line of the file: it does not belong "
+                                         "to t",
+    "android-room-favorites-cursor": "not examined yet: "
+                                     "``app/src/main/java/com/example/notes/ui/NotesViewModel.kt`` differs from "
+                                     "the expected",
+    "godot-platformer-double-jump-qwen": "not examined yet: ``scripts/player/player.gd`` differs from the "
+                                         "expected; refused: the block at line 49 of the answer: no line of the "
+                                         "update matches a line of the file: it does not belong to th",
+    "react-native-offline-banner-cody": "not examined yet: ``App.tsx`` differs from the expected; refused: the "
+                                        "block at line 116 of the answer: no line of the update matches a line of"
+                                        " the file: it does not belong to t",
+    "flutter-riverpod-cart-quantity-grok": "not examined yet: ``lib/providers/cart_provider.dart``, "
+                                           "``lib/screens/cart_screen.dart`` differ from the expected; refused: "
+                                           "the block at line 5 of the answer: no line of the update matches a "
+                                           "line of the file: it does not belong to thi",
+    "unity-inventory-item-stacking-chatgpt": "not examined yet: ``Assets/Scripts/Inventory/InventoryUI.cs`` "
+                                             "differs from the expected",
+    "roblox-datastore-coins-cursor": "not examined yet: ``src/server/PlayerData.server.lua`` differs from the "
+                                     "expected",
+    "react-native-signup-validation-claude": "not examined yet: ``src/components/TextField.tsx``, "
+                                             "``src/screens/SignUpScreen.tsx`` differ from the expected",
+    "android-okhttp-token-refresh-deepseek": "not examined yet: "
+                                             "``app/src/main/java/com/example/shop/data/remote/AuthApi.kt`` "
+                                             "differs from the expected",
+    "ios-run-tracker-background-location-chatgpt": "a new property-list entry shown alone: refused (the expected "
+                                                   "file puts it where its key sorts)",
+    "zephyr-nrf52-ble-battery-service-gemini": "not examined yet: ``boards/nrf52840dk_nrf52840.overlay``, "
+                                               "``src/sensors.c``, ``src/main.c`` differ from the expected; "
+                                               "refused: the block at line 28 of the answer: no line of the "
+                                               "update matches a line of the file: it does not belong to th",
+    "godot-enemy-loot-drops-claude": "not examined yet: ``scripts/enemies/enemy.gd`` differs from the expected",
+    "unity-bullet-object-pool-grok": "not examined yet: ``Assets/Scripts/Weapons/Gun.cs`` differs from the "
+                                     "expected",
+    "nodemcu-lua-deep-sleep-mistral": "not examined yet: ``config.lua``, ``init.lua``, ``app.lua`` differ from "
+                                      "the expected; refused: the block at line 16 of the answer: no line of the "
+                                      "update matches a line of the file: it does not belong to th",
+    "flutter-news-feed-infinite-scroll-qwen": "blocks naming no file after sentences that say where (\"In "
+                                              "`load()`, replace the `fetchArticles` line inside the `try` "
+                                              "with:\"), holding no line of it: read as examples",
+    "java-spring-order-soft-delete-chatgpt": "not examined yet: "
+                                             "``src/main/java/com/acme/orders/domain/Order.java`` differs from "
+                                             "the expected",
+    "java-spring-customer-search-pagination-claude": "imports swapped in the prose only (\"swap the "
+                                                     "`java.util.List` import for ...\"): the old import stays",
+    "csharp-aspnet-api-key-auth-windsurf": "not examined yet: ``src/Reporting.Api/Program.cs`` differs from the "
+                                           "expected",
+    "csharp-aspnet-ef-audit-fields-deepseek": "not examined yet: "
+                                              "``src/Billing.Infrastructure/Data/BillingDbContext.cs`` differs "
+                                              "from the expected",
+    "go-chi-orders-csv-export-llama": "not examined yet: ``internal/httpapi/orders.go``, "
+                                      "``internal/httpapi/router.go``, ``internal/httpapi/orders_test.go`` differ"
+                                      " from the expected",
+    "go-gin-ip-rate-limit-mistral": "not examined yet: ``.env.example`` differs from the expected; refused: the "
+                                    "block at line 112 of the answer: no line of the update matches a line of the"
+                                    " file: it does not belong to t",
+    "go-webhook-retry-backoff-grok": "not examined yet: ``internal/config/config.go`` differs from the expected",
+    "laravel-invoice-list-filters-chatgpt": "not examined yet: ``app/Models/Invoice.php``, "
+                                            "``app/Http/Controllers/InvoiceController.php``, "
+                                            "``resources/views/invoices/index.blade.php`` differ from the "
+                                            "expected; refused: the block at line 7 of the answer: the update "
+                                            "repeats no line of the file, so where its code goes is unknown: ",
+    "laravel-subscription-cancel-at-period-end-amazonq": "not examined yet: ``app/Models/Subscription.php`` "
+                                                         "differs from the expected",
+    "laravel-team-invitation-email-cursor": "not examined yet: "
+                                            "``app/Http/Controllers/TeamInvitationController.php`` differs from "
+                                            "the expected; refused: the block at line 94 of the answer: the "
+                                            "merged file would not parse as php where the file does (the update "
+                                            "is ",
+    "rails-customer-tags-cody": "not examined yet: ``app/views/customers/_form.html.erb`` differs from the "
+                                "expected; refused: the block at line 82 of the answer: no line of the update "
+                                "matches a line of the file: it does not belong to th",
+    "phoenix-product-sku-unique-gemini": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
+                                         "expected",
+    "django-crm-customer-notes-qwen": "not examined yet: ``crm/views.py`` differs from the expected",
+    "django-invoice-pdf-timezone-fix-chatgpt": "not examined yet: ``billing/pdf.py``, "
+                                               "``billing/templates/billing/invoice_pdf.html`` differ from the "
+                                               "expected",
 }
 
 
