@@ -518,8 +518,6 @@ NOT_YET: dict[str, str] = {
                                              "placed there, where the expected file has it at the end",
     "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
                                        "``main()``, where the expected file puts it among the jobs",
-    "go-stripe-metered-usage-copilot": "not examined yet: ``internal/billing/stripe.go`` differs from the "
-                                       "expected",
     "react-native-expo-push-tokens-cursor": "not examined yet: ``src/context/AuthContext.tsx`` differs from the "
                                             "expected",
     "php-laravel-cashier-promo-codes-deepseek": "not examined yet: "
@@ -1442,3 +1440,11 @@ def test_a_block_after_a_sentence_naming_a_place_the_file_defines_goes_on_in_the
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == printer.replace("\t\"fmt\"", "\t\"encoding/json\"\n\t\"fmt\"").replace(
         "}\n\n// Table", "}\n\n" + renderer + "\n// Table")
+
+
+def test_a_numbered_step_naming_a_file_after_commands_names_the_block_below_it():
+    """```sh (a column added), then "1. Update `internal/billing/stripe.go`:" and a block: the file's, not the
+    output of the commands above."""
+    reading = read_answer("First, add the column:\n\n```sh\npsql -c \"ALTER TABLE t ADD COLUMN x int;\"\n```\n\n"
+                          "1. Update `internal/billing/stripe.go`:\n```go\nfunc Report() error {\n\treturn nil\n}\n```\n")
+    assert [b.path for b in reading.blocks] == ["internal/billing/stripe.go"]

@@ -416,7 +416,12 @@ def _in_passing(prose: list[str]) -> bool:
     """Whether the prose line that names a block's file is a sentence about something else ("With a bad value
     in `.env` it fails at startup:"), not a line given to the path, a heading or a bold line."""
     line = next((line.strip() for line in reversed(prose) if line.strip()), "")
-    return not line.startswith(("#", "**", "__")) and not _PATH_LINE.match(line)
+    return not line.startswith(("#", "**", "__")) and not _PATH_LINE.match(line) and not _EDIT_STEP.match(line)
+
+
+# A line that gives a step of the change in a file: "1. Update `internal/billing/stripe.go`:", "Now edit `x.ts`:"
+_EDIT_STEP = re.compile(r"^(?:\d{1,2}[.)]\s+|[-*+]\s+)?(?:(?:then|now|next|finally),?\s+)?(?:update|modify|change|edit|"
+                        r"create|add\s+(?:this\s+)?to|replace|open)\b.*:$", re.IGNORECASE)
 
 
 def _closing(lines: list[str], opening: int, fence: str) -> int:
