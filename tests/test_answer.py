@@ -518,8 +518,6 @@ NOT_YET: dict[str, str] = {
                                              "placed there, where the expected file has it at the end",
     "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
                                        "``main()``, where the expected file puts it among the jobs",
-    "react-native-expo-push-tokens-cursor": "not examined yet: ``src/context/AuthContext.tsx`` differs from the "
-                                            "expected",
     "php-laravel-cashier-promo-codes-deepseek": "not examined yet: "
                                                 "``resources/views/billing/checkout.blade.php``, "
                                                 "``lang/en/billing.php`` differ from the expected; refused: the "

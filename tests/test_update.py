@@ -3248,3 +3248,25 @@ def test_a_definition_s_head_rewritten_over_several_lines_replaces_the_one_line_
               "    return ArticlePage(decode(response.body), page);\n  }\n")
     assert merge_update(document, update, "article_repository.dart").merged == document.replace(
         document[document.index("  Future<List"):document.index("  }\n}\n") + 4], update)
+
+
+def test_the_file_s_imports_with_new_ones_then_a_marker_and_a_fragment_inside_a_function():
+    """``import``s the file has and two new ones (in its two groups), ``// ... existing code ...``, then lines inside
+    the component (a new effect): the new imports go among the file's, the effect where its context is (it went at
+    the file's end)."""
+    document = ('import * as SecureStore from "expo-secure-store";\nimport { useCallback, useEffect } from "react";\n\n'
+                'import { api } from "../api/client";\n\nexport function AuthProvider({ children }) {\n'
+                '  const [user, setUser] = useState(null);\n\n  const signIn = useCallback(async (email) => {\n'
+                '    setUser(await api.login(email));\n  }, []);\n\n  const signOut = useCallback(async () => {\n'
+                '    setUser(null);\n  }, []);\n\n  return children;\n}\n')
+    update = ('import * as SecureStore from "expo-secure-store";\nimport { useCallback, useEffect } from "react";\n'
+              'import { Platform } from "react-native";\n\nimport { api } from "../api/client";\n'
+              'import { getPushToken } from "../notifications/push";\n\n// ... existing code ...\n\n'
+              '  const signIn = useCallback(async (email) => {\n    setUser(await api.login(email));\n  }, []);\n\n'
+              '  useEffect(() => {\n    if (user) getPushToken().then((token) => api.register(token, Platform.OS));\n'
+              '  }, [user]);\n\n  // ... existing code ...\n')
+    expected = document.replace('from "react";\n', 'from "react";\nimport { Platform } from "react-native";\n') \
+        .replace('"../api/client";\n', '"../api/client";\nimport { getPushToken } from "../notifications/push";\n') \
+        .replace("  }, []);\n\n  const signOut", "  }, []);\n\n  useEffect(() => {\n    if (user) getPushToken().then("
+                 "(token) => api.register(token, Platform.OS));\n  }, [user]);\n\n  const signOut")
+    assert merge_update(document, update, "AuthContext.tsx").merged == expected

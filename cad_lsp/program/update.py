@@ -178,12 +178,21 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: 
         k += 1
     imports = [line for line in update_lines[first:k] if line.strip()]
     in_file = {line.strip() for line in doc_lines}
-    if not imports or any(line.strip() in in_file for line in imports) or \
-            not any(IMPORT_LINE.match(line) for line in doc_lines):
-        return None
-    rest = update_lines[k + 1:] if k < len(update_lines) and is_marker(update_lines[k]) else update_lines[k:]
+    marked = k < len(update_lines) and is_marker(update_lines[k])
+    rest = update_lines[k + 1:] if marked else update_lines[k:]
     while rest and not rest[0].strip():
         rest = rest[1:]
+    shown = [n for n, line in enumerate(rest) if line.strip() and not is_marker(line)]
+    inside = marked and shown and indent_of(rest[0]) > 0 and \
+        not any(is_marker(line) for line in rest[shown[0]:shown[-1]])  # (the file's imports with new ones, a
+    # marker, then one fragment inside a function: the imports merge with the file's, the lines where they fit)
+    if not imports or (all if inside else any)(line.strip() in in_file for line in imports) or \
+            not any(IMPORT_LINE.match(line) for line in doc_lines):
+        return None
+    if inside:  # (as the update groups them: the blank line between the file's groups is the file's)
+        imports = update_lines[first:k]
+        while imports and not imports[-1].strip():
+            imports = imports[:-1]
     return ("".join(imports), "".join(rest)) if rest else None
 
 
