@@ -127,10 +127,11 @@ function writeWorkspace() {
 const disk = (name) => fs.readFileSync(path.join(WORKSPACE, name), "utf8");
 const exists = (name) => fs.existsSync(path.join(WORKSPACE, name));
 
-/** The file's text once it equals `expected` (saving is asynchronous), or after 5 s whatever it is. */
+/** The file's text once it equals `expected` (saving is asynchronous), or after 20 s whatever it is: on a busy
+ * machine the write has landed over 5 s after the tab turned clean. */
 async function saved(name, expected) {
   const t0 = Date.now();
-  while (disk(name) !== expected && Date.now() - t0 < 5000) await sleep(100);
+  while (disk(name) !== expected && Date.now() - t0 < 20000) await sleep(100);
   return disk(name);
 }
 
