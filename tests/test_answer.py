@@ -518,11 +518,6 @@ NOT_YET: dict[str, str] = {
                                              "placed there, where the expected file has it at the end",
     "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
                                        "``main()``, where the expected file puts it among the jobs",
-    "php-laravel-cashier-promo-codes-deepseek": "not examined yet: "
-                                                "``resources/views/billing/checkout.blade.php``, "
-                                                "``lang/en/billing.php`` differ from the expected; refused: the "
-                                                "block at line 83 of the answer: no line of the update matches a "
-                                                "line of the file: it does not belong to th",
     "docker-compose-bullmq-worker-mistral": "not examined yet: ``Dockerfile``, ``.env.example``, ``Makefile`` "
                                             "differ from the expected",
     "python-click-verbosity-claude": "not examined yet: ``src/repolint/checks.py`` differs from the expected; "

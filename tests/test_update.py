@@ -3270,3 +3270,43 @@ def test_the_file_s_imports_with_new_ones_then_a_marker_and_a_fragment_inside_a_
         .replace("  }, []);\n\n  const signOut", "  }, []);\n\n  useEffect(() => {\n    if (user) getPushToken().then("
                  "(token) => api.register(token, Platform.OS));\n  }, [user]);\n\n  const signOut")
     assert merge_update(document, update, "AuthContext.tsx").merged == expected
+
+
+def test_a_new_entry_alone_goes_at_the_end_of_the_file_s_one_collection():
+    """A Laravel language file (``return [ ... ];``) and one new ``'key' => 'text',`` line with nothing of the file
+    around it: after the last entry (it was refused: no line of the update is the file's)."""
+    document = ("<?php\n\nreturn [\n\n    'seats_updated' => 'Your subscription now has :count seats.',\n"
+                "    'tax_id_saved' => 'Your tax ID has been saved.',\n\n];\n")
+    update = "    'invalid_promo_code' => 'This promo code is invalid or has expired.',\n"
+    assert merge_update(document, update, "billing.php").merged == document.replace(
+        "been saved.',\n", "been saved.',\n" + update)
+    rewritten = "    'tax_id_saved' => 'Saved.',\n"  # (an entry of the file's: a rewrite, not a new one beside it)
+    try:
+        merged = merge_update(document, rewritten, "billing.php").merged
+    except UpdateError:
+        merged = None
+    assert merged is None or merged.count("'tax_id_saved'") == 1
+
+
+def test_a_blade_comment_that_elides_is_a_marker():
+    assert is_marker("                        {{-- ... --}}\n") and is_marker("{{-- existing fields --}}\n")
+    assert not is_marker("{{-- Seats --}}\n")
+
+
+def test_new_imports_among_the_file_s_shown_above_a_fragment_lose_no_import_above_them():
+    """``# ...``, the file's imports from the second on with a new one, ``# ...`` and a fragment inside a method:
+    the import above the first shown stays (read alone, the new import was taken as its rewrite)."""
+    document = ("import os\n\nfrom .exceptions import ClosedPoolError\nfrom .exceptions import ConnectTimeoutError\n"
+                "from .exceptions import HTTPError\nfrom .exceptions import MaxRetryError\n\n\nclass Adapter:\n"
+                "    def send(self, request):\n        try:\n            return self.pool.urlopen(request)\n"
+                "        except MaxRetryError as e:\n            if isinstance(e.reason, ConnectTimeoutError):\n"
+                "                raise ConnectTimeout(e)\n            raise\n")
+    update = ("# ... other code ...\nfrom .exceptions import HTTPError\nfrom .exceptions import MaxRetryError\n"
+              "from .exceptions import NewConnectionError\n# ... other code ...\n"
+              "        except MaxRetryError as e:\n            if isinstance(e.reason, ConnectTimeoutError):\n"
+              "                if not isinstance(e.reason, NewConnectionError):\n"
+              "                    raise ConnectTimeout(e)\n            raise\n")
+    assert merge_update(document, update, "adapters.py").merged == document.replace(
+        "MaxRetryError\n\n", "MaxRetryError\nfrom .exceptions import NewConnectionError\n\n").replace(
+        "                raise ConnectTimeout(e)\n", "                if not isinstance(e.reason, NewConnectionError):\n"
+        "                    raise ConnectTimeout(e)\n")

@@ -48,6 +48,8 @@ def is_marker(line: str) -> bool:
     ``// ... other methods ...``, Twig's ``{# ... #}``, Razor's ``@* ... *@``), or a bare ``...``, or one in double
     braces (``{{ ... }}``)."""
     text = line.rstrip("\r\n").strip()
+    if text.startswith("{{--") and text.endswith("--}}"):  # Blade's comment: ``{{-- ... --}}``
+        return is_marker("// " + text[4:-4].strip())
     if text.startswith("{{") and text.endswith("}}"):  # Windsurf's ``{{ ... }}``
         text = text[2:-2].strip()
         return text in ("...", "\u2026") or is_marker("// " + text)

@@ -25,6 +25,7 @@ closing, or at a definition the answer names.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from .blocks import Piece, merge_by_blocks, names
@@ -139,7 +140,8 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
             imports = _merge_update(document, parts[0], language, force=force)
             code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
                                  into=into)
-            if not imports.unseen and not code.unseen:
+            if not imports.unseen and not code.unseen and not (parts[2] and _lost_above(document, parts[0],
+                                                                                        imports.merged)):
                 return Merge(code.merged, 1, max(1, len(split_lines(document))), code.merged, None,
                              document=document)
         except UpdateError:
@@ -164,9 +166,21 @@ _CPP_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w+\s*\{|templa
                          re.MULTILINE)
 
 
-def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: str | None) -> tuple[str, str] | None:
+def _lost_above(document: str, shown: str, merged: str) -> bool:
+    """Whether a merge of the file's imports shown with new ones lost a file line above the first one it shows (an
+    import read as another's rewrite, which the update's start does not reach)."""
+    doc_lines = split_lines(document)
+    first = next((j for j, line in enumerate(doc_lines) if line.strip() and
+                  line.strip() in {s.strip() for s in split_lines(shown)}), None)
+    lost = Counter(doc_lines) - Counter(split_lines(merged))
+    return first is not None and any(line in lost for line in doc_lines[:first])
+
+
+def _imports_then_code(update_lines: list[str], doc_lines: list[str],
+                       language: str | None) -> tuple[str, str, bool] | None:
     """An update that is markers, new import lines (none of them the file's), perhaps a marker, then the rest:
-    (the imports, the rest), or None.  Only where the file's syntax places imports (``blocks._new_imports``)."""
+    (the imports, the rest, False), or None.  Only where the file's syntax places imports (``blocks._new_imports``).
+    Also the file's imports with new ones, a marker and one fragment inside a function: (..., True)."""
     grammar = language_of(language) if language is not None else None
     if grammar is None or grammar in ("markdown", "bash"):
         return None
@@ -193,7 +207,7 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: 
         imports = update_lines[first:k]
         while imports and not imports[-1].strip():
             imports = imports[:-1]
-    return ("".join(imports), "".join(rest)) if rest else None
+    return ("".join(imports), "".join(rest), inside) if rest else None
 
 
 def _merge_update(document: str, update: str, language: str | None = None, *, force: bool = False,
@@ -304,6 +318,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                 _new_members(doc_lines, update_lines, grammar, into)
             if placed is None and grammar is None and place is None and _unrelated_new_code(doc_lines, update_lines):
                 placed = _appended(document, update)  # (new CSS rules, a new query: where a reader adds them)
+            if placed is None and place is None:
+                placed = _entries_at_the_end(doc_lines, update_lines)
             if placed is None:
                 raise
             candidates = [(0, placed)]
@@ -539,6 +555,27 @@ def _before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> M
     gap = [Piece(line, None, None) for line in doc_lines[at: rows[-1]]]
     new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines[shown[0]: shown[-2] + 1], shown[0])]
     return _inserted(doc_lines, update_lines, at, gap + new)
+
+
+# A line that is one entry of a collection: ``'invalid_promo_code' => 'This promo code ...',``, ``retries: 3,``
+_ENTRY = re.compile(r"""^\s+(?:(["'])[^"']+\1|[A-Za-z_$][\w$-]*)\s*(?:=>|:|=)\s*\S.*,\s*$""")
+
+
+def _entries_at_the_end(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
+    """New entries alone (``'invalid_promo_code' => '...',`` for a Laravel language file), in a file that is one
+    collection of such entries, closed at its end (``];``): after its last entry, before the closing line; None
+    otherwise."""
+    shown = [line for line in update_lines if line.strip()]
+    rows = [r for r, line in enumerate(doc_lines) if line.strip()]
+    if not shown or len(rows) < 2 or not all(_ENTRY.match(line) for line in shown) or \
+            len({indent_of(line) for line in shown}) != 1 or not _CLOSES_FILE.match(doc_lines[rows[-1]]) or \
+            not _ENTRY.match(doc_lines[rows[-2]]) or indent_of(doc_lines[rows[-2]]) != indent_of(shown[0]):
+        return None
+    keys = {line.split("=>")[0].split(":")[0].strip() for line in doc_lines if _ENTRY.match(line)}
+    if any(line.split("=>")[0].split(":")[0].strip() in keys for line in shown):
+        return None  # (an entry of the file's, rewritten: lines place it)
+    new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines) if line.strip()]
+    return _inserted(doc_lines, update_lines, rows[-2] + 1, new)
 
 
 def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
