@@ -520,9 +520,6 @@ NOT_YET: dict[str, str] = {
                                        "``main()``, where the expected file puts it among the jobs",
     "docker-compose-bullmq-worker-mistral": "not examined yet: ``Dockerfile``, ``.env.example``, ``Makefile`` "
                                             "differ from the expected",
-    "python-click-verbosity-claude": "not examined yet: ``src/repolint/checks.py`` differs from the expected; "
-                                     "refused: the block at line 63 of the answer: the update repeats no line of "
-                                     "the file, so where its code goes is unknown:",
     "ruby-slugkit-transliterate-grok": "not examined yet: ``spec/slugkit/slugger_spec.rb`` differs from the "
                                        "expected",
     "bash-release-dry-run-llama": "not examined yet: ``Makefile`` differs from the expected; refused: the block "

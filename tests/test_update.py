@@ -3310,3 +3310,18 @@ def test_new_imports_among_the_file_s_shown_above_a_fragment_lose_no_import_abov
         "MaxRetryError\n\n", "MaxRetryError\nfrom .exceptions import NewConnectionError\n\n").replace(
         "                raise ConnectTimeout(e)\n", "                if not isinstance(e.reason, NewConnectionError):\n"
         "                    raise ConnectTimeout(e)\n")
+
+
+CHECKS = ('"""Checks."""\n\nfrom __future__ import annotations\n\nfrom dataclasses import dataclass\n'
+          'from pathlib import Path\nfrom typing import ClassVar\n\nfrom repolint.config import Config\n\n\n'
+          '@dataclass\nclass CheckResult:\n    name: str\n    ok: bool\n')
+
+
+def test_a_module_logger_below_a_new_import_and_a_marker_goes_below_the_file_s_imports():
+    """``import logging``, ``# ...``, ``log = logging.getLogger(__name__)`` ("add a module logger below the
+    imports"): the import before ``from dataclasses`` in the standard library's group (``import x`` before ``from
+    x``, never into ``from __future__``'s), the logger below the last import (it was refused)."""
+    update = "import logging\n\n# ...\n\nlog = logging.getLogger(__name__)\n"
+    assert merge_update(CHECKS, update, "checks.py").merged == CHECKS.replace(
+        "from dataclasses", "import logging\nfrom dataclasses").replace(
+        "Config\n", "Config\n\nlog = logging.getLogger(__name__)\n")

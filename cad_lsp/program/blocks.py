@@ -397,8 +397,10 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
     after: dict[int, list[Piece]] = {}  # file row -> the new imports after it (-1: before the file's first import)
     for unit in shown:
         text = "".join(merger.new.lines[r] for r in range(unit.start, unit.end + 1))
-        nearest = max(theirs, key=lambda u: difflib.SequenceMatcher(
-            None, text, "".join(merger.old.lines[u.start: u.end + 1]), autojunk=False).ratio())
+        beside = [u for u in theirs if "__future__" not in merger.old.lines[u.start]] or theirs  # (Python's
+        nearest = max(beside, key=lambda u: difflib.SequenceMatcher(  # ``from __future__`` stays alone, first)
+            None, _module_of(text), _module_of("".join(merger.old.lines[u.start: u.end + 1])),
+            autojunk=False).ratio())  # (by the module: ``import logging`` beside ``from typing import ...``)
         row = _sorted_place(theirs, theirs.index(nearest), text.strip(), merger.old.lines)
         after.setdefault(row, []).extend(merger._lines(unit.start, unit.end, None))
     pieces = after.get(-1, [])
@@ -436,16 +438,30 @@ def _sorted_place(imports: list[Unit], at: int, text: str, lines: list[str]) -> 
     """The file row a new import goes after: beside the import ``at``, moved along the run of imports it
     belongs to (no blank line between) while their order says so (the file's imports sorted, it goes where
     its text sorts)."""
-    def text_of(u: Unit) -> str:
-        return "".join(lines[u.start: u.end + 1]).strip()
+    def key_of(u: Unit) -> tuple[bool, str]:
+        return _import_order("".join(lines[u.start: u.end + 1]).strip())
 
-    if text < text_of(imports[at]):
-        while at > 0 and imports[at - 1].end + 1 == imports[at].start and text < text_of(imports[at - 1]):
+    key = _import_order(text)
+    if key < key_of(imports[at]):
+        while at > 0 and imports[at - 1].end + 1 == imports[at].start and key < key_of(imports[at - 1]):
             at -= 1
         return imports[at].start - 1
-    while at + 1 < len(imports) and imports[at].end + 1 == imports[at + 1].start and text > text_of(imports[at + 1]):
+    while at + 1 < len(imports) and imports[at].end + 1 == imports[at + 1].start and key > key_of(imports[at + 1]):
         at += 1
     return imports[at].end
+
+
+def _module_of(text: str) -> str:
+    """What an import imports from (``from a.b import c``, ``import a.b``: ``a.b``; ``import x from "y"``: ``y``),
+    else its text."""
+    m = re.match(r"\s*(?:from\s+(\S+)\s+import\b|import\s+([\w.]+)\s*$|.*\bfrom\s+[\"']([^\"']+))", text)
+    return next((g for g in m.groups() if g), text) if m else text
+
+
+def _import_order(text: str) -> tuple[bool, str]:
+    """An import's place in a sorted run: Python's ``import x`` before its ``from x import y`` (isort's order),
+    else by text."""
+    return text.startswith("from ") and " import " in text, text
 
 
 def _imported(lines: list[str]) -> set[str]:

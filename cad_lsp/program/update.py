@@ -138,8 +138,13 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
     if parts is not None:
         try:
             imports = _merge_update(document, parts[0], language, force=force)
-            code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
-                                 into=into)
+            try:
+                code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
+                                     into=into)
+            except UpdateError:
+                code = _below_the_imports(imports.merged, parts[1]) if after is None and before is None else None
+                if code is None:
+                    raise
             if not imports.unseen and not code.unseen and not (parts[2] and _lost_above(document, parts[0],
                                                                                         imports.merged)):
                 return Merge(code.merged, 1, max(1, len(split_lines(document))), code.merged, None,
@@ -164,6 +169,29 @@ _COMMENT_OF = {"python": "#", "ruby": "#", "bash": "#", "javascript": "//", "typ
                "php": "//", "swift": "//", "scala": "//", "elixir": "#"}
 _CPP_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w+\s*\{|template\s*<|(?:public|private|protected):)",
                          re.MULTILINE)
+
+
+def _below_the_imports(document: str, rest: str) -> Merge | None:
+    """New top-level statements shown below new imports and a marker, nothing of the file among them (``log =
+    logging.getLogger(__name__)``, "below the imports"): after the file's last import, a blank line between."""
+    doc_lines, lines = split_lines(document), split_lines(rest)
+    shown = [line for line in lines if line.strip()]
+    ours = {line.strip() for line in doc_lines}
+    if not shown or any(is_marker(line) or line.strip() in ours for line in shown) or indent_of(shown[0]) or \
+            IMPORT_LINE.match(shown[0]) or any(is_declaration(line) or DECORATOR.match(line) for line in shown):
+        return None  # (new definitions go where definitions go: the other readings')
+    last = max((r for r, line in enumerate(doc_lines) if IMPORT_LINE.match(line) and not indent_of(line)), default=None)
+    if last is None:
+        return None
+    while last + 1 < len(doc_lines) and ("(" in doc_lines[last] and ")" not in doc_lines[last] or
+                                         doc_lines[last].rstrip().endswith(("\\", ","))):
+        last += 1  # (an import over several lines: ``from x import (`` ... ``)``)
+        if ")" in doc_lines[last]:
+            break
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    new = [Piece(_terminator(doc_lines), None, None)] + [Piece(line, None, k + 1) for k, line in enumerate(lines)]
+    return _inserted(doc_lines, lines, last + 1, new)
 
 
 def _lost_above(document: str, shown: str, merged: str) -> bool:
