@@ -520,8 +520,6 @@ NOT_YET: dict[str, str] = {
                                        "``main()``, where the expected file puts it among the jobs",
     "docker-compose-bullmq-worker-mistral": "not examined yet: ``Dockerfile``, ``.env.example``, ``Makefile`` "
                                             "differ from the expected",
-    "ruby-slugkit-transliterate-grok": "not examined yet: ``spec/slugkit/slugger_spec.rb`` differs from the "
-                                       "expected",
     "bash-release-dry-run-llama": "not examined yet: ``Makefile`` differs from the expected; refused: the block "
                                   "at line 104 of the answer: no line of the update matches a line of the file: "
                                   "it does not belong to t",
@@ -1438,3 +1436,19 @@ def test_a_numbered_step_naming_a_file_after_commands_names_the_block_below_it()
     reading = read_answer("First, add the column:\n\n```sh\npsql -c \"ALTER TABLE t ADD COLUMN x int;\"\n```\n\n"
                           "1. Update `internal/billing/stripe.go`:\n```go\nfunc Report() error {\n\treturn nil\n}\n```\n")
     assert [b.path for b in reading.blocks] == ["internal/billing/stripe.go"]
+
+
+def test_a_context_said_to_go_at_the_end_of_a_nested_describe_goes_there(tmp_path):
+    """"Specs: drop this context at the end of the `describe "#call"` block:" and a ``context`` (RSpec): before
+    ``#call``'s ``end``, not before the last ``describe``'s."""
+    spec = ('RSpec.describe Slugger do\n  describe "#call" do\n    it "joins words" do\n      expect(1).to eq(1)\n'
+            '    end\n\n    context "with a separator" do\n      it "uses it" do\n        expect(2).to eq(2)\n'
+            '      end\n    end\n  end\n\n  describe "#initialize" do\n    it "rejects an empty separator" do\n'
+            '      expect(3).to eq(3)\n    end\n  end\nend\n')
+    new = ('    context "with accented letters" do\n      it "transliterates them" do\n        expect(4).to eq(4)\n'
+           '      end\n    end\n')
+    (tmp_path / "slugger_spec.rb").write_text(spec)
+    [change] = plan_answer(f"Specs: drop this context at the end of the `describe \"#call\"` block:\n\n```ruby "
+                           f"slugger_spec.rb\n{new}```\n", tmp_path).files
+    assert change.after == spec.replace('    end\n  end\n\n  describe "#initialize"',
+                                        '    end\n\n' + new + '  end\n\n  describe "#initialize"')

@@ -128,6 +128,11 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
             _indent(shown[-1]) != depth or not _CLOSER.match(shown[-1]) or \
             any(line.strip() in ours for line in shown if _indent(line) == depth and not _CLOSER.match(line)):
         return None  # (a member head the file has: its rewrite, not a new one)
+    titled_ends = [end for j, line in enumerate(doc_lines) if into and len(_indent(line)) < len(depth) and
+                   re.search(r"[\"'`]%s[\"'`]" % re.escape(into), line) and (end := _closed_at(doc_lines, j)) is not None]
+    if len(titled_ends) == 1:  # (a block nested in another, its title named: "at the end of the `#call` describe")
+        at = titled_ends[0]
+        return at, ([newline] if doc_lines[at - 1].strip() else []) + _trimmed(update_lines, newline)
     places = []
     for j, line in enumerate(doc_lines):
         if not line.strip() or _indent(line) or _CLOSER.match(line):
@@ -150,6 +155,15 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
         above = max(k for k in range(at) if doc_lines[k].strip())
     gap = [newline] if doc_lines[at - 1].strip() else []
     return at, gap + _trimmed(update_lines, newline)
+
+
+def _closed_at(doc_lines: list[str], j: int) -> int | None:
+    """The index of the line closing the block line ``j`` opens (its first line at ``j``'s depth or less, a closing
+    line at ``j``'s depth), or None."""
+    depth = len(_indent(doc_lines[j]))
+    end = next((k for k in range(j + 1, len(doc_lines)) if doc_lines[k].strip() and
+                len(_indent(doc_lines[k])) <= depth), None)
+    return end if end is not None and _CLOSER.match(doc_lines[end]) and len(_indent(doc_lines[end])) == depth else None
 
 
 def new_members_place(doc_lines: list[str], update_lines: list[str], grammar: str | None, newline: str,
