@@ -523,10 +523,6 @@ NOT_YET: dict[str, str] = {
     "bash-release-dry-run-llama": "not examined yet: ``Makefile`` differs from the expected; refused: the block "
                                   "at line 104 of the answer: no line of the update matches a line of the file: "
                                   "it does not belong to t",
-    "python-precommit-license-headers-continue": "not examined yet: ``.pre-commit-config.yaml`` differs from the "
-                                                 "expected; refused: the block at line 105 of the answer: the "
-                                                 "update fits the file in more than one place (at lines 8, 20, "
-                                                 "27): add",
     "node-esbuild-watch-mode-claude": "not examined yet: ``scripts/build.mjs``, ``package.json`` differ from the "
                                       "expected; refused: the block at line 100 of the answer: no line of the "
                                       "update matches a line of the file: it does not belong to t",

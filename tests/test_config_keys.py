@@ -147,3 +147,14 @@ def test_a_new_top_level_yaml_key_before_a_shown_one_is_set_off_as_the_file_sets
               "  cancel-in-progress: false\n\njobs:\n")
     assert merge_update(document, update, "deploy.yml").merged == document.replace(
         "\njobs:", "\nconcurrency:\n  group: deploy\n  cancel-in-progress: false\n\njobs:")
+
+
+def test_new_list_items_below_a_key_and_a_marker_go_after_the_list_s_last_item():
+    """``repos:``, ``# ... existing repos ...``, a new ``- repo: local`` (a pre-commit config): after the last repo,
+    set off by a blank line as the snippet shows it (refused before: its ``hooks:`` fit three places)."""
+    document = ("repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n    hooks:\n"
+                "      - id: ruff\n\n  - repo: https://github.com/pre-commit/mirrors-mypy\n    rev: v1.10.0\n"
+                "    hooks:\n      - id: mypy\n")
+    new = "  - repo: local\n    hooks:\n      - id: license-headers\n        entry: python scripts/headers.py\n"
+    update = "repos:\n  # ... existing repos ...\n\n" + new
+    assert merge_update(document, update, ".pre-commit-config.yaml").merged == document + "\n" + new

@@ -30,7 +30,7 @@ import re
 from .markers import is_marker
 from .ops import split_lines
 
-__all__ = ["json_commas", "json_fragment", "merge_table_keys", "merge_yaml_keys"]
+__all__ = ["append_yaml_items", "json_commas", "json_fragment", "merge_table_keys", "merge_yaml_keys"]
 
 WHOLE_SHARE = 0.6  # a snippet showing this share of the file's keys may be the whole file: keys it leaves out go
 
@@ -110,6 +110,31 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
 
 _TABLE = re.compile(r"^\s*\[\[?\s*(?P<name>[^\[\]]+?)\s*\]\]?\s*(?:[#;].*)?$")  # ``[dependencies]``, ``[[bin]]``
 _ASSIGNMENT = re.compile(r"^\s*(?P<key>[\w.\-]+|\"[^\"]+\"|'[^']+')\s*=")
+
+
+def append_yaml_items(doc_lines: list[str], update_lines: list[str]) -> list[str] | None:
+    """A key the file has once (``repos:``), a marker for its list's items, then new items (``- repo: local`` and
+    what is under it): the file's lines with the items after the list's last, set off as the snippet sets them off
+    from the marker; None for any other snippet."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    if len(shown) < 3 or not is_marker(update_lines[shown[1]]):
+        return None
+    head, first = update_lines[shown[0]], shown[2]
+    key = _KEY_LINE.match(head.rstrip("\r\n"))
+    rows = [r for r, line in enumerate(doc_lines) if line.rstrip() == head.rstrip()]
+    item = _indent(update_lines[first])
+    if key is None or _value(head) or len(rows) != 1 or not update_lines[first].lstrip().startswith("- ") or \
+            len(item) <= len(_indent(head)) or \
+            any(is_marker(update_lines[k]) or len(_indent(update_lines[k])) < len(item) for k in shown[2:]):
+        return None
+    end = _block_end(doc_lines, rows[0])
+    if not any(doc_lines[r].startswith(item + "- ") for r in range(rows[0] + 1, end)):
+        return None  # (the file's list is not at that indentation: another reading decides)
+    gap = update_lines[shown[1] + 1: first]
+    items = update_lines[first: shown[-1] + 1]
+    if not doc_lines[end - 1].endswith(("\n", "\r")):
+        return None
+    return doc_lines[:end] + gap + items + doc_lines[end:]
 
 
 def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] | None:

@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from .blocks import Piece, merge_by_blocks, names
-from .config_keys import json_commas, json_fragment, merge_table_keys, merge_yaml_keys
+from .config_keys import append_yaml_items, json_commas, json_fragment, merge_table_keys, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
@@ -288,7 +288,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
     named = (language or "").lower()
-    placed = merge_yaml_keys(doc_lines, update_lines) if named.endswith((".yml", ".yaml", "yaml")) else \
+    placed = (merge_yaml_keys(doc_lines, update_lines) or append_yaml_items(doc_lines, update_lines)) \
+        if named.endswith((".yml", ".yaml", "yaml")) else \
         merge_table_keys(doc_lines, update_lines) if named.endswith((".toml", "toml", ".ini", ".cfg")) else None
     if placed is not None:
         merged = "".join(placed)
