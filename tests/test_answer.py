@@ -526,8 +526,6 @@ NOT_YET: dict[str, str] = {
     "node-esbuild-watch-mode-claude": "not examined yet: ``scripts/build.mjs``, ``package.json`` differ from the "
                                       "expected; refused: the block at line 100 of the answer: no line of the "
                                       "update matches a line of the file: it does not belong to t",
-    "c-lc-longest-line-deepseek": "not examined yet: ``src/count.h``, ``tests/run_tests.sh`` differ from the "
-                                  "expected",
     "go-goreleaser-release-workflow-windsurf": "not examined yet: ``Makefile`` differs from the expected",
     "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
                                                "``tests/test_exporter.py`` differ from the expected",
@@ -1448,3 +1446,15 @@ def test_a_context_said_to_go_at_the_end_of_a_nested_describe_goes_there(tmp_pat
                            f"slugger_spec.rb\n{new}```\n", tmp_path).files
     assert change.after == spec.replace('    end\n  end\n\n  describe "#initialize"',
                                         '    end\n\n' + new + '  end\n\n  describe "#initialize"')
+
+
+def test_new_lines_said_to_go_after_the_existing_calls_go_after_the_last_call(tmp_path):
+    """"Add these after the existing `check` calls:" in a shell script that defines ``check`` and calls it: after
+    the last call, not after the function."""
+    script = ('#!/bin/sh\ncheck() {\n    [ "$1" = "$2" ] || echo "FAIL"\n}\n\ntmp=$(mktemp -d)\n'
+              'check "lines" "$(lc -l a)" 1\ncheck "words" "$(lc -w a)" 2\n\nrm -rf "$tmp"\n')
+    (tmp_path / "run_tests.sh").write_text(script)
+    new = 'check "longest" "$(lc -L a)" 5\n'
+    [change] = plan_answer(f"Add these after the existing `check` calls:\n\n```sh\n# run_tests.sh\n{new}```\n",
+                           tmp_path).files
+    assert change.after == script.replace('2\n\nrm', '2\n' + new + '\nrm')

@@ -3325,3 +3325,18 @@ def test_a_module_logger_below_a_new_import_and_a_marker_goes_below_the_file_s_i
     assert merge_update(CHECKS, update, "checks.py").merged == CHECKS.replace(
         "from dataclasses", "import logging\nfrom dataclasses").replace(
         "Config\n", "Config\n\nlog = logging.getLogger(__name__)\n")
+
+
+COUNT_H = ("#ifndef LC_COUNT_H\n#define LC_COUNT_H\n\n#include <stdio.h>\n\n/* Totals. */\nstruct counts {\n"
+           "    size_t lines;\n    size_t words;\n};\n\n/* Columns. */\nstruct options {\n    int lines;\n    int words;\n"
+           "};\n\nint count_stream(FILE *fp, struct counts *c);\n\n#endif /* LC_COUNT_H */\n")
+
+
+def test_structs_rewritten_in_a_header_are_placed_inside_its_include_guard():
+    """Both structs of a header shown with a new field each: rewritten in place inside ``#ifndef`` ... ``#endif``
+    (they were written again after ``#endif``, the old ones kept)."""
+    update = ("/* Totals. */\nstruct counts {\n    size_t lines;\n    size_t words;\n    size_t max_line;\n};\n\n"
+              "/* Columns. */\nstruct options {\n    int lines;\n    int words;\n    int max_line;\n};\n")
+    assert merge_update(COUNT_H, update, "count.h").merged == COUNT_H.replace(
+        "    size_t words;\n", "    size_t words;\n    size_t max_line;\n").replace(
+        "    int words;\n", "    int words;\n    int max_line;\n")

@@ -96,6 +96,7 @@ _GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below
 # A sentence saying where commands run: "Run this from the `src/Catalog.Api` folder:", "in the `web/` directory run:"
 _RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s+(?:folder|directory|dir)\b",
                         re.IGNORECASE)
+_CALLS = re.compile(r"\s+(?:calls|invocations|lines)\b", re.IGNORECASE)  # "after the existing `check` calls"
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
@@ -689,8 +690,10 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         m = _AFTER.search(line)
         of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
-            return ("impl " if m["impl"] else "") + (m["name"] or "") or m["section"] or m["heading"] or \
-                m["quoted"], None  # the impl, not the struct; "at the end of the file (after the `"x"` test)": the end)
+            calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else ""  # ("after the existing `check`
+            return ("impl " if m["impl"] else "") + (m["name"] or "") + calls or m["section"] or m["heading"] or \
+                m["quoted"], None  # calls": the last line calling it) (the impl, not the struct; "at the end of the
+            # file (after the `"x"` test)": the end)
         if end:
             return "", None
         m = _BEFORE.search(line)

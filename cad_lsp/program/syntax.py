@@ -573,12 +573,14 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
         key = ("first line", lines[start].strip())
     body = None
     cases = kind == "switch_statement" and any(c.type == "switch_entry" for c in node.named_children)
-    body_node = node if kind in _ELEMENTS or cases else _find_body(node)
+    lidded = cases or kind in _PREPROCESSED  # (its units are its own children, between its first and last lines)
+    body_node = node if kind in _ELEMENTS or lidded else _find_body(node)
     body_start, body_end = 0, -1
     if body_node is not None and end > start:
         units = _units_of(body_node, source, lines)
-        if cases:  # Swift's ``switch x {``: its cases are its own children, between its first and last lines
-            body_start, body_end = start + 1, end - (1 if _CLOSERS.match(lines[end]) else 0)
+        if lidded:  # Swift's ``switch x {``: its cases; C's ``#ifndef X_H`` ... ``#endif``: the header's declarations
+            body_start = start + 1
+            body_end = end - (1 if _CLOSERS.match(lines[end]) or lines[end].lstrip().startswith("#endif") else 0)
         elif body_node.type in _ELEMENTS:  # between the opening tag's line and the closing tag's
             edges = [c for c in body_node.named_children if c.type in _ELEMENTS[body_node.type]]
             body_start = _line_of_end(edges[0]) + 1 if edges else start
@@ -595,7 +597,7 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
                 units = [_unit(c, source, lines, c.start_point[0], _line_of_end(c))
                          for c in header.parent.named_children
                          if c.type == "comment" and body_start <= c.start_point[0] < body_node.start_point[0]] + units
-        if body_node.type not in _ELEMENTS and not cases:
+        if body_node.type not in _ELEMENTS and not lidded:
             body_end = _line_of_end(body_node) - (1 if _closes_on_line(body_node, lines) else 0)
         units = [u for u in units if u.start >= body_start and u.end <= body_end]
         if body_start <= body_end:
@@ -614,6 +616,7 @@ def _unit(node, source: bytes, lines: list[str], start: int, end: int) -> Unit:
     return Unit(start, end, kind, key, body, body_start, body_end, inner, node.has_error)
 
 
+_PREPROCESSED = {"preproc_ifdef", "preproc_if"}  # C's conditional blocks: a header's guard around its declarations
 _ATTRIBUTE_LINE = re.compile(r"^\s*\[[A-Za-z_][\w.]*(?:\(.*\))?(?:\s*,\s*[A-Za-z_][\w.]*(?:\(.*\))?)*\]\s*$")
 
 

@@ -255,6 +255,12 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     sections as those (``program.search_replace``)."""
     if not update.strip():
         raise UpdateError("the update is empty")
+    if after is not None and after.endswith(" calls"):  # ("add these after the existing `check` calls")
+        placed = _after_the_last_call(split_lines(document), split_lines(update), after[:-len(" calls")])
+        if placed is not None:
+            return _checked(placed, language_of(language) if language is not None else guess_language(document),
+                            force, update)
+        after = after[:-len(" calls")]
     if looks_like_patch(update):
         return merge_patch(document, update)
     if looks_like_search_replace(update):
@@ -605,6 +611,24 @@ def _entries_at_the_end(doc_lines: list[str], update_lines: list[str]) -> Merge 
         return None  # (an entry of the file's, rewritten: lines place it)
     new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines) if line.strip()]
     return _inserted(doc_lines, update_lines, rows[-2] + 1, new)
+
+
+def _after_the_last_call(doc_lines: list[str], update_lines: list[str], name: str) -> Merge | None:
+    """New lines said to go after the file's calls of ``name`` (test cases of a shell script's ``check``): after
+    the last line that calls it, at the depth the calls are; None where the file has no such line or the update
+    holds a line of the file."""
+    keys = keys_of(doc_lines)
+    calls = [j for j, key in enumerate(keys) if re.match(rf"\s*{re.escape(name)}(?:\s|\()", key) and
+             definition_name(keys, j) is None]
+    ours = {key.strip() for key in keys}
+    if not calls or any(line.strip() in ours for line in update_lines if line.strip()):
+        return None
+    last = calls[-1]
+    while last + 1 < len(keys) and keys[last].rstrip().endswith(("\\", "(", ",")):
+        last += 1  # (a call over several lines)
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    new = [Piece(update_lines[k], None, k + 1) for k in range(shown[0], shown[-1] + 1)]
+    return _inserted(doc_lines, update_lines, last + 1, new)
 
 
 def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
