@@ -3340,3 +3340,16 @@ def test_structs_rewritten_in_a_header_are_placed_inside_its_include_guard():
     assert merge_update(COUNT_H, update, "count.h").merged == COUNT_H.replace(
         "    size_t words;\n", "    size_t words;\n    size_t max_line;\n").replace(
         "    int words;\n", "    int words;\n    int max_line;\n")
+
+
+def test_the_file_s_first_lines_realigned_above_a_marker_are_rewritten_not_written_twice():
+    """A Makefile's ``BINARY := gitstat`` and ``GO ?= go`` shown realigned beside a new ``VERSION ?= ...``, then
+    ``.PHONY`` with a new target, then ``# ...``: rewritten in place (the old lines stayed below the new ones)."""
+    document = ("BINARY := gitstat\nGO     ?= go\n\n.PHONY: help build clean\n\nhelp: ## List targets\n"
+                "\t@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST)\n\nbuild: ## Build\n\t$(GO) build -o bin/$(BINARY) .\n\n"
+                "clean: ## Clean\n\trm -rf bin\n")
+    head = ("BINARY  := gitstat\nGO      ?= go\nVERSION ?= $(shell git describe --tags)\n\n"
+            ".PHONY: help build snapshot clean\n")
+    update = head + "\n# ...\n\nbuild: ## Build\n\t$(GO) build -ldflags \"-X main.version=$(VERSION)\" -o bin/$(BINARY) .\n"
+    assert merge_update(document, update, "Makefile").merged == head + document[document.index("\nhelp:"):].replace(
+        "$(GO) build -o", "$(GO) build -ldflags \"-X main.version=$(VERSION)\" -o")

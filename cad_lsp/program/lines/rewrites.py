@@ -16,8 +16,8 @@ from .likeness import (
     same_place, same_signature, split_over_lines)
 from .placement import MARKER, NEW
 from .reading import (
-    ATTACHED_LINE, CLOSING, DECLARES, DISTINCTIVE, HEAD, SIGNATURE_LINES, TOKEN, attached_start, block_end,
-    closes_new_block, definition_name, indent_of, is_declaration, new_runs, weight)
+    ATTACHED_LINE, CLOSING, DECLARES, DISTINCTIVE, HEAD, IMPORT_LINE, SIGNATURE_LINES, TOKEN, attached_start,
+    block_end, closes_new_block, definition_name, indent_of, is_declaration, new_runs, weight)
 
 
 REWRITE_LOOKAHEAD = 3  # a file line's rewrite is looked for among this many next new lines (a statement wrapped
@@ -245,6 +245,10 @@ def file_lines_rewritten(lines: list[int], keys: list[str], doc_keys: list[str],
             if not found and head > 0:
                 found = _head_rewritten(run, after, keys, doc_keys, placed)
             out |= found
+        if run and k == 0 and before is None and after == MARKER and not any(IMPORT_LINE.match(keys[i]) for i in run) \
+                and 1 not in placed and looks_alike(keys[run[0]], doc_keys[0]):  # (the file's first lines rewritten
+            out |= _rewritten_run(range(k, end), range(1, len(doc_keys) + 1), keys, doc_keys, placed, out)  # above
+            # a marker: ``BINARY  := gitstat`` realigned beside a new ``VERSION ?= ...``)
         if run and after is not None and after > 0 and before == MARKER and not any(j < after for j in out) and \
                 head > 0 and head not in placed and _reopened(keys, run, doc_keys, head, after):
             out.add(head)  # (``<tbody>`` given a class, a new row at the top of its body)
