@@ -523,9 +523,6 @@ NOT_YET: dict[str, str] = {
     "bash-release-dry-run-llama": "not examined yet: ``Makefile`` differs from the expected; refused: the block "
                                   "at line 104 of the answer: no line of the update matches a line of the file: "
                                   "it does not belong to t",
-    "node-esbuild-watch-mode-claude": "not examined yet: ``scripts/build.mjs``, ``package.json`` differ from the "
-                                      "expected; refused: the block at line 100 of the answer: no line of the "
-                                      "update matches a line of the file: it does not belong to t",
     "go-goreleaser-release-workflow-windsurf": "not examined yet: ``Makefile`` differs from the expected",
     "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
                                                "``tests/test_exporter.py`` differ from the expected",

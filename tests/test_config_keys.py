@@ -158,3 +158,14 @@ def test_new_list_items_below_a_key_and_a_marker_go_after_the_list_s_last_item()
     new = "  - repo: local\n    hooks:\n      - id: license-headers\n        entry: python scripts/headers.py\n"
     update = "repos:\n  # ... existing repos ...\n\n" + new
     assert merge_update(document, update, ".pre-commit-config.yaml").merged == document + "\n" + new
+
+
+def test_one_member_of_a_json_object_shown_without_its_braces_rewrites_that_member():
+    """``"scripts": { ... }`` at the left edge, for a ``package.json`` whose members are indented: that member
+    rewritten, the others kept (it was refused: no line matched at its indentation)."""
+    document = ('{\n  "name": "lib",\n  "scripts": {\n    "build": "node build.mjs",\n    "test": "vitest run"\n  },\n'
+                '  "devDependencies": {\n    "esbuild": "^0.21.0"\n  }\n}\n')
+    update = ('"scripts": {\n  "build": "node build.mjs",\n  "dev": "node build.mjs --watch",\n  "test": "vitest run"\n'
+              '}\n')
+    assert merge_update(document, update, "package.json").merged == document.replace(
+        '    "build": "node build.mjs",\n', '    "build": "node build.mjs",\n    "dev": "node build.mjs --watch",\n')

@@ -423,8 +423,9 @@ def test_a_reading_that_takes_a_shown_line_for_new_code_loses_to_one_that_keeps_
 
 def test_new_lines_ending_the_update_rewrite_the_rest_of_their_block_when_keeping_it_breaks_the_file():
     """A ``finally:`` rewritten at the update's end, after a shown line: the file's own ``finally:`` kept after
-    it would not parse, so the rest of the block is what the new lines rewrite, and the merge names those
-    lines as removed unseen."""
+    it would not parse, so the rest of the block is what the new lines rewrite, and the merge names the line
+    they drop as removed unseen (not ``finally:`` and ``await client.stop()``, which the update shows again,
+    nested deeper)."""
     document = ("async def test_edit(client):\n    try:\n        result = await client.edit(1, 2)\n"
                 "        assert result.applied\n        await client.shutdown()\n    finally:\n        await client.stop()\n")
     update = ("# ... existing code ...\n        assert result.applied\n    finally:  # shut down even when it failed\n"
@@ -433,7 +434,7 @@ def test_new_lines_ending_the_update_rewrite_the_rest_of_their_block_when_keepin
     merge = merge_update(document, update, "python")
     assert merge.merged == document.split("    finally:")[0].replace("        await client.shutdown()\n", "") + \
         update.split("assert result.applied\n")[1]
-    assert merge.unseen == ((5, 7),)
+    assert merge.unseen == ((5, 5),)
 
 
 def test_a_line_next_to_a_marker_is_context_not_a_second_copy():
@@ -3353,3 +3354,17 @@ def test_the_file_s_first_lines_realigned_above_a_marker_are_rewritten_not_writt
     update = head + "\n# ...\n\nbuild: ## Build\n\t$(GO) build -ldflags \"-X main.version=$(VERSION)\" -o bin/$(BINARY) .\n"
     assert merge_update(document, update, "Makefile").merged == head + document[document.index("\nhelp:"):].replace(
         "$(GO) build -o", "$(GO) build -ldflags \"-X main.version=$(VERSION)\" -o")
+
+
+def test_a_whole_file_that_moves_a_block_into_a_new_branch_is_taken_whole():
+    """The whole script shown with its last ``try`` moved, indented, into a new ``else``: the update is the file
+    (the lines merge kept the old ``try`` at the end too: the moved lines were counted as removed unseen)."""
+    document = ('#!/usr/bin/env node\nimport { build } from "esbuild";\n\nconst watch = process.argv.includes("--watch");\n'
+                'const targets = [{ format: "esm" }, { format: "cjs" }];\n\ntry {\n'
+                '  await Promise.all(targets.map((options) => build(options)));\n} catch {\n  process.exit(1);\n}\n')
+    update = ('#!/usr/bin/env node\nimport { build, context } from "esbuild";\n\n'
+              'const watch = process.argv.includes("--watch");\nconst targets = [{ format: "esm" }, { format: "cjs" }];\n\n'
+              'if (watch) {\n  const contexts = await Promise.all(targets.map((options) => context(options)));\n'
+              '  await Promise.all(contexts.map((ctx) => ctx.watch()));\n} else {\n  try {\n'
+              '    await Promise.all(targets.map((options) => build(options)));\n  } catch {\n    process.exit(1);\n  }\n}\n')
+    assert merge_update(document, update, "build.mjs").merged == update

@@ -332,6 +332,8 @@ def json_fragment(doc_lines: list[str], update_lines: list[str]) -> list[str]:
         return [m["key"] for m in keys if len(m["indent"]) == depth], depth
 
     ours, theirs = top(doc_lines), top(update_lines)
+    if ours is not None and theirs is None and not any(is_marker(line) for line in update_lines):
+        return _member_fragment(doc_lines, update_lines, ours[1])
     if ours is None or theirs is None or any(is_marker(line) for line in update_lines) or \
             not set(theirs[0]) < set(ours[0]):
         return update_lines
@@ -341,6 +343,27 @@ def json_fragment(doc_lines: list[str], update_lines: list[str]) -> list[str]:
     first, last = shown[0], shown[-1]
     lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
     return lines[:first + 1] + [marker] + lines[first + 1:last] + [marker] + lines[last:]
+
+
+def _member_fragment(doc_lines: list[str], update_lines: list[str], depth: int) -> list[str]:
+    """One top-level member shown without the object's braces (``"scripts": { ... }`` for a ``package.json``),
+    at the left edge: indented as the file's members and set between markers; the update itself otherwise."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    head = _JSON_KEY.match(update_lines[shown[0]]) if shown else None
+    if head is None or not update_lines[shown[0]].rstrip().endswith(("{", "[")) or \
+            update_lines[shown[-1]].strip().rstrip(",") not in ("}", "]") or \
+            sum(1 for line in doc_lines if (m := _JSON_KEY.match(line)) and m["key"] == head["key"] and
+                len(m["indent"]) == depth) != 1:
+        return update_lines
+    shift = depth - len(head["indent"])
+    if shift <= 0 or any(line.strip() and len(line) - len(line.lstrip(" ")) < len(head["indent"])
+                         for line in update_lines):
+        return update_lines
+    newline = "\r\n" if update_lines[0].endswith("\r\n") else "\n"
+    marker = " " * depth + "// ..." + newline
+    lines = [(" " * shift + line if line.strip() else line) for line in update_lines]
+    lines = [line if line.endswith(("\n", "\r")) else line + newline for line in lines]
+    return [marker] + lines[shown[0]: shown[-1] + 1] + [marker]
 
 
 def json_commas(document: str, merged: str) -> str | None:

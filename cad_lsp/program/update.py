@@ -36,8 +36,8 @@ from .lines.checks import count_repeats_moved, dead_code, out_of_order
 from .lines.moved import with_moved_bodies
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name, definitions_in,
-    indent_of, is_declaration, keys_of, line_key)
+    CLOSING, DECORATOR, DISTINCTIVE, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name,
+    definitions_in, indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .ops import split_lines
@@ -837,7 +837,9 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     first, last = max(1, head), min(len(doc_lines), len(doc_lines) - tail + 1)
     text = "".join(out[first - 1: len(out) - (len(doc_lines) - last)])
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
-    removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen]
+    shown = {line.strip() for line in split_lines(update) if line.strip()}  # (a line the
+    removed = [n for n, line in enumerate(doc_lines, 1) if n not in kept and line.strip() and n not in seen and
+               line.strip() not in shown]  # update shows moved or indented anew is seen where it is now)
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
                  count_repeats_moved(doc_lines, split_lines(update), pieces, kept,
                                      None if placement is None else placement.fresh))
