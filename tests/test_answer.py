@@ -526,11 +526,6 @@ NOT_YET: dict[str, str] = {
     "go-goreleaser-release-workflow-windsurf": "not examined yet: ``Makefile`` differs from the expected",
     "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
                                                "``tests/test_exporter.py`` differ from the expected",
-    "php-transcheck-fix-option-chatgpt": "not examined yet: ``src/Command/CheckTranslationsCommand.php``, "
-                                         "``bin/transcheck``, ``tests/Command/CheckTranslationsCommandTest.php`` "
-                                         "differ from the expected; refused: the block at line 190 of the answer:"
-                                         " no line of the update matches a line of the file: it does not belong "
-                                         "to t",
     "android-room-favorites-cursor": "not examined yet: "
                                      "``app/src/main/java/com/example/notes/ui/NotesViewModel.kt`` differs from "
                                      "the expected",
@@ -1455,3 +1450,11 @@ def test_new_lines_said_to_go_after_the_existing_calls_go_after_the_last_call(tm
     [change] = plan_answer(f"Add these after the existing `check` calls:\n\n```sh\n# run_tests.sh\n{new}```\n",
                            tmp_path).files
     assert change.after == script.replace('2\n\nrm', '2\n' + new + '\nrm')
+
+
+def test_an_executable_without_an_extension_under_bin_is_a_path():
+    """"### 3) `bin/transcheck`" names the block below it (an executable PHP script, no extension)."""
+    assert looks_like_path("bin/transcheck") and looks_like_path(".husky/pre-commit")
+    assert not looks_like_path("src/components")
+    reading = read_answer("### 3) `bin/transcheck`\n```php\n$app = new Application('transcheck', '1.4.0');\n```\n")
+    assert [b.path for b in reading.blocks] == ["bin/transcheck"]

@@ -3368,3 +3368,15 @@ def test_a_whole_file_that_moves_a_block_into_a_new_branch_is_taken_whole():
               '  await Promise.all(contexts.map((ctx) => ctx.watch()));\n} else {\n  try {\n'
               '    await Promise.all(targets.map((options) => build(options)));\n  } catch {\n    process.exit(1);\n  }\n}\n')
     assert merge_update(document, update, "build.mjs").merged == update
+
+
+def test_new_php_use_statements_alone_go_among_the_file_s():
+    """``use Acme\\Translation\\CatalogueFixer;`` and ``use Symfony\\Component\\Yaml\\Yaml;`` shown alone: each
+    where it sorts among the file's ``use`` lines (refused before: PHP's imports were not read as imports)."""
+    document = ("<?php\n\nnamespace Acme\\Tests;\n\nuse Acme\\Command\\Check;\nuse Acme\\Translation\\Loader;\n"
+                "use PHPUnit\\Framework\\TestCase;\nuse Symfony\\Component\\Console\\Tester\\CommandTester;\n\n"
+                "final class CheckTest extends TestCase\n{\n}\n")
+    update = "use Acme\\Translation\\CatalogueFixer;\nuse Symfony\\Component\\Yaml\\Yaml;\n"
+    assert merge_update(document, update, "CheckTest.php").merged == document.replace(
+        "use Acme\\Translation\\Loader;\n", "use Acme\\Translation\\CatalogueFixer;\nuse Acme\\Translation\\Loader;\n"
+    ).replace("CommandTester;\n", "CommandTester;\nuse Symfony\\Component\\Yaml\\Yaml;\n")

@@ -97,6 +97,7 @@ _GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below
 _RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s+(?:folder|directory|dir)\b",
                         re.IGNORECASE)
 _CALLS = re.compile(r"\s+(?:calls|invocations|lines)\b", re.IGNORECASE)  # "after the existing `check` calls"
+_SCRIPT_PATH = re.compile(r"(?:[\w.-]+/)*(?:bin|sbin|scripts?|\.husky|\.githooks|hooks|libexec)/[A-Za-z][\w-]*")
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
@@ -208,6 +209,8 @@ def looks_like_path(token: str) -> bool:
     if token.lower() in _NOT_FILES:
         return False
     if name in _BARE_NAMES or re.fullmatch(r"\.[\w\-]+", name):  # Makefile, .gitignore, .env
+        return True
+    if _SCRIPT_PATH.fullmatch(token):  # an executable without an extension: ``bin/transcheck``, ``.husky/pre-commit``
         return True
     return bool(_EXTENSION.search(name)) and name.strip(".") != ""
 

@@ -467,8 +467,9 @@ def _import_order(text: str) -> tuple[bool, str]:
 def _imported(lines: list[str]) -> set[str]:
     """The names an import brings in (``from a.b import c as d`` -> c, d; ``import { x } from "y"`` -> x)."""
     text = " ".join(line.strip() for line in lines)
-    dotted = re.fullmatch(r"(?:import|using|use)\s+(?:static\s+)?(?:[\w]+(?:\.|::))*(\w+|\*);?", text)
-    if dotted:  # ``import org.springframework.validation.FieldError;``: FieldError, not its packages
+    dotted = re.fullmatch(r"(?:import|using|use)\s+(?:static\s+)?\\?(?:[\w]+(?:\.|::|\\))*(\w+|\*);?", text)
+    if dotted:  # ``import org.springframework.validation.FieldError;``: FieldError, not its packages (PHP's
+        # ``use Symfony\Component\Yaml\Yaml;``: Yaml)
         return {dotted[1]} - {"*"}
     if text.startswith("from ") and " import " in text:
         text = text.split(" import ", 1)[1]

@@ -293,7 +293,8 @@ def _name(node, source: bytes) -> str | None:
 def _category(kind: str) -> str | None:
     """What a node type declares, in words shared by the grammars: a function and a method are one (a method
     pasted alone is read as a function)."""
-    if "import" in kind or kind in ("use_declaration", "preproc_include", "package_clause", "using_directive"):
+    if "import" in kind or kind in ("use_declaration", "preproc_include", "package_clause", "using_directive",
+                                    "namespace_use_declaration"):  # (PHP's ``use App\Models\User;``)
         return "import"
     if any(word in kind for word in ("function", "method", "constructor")) or \
             kind in ("init_declaration", "deinit_declaration", "subscript_declaration"):  # (Swift's)
