@@ -563,9 +563,6 @@ NOT_YET: dict[str, str] = {
     "flutter-news-feed-infinite-scroll-qwen": "blocks naming no file after sentences that say where (\"In "
                                               "`load()`, replace the `fetchArticles` line inside the `try` "
                                               "with:\"), holding no line of it: read as examples",
-    "java-spring-order-soft-delete-chatgpt": "not examined yet: "
-                                             "``src/main/java/com/acme/orders/domain/Order.java`` differs from "
-                                             "the expected",
     "java-spring-customer-search-pagination-claude": "imports swapped in the prose only (\"swap the "
                                                      "`java.util.List` import for ...\"): the old import stays",
     "csharp-aspnet-api-key-auth-windsurf": "not examined yet: ``src/Reporting.Api/Program.cs`` differs from the "

@@ -2130,3 +2130,18 @@ def test_a_new_method_after_a_marker_among_methods_pasted_alone_goes_after_what_
         "        Simulation(step: step, method: method)").replace(
         "orbit().time, 0)\n    }\n", "orbit().time, 0)\n    }\n\n    func testEnergy() {\n"
         "        XCTAssertLessThan(orbit().drift, 1e-4)\n    }\n")
+
+
+def test_a_new_field_after_a_marker_that_keeps_the_fields_goes_after_the_last_field():
+    """``// ... existing fields ...``, a new field, ``// ... existing constructors and methods ...``, new methods:
+    the field after the class's fields, not after its methods."""
+    document = ("@Entity\npublic class Order {\n\n    @Id\n    private Long id;\n\n    private String status;\n\n"
+                "    protected Order() {\n    }\n\n    public Long getId() {\n        return id;\n    }\n}\n")
+    update = ("@Entity\npublic class Order {\n\n    // ... existing fields ...\n\n    @Column(name = \"deleted_at\")\n"
+              "    private Instant deletedAt;\n\n    // ... existing constructors and methods ...\n\n"
+              "    public Instant getDeletedAt() {\n        return deletedAt;\n    }\n}\n")
+    assert merge_update(document, update, "Order.java").merged == document.replace(
+        "    private String status;\n", "    private String status;\n\n    @Column(name = \"deleted_at\")\n"
+        "    private Instant deletedAt;\n").replace(
+        "        return id;\n    }\n}\n", "        return id;\n    }\n\n    public Instant getDeletedAt() {\n"
+        "        return deletedAt;\n    }\n}\n")

@@ -206,6 +206,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
 # What runs a module, and stays its last lines: new definitions go before it
 _RUNS_IT = re.compile(r"^(?:if\s+__name__\s*==|module\.exports\b|exports\.\w+\s*=|export\s+default\b|export\s*\{)")
 DISTINCTIVE_LINE = 12  # characters of a line that two units share by what they say, not by syntax (``});``)
+# A marker's word for the units it keeps, and their key's kind: "// ... existing fields ...", "# ... other imports"
+_KIND_SAID = {"fields": "variable", "field": "variable", "properties": "variable", "columns": "variable",
+              "attributes": "variable", "imports": "import", "methods": "function", "functions": "function"}
 NEW_SHARE = 0.5  # new definitions with no line of the file and as long as this share of it rewrite it
 SELF_FIRST = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b")  # a Python method: its class's
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
@@ -1316,7 +1319,8 @@ class _Merger:
                 k not in range(len(new_units)):
             return covered
         said = self._said(new_units, [k])
-        named = [n for n, j in enumerate(covered) if _unit_name(self.old.lines, old_units[j]) in said]
+        named = [n for n, j in enumerate(covered) if _unit_name(self.old.lines, old_units[j]) in said] or \
+            self._of_the_kind_said(covered, old_units, said)
         if not any(m in range(len(new_units)) and self.is_marker(new_units[m])
                    for m in sequence[sequence.index(k) + 1:]):
             kind = _kind(new_units[following[0]])
@@ -1336,6 +1340,19 @@ class _Merger:
                  _unit_name(self.old.lines, old_units[j]) in said]  # (a definition or a name no word is: not
         # ``case`` of "default case", but ``canSave``)
         return covered[:named[0]] if named else covered  # ``# ... PublishedManager ...``: that one is the next's)
+
+    def _of_the_kind_said(self, covered: list[int], old_units: list[Unit], said: set[str]) -> list[int]:
+        """The covered units a marker names by their kind (``// ... existing fields ...``: the class's fields, up
+        to the last of the run they start), where no unit of another kind comes before that last one."""
+        kinds = {_KIND_SAID[word.lower()] for word in said if word.lower() in _KIND_SAID}
+        if len(kinds) != 1:
+            return []
+        of_kind = [n for n, j in enumerate(covered) if (old_units[j].key or ("",))[0] in kinds and
+                   (old_units[j].body is None or "variable" not in kinds)]  # (a field, not a computed property)
+        if not of_kind or any(old_units[j].key is not None and old_units[j].key[0] not in kinds
+                              for j in covered[:of_kind[-1]]):
+            return []
+        return of_kind
 
     def place_unused(self) -> bool:
         """Whether the answer named a definition of the file for new ones to go by, and none went there."""
