@@ -567,9 +567,6 @@ NOT_YET: dict[str, str] = {
                                                      "`java.util.List` import for ...\"): the old import stays",
     "csharp-aspnet-api-key-auth-windsurf": "not examined yet: ``src/Reporting.Api/Program.cs`` differs from the "
                                            "expected",
-    "csharp-aspnet-ef-audit-fields-deepseek": "not examined yet: "
-                                              "``src/Billing.Infrastructure/Data/BillingDbContext.cs`` differs "
-                                              "from the expected",
     "go-chi-orders-csv-export-llama": "not examined yet: ``internal/httpapi/orders.go``, "
                                       "``internal/httpapi/router.go``, ``internal/httpapi/orders_test.go`` differ"
                                       " from the expected",
@@ -1455,3 +1452,18 @@ def test_an_executable_without_an_extension_under_bin_is_a_path():
     assert not looks_like_path("src/components")
     reading = read_answer("### 3) `bin/transcheck`\n```php\n$app = new Application('transcheck', '1.4.0');\n```\n")
     assert [b.path for b in reading.blocks] == ["bin/transcheck"]
+
+
+def test_an_import_said_in_the_prose_to_add_with_a_block_is_added(tmp_path):
+    """"Add these overrides ..., after `ConfigureConventions` (and add `using Billing.Domain.Common;` at the top):"
+    the ``using`` goes among the file's, the methods after ``ConfigureConventions``."""
+    context = ("using Billing.Domain.Customers;\nusing Microsoft.EntityFrameworkCore;\n\nnamespace Billing.Data;\n\n"
+               "public class BillingDbContext : DbContext\n{\n    protected override void ConfigureConventions(object b)\n"
+               "    {\n    }\n}\n")
+    (tmp_path / "BillingDbContext.cs").write_text(context)
+    method = "    private void ApplyAuditFields()\n    {\n    }\n"
+    answer = ("Add this to `BillingDbContext.cs`, after `ConfigureConventions` (and add `using Billing.Domain.Common;` at "
+              f"the top):\n\n```csharp\n{method}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == context.replace("using Billing.Domain.Customers;\n", "using Billing.Domain.Common;\n"
+                                           "using Billing.Domain.Customers;\n").replace("    }\n}\n", "    }\n\n" + method + "}\n")

@@ -98,6 +98,10 @@ _RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s
                         re.IGNORECASE)
 _CALLS = re.compile(r"\s+(?:calls|invocations|lines)\b", re.IGNORECASE)  # "after the existing `check` calls"
 _SCRIPT_PATH = re.compile(r"(?:[\w.-]+/)*(?:bin|sbin|scripts?|\.husky|\.githooks|hooks|libexec)/[A-Za-z][\w-]*")
+# An import said in the prose, to add with the block: "(and add `using Billing.Domain.Common;` at the top)"
+_IMPORT_SAID = re.compile(r"`((?:import\s+[^`]+|using\s+[\w.]+;|use\s+[\w\\:{}, ]+;|from\s+[\w.]+\s+import\s+[^`]+|"
+                          r"#include\s+[<\"][^`]+[>\"]))`")
+_ADD_AN_IMPORT = re.compile(r"\badd(?:ing)?\b[^.]*`(?:import|using|use|from|#include)\b", re.IGNORECASE)
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
@@ -467,7 +471,10 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
         if text.strip():
             read = replace(read, text=text)
             after, before = (said["name"], None) if said["where"].lower() in ("after", "below") else (None, said["name"])
-    return _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
+    said_imports = [span for span in _IMPORT_SAID.findall(_last_said(prose)) if span not in read.text] \
+        if read.path is not None and _ADD_AN_IMPORT.search(_last_said(prose)) else []
+    extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
+    return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
                                      lines=_line_range(info) if read.named_by == "info" else None,
                                      usage=_shows_usage(prose, body), adds=_ADDS_TO.search(_last_said(prose)) is not None,
                                      into=_class_named(prose)))
