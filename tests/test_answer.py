@@ -565,8 +565,6 @@ NOT_YET: dict[str, str] = {
                                               "with:\"), holding no line of it: read as examples",
     "java-spring-customer-search-pagination-claude": "imports swapped in the prose only (\"swap the "
                                                      "`java.util.List` import for ...\"): the old import stays",
-    "csharp-aspnet-api-key-auth-windsurf": "not examined yet: ``src/Reporting.Api/Program.cs`` differs from the "
-                                           "expected",
     "go-chi-orders-csv-export-llama": "not examined yet: ``internal/httpapi/orders.go``, "
                                       "``internal/httpapi/router.go``, ``internal/httpapi/orders_test.go`` differ"
                                       " from the expected",

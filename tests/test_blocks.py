@@ -2145,3 +2145,25 @@ def test_a_new_field_after_a_marker_that_keeps_the_fields_goes_after_the_last_fi
         "    private Instant deletedAt;\n").replace(
         "        return id;\n    }\n}\n", "        return id;\n    }\n\n    public Instant getDeletedAt() {\n"
         "        return deletedAt;\n    }\n}\n")
+
+
+def test_new_service_registrations_in_a_program_cs_do_not_rewrite_the_ones_after_them():
+    """C# top-level statements: ``builder.Services.Configure<ReportOptions>(...)`` shown, new registrations after
+    it, a marker, then the middleware with a new ``UseAuthentication()``: the file's ``AddResponseCompression()``
+    stays (it was taken as the rewrite of the new ``AddAuthorization()`` and dropped)."""
+    document = ("using Reporting.Api.Data;\n\nvar builder = WebApplication.CreateBuilder(args);\n\n"
+                "builder.Services.AddControllers();\nbuilder.Services.Configure<ReportOptions>(builder.Configuration);\n\n"
+                "builder.Services.AddResponseCompression();\nbuilder.Services.AddHostedService<ExportCleanupService>();\n\n"
+                "var app = builder.Build();\n\napp.UseHttpsRedirection();\napp.UseResponseCompression();\n\n"
+                "app.UseAuthorization();\n\napp.MapControllers();\n\napp.Run();\n")
+    new = ("builder.Services.Configure<ApiKeyOptions>(builder.Configuration);\nbuilder.Services\n"
+           "    .AddAuthentication(ApiKeyHandler.SchemeName)\n    .AddScheme<SchemeOptions, ApiKeyHandler>(ApiKeyHandler.SchemeName);\n"
+           "builder.Services.AddAuthorization();\n")
+    update = ("using Reporting.Api.Authentication;\nusing Reporting.Api.Data;\n\n// ... existing code ...\n"
+              "builder.Services.Configure<ReportOptions>(builder.Configuration);\n\n" + new +
+              "\n// ... existing code ...\napp.UseResponseCompression();\n\napp.UseAuthentication();\napp.UseAuthorization();\n"
+              "\napp.MapControllers();\n// ... existing code ...\n")
+    assert merge_update(document, update, "Program.cs").merged == document.replace(
+        "using Reporting.Api.Data;\n", "using Reporting.Api.Authentication;\nusing Reporting.Api.Data;\n").replace(
+        "builder.Configuration);\n\n", "builder.Configuration);\n\n" + new + "\n", 1).replace(
+        "\napp.UseAuthorization();", "\napp.UseAuthentication();\napp.UseAuthorization();")

@@ -209,6 +209,8 @@ DISTINCTIVE_LINE = 12  # characters of a line that two units share by what they 
 # A marker's word for the units it keeps, and their key's kind: "// ... existing fields ...", "# ... other imports"
 _KIND_SAID = {"fields": "variable", "field": "variable", "properties": "variable", "columns": "variable",
               "attributes": "variable", "imports": "import", "methods": "function", "functions": "function"}
+# A call that registers a service or a middleware (ASP.NET's ``builder.Services.AddX<...>``, ``app.UseX``)
+_REGISTERS = re.compile(r"\.(?:Add|Use|Map|Configure|Register)(?:[A-Z]\w*)?(?:<.*>)?$")
 NEW_SHARE = 0.5  # new definitions with no line of the file and as long as this share of it rewrite it
 SELF_FIRST = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(?:self|cls)\b")  # a Python method: its class's
 SAME_BODY = 0.75  # a new definition holding this share of a file definition's distinctive lines is it, renamed
@@ -1129,6 +1131,9 @@ class _Merger:
                 old.key != new.key and ('"' in old.key[1] + new.key[1] or "'" in old.key[1] + new.key[1]) and \
                 not _title_extended(old.key[1], new.key[1]):
             return False
+        if old.key is not None and new.key is not None and old.key[0] == new.key[0] == "call" and \
+                old.key != new.key and _REGISTERS.search(old.key[1]) and _REGISTERS.search(new.key[1]):
+            return False  # (``builder.Services.AddAuthorization()`` beside ``...AddResponseCompression()``: another)
         if self.other_entry(old, new) or old.key is not None and new.key is not None and \
                 old.key[0] == new.key[0] == "variable" and old.key != new.key and \
                 not old.key[1].startswith("=") and not new.key[1].startswith("="):

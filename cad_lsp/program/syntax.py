@@ -359,6 +359,8 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
         name = _text(pattern, source) if pattern is not None else _name(node, source) or _first_identifier(node,
                                                                                                           source)
         return ("variable", name) if name else None
+    if kind == "global_statement" and node.named_children:  # C#'s top-level statements (a ``Program.cs``)
+        return _key(node.named_children[0], source, node.named_children[0].type)
     if kind == "expression_statement" and node.named_children:
         inner = node.named_children[0]
         if inner.type in ("assignment", "assignment_expression", "augmented_assignment"):
@@ -366,7 +368,7 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
             return ("variable", _text(left, source)) if left is not None else None
         if inner.type == "await_expression" and inner.named_children:
             inner = inner.named_children[0]
-        if inner.type in ("call_expression", "call", "method_invocation"):
+        if inner.type in ("call_expression", "call", "method_invocation", "invocation_expression"):
             return _call_key(inner, source)
     if kind == "call_expression" and node.child_by_field_name("function") is not None:  # a statement of its own
         return _call_key(node, source)  # (Scala's ``test("adds") { ... }``)
