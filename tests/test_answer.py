@@ -1465,3 +1465,14 @@ def test_an_import_said_in_the_prose_to_add_with_a_block_is_added(tmp_path):
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == context.replace("using Billing.Domain.Customers;\n", "using Billing.Domain.Common;\n"
                                            "using Billing.Domain.Customers;\n").replace("    }\n}\n", "    }\n\n" + method + "}\n")
+
+
+def test_new_markup_said_to_go_right_above_an_element_goes_there(tmp_path):
+    """"Put this right above the `<table>`:" and a form with no line of the template: before the ``<table>`` line,
+    set apart as it is (it was refused: nothing placed it)."""
+    view = ("@section('content')\n    <h1>Invoices</h1>\n\n    <table class=\"table\">\n        <tr><td>1</td></tr>\n"
+            "    </table>\n@endsection\n")
+    (tmp_path / "index.blade.php").write_text(view)
+    form = "    <form method=\"GET\">\n        <button type=\"submit\">Filter</button>\n    </form>\n"
+    [change] = plan_answer(f"Put this right above the `<table>`:\n\n```blade index.blade.php\n{form}```\n", tmp_path).files
+    assert change.after == view.replace("    <table", form + "\n    <table")

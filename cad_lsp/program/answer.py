@@ -80,7 +80,8 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between|next
 # section, bold; a test by its title, ``right after `"show renders the article"` ``)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
                      r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
-                     r"`#{1,6}\s+(?P<heading>[^`]{1,60})`)", re.IGNORECASE)  # (a Markdown section: `## Notes`)
+                     r"`#{1,6}\s+(?P<heading>[^`]{1,60})`|`(?P<tag><[\w.:-]+)[^`<>]*>`)",
+                     re.IGNORECASE)  # (a Markdown section: `## Notes`; an element: "right above the `<table>`")
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 # A block's first line saying where its code goes, as a comment: "# Add after send_payment_failed()", "// Insert
 # this below the `login` handler"
@@ -708,7 +709,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
             return "", None
         m = _BEFORE.search(line)
         if m:
-            return None, m["name"] or m["heading"]
+            return None, m["name"] or m["heading"] or m["tag"] + ">"
     return None, None
 
 

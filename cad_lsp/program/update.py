@@ -534,6 +534,14 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     ``parser.add_argument(`` then ``"--color",``); None otherwise."""
     side, name = place
     keys = [line_key(line) for line in doc_lines]
+    if name.startswith("<") and side == "before":  # an element by its tag: "right above the `<table>`"
+        tags = [j for j, key in enumerate(keys) if re.match(rf"\s*{re.escape(name[:-1])}[\s>/]", key)]
+        if len(tags) != 1 or any(is_marker(line) for line in update_lines):
+            return None
+        shown = [k for k, line in enumerate(update_lines) if line.strip()]
+        new = [Piece(update_lines[k], None, k + 1) for k in range(shown[0], shown[-1] + 1)] if shown else []
+        apart = [Piece(_terminator(doc_lines), None, None)] if tags[0] and not keys[tags[0] - 1].strip() else []
+        return _inserted(doc_lines, update_lines, tags[0], new + apart)
     found = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and names(defined, name)]
     if not found or any(is_marker(line) for line in update_lines):
         return None
