@@ -589,7 +589,6 @@ NOT_YET: dict[str, str] = {
                                 "matches a line of the file: it does not belong to th",
     "phoenix-product-sku-unique-gemini": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
                                          "expected",
-    "django-crm-customer-notes-qwen": "not examined yet: ``crm/views.py`` differs from the expected",
     "django-invoice-pdf-timezone-fix-chatgpt": "not examined yet: ``billing/pdf.py``, "
                                                "``billing/templates/billing/invoice_pdf.html`` differ from the "
                                                "expected",
@@ -1476,3 +1475,17 @@ def test_new_markup_said_to_go_right_above_an_element_goes_there(tmp_path):
     form = "    <form method=\"GET\">\n        <button type=\"submit\">Filter</button>\n    </form>\n"
     [change] = plan_answer(f"Put this right above the `<table>`:\n\n```blade index.blade.php\n{form}```\n", tmp_path).files
     assert change.after == view.replace("    <table", form + "\n    <table")
+
+
+def test_an_import_the_prose_says_to_update_is_rewritten(tmp_path):
+    """"Replace `detail` ... (and update the import to `from .forms import CustomerForm, NoteForm`):" the file's
+    import of ``.forms`` becomes that one."""
+    views = ("from django.shortcuts import render\n\nfrom .forms import CustomerForm\n\n\ndef detail(request):\n"
+             "    return render(request, \"detail.html\")\n")
+    (tmp_path / "views.py").write_text(views)
+    new = "def detail(request):\n    return render(request, \"detail.html\", {\"form\": NoteForm()})\n"
+    answer = ("Replace `detail` in `views.py` (and update the import to `from .forms import CustomerForm, NoteForm`):"
+              f"\n\n```python\n{new}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == views.replace("import CustomerForm\n", "import CustomerForm, NoteForm\n").replace(
+        "    return render(request, \"detail.html\")\n", new.split("\n", 1)[1])

@@ -102,7 +102,8 @@ _SCRIPT_PATH = re.compile(r"(?:[\w.-]+/)*(?:bin|sbin|scripts?|\.husky|\.githooks
 # An import said in the prose, to add with the block: "(and add `using Billing.Domain.Common;` at the top)"
 _IMPORT_SAID = re.compile(r"`((?:import\s+[^`]+|using\s+[\w.]+;|use\s+[\w\\:{}, ]+;|from\s+[\w.]+\s+import\s+[^`]+|"
                           r"#include\s+[<\"][^`]+[>\"]))`")
-_ADD_AN_IMPORT = re.compile(r"\badd(?:ing)?\b[^.]*`(?:import|using|use|from|#include)\b", re.IGNORECASE)
+_ADD_AN_IMPORT = re.compile(r"\b(?:add(?:ing)?|update|change)\b[^.]*`(?:import|using|use|from|#include)\b",
+                            re.IGNORECASE)  # (also "update the import to `from .forms import A, B`")
 _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|you(?:'ll| will| should) (?:see|get)|"
                               r"(?:output|response|result)s?)\s*:\s*$", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
