@@ -353,8 +353,8 @@ def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> boo
     """Whether a block that names no file may go on in the file the block right before it named: the same
     language, and the prose between names no file, shows no use, output or alternative (it does where it holds
     lines of that file: ``answer_plan``; a use of the change in another file holds none)."""
-    return isinstance(last, Block) and (last.path or last.goes_on) is not None and not last.is_patch and not read.is_patch and \
-        not read.usage and read.language is not None and read.language == last.language and \
+    return isinstance(last, Block) and (last.path or last.goes_on) is not None and not last.is_patch and \
+        not read.is_patch and not read.usage and read.language is not None and read.language == last.language and \
         read.language not in _SHELL and read.language not in _DATA and \
         not any(_path_named(line) or any(_names_file(w) for w in _BACKTICKED.findall(line)) for line in prose) and \
         not _OPTIONAL.search(_last_said(prose)) and not _shows_output(prose)
@@ -467,19 +467,21 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if not isinstance(read, Block):
         return [read]
     after, before = _place_named(prose)
-    said = _PLACE_COMMENT.match(read.text)
-    if said and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
-        text = read.text[said.end():].lstrip("\r\n")  # not a line of the file)
+    placed = _PLACE_COMMENT.match(read.text)
+    if placed and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
+        text = read.text[placed.end():].lstrip("\r\n")  # not a line of the file)
         if text.strip():
             read = replace(read, text=text)
-            after, before = (said["name"], None) if said["where"].lower() in ("after", "below") else (None, said["name"])
-    said_imports = [span for span in _IMPORT_SAID.findall(_last_said(prose)) if span not in read.text] \
-        if read.path is not None and _ADD_AN_IMPORT.search(_last_said(prose)) else []
+            name, near = placed["name"], placed["where"].lower() in ("after", "below")
+            after, before = (name, None) if near else (None, name)
+    said = _last_said(prose)
+    said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text] \
+        if read.path is not None and _ADD_AN_IMPORT.search(said) else []
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
-                                     lines=_line_range(info) if read.named_by == "info" else None,
-                                     usage=_shows_usage(prose, body), adds=_ADDS_TO.search(_last_said(prose)) is not None,
-                                     into=_class_named(prose)))
+                                             lines=_line_range(info) if read.named_by == "info" else None,
+                                             usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
+                                             into=_class_named(prose)))
 
 
 def _split_where_said(block: Block) -> list[Block]:

@@ -18,7 +18,7 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .answer import Block, Removal, Skipped, read_answer
-from .blocks import names as same_name
+from .blocks import DISTINCTIVE_LINE, names as same_name
 from .lines.reading import definitions_in, keys_of
 from .removal import definition_lines, remove_definition
 from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -204,12 +204,10 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     return AnswerPlan(tuple(changes), tuple(problems), tuple(sorted(skipped, key=lambda s: s.line)))
 
 
-def _holds_lines_of(text: str | None, block: str) -> bool:
+def _holds_lines_of(text: str, block: str) -> bool:
     """Whether a block shows lines of the file (two at least), not only calls into it."""
-    if not text:
-        return False
     lines = {line.strip() for line in text.splitlines()}
-    own = [line.strip() for line in block.splitlines() if len(line.strip()) >= 12 and not is_marker(line)]
+    own = [line.strip() for line in block.splitlines() if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)]
     return sum(line in lines for line in own) >= 2
 
 

@@ -128,8 +128,9 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
             _indent(shown[-1]) != depth or not _CLOSER.match(shown[-1]) or \
             any(line.strip() in ours for line in shown if _indent(line) == depth and not _CLOSER.match(line)):
         return None  # (a member head the file has: its rewrite, not a new one)
-    titled_ends = [end for j, line in enumerate(doc_lines) if into and len(_indent(line)) < len(depth) and
-                   re.search(r"[\"'`]%s[\"'`]" % re.escape(into), line) and (end := _closed_at(doc_lines, j)) is not None]
+    titled = re.compile(r"[\"'`]%s[\"'`]" % re.escape(into)) if into else None
+    titled_ends = [end for j, line in enumerate(doc_lines) if titled and len(_indent(line)) < len(depth) and
+                   titled.search(line) and (end := _closed_at(doc_lines, j)) is not None]
     if len(titled_ends) == 1:  # (a block nested in another, its title named: "at the end of the `#call` describe")
         at = titled_ends[0]
         return at, ([newline] if doc_lines[at - 1].strip() else []) + _trimmed(update_lines, newline)
@@ -137,9 +138,8 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
     for j, line in enumerate(doc_lines):
         if not line.strip() or _indent(line) or _CLOSER.match(line):
             continue
-        end = next((k for k in range(j + 1, len(doc_lines)) if doc_lines[k].strip() and not _indent(doc_lines[k])),
-                   None)
-        if end is None or not _CLOSER.match(doc_lines[end]):
+        end = _closed_at(doc_lines, j)
+        if end is None:
             continue
         if any(_indent(doc_lines[k]) == depth and (m := _FIRST_WORD.match(doc_lines[k])) and m[1] == word[1]
                for k in range(j + 1, end)):

@@ -36,8 +36,8 @@ from .lines.checks import count_repeats_moved, dead_code, out_of_order
 from .lines.moved import with_moved_bodies
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, DISTINCTIVE, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name,
-    definitions_in, indent_of, is_declaration, keys_of, line_key)
+    CLOSING, DECORATOR, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name, definitions_in,
+    indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .ops import split_lines
@@ -197,9 +197,8 @@ def _below_the_imports(document: str, rest: str) -> Merge | None:
 def _lost_above(document: str, shown: str, merged: str) -> bool:
     """Whether a merge of the file's imports shown with new ones lost a file line above the first one it shows (an
     import read as another's rewrite, which the update's start does not reach)."""
-    doc_lines = split_lines(document)
-    first = next((j for j, line in enumerate(doc_lines) if line.strip() and
-                  line.strip() in {s.strip() for s in split_lines(shown)}), None)
+    doc_lines, shown_lines = split_lines(document), {line.strip() for line in split_lines(shown)}
+    first = next((j for j, line in enumerate(doc_lines) if line.strip() and line.strip() in shown_lines), None)
     lost = Counter(doc_lines) - Counter(split_lines(merged))
     return first is not None and any(line in lost for line in doc_lines[:first])
 
@@ -538,10 +537,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         tags = [j for j, key in enumerate(keys) if re.match(rf"\s*{re.escape(name[:-1])}[\s>/]", key)]
         if len(tags) != 1 or any(is_marker(line) for line in update_lines):
             return None
-        shown = [k for k, line in enumerate(update_lines) if line.strip()]
-        new = [Piece(update_lines[k], None, k + 1) for k in range(shown[0], shown[-1] + 1)] if shown else []
         apart = [Piece(_terminator(doc_lines), None, None)] if tags[0] and not keys[tags[0] - 1].strip() else []
-        return _inserted(doc_lines, update_lines, tags[0], new + apart)
+        return _inserted(doc_lines, update_lines, tags[0], _shown_pieces(update_lines) + apart)
     found = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and names(defined, name)]
     if not found or any(is_marker(line) for line in update_lines):
         return None
@@ -559,6 +556,12 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     if definition and at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at]):
         new.append(Piece(newline, None, None))
     return _inserted(doc_lines, update_lines, at, new)
+
+
+def _shown_pieces(update_lines: list[str]) -> list[Piece]:
+    """The update's lines from its first shown line to its last, as new lines (blank lines around them left out)."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    return [Piece(update_lines[k], None, k + 1) for k in range(shown[0], shown[-1] + 1)] if shown else []
 
 
 def _inserted(doc_lines: list[str], update_lines: list[str], at: int, new: list[Piece]) -> Merge:
@@ -634,9 +637,7 @@ def _after_the_last_call(doc_lines: list[str], update_lines: list[str], name: st
     last = calls[-1]
     while last + 1 < len(keys) and keys[last].rstrip().endswith(("\\", "(", ",")):
         last += 1  # (a call over several lines)
-    shown = [k for k, line in enumerate(update_lines) if line.strip()]
-    new = [Piece(update_lines[k], None, k + 1) for k in range(shown[0], shown[-1] + 1)]
-    return _inserted(doc_lines, update_lines, last + 1, new)
+    return _inserted(doc_lines, update_lines, last + 1, _shown_pieces(update_lines))
 
 
 def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
@@ -652,8 +653,8 @@ def _at_the_end_inside(doc_lines: list[str], update_lines: list[str]) -> Merge |
         return None
     at = rows[-2] + 1
     apart = any(not line.strip() for line in doc_lines[rows[0]: rows[-1]])
-    new = [Piece(line, None, k + 1) for k, line in enumerate(update_lines[shown[0]: shown[-1] + 1], shown[0])]
-    return _inserted(doc_lines, update_lines, at, [Piece(_terminator(doc_lines), None, None)] * apart + new)
+    return _inserted(doc_lines, update_lines, at, [Piece(_terminator(doc_lines), None, None)] * apart +
+                     _shown_pieces(update_lines))
 
 
 def _members_before_the_closing_line(doc_lines: list[str], update_lines: list[str]) -> Merge | None:

@@ -53,8 +53,9 @@ def _named_body(k: int, update_keys: list[str], update_defined: dict[int, str], 
     if above is None or above not in update_defined:
         return None
     head = update_keys[above]
-    if below is not None and not (CLOSING.match(update_keys[below]) and indent_of(update_keys[below]) == indent_of(head)) \
-            and indent_of(update_keys[below]) > indent_of(head):
+    closes = below is not None and CLOSING.match(update_keys[below]) and \
+        indent_of(update_keys[below]) == indent_of(head)
+    if below is not None and not closes and indent_of(update_keys[below]) > indent_of(head):
         return None  # (not the definition's whole body: a closing line or the next definition follows it)
     named = {word.strip("$") for word in _NAME.findall(key.split(None, 1)[-1])} & set(by_name)
     named.discard(update_defined[above])
