@@ -554,7 +554,6 @@ NOT_YET: dict[str, str] = {
                                                "``src/sensors.c``, ``src/main.c`` differ from the expected; "
                                                "refused: the block at line 28 of the answer: no line of the "
                                                "update matches a line of the file: it does not belong to th",
-    "godot-enemy-loot-drops-claude": "not examined yet: ``scripts/enemies/enemy.gd`` differs from the expected",
     "unity-bullet-object-pool-grok": "not examined yet: ``Assets/Scripts/Weapons/Gun.cs`` differs from the "
                                      "expected",
     "nodemcu-lua-deep-sleep-mistral": "not examined yet: ``config.lua``, ``init.lua``, ``app.lua`` differ from "
@@ -577,8 +576,6 @@ NOT_YET: dict[str, str] = {
                                             "``resources/views/invoices/index.blade.php`` differ from the "
                                             "expected; refused: the block at line 7 of the answer: the update "
                                             "repeats no line of the file, so where its code goes is unknown: ",
-    "laravel-subscription-cancel-at-period-end-amazonq": "not examined yet: ``app/Models/Subscription.php`` "
-                                                         "differs from the expected",
     "laravel-team-invitation-email-cursor": "not examined yet: "
                                             "``app/Http/Controllers/TeamInvitationController.php`` differs from "
                                             "the expected; refused: the block at line 94 of the answer: the "
@@ -589,9 +586,6 @@ NOT_YET: dict[str, str] = {
                                 "matches a line of the file: it does not belong to th",
     "phoenix-product-sku-unique-gemini": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
                                          "expected",
-    "django-invoice-pdf-timezone-fix-chatgpt": "not examined yet: ``billing/pdf.py``, "
-                                               "``billing/templates/billing/invoice_pdf.html`` differ from the "
-                                               "expected",
 }
 
 
@@ -1489,3 +1483,29 @@ def test_an_import_the_prose_says_to_update_is_rewritten(tmp_path):
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == views.replace("import CustomerForm\n", "import CustomerForm, NoteForm\n").replace(
         "    return render(request, \"detail.html\")\n", new.split("\n", 1)[1])
+
+
+def test_a_block_said_to_go_in_the_same_class_goes_in_the_file_named_before_it(tmp_path):
+    """"Then add these methods at the end of the same class." and new methods, none of the file's lines: the
+    model named above (they were dropped as an example)."""
+    model = ("<?php\n\nclass Subscription extends Model\n{\n    protected $casts = [\n        'ends_at' => 'datetime',\n"
+             "    ];\n\n    public function onTrial(): bool\n    {\n        return false;\n    }\n}\n")
+    (tmp_path / "Subscription.php").write_text(model)
+    method = "    public function onGracePeriod(): bool\n    {\n        return true;\n    }\n"
+    answer = ("In `Subscription.php`, add the cast:\n\n```php\n    protected $casts = [\n        'ends_at' => 'datetime',\n"
+              "        'canceled_at' => 'datetime',\n    ];\n```\n\nThen add this method at the end of the same class:"
+              f"\n\n```php\n{method}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == model.replace("'datetime',\n", "'datetime',\n        'canceled_at' => 'datetime',\n").replace(
+        "    }\n}\n", "    }\n\n" + method + "}\n")
+
+
+def test_a_change_said_with_instead_under_a_file_s_heading_is_the_change_not_an_alternative():
+    """**`invoice.html`**, then "The footer hard-codes "UTC". Now ..., let the filter print the zone instead:" and
+    a block: the file's (it was dropped as an alternative); "Or use `>=` instead:" stays an alternative."""
+    said = ("**billing/invoice.html**\n\nThe footer hard-codes \"UTC\". Now that `|date` renders local time, let the "
+            "filter print the zone abbreviation instead:\n\n```html\n<footer>{{ d|date:\"T\" }}</footer>\n```\n")
+    assert [b.path for b in read_answer(said).blocks] == ["billing/invoice.html"]
+    alternative = said.replace("Now that `|date` renders local time, let the filter print the zone abbreviation",
+                               "Or print the zone abbreviation")
+    assert [b.path for b in read_answer(alternative).blocks] == [None]

@@ -3380,3 +3380,33 @@ def test_new_php_use_statements_alone_go_among_the_file_s():
     assert merge_update(document, update, "CheckTest.php").merged == document.replace(
         "use Acme\\Translation\\Loader;\n", "use Acme\\Translation\\CatalogueFixer;\nuse Acme\\Translation\\Loader;\n"
     ).replace("CommandTester;\n", "CommandTester;\nuse Symfony\\Component\\Yaml\\Yaml;\n")
+
+
+def test_a_function_s_head_and_first_lines_shown_alone_keep_the_rest_of_its_body():
+    """Python and GDScript blocks end by indentation, so a function shown down to the line a call goes after
+    (``_drop_loot()`` after ``died.emit(self)``) and no further keeps the body's other lines: they were
+    removed unseen before, as if the update were the whole function."""
+    document = ("extends CharacterBody2D\n\n\nfunc _die() -> void:\n\tdied.emit(self)\n\tset_physics_process(false)\n"
+                "\thurtbox.set_deferred(\"monitoring\", false)\n\tsprite.play(\"death\")\n"
+                "\tawait sprite.animation_finished\n\tqueue_free()\n\n\nfunc _ready() -> void:\n\tpass\n")
+    update = "func _die() -> void:\n\tdied.emit(self)\n\t_drop_loot()\n\tset_physics_process(false)\n"
+    merge = merge_update(document, update, "enemy.gd")
+    assert merge.merged == document.replace("(self)\n", "(self)\n\t_drop_loot()\n") and merge.unseen_lines == 0
+    python = ("def build(invoice):\n    issued = invoice.issued_at.date()\n    due = issued + TERMS\n"
+              "    lines = list(invoice.lines)\n    total = sum(lines)\n    return {'due': due, 'total': total}\n")
+    update = "def build(invoice):\n    issued = timezone.localdate(invoice.issued_at)\n    due = issued + TERMS\n"
+    assert merge_update(python, update, "pdf.py").merged == python.replace("invoice.issued_at.date()",
+                                                                           "timezone.localdate(invoice.issued_at)")
+    # a rewrite that drops one last line is a rewrite: too few lines below to read it as the top alone
+    short = "def f(x):\n    y = g(x)\n    log(y)\n    return y\n\n\ndef h():\n    pass\n"
+    assert merge_update(short, "def f(x):\n    y = g(x)\n    log(y)\n", "m.py").merged == \
+        short.replace("    return y\n", "")
+
+
+def test_new_functions_after_a_named_one_are_set_apart_as_the_file_sets_its_functions():
+    """"add the two helpers after `_die()`": two blank lines after them too, where GDScript sets its functions
+    apart by two (one before)."""
+    document = "func _die() -> void:\n\tqueue_free()\n\n\nfunc _ready() -> void:\n\tpass\n"
+    update = "func _drop_loot() -> void:\n\tpass\n\n\nfunc _spawn() -> void:\n\tpass\n"
+    assert merge_update(document, update, "enemy.gd", after="_die").merged == document.replace(
+        "func _ready", update + "\n\nfunc _ready")

@@ -182,7 +182,8 @@ _CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|you
 # `cmd/main.go`)")
 _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you prefer|alternatively|optionally)\b|"
-                       r"\binstead\W*$", re.IGNORECASE)
+                       r"(?:^|[.!?]\s+)(?:or|you (?:could|can|might)(?: also)?|another option)\b[^.!?]*\binstead\W*$", re.IGNORECASE)
+# (not "..., let the filter print the zone abbreviation instead:", the change itself)
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
 _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?"
@@ -321,6 +322,9 @@ def read_answer(markdown: str) -> Reading:
                     not _OPTIONAL.search(_last_said(prose)):  # a second block under a file's heading (not an
                 # alternative: "If you'd rather have the later row win a tie, use `>=` instead:")
                 read = replace(read, path=section_path, named_by="line before")
+            elif isinstance(read, Block) and read.path is None and _goes_on(last, read, prose) and \
+                    _SAME_FILE.search(_last_said(prose)):  # ("Then add these methods at the end of the same class")
+                read = replace(read, path=last.path or last.goes_on, named_by="line before")
             elif isinstance(read, Block) and read.path is None and _goes_on(last, read, prose):
                 read = replace(read, goes_on=last.path or last.goes_on)  # ("In `init()` of `x.swift`, ...:" a
                 # block, then "Then enable background updates only while tracking:" and the next: the same file, if
@@ -347,6 +351,11 @@ def read_answer(markdown: str) -> Reading:
         skipped = sorted(skipped + [Skipped(b.line, b.language, AN_EXAMPLE) for b in examples], key=lambda s: s.line)
         return Reading(tuple(blocks), tuple(skipped), tuple(removals), tuple(b for b in examples if b.goes_on))
     return Reading(tuple(blocks), tuple(skipped), tuple(removals))
+
+
+# The sentence before a block says it goes in the file named before it
+_SAME_FILE = re.compile(r"\b(?:the same|that same|that|this same) (?:file|class|module|component|script|struct|object|"
+                        r"controller|model|service|test file|suite|spec|view|template|resource)\b", re.IGNORECASE)
 
 
 def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> bool:

@@ -299,7 +299,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     if placed is not None:
         merged = "".join(placed)
         return Merge(merged, 1, max(1, len(doc_lines)), merged, None, document=document)
-    closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else []
+    closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else \
+        _rest_of_the_body(doc_lines, update_lines)
+    if not closed and named.endswith((".gd", "gdscript")):
+        closed = _rest_of_the_body(doc_lines, update_lines)
     if closed:
         update_lines = update_lines + closed
         update = "".join(update_lines)
@@ -471,6 +474,39 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
         [indent + closer(opener) + newline for indent, opener in reversed(list(zip(stack, openers)))]
 
 
+TRUNCATED_TAIL = 3  # lines of a body left below the last one an update shows: fewer, and it may mean to drop them
+
+
+def _rest_of_the_body(doc_lines: list[str], update_lines: list[str]) -> list[str]:
+    """A marker for the rest of a definition whose head and first lines an update shows, in a file whose blocks
+    end by indentation (Python, GDScript): the update ends on a line of that body, and at least TRUNCATED_TAIL
+    lines of it follow in the file.  Chat models show the top of a function they change and stop ("call it right
+    after `died.emit`", "the rest of the function stays the same"); read as the whole function, its rest would go
+    unseen.  Nothing when the update ends elsewhere."""
+    shown = [k for k, line in enumerate(update_lines) if line.strip()]
+    if len(shown) < 2 or is_marker(update_lines[shown[-1]]):
+        return []
+    top = min(indent_of(update_lines[k]) for k in shown)
+    head = [k for k in shown if indent_of(update_lines[k]) == top][-1]
+    if head == shown[-1] or not update_lines[head].rstrip().endswith(":"):
+        return []
+    found = [j for j, line in enumerate(doc_lines) if line.strip() == update_lines[head].strip()]
+    if len(found) != 1:
+        return []
+    end = found[0] + 1  # the file's block of that head: the lines deeper than it (and blank lines)
+    while end < len(doc_lines) and (not doc_lines[end].strip() or
+                                    indent_of(doc_lines[end]) > indent_of(doc_lines[found[0]])):
+        end += 1
+    last = update_lines[shown[-1]].strip()
+    at = [j for j in range(found[0] + 1, end) if doc_lines[j].strip() == last]
+    below = [j for j in range(at[0] + 1, end) if doc_lines[j].strip()] if len(at) == 1 else []
+    if len(below) < TRUNCATED_TAIL:
+        return []
+    newline = "\r\n" if update_lines[shown[-1]].endswith("\r\n") else "\n"
+    indent = doc_lines[below[0]][: indent_of(doc_lines[below[0]])]
+    return [("" if update_lines[-1].endswith(("\n", "\r")) else newline) + indent + "# ..." + newline]
+
+
 def _braces(text: str) -> int:
     """How many more braces a text opens than it closes, strings and comments aside."""
     code = QUOTED.sub("", text)
@@ -554,7 +590,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
     if definition and at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at]):
-        new.append(Piece(newline, None, None))
+        gap = next((g for g in range(at) if keys[at - g - 1].strip()), at)  # (the file's blank lines between
+        new += [Piece(newline, None, None)] * max(gap, 1)  # definitions there: two in Python and GDScript)
     return _inserted(doc_lines, update_lines, at, new)
 
 

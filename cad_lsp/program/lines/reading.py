@@ -17,7 +17,8 @@ SIGNATURE_LINES = 12  # a head is found (and rewritten) over up to this many lin
 TOKEN = re.compile(r"\w+|[^\w\s]")
 LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 # Python, Ruby, Elixir
-_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?|"
+_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:static\s+)?(?:(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?|"
+                      r"func\s+(?=\w+\s*\()|"  # (GDScript's ``func _die() -> void:``, Go's and Swift's ``func f(``)
                       r"(?:local\s+)?function\s+(?:[\w.]+[.:])?)(?P<name>\w+[?!=]?)")  # (Lua's ``function M.daily()``)
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
