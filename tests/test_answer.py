@@ -570,7 +570,6 @@ NOT_YET: dict[str, str] = {
     "go-gin-ip-rate-limit-mistral": "not examined yet: ``.env.example`` differs from the expected; refused: the "
                                     "block at line 112 of the answer: no line of the update matches a line of the"
                                     " file: it does not belong to t",
-    "go-webhook-retry-backoff-grok": "not examined yet: ``internal/config/config.go`` differs from the expected",
     "laravel-invoice-list-filters-chatgpt": "not examined yet: ``app/Models/Invoice.php``, "
                                             "``app/Http/Controllers/InvoiceController.php``, "
                                             "``resources/views/invoices/index.blade.php`` differ from the "

@@ -7,6 +7,7 @@ import pytest
 
 from cad_lsp.program import apply_program, oracle_for_selection, resolve
 from cad_lsp.program.update import MARKER, NEW, UpdateError, align_update, is_marker, merge_update
+from cad_lsp.program.syntax import breaks
 from cad_lsp.train import updates
 
 FILE = ("import os\n\n\ndef area(w, h):\n    total = w * h\n    return total\n\n\n"
@@ -3410,3 +3411,18 @@ def test_new_functions_after_a_named_one_are_set_apart_as_the_file_sets_its_func
     update = "func _drop_loot() -> void:\n\tpass\n\n\nfunc _spawn() -> void:\n\tpass\n"
     assert merge_update(document, update, "enemy.gd", after="_die").merged == document.replace(
         "func _ready", update + "\n\nfunc _ready")
+
+
+def test_a_function_s_fragment_is_not_placed_at_the_top_level_where_the_language_allows_no_statement():
+    """A struct, then "// ... in Load():" and the ``cfg := Config{...}`` it builds: the fragment rewrites the
+    literal in ``Load``.  It was written after the file's last function, which Go's parser tolerates."""
+    document = ("package config\n\ntype WebhookConfig struct {\n\tTimeout time.Duration\n}\n\n"
+                "func Load() (*Config, error) {\n\tcfg := Config{\n\t\tQueue:   QueueConfig{Workers: 4},\n"
+                "\t\tWebhook: WebhookConfig{Timeout: time.Second},\n\t}\n\treturn &cfg, nil\n}\n")
+    update = ("type WebhookConfig struct {\n\tTimeout     time.Duration\n\tMaxAttempts int\n}\n\n// ... in Load():\n\n"
+              "\tcfg := Config{\n\t\tQueue: QueueConfig{Workers: 4},\n\t\tWebhook: WebhookConfig{\n"
+              "\t\t\tTimeout:     time.Second,\n\t\t\tMaxAttempts: 5,\n\t\t},\n\t}\n")
+    merged = merge_update(document, update, "config.go").merged
+    assert merged.endswith("\t\t},\n\t}\n\treturn &cfg, nil\n}\n") and "MaxAttempts int\n" in merged
+    assert breaks(document, document + "\n\tcfg := Config{}\n", "go")
+    assert not breaks(document, document + "\nvar defaults = Config{}\n", "go")

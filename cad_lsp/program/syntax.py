@@ -143,6 +143,8 @@ def breaks(before: str, after: str, language: str | None, update: str = "") -> b
         return False
     if language == "python" and _misindented(after) and not _misindented(before):
         return True
+    if _statements_outside(after, language) > _statements_outside(before, language):
+        return True
     if not error_count(after, language):
         return False
     made = error_lines(after, language)
@@ -177,6 +179,22 @@ def _error_nodes(tree):
             yield node
         elif node.has_error:
             stack.extend(node.children)
+
+
+# Statements the grammars read at a file's top level, where the language allows none: a function's fragment
+# placed after the file's last function parses (the parsers tolerate it), and the merge must not.
+_STATEMENT_OUTSIDE = {"go": re.compile(r"_statement$|^short_var_declaration$"),
+                      "java": re.compile(r"_statement$|^local_variable_declaration$"),
+                      "rust": re.compile(r"^let_declaration$"),
+                      "c": re.compile(r"^(?:if|for|while|do|return|switch)_statement$"),
+                      "cpp": re.compile(r"^(?:if|for|while|do|return|switch)_statement$")}
+
+
+def _statements_outside(text: str, language: str | None) -> int:
+    """How many statements stand at the top level of a file of a language that allows none there."""
+    kind = _STATEMENT_OUTSIDE.get(language or "")
+    tree = _tree(text, language) if kind is not None else None
+    return 0 if tree is None else sum(1 for node in tree.root_node.children if kind.search(node.type))
 
 
 @lru_cache(maxsize=8)
