@@ -554,8 +554,6 @@ NOT_YET: dict[str, str] = {
                                                "``src/sensors.c``, ``src/main.c`` differ from the expected; "
                                                "refused: the block at line 28 of the answer: no line of the "
                                                "update matches a line of the file: it does not belong to th",
-    "unity-bullet-object-pool-grok": "not examined yet: ``Assets/Scripts/Weapons/Gun.cs`` differs from the "
-                                     "expected",
     "nodemcu-lua-deep-sleep-mistral": "not examined yet: ``config.lua``, ``init.lua``, ``app.lua`` differ from "
                                       "the expected; refused: the block at line 16 of the answer: no line of the "
                                       "update matches a line of the file: it does not belong to th",
@@ -1508,3 +1506,21 @@ def test_a_change_said_with_instead_under_a_file_s_heading_is_the_change_not_an_
     alternative = said.replace("Now that `|date` renders local time, let the filter print the zone abbreviation",
                                "Or print the zone abbreviation")
     assert [b.path for b in read_answer(alternative).blocks] == [None]
+
+
+def test_a_block_said_to_be_in_a_function_of_the_file_named_before_goes_on_there_when_it_shows_a_line_of_it(tmp_path):
+    """"Then in `Fire()` swap the `Instantiate` line for a `Get`:" and two new lines above one of ``Fire``'s: the
+    gun's change (dropped as an example before), the declaration of ``bullet`` rewritten, not declared twice."""
+    gun = ("using UnityEngine;\n\npublic class Gun : MonoBehaviour\n{\n    [SerializeField] private Bullet bulletPrefab;\n\n"
+           "    public void Fire()\n    {\n        Quaternion rotation = muzzle.rotation;\n\n"
+           "        Bullet bullet = Instantiate(bulletPrefab, muzzle.position, rotation);\n"
+           "        bullet.Launch(rotation * Vector3.forward * bulletSpeed);\n    }\n}\n")
+    (tmp_path / "Gun.cs").write_text(gun)
+    answer = ("**Gun.cs**\n```csharp\nusing UnityEngine;\nusing UnityEngine.Pool;\n```\n\n"
+              "Then in `Fire()` swap the `Instantiate` line for a `Get`:\n\n```csharp\n        Bullet bullet = pool.Get();\n"
+              "        bullet.transform.SetPositionAndRotation(muzzle.position, rotation);\n"
+              "        bullet.Launch(rotation * Vector3.forward * bulletSpeed);\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == gun.replace("using UnityEngine;\n", "using UnityEngine;\nusing UnityEngine.Pool;\n").replace(
+        "Instantiate(bulletPrefab, muzzle.position, rotation);\n",
+        "pool.Get();\n        bullet.transform.SetPositionAndRotation(muzzle.position, rotation);\n")

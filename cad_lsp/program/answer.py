@@ -245,6 +245,7 @@ class Block:
     adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
     goes_on: str | None = None  # naming no file, the file the block before it named, which it may go on in
+    inside: str | None = None  # the definition the sentence before says the change is in ("in `Fire()`, swap ...")
 
     @property
     def is_patch(self) -> bool:
@@ -490,7 +491,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
-                                             into=_class_named(prose)))
+                                             into=_class_named(prose), inside=_inside_named(said)))
 
 
 def _split_where_said(block: Block) -> list[Block]:
@@ -520,6 +521,15 @@ def _files_in_one_block(body: list[str]) -> list[list[str]]:
                     and (path := _naming_first_line(body[k:k + 1])) is not None and path != first
                     and not body[k][:1].isspace()]  # (at the left edge, as the first)
     return [body[a:b] for a, b in zip(starts, starts[1:] + [len(body)])]
+
+
+_INSIDE = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+)?(?:existing\s+)?`(?P<name>[A-Za-z_][\w.]*)(?:\([^`]*\))?`")
+
+
+def _inside_named(said: str) -> str | None:
+    """The definition a sentence says a change is in ("Then in `Fire()` swap the `Instantiate` line:")."""
+    m = _INSIDE.search(said)
+    return m["name"].rsplit(".", 1)[-1] if m else None
 
 
 def _class_named(prose: list[str]) -> str | None:

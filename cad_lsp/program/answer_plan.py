@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, names as same_name
-from .lines.reading import definitions_in, keys_of
+from .lines.reading import block_end, definitions_in, keys_of
 from .removal import definition_lines, remove_definition
 from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
@@ -194,7 +194,8 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     for block in reading.going_on:  # a fragment of the file named before it, shown after a sentence of its own
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
-        if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before)):
+        if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before) or
+                     _holds_a_line_inside(text, block.text, block.inside)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
@@ -209,6 +210,20 @@ def _holds_lines_of(text: str, block: str) -> bool:
     lines = {line.strip() for line in text.splitlines()}
     own = [line.strip() for line in block.splitlines() if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)]
     return sum(line in lines for line in own) >= 2
+
+
+def _holds_a_line_inside(text: str, block: str, name: str | None) -> bool:
+    """Whether a block shows a line of the definition the sentence before it names ("in `Fire()`, swap the
+    `Instantiate` line for a `Get`:" and the new lines above ``bullet.Launch(...)``, which ``Fire`` has)."""
+    if not name:
+        return False
+    keys = keys_of(text.splitlines())
+    spans = [range(k, block_end(keys, k)) for k, defined in definitions_in(keys).items() if same_name(defined, name)]
+    if len(spans) != 1:
+        return False
+    body = {keys[k].strip() for k in spans[0]}
+    return any(line.strip() in body for line in block.splitlines()
+               if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line))
 
 
 def _defines_place(text: str, name: str | None) -> bool:

@@ -131,13 +131,21 @@ def same_signature(new: str, old: str) -> bool:
     return a is not None and b is not None and a["name"] == b["name"]
 
 
-_LOCAL = re.compile(r"^\s*(?:local|let|const|var|val|my|auto)\s+(?:mut\s+)?\(?(?P<name>[A-Za-z_]\w*)")
+_LOCAL = re.compile(r"^\s*(?:local|let|const|var|val|my|auto)\s+(?:mut\s+)?\(?(?P<name>[A-Za-z_]\w*)|"
+                    r"^\s*(?:final\s+)?(?:[A-Z]\w*|int|long|double|float|bool|boolean|string|char)(?:<[^=;]*>)?"
+                    r"(?:\[\])?\??\s+(?P<typed>[a-z_]\w*)\s*=[^=]|"  # (``Bullet bullet = pool.Get();``)
+                    r"^\s*(?P<short>[a-z_]\w*)(?:\s*,\s*\w+)*\s*:=")  # (Go's ``resp, err :=``)
+
+
+def _declared(m: re.Match) -> str:
+    return m["name"] or m["typed"] or m["short"]
 
 
 def declares_same(new: str, old: str) -> bool:
-    """Whether two lines declare the same local variable (``local debug, err =`` and ``local debug =``)."""
+    """Whether two lines declare the same local variable (``local debug, err =`` and ``local debug =``,
+    ``Bullet bullet = pool.Get();`` and ``Bullet bullet = Instantiate(...);``): a scope declares it once."""
     m, n = _LOCAL.match(new), _LOCAL.match(old)
-    return m is not None and n is not None and m["name"] == n["name"] and indent_of(new) == indent_of(old)
+    return m is not None and n is not None and _declared(m) == _declared(n) and indent_of(new) == indent_of(old)
 
 
 def call_rewrapped(new: str, old: str) -> bool:

@@ -392,7 +392,8 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
         old = doc_keys[j - 1]
         near = [n for n in range(at, min(len(ks), at + REWRITE_LOOKAHEAD))
                 if (same_place(keys[ks[n]], old) or only_reindented(keys[ks[n]], old)
-                    or call_rewrapped(keys[ks[n]], old)) and not defines_another(keys, ks[n], doc_keys, j - 1)]
+                    or call_rewrapped(keys[ks[n]], old) or declares_same(keys[ks[n]], old))
+                and not defines_another(keys, ks[n], doc_keys, j - 1)]
         if not near:
             break
         found = max(near, key=lambda n: (likeness(keys[ks[n]], old), -n))  # the most alike, then the nearest
