@@ -543,8 +543,9 @@ NOT_YET: dict[str, str] = {
                                              "differs from the expected",
     "roblox-datastore-coins-cursor": "not examined yet: ``src/server/PlayerData.server.lua`` differs from the "
                                      "expected",
-    "react-native-signup-validation-claude": "not examined yet: ``src/components/TextField.tsx``, "
-                                             "``src/screens/SignUpScreen.tsx`` differ from the expected",
+    "react-native-signup-validation-claude": "new props shown as four one-line blocks \"right after its "
+                                             "`onChangeText`\", and an import said to go after the file's last: "
+                                             "the props are dropped, and the import sorts among the others",
     "android-okhttp-token-refresh-deepseek": "not examined yet: "
                                              "``app/src/main/java/com/example/shop/data/remote/AuthApi.kt`` "
                                              "differs from the expected",
@@ -1524,3 +1525,20 @@ def test_a_block_said_to_be_in_a_function_of_the_file_named_before_goes_on_there
     assert change.after == gun.replace("using UnityEngine;\n", "using UnityEngine;\nusing UnityEngine.Pool;\n").replace(
         "Instantiate(bulletPrefab, muzzle.position, rotation);\n",
         "pool.Get();\n        bullet.transform.SetPositionAndRotation(muzzle.position, rotation);\n")
+
+
+def test_entries_said_to_go_at_the_end_of_a_named_call_after_and_go_on_in_the_file_named_before(tmp_path):
+    """A component's change, then "and two new entries at the end of the `StyleSheet.create` call:" (the sentence
+    goes on) and the entries alone: the component's, right above the call's ``});`` (dropped as an example
+    before, and with no place in the file)."""
+    field = ("import {StyleSheet, Text} from 'react-native';\n\nexport function Field({label}) {\n"
+             "  return <Text style={styles.label}>{label}</Text>;\n}\n\nconst styles = StyleSheet.create({\n"
+             "  label: {\n    fontSize: 14,\n  },\n});\n\nexport default Field;\n")
+    (tmp_path / "Field.tsx").write_text(field)
+    entries = "  errorText: {\n    color: colors.danger,\n  },\n"
+    answer = ("Give the field an error style:\n\n**`Field.tsx`**\n```tsx\nimport {StyleSheet, Text} from 'react-native';\n"
+              "import {colors} from './theme';\n```\n\nand two new entries at the end of the `StyleSheet.create` call:"
+              f"\n\n```tsx\n{entries}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == field.replace("native';\n", "native';\nimport {colors} from './theme';\n").replace(
+        "  },\n});\n", "  },\n" + entries + "});\n")

@@ -324,7 +324,8 @@ def read_answer(markdown: str) -> Reading:
                 # alternative: "If you'd rather have the later row win a tie, use `>=` instead:")
                 read = replace(read, path=section_path, named_by="line before")
             elif isinstance(read, Block) and read.path is None and _goes_on(last, read, prose) and \
-                    _SAME_FILE.search(_last_said(prose)):  # ("Then add these methods at the end of the same class")
+                    (_SAME_FILE.search(_last_said(prose)) or _GOES_ON_SAYING.match("".join(prose).strip())):
+                # ("Then add these methods at the end of the same class"; "and two new entries at the end of ...:")
                 read = replace(read, path=last.path or last.goes_on, named_by="line before")
             elif isinstance(read, Block) and read.path is None and _goes_on(last, read, prose):
                 read = replace(read, goes_on=last.path or last.goes_on)  # ("In `init()` of `x.swift`, ...:" a
@@ -357,6 +358,11 @@ def read_answer(markdown: str) -> Reading:
 # The sentence before a block says it goes in the file named before it
 _SAME_FILE = re.compile(r"\b(?:the same|that same|that|this same) (?:file|class|module|component|script|struct|object|"
                         r"controller|model|service|test file|suite|spec|view|template|resource)\b", re.IGNORECASE)
+
+
+# Prose between two blocks that goes on with the sentence before the first: "and two new entries at the end of the
+# `StyleSheet.create` call:", "plus its test:"
+_GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$")
 
 
 def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> bool:
@@ -491,7 +497,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
-                                             into=_class_named(prose), inside=_inside_named(said)))
+                                             into=_class_named(prose) or _end_of_named(said),
+                                             inside=_inside_named(said)))
 
 
 def _split_where_said(block: Block) -> list[Block]:
@@ -524,6 +531,17 @@ def _files_in_one_block(body: list[str]) -> list[list[str]]:
 
 
 _INSIDE = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+)?(?:existing\s+)?`(?P<name>[A-Za-z_][\w.]*)(?:\([^`]*\))?`")
+
+
+# "two new entries at the end of the `StyleSheet.create` call", "at the end of the `routes` array"
+_END_OF_NAMED = re.compile(r"\bend\s+of\s+(?:the\s+|your\s+)?`(?P<name>[A-Za-z_$][\w.$]*)(?:\(\))?`\s+"
+                           r"(?:call|object|array|list|map|dict|dictionary|hash|literal|config)\b", re.IGNORECASE)
+
+
+def _end_of_named(said: str) -> str | None:
+    """The call or literal a sentence says new entries go at the end of, by name."""
+    m = _END_OF_NAMED.search(said)
+    return m["name"] if m else None
 
 
 def _inside_named(said: str) -> str | None:

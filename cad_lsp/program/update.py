@@ -316,6 +316,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     if after == "" and len(shown) > 1 and CLOSING.match(shown[-1]) and shown[-1].rstrip() == last.rstrip() and \
             indent_of(shown[0]) > indent_of(last):
         after = None  # ("at the end of the module": members, then the module's ``end``, which places them)
+    if after == "" and into and (placed := _at_the_end_of_named(doc_lines, update_lines, into)) is not None:
+        return _checked(placed, grammar, force, update)  # ("at the end of the `StyleSheet.create` call")
     if after == "" and shown and indent_of(shown[0]) and all(indent_of(line) >= indent_of(shown[0]) for line in shown):
         placed = _new_members(doc_lines, update_lines, grammar, into) or \
             (_at_the_end_inside(doc_lines, update_lines) if _new_code_only(doc_lines, update_lines) else None)
@@ -593,6 +595,24 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         gap = next((g for g in range(at) if keys[at - g - 1].strip()), at)  # (the file's blank lines between
         new += [Piece(newline, None, None)] * max(gap, 1)  # definitions there: two in Python and GDScript)
     return _inserted(doc_lines, update_lines, at, new)
+
+
+def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: str) -> Merge | None:
+    """New entries said to go at the end of a named call's or literal's brackets ("at the end of the
+    `StyleSheet.create` call"): right above the line closing what the file's one line naming it opens; None
+    where no one line does, or where the update shows a line of the file (a context places it)."""
+    keys = [line_key(line) for line in doc_lines]
+    shown = {key.strip() for key in keys if key.strip() and not CLOSING.match(key)}
+    if any(line.strip() in shown for line in update_lines):
+        return None
+    named = re.compile(rf"(?<![\w.$]){re.escape(name)}\s*(?:\(\s*[\[{{]|[\[{{(]|[:=].*[\[{{(])\s*$")
+    opens = [j for j, key in enumerate(keys) if named.search(key)]
+    if len(opens) != 1:
+        return None
+    end = block_end(keys, opens[0])
+    if end <= opens[0] + 1 or not CLOSING.match(keys[end - 1]):
+        return None
+    return _inserted(doc_lines, update_lines, end - 1, _shown_pieces(update_lines))
 
 
 def _shown_pieces(update_lines: list[str]) -> list[Piece]:
