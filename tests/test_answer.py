@@ -518,12 +518,9 @@ NOT_YET: dict[str, str] = {
                                              "placed there, where the expected file has it at the end",
     "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
                                        "``main()``, where the expected file puts it among the jobs",
-    "docker-compose-bullmq-worker-mistral": "not examined yet: ``Dockerfile``, ``.env.example``, ``Makefile`` "
-                                            "differ from the expected",
-    "bash-release-dry-run-llama": "not examined yet: ``Makefile`` differs from the expected; refused: the block "
-                                  "at line 104 of the answer: no line of the update matches a line of the file: "
-                                  "it does not belong to t",
-    "go-goreleaser-release-workflow-windsurf": "not examined yet: ``Makefile`` differs from the expected",
+    "docker-compose-bullmq-worker-mistral": "variables said to go \"after `DATABASE_URL` in **.env.example**:\" "
+                                            "(a bold path inside the sentence) are not read as that file's, and a "
+                                            "line the prose says to delete from the Dockerfile stays",
     "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
                                                "``tests/test_exporter.py`` differ from the expected",
     "android-room-favorites-cursor": "not examined yet: "
@@ -1542,3 +1539,18 @@ def test_entries_said_to_go_at_the_end_of_a_named_call_after_and_go_on_in_the_fi
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == field.replace("native';\n", "native';\nimport {colors} from './theme';\n").replace(
         "  },\n});\n", "  },\n" + entries + "});\n")
+
+
+def test_a_makefile_s_phony_line_grown_above_a_new_target_said_to_go_after_another_is_rewritten_there(tmp_path):
+    """``.PHONY`` with one more name, then the new target, and after the block "Put the target after
+    `release-major`.": the file's ``.PHONY`` rewritten in place and the target after ``release-major`` (refused
+    before: no line of the block is the file's)."""
+    makefile = (".PHONY: help test release-major clean\n\nhelp:\n\t@grep -E '^[a-z-]+:' Makefile\n\ntest:\n\tpytest\n\n"
+                "release-major:\n\tscripts/release.sh major\n\nclean:\n\trm -rf dist\n")
+    (tmp_path / "Makefile").write_text(makefile)
+    target = "release-dry-run: ## Preview a release\n\tscripts/release.sh --dry-run patch\n"
+    answer = ("Add a target:\n\n```makefile\n# Makefile\n.PHONY: help test release-major release-dry-run clean\n\n"
+              f"{target}```\n\nPut the target after `release-major`. It does not depend on `test`.\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == makefile.replace("release-major clean", "release-major release-dry-run clean").replace(
+        "major\n\nclean", "major\n\n" + target + "\nclean")

@@ -3426,3 +3426,15 @@ def test_a_function_s_fragment_is_not_placed_at_the_top_level_where_the_language
     assert merged.endswith("\t\t},\n\t}\n\treturn &cfg, nil\n}\n") and "MaxAttempts int\n" in merged
     assert breaks(document, document + "\n\tcfg := Config{}\n", "go")
     assert not breaks(document, document + "\nvar defaults = Config{}\n", "go")
+
+
+def test_a_makefile_s_phony_line_grown_on_top_of_shown_targets_is_rewritten_in_place():
+    """``.PHONY`` with two more names, then a kept target and the two new ones: the file's ``.PHONY`` rewritten
+    where it is, not written a second time above ``logs:`` (nor the lines between removed)."""
+    document = (".PHONY: up down logs clean\n\nCOMPOSE := docker compose\n\nup:\n\t$(COMPOSE) up -d\n\n"
+                "logs:\n\t$(COMPOSE) logs -f api\n\nclean:\n\t$(COMPOSE) down -v\n")
+    update = (".PHONY: up down logs worker-logs redis-cli clean\n\nlogs:\n\t$(COMPOSE) logs -f api\n\nworker-logs:\n"
+              "\t$(COMPOSE) logs -f worker\n\nredis-cli:\n\t$(COMPOSE) exec redis redis-cli\n")
+    assert merge_update(document, update, "Makefile").merged == document.replace(
+        "logs clean", "logs worker-logs redis-cli clean").replace(
+        "api\n", "api\n\nworker-logs:\n\t$(COMPOSE) logs -f worker\n\nredis-cli:\n\t$(COMPOSE) exec redis redis-cli\n")

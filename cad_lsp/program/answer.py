@@ -306,6 +306,8 @@ def read_answer(markdown: str) -> Reading:
         if body and not body[-1].endswith(("\n", "\r")):
             body[-1] += "\n"
         prose = lines[prose_start:index]
+        if blocks and last is blocks[-1]:
+            last = blocks[-1] = _placed_by_what_follows(blocks[-1], prose)
         for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading; a path in
             # bold alone on its line, then a sentence: as a heading)
             if heading.lstrip().startswith("#") or heading.lstrip().startswith(("**", "__")) and \
@@ -347,6 +349,8 @@ def read_answer(markdown: str) -> Reading:
         index = end + 1
         prose_start = index
     removals += _removals(lines[prose_start:], prose_start)
+    if blocks and last is blocks[-1]:
+        blocks[-1] = _placed_by_what_follows(blocks[-1], lines[prose_start:])
     if any(block.path is not None for block in blocks):  # the answer names its files: one that names none is
         examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
         blocks = [b for b in blocks if b not in examples]
@@ -363,6 +367,23 @@ _SAME_FILE = re.compile(r"\b(?:the same|that same|that|this same) (?:file|class|
 # Prose between two blocks that goes on with the sentence before the first: "and two new entries at the end of the
 # `StyleSheet.create` call:", "plus its test:"
 _GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$")
+
+
+# The sentence right after a block that says where it goes: "Put the target after `release-major`.", "Place
+# `snapshot` after `install` so the help stays in order."
+_PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|this|them|these|the\s+(?:new\s+)?[\w-]+|`[^`]+`)\s+"
+                        r"(?:right\s+|just\s+|directly\s+)?(?P<where>after|below|under|before|above)\s+(?:the\s+)?"
+                        r"`(?P<name>[\w.$:-]+)(?:\([^`]*\))?`", re.IGNORECASE)
+
+
+def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
+    """A block placed by the sentence right after it, where the sentences before it placed it nowhere."""
+    said = next((line for line in prose if line.strip()), "")
+    m = _PUT_WHERE.match(said)
+    if m is None or block.after is not None or block.before is not None or block.path is None:
+        return block
+    near = m["where"].lower() in ("after", "below", "under")
+    return replace(block, after=m["name"] if near else None, before=None if near else m["name"])
 
 
 def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> bool:

@@ -36,8 +36,8 @@ from .lines.checks import count_repeats_moved, dead_code, out_of_order
 from .lines.moved import with_moved_bodies
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, IMPORT_LINE, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name, definitions_in,
-    indent_of, is_declaration, keys_of, line_key)
+    CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name,
+    definitions_in, indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .ops import split_lines
@@ -120,6 +120,9 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     """The file the update makes (``_merge_update``).  A fault in a reading's rules is this update's refusal, not
     the caller's crash: the editor, the answer and the endpoint report it and write nothing."""
     try:
+        phony = _phony_then_rest(document, update, language, force=force, after=after, before=before, into=into)
+        if phony is not None:
+            return phony
         return _imports_then_rest(document, update, language, force=force, after=after, before=before,
                                   whole=whole, into=into)
     except UpdateError:
@@ -127,6 +130,35 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
         raise UpdateError(f"the merge failed on this update ({type(exc).__name__}: {exc}); nothing was "
                           f"changed: please report it with the file and the update") from exc
+
+
+_PHONY = re.compile(r"^\.PHONY\s*:")
+
+
+def _phony_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
+                     before: str | None, into: str | None) -> Merge | None:
+    """A Makefile's ``.PHONY:`` line shown grown, above the new targets it names: the file's one ``.PHONY`` line
+    rewritten in place, then the update merged into that (the line was written a second time right above the
+    targets, or placed nothing); shown on top of the update, the rest without it.  None where the update and the
+    file do not each have one, alike."""
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    ours = [j for j, line in enumerate(doc_lines) if _PHONY.match(line)]
+    theirs = [k for k, line in enumerate(update_lines) if _PHONY.match(line)]
+    if len(ours) != 1 or len(theirs) != 1 or line_key(doc_lines[ours[0]]) == line_key(update_lines[theirs[0]]):
+        return None
+    old, new = set(doc_lines[ours[0]].split()), set(update_lines[theirs[0]].split())
+    if len(old & new) < len(old) / 2:
+        return None
+    newline = doc_lines[ours[0]][len(line_key(doc_lines[ours[0]])):] or _terminator(doc_lines)
+    rewritten = "".join(doc_lines[:ours[0]] + [line_key(update_lines[theirs[0]]) + newline] + doc_lines[ours[0] + 1:])
+    if theirs[0] == next(k for k, line in enumerate(update_lines) if line.strip()):
+        update = "".join(update_lines[theirs[0] + 1:]).lstrip("\r\n")  # (on top of the targets it names: not a
+        # context for them, which go where they say or the answer does)
+        if not update.strip():
+            return Merge(rewritten, 1, max(1, len(doc_lines)), rewritten, None, document=document)
+    inner = _imports_then_rest(rewritten, update, language, force=force, after=after, before=before, whole=False,
+                               into=into)  # (the update's line now the file's: it places the rest)
+    return Merge(inner.merged, 1, max(1, len(doc_lines)), inner.merged, None, inner.unseen, document=document)
 
 
 def _imports_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
@@ -586,8 +618,11 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
            for k, line in enumerate(update_lines)]
     while new and not new[-1].text.strip():
         new.pop()
+    while new and not new[0].text.strip():
+        new.pop(0)
     head = line_key(new[0].text).rstrip() if new else ""  # (a test, a route: set apart as definitions are; a new one
     definition = is_declaration(keys[found[-1]]) or TITLED_CALL.match(keys[found[-1]]) or \
+        MAKE_TARGET.match(keys[found[-1]]) or \
         TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)

@@ -298,6 +298,8 @@ def _at_named_place(placement: Placement, keys: list[str], doc_keys: list[str], 
         if side == "after":
             j = found[-1]
             cut = block_end(doc_keys, j)  # 0-based end, exclusive: the 1-based last line of it
+            while cut > j + 1 and not doc_keys[cut - 1].strip() and not keys[new[0] - 1].strip():
+                cut -= 1  # (the update sets the new code off itself: the file's blank lines stay below it)
         else:
             j = found[0]
             while j > 0 and doc_keys[j - 1].strip() and ATTACHED_LINE.match(doc_keys[j - 1]):

@@ -94,6 +94,9 @@ def definition_name(keys: list[str], k: int) -> str | None:
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
+    target = MAKE_TARGET.match(key)
+    if target and k + 1 < len(keys) and keys[k + 1].startswith("\t"):  # a Makefile's target, its recipe below
+        return target["name"]
     titled = TITLED_CALL.match(key)  # a route or a test, named by its string: ``router.patch("/:id", ... {``
     if titled and (key.rstrip().endswith(("{", "(", "=>")) or OPENS.search(key)):  # (``MapPost("/", async (``)
         return f"{titled['name']} {titled['title']}"
@@ -121,6 +124,7 @@ def definition_name(keys: list[str], k: int) -> str | None:
     return m["name"]
 
 
+MAKE_TARGET = re.compile(r"^(?P<name>[A-Za-z0-9_][\w.-]*)\s*:(?![=:])")  # ``release-major: ## Cut a release``
 # The rest of a head on the line below it, ending in its body's ``{``: Java's ``throws IOException {``, a Kotlin
 # or Swift return type, Rust's ``where T: Clone {``, C++'s ``const {``
 _HEAD_GOES_ON = re.compile(r"^\s*(?:throws\b|where\b|->|:\s*\w|noexcept\b|const\b).*\{\s*$")
