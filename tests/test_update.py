@@ -3438,3 +3438,20 @@ def test_a_makefile_s_phony_line_grown_on_top_of_shown_targets_is_rewritten_in_p
     assert merge_update(document, update, "Makefile").merged == document.replace(
         "logs clean", "logs worker-logs redis-cli clean").replace(
         "api\n", "api\n\nworker-logs:\n\t$(COMPOSE) logs -f worker\n\nredis-cli:\n\t$(COMPOSE) exec redis redis-cli\n")
+
+
+def test_lone_lines_rewritten_between_markers_after_a_shown_function_stay_in_place_without_blank_lines():
+    """A function, then two JSX lines each between ``// ...`` markers, each a rewrite of a line deep in the
+    component: in place of those lines, the blank lines that set them apart from the markers not written.  They
+    were written past the file's end (the parser tolerates them there)."""
+    document = ("function navClass(active) {\n  return active ? 'text-[#2f55d4]' : 'text-gray-600';\n}\n\n"
+                "export default function Header() {\n  return (\n    <header>\n      <Link to=\"/\">\n"
+                "        <span className=\"font-bold text-[#1b2f73]\">Parcel</span>\n      </Link>\n"
+                "      <nav>\n        <NavLink\n          to=\"/about\"\n"
+                "          className=\"block px-3 py-2 text-gray-700 hover:bg-[#eef3ff]\"\n        >\n"
+                "          About\n        </NavLink>\n      </nav>\n    </header>\n  );\n}\n")
+    update = ("function navClass(active) {\n  return active ? 'text-brand-600' : 'text-gray-600';\n}\n\n// ...\n\n"
+              "        <span className=\"font-bold text-brand-900\">Parcel</span>\n\n// ...\n\n"
+              "          className=\"block px-3 py-2 text-gray-700 hover:bg-brand-50\"\n")
+    assert merge_update(document, update, "Header.jsx").merged == document.replace("[#2f55d4]", "brand-600").replace(
+        "[#1b2f73]", "brand-900").replace("[#eef3ff]", "brand-50")

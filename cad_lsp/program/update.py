@@ -24,6 +24,7 @@ closing, or at a definition the answer names.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -426,7 +427,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
-            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), merge.unseen_lines,
+            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), _stray(document, merge.merged),
+                                 merge.unseen_lines,
                                  merge.repeats_moved, dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
@@ -438,7 +440,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         return min(tied, key=lambda c: (out_of_order(update_lines, split_lines(c[1].merged)), c[0]))
 
     best = best_of(candidates)
-    if score(best) != (False, 0, 0, False):
+    if score(best) != (False, 0, 0, 0, False):
         try:
             best = best_of([best, (2, _line_merge(document, update, context=True, place=place))])
         except UpdateError:
@@ -449,6 +451,22 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         if merged is not None:
             merge = replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
     return _checked(merge, grammar, force, update)
+
+
+def _stray(document: str, merged: str) -> int:
+    """How many lines a merge writes after a block's closing line at the left edge, indented as if inside a
+    block, with nothing after them but the left edge or the file's end: lines of a function or of markup placed
+    past the file's end (two lone JSX lines shown between markers), which the parsers tolerate."""
+    before, after = split_lines(document), split_lines(merged)
+    count = 0
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        new = [line for line in after[j1:j2] if line.strip()]
+        above = next((line for line in reversed(after[:j1]) if line.strip()), "")
+        below = next((line for line in after[j2:] if line.strip()), "")
+        if tag in ("insert", "replace") and new and all(indent_of(line) >= 4 for line in new) and \
+                CLOSING.match(above) and not indent_of(above) and not indent_of(below):
+            count += len(new)
+    return count
 
 
 def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> list[str]:

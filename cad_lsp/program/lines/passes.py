@@ -410,7 +410,7 @@ def share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], ke
         shared = min(after, tail)
         for i in range(shared):  # in order: the stretch's last blank lines become the update's first ones
             lines[k + 1 + i] = last - shared + 1 + i
-        following = lines[k + 1 + after] if k + 1 + after < len(lines) else None
+        following = (rewrites or {}).get(k + 1 + after, lines[k + 1 + after]) if k + 1 + after < len(lines) else None
         if shared < after and following == last + 1 and first <= last:  # the file has no blank line there: the
             for i in range(shared, after):  # update's blank lines only set the marker apart
                 lines[k + 1 + i] = SKIP
