@@ -1554,3 +1554,13 @@ def test_a_makefile_s_phony_line_grown_above_a_new_target_said_to_go_after_anoth
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == makefile.replace("release-major clean", "release-major release-dry-run clean").replace(
         "major\n\nclean", "major\n\n" + target + "\nclean")
+
+
+def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():
+    """"I bumped the default in `save_plot()` (shown in full right below the new function)": the block is a new
+    function and a rewritten one, not the whole file (which lost all it did not show)."""
+    reading = read_answer("**2. The heatmap** goes after `plot_active()`. I bumped the default in `save_plot()` "
+                          "(shown in full right below the new function):\n\n```r\n# R/plot_helpers.R\n"
+                          "heatmap <- function(x) {\n  x\n}\n```\n")
+    assert [(b.path, b.whole) for b in reading.blocks] == [("R/plot_helpers.R", False)]
+    assert read_answer("Here it is in full:\n\n```r\n# R/a.R\nf <- function(x) {\n  x\n}\n```\n").blocks[0].whole

@@ -3455,3 +3455,17 @@ def test_lone_lines_rewritten_between_markers_after_a_shown_function_stay_in_pla
               "          className=\"block px-3 py-2 text-gray-700 hover:bg-brand-50\"\n")
     assert merge_update(document, update, "Header.jsx").merged == document.replace("[#2f55d4]", "brand-600").replace(
         "[#1b2f73]", "brand-900").replace("[#eef3ff]", "brand-50")
+
+
+def test_an_r_function_is_a_definition_by_name_and_its_head_rewritten_below_a_new_one_is_replaced():
+    """R's ``name <- function(...) {``: "after `predict_churn()`" places a new function there, set apart, and
+    ``save_plot``'s head given another default below a new function replaces the old head (kept before)."""
+    document = ("fit <- function(data) {\n  glm(y ~ ., data = data)\n}\n\npredict_churn <- function(model, data) {\n"
+                "  predict(model, data)\n}\n\nsave_plot <- function(plot, file, dpi = 150) {\n"
+                "  ggsave(file, plot, dpi = dpi)\n}\n")
+    new = "cross_validate <- function(data, k = 5) {\n  lapply(seq_len(k), function(i) fit(data))\n}\n"
+    assert merge_update(document, new, "model.R", after="predict_churn").merged == document.replace(
+        "}\n\nsave_plot", "}\n\n" + new + "\nsave_plot")
+    update = new + "\nsave_plot <- function(plot, file, dpi = 300) {\n  ggsave(file, plot, dpi = dpi)\n}\n"
+    assert merge_update(document, update, "model.R", after="predict_churn").merged == document.replace(
+        "}\n\nsave_plot", "}\n\n" + new + "\nsave_plot").replace("dpi = 150", "dpi = 300")

@@ -109,7 +109,7 @@ _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|y
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
                              re.IGNORECASE)
 _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|new\s+)?(?:file|version of|module|"
-                         r"contents|code|`[^`\s]+\.\w+`)|in full\b|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+|"
+                         r"contents|code|`[^`\s]+\.\w+`)|in full\b(?!\s+(?:right\s+|just\s+)?(?:below|above|after|before|under)\b)|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+|"
                          r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
                          r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)

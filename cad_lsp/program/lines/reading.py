@@ -94,6 +94,9 @@ def definition_name(keys: list[str], k: int) -> str | None:
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
+    assigned = R_FUNCTION.match(key)  # R's ``predict_churn <- function(model, data) {``
+    if assigned:
+        return assigned["name"]
     target = MAKE_TARGET.match(key)
     if target and k + 1 < len(keys) and keys[k + 1].startswith("\t"):  # a Makefile's target, its recipe below
         return target["name"]
@@ -124,6 +127,7 @@ def definition_name(keys: list[str], k: int) -> str | None:
     return m["name"]
 
 
+R_FUNCTION = re.compile(r"^\s*(?P<name>[A-Za-z.][\w.]*)\s*<-\s*function\b")
 MAKE_TARGET = re.compile(r"^(?P<name>[A-Za-z0-9_][\w.-]*)\s*:(?![=:])")  # ``release-major: ## Cut a release``
 # The rest of a head on the line below it, ending in its body's ``{``: Java's ``throws IOException {``, a Kotlin
 # or Swift return type, Rust's ``where T: Clone {``, C++'s ``const {``
@@ -159,7 +163,7 @@ def definitions_in(keys: list[str]) -> dict[int, str]:
 
 def is_declaration(line: str) -> bool:
     """Whether a line declares a definition (``def``, ``defp``, ``fun``, ``public Order cancel(``), not calls one."""
-    return bool(_DEFINES.match(line) or DECLARES.match(line))
+    return bool(_DEFINES.match(line) or DECLARES.match(line) or R_FUNCTION.match(line))
 
 
 def attached_start(keys: list[str], k: int) -> int:

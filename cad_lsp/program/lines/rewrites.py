@@ -414,11 +414,20 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     if whole and (not any(doc_keys[j - 1].strip() for j in alone) or
                   alone <= whole and not any(doc_keys[j - 1].strip() for j in whole - alone)):
         return whole
+    if len(pairs) > 1 and pairs[1][1] < pairs[0][1] and _heads_of_same_name(keys, pairs[0][0], doc_keys,
+                                                                             pairs[0][1] - 1):
+        return {pairs[0][1]}  # (a head, then above it the lines of the definition before: not its rewrite)
     if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK and \
             not (pairs and declares_same(keys[pairs[0][0]], doc_keys[pairs[0][1] - 1])):
         return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite (but
-        # ``local debug, err = ...`` over ``local debug = ...``, then its check: the variable declared anew)
+        # ``local debug, err = ...`` over ``local debug = ...``, then its check: the variable declared anew; and
+        # above, a function's head given another default below a new function rewrites its old head alone)
     return {j for _, j in pairs}
+
+
+def _heads_of_same_name(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
+    name = definition_name(keys, k)
+    return name is not None and name == definition_name(doc_keys, j)
 
 
 def _rewritten_lines(ks: list[int], js, keys: list[str], doc_keys: list[str], placed: list[int],
