@@ -2,6 +2,7 @@
 path, and the keys beside them stay."""
 
 from cad_lsp.program.update import merge_update
+from cad_lsp.program.config_keys import merge_yaml_keys
 
 CONFIG = """spring:
   application:
@@ -169,3 +170,25 @@ def test_one_member_of_a_json_object_shown_without_its_braces_rewrites_that_memb
               '}\n')
     assert merge_update(document, update, "package.json").merged == document.replace(
         '    "build": "node build.mjs",\n', '    "build": "node build.mjs",\n    "dev": "node build.mjs --watch",\n')
+
+
+def test_new_yaml_keys_below_a_marker_for_the_existing_ones_go_at_the_end_of_their_mapping():
+    """``data:``, ``# ...existing keys...``, two new keys: after the mapping's last key.  Lines placed them on
+    ``HTTP_PORT``, which they replaced (a key lost unseen); a marker below them, or above keys the file has,
+    still leaves the placing to lines."""
+    document = ("kind: ConfigMap\ndata:\n  APP_ENV: production\n  HTTP_PORT: \"8080\"\n  METRICS_PORT: \"9090\"\n"
+                "  OTEL_SAMPLER: always_on\n")
+    update = "data:\n  # ...existing keys...\n  HEALTH_PORT: \"8081\"\n  SHUTDOWN_DELAY_SECONDS: \"10\"\n"
+    assert merge_update(document, update, "configmap.yaml").merged == \
+        document + "  HEALTH_PORT: \"8081\"\n  SHUTDOWN_DELAY_SECONDS: \"10\"\n"
+    assert merge_yaml_keys(document.splitlines(True), "data:\n  HEALTH_PORT: 1\n  # ...\n".splitlines(True)) is None
+
+
+def test_a_new_yaml_block_keeps_the_comments_between_its_keys():
+    """A new ``cleanup:`` block after a shown key, a comment between two of its keys: the comment stays."""
+    document = ("server:\n  port: 8080\n  shutdown: graceful\nspring:\n  jpa:\n    open-in-view: false\napp:\n  sessions:\n"
+                "    ttl: 14d\n    cookie-name: SID\n  reports:\n    signups-cron: \"0 0 6 * * *\"\n")
+    update = ("app:\n  sessions:\n    ttl: 14d\n    cleanup:\n      enabled: true\n      # every 15 minutes\n"
+              "      cron: \"0 */15 * * * *\"\n")
+    assert merge_update(document, update, "application.yml").merged == document.replace("14d\n", "14d\n" + (
+        "    cleanup:\n      enabled: true\n      # every 15 minutes\n      cron: \"0 */15 * * * *\"\n"))

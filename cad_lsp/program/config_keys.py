@@ -44,10 +44,15 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
     ours = _keys(doc_lines, strict=False)
     if shown is None or ours is None or not shown:
         return None
-    if any(is_marker(line) for line in update_lines) or \
-            any(line.strip() and not line.lstrip().startswith("#") and k not in {row for row, _ in shown}
-                for k, line in enumerate(update_lines)):
+    if any(line.strip() and not line.lstrip().startswith("#") and k not in {row for row, _ in shown}
+           for k, line in enumerate(update_lines)):
         return None
+    paths = {row: path for row, path in shown}
+    for k, line in enumerate(update_lines):  # a marker above new keys: they go after the keys it stands for
+        following = next((r for r in range(k + 1, len(update_lines)) if update_lines[r].strip()), None)
+        if is_marker(line) and (following is None or following not in paths or
+                                paths[following] in {path for _, path in ours}):
+            return None  # (above keys the file has, or below the last: where it stands, lines decide)
     if len(shown) >= WHOLE_SHARE * len(ours):
         return None  # most of the file: another reading decides
     documents = _documents(doc_lines)
@@ -86,13 +91,14 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
             _block_end(doc_lines, at[earlier]) if earlier is not None else _block_end(doc_lines, at.get(parent))
         depth = _child_indent(ours, parent, at, doc_lines) - len(_indent(line))
         above = row  # the comment lines right above a new key are its own (``# Set to 0 to disable caching.``)
-        while above > 0 and update_lines[above - 1].lstrip().startswith("#"):
+        while above > 0 and update_lines[above - 1].lstrip().startswith("#") and not is_marker(update_lines[above - 1]):
             above -= 1
-        group = update_lines[above:row] + [line] + [update_lines[r] for r, p in shown[index + 1:]
-                                                   if p[:len(path)] == path]
-        inserted.setdefault(where, []).extend(
+        own = {row} | {r for r, p in shown[index + 1:] if p[:len(path)] == path}
+        last_row = max(own)
+        group = update_lines[above:row] + [update_lines[r] for r in range(row, last_row + 1) if r in own or
+                                           update_lines[r].lstrip().startswith("#") and not is_marker(update_lines[r])]
+        inserted.setdefault(where, []).extend(  # (with the comments between its keys)
             (" " * max(0, len(_indent(g)) + depth)) + g.strip() + newline for g in group)
-        last_row = max([row] + [r for r, p in shown[index + 1:] if p[:len(path)] == path])
         if later is not None and 0 < where and not doc_lines[where - 1].strip() and \
                 last_row + 1 < len(update_lines) and not update_lines[last_row + 1].strip():
             inserted[where].append(newline)  # (set off from the key after it as the file and the snippet do)
