@@ -3469,3 +3469,24 @@ def test_an_r_function_is_a_definition_by_name_and_its_head_rewritten_below_a_ne
     update = new + "\nsave_plot <- function(plot, file, dpi = 300) {\n  ggsave(file, plot, dpi = dpi)\n}\n"
     assert merge_update(document, update, "model.R", after="predict_churn").merged == document.replace(
         "}\n\nsave_plot", "}\n\n" + new + "\nsave_plot").replace("dpi = 150", "dpi = 300")
+
+
+def test_c_functions_returning_pointers_nim_procs_and_ocaml_lets_are_definitions_a_sentence_can_name():
+    """"Add this above `insert_new()`" (``static struct node *insert_new(...)``), "Drop it below `isHidden`" (Nim's
+    ``proc isHidden(...): bool =``), "right after `prefix`" (OCaml's ``let prefix =``): each names a definition,
+    and the new code goes there (refused before: no line of it is the file's)."""
+    c = ("static int count;\n\nstatic struct node *find(map *m, int k)\n{\n    return m->head;\n}\n\n"
+         "static struct node *insert_new(map *m, int k)\n{\n    return NULL;\n}\n")
+    grow = "static bool grow(map *m)\n{\n    return true;\n}\n"
+    assert merge_update(c, grow, "hashmap.c", before="insert_new").merged == c.replace(
+        "static struct node *insert_new", grow + "\nstatic struct node *insert_new")
+    nim = ("proc isHidden(path: string): bool =\n  path.startsWith(\".\")\n\n"
+           "proc hashFile(path: string): string =\n  readFile(path)\n")
+    glob = "proc globMatch*(name, pattern: string): bool =\n  name == pattern\n"
+    assert merge_update(nim, glob, "scan.nim", after="isHidden").merged == nim.replace(
+        "\n\nproc hashFile", "\n\n" + glob + "\nproc hashFile")
+    ocaml = ("let file =\n  Arg.(required & pos 0 (some string) None & info [])\n\nlet prefix =\n"
+             "  Arg.(value & opt string \"\" & info [ \"prefix\" ])\n\nlet cmd =\n  Cmd.v info Term.(const run $ file)\n")
+    conv = "let date_conv =\n  Arg.conv (parse, print)\n"
+    assert merge_update(ocaml, conv, "main.ml", after="prefix").merged == ocaml.replace(
+        "\n\nlet cmd", "\n\n" + conv + "\nlet cmd")

@@ -18,11 +18,13 @@ TOKEN = re.compile(r"\w+|[^\w\s]")
 LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 # Python, Ruby, Elixir
 _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:static\s+)?(?:(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?|"
+                      r"(?:proc|iterator|converter)\s+(?=\w+\*?\s*[(\[])|"  # (Nim's ``proc isHidden*(path: string): bool =``)
+                      r"(?<!\s)let\s+(?:rec\s+)?(?=[a-z_][\w']*\b[^=;]*=\s*$)|"  # (OCaml's ``let run file prefix =``, at the left edge)
                       r"func\s+(?=\w+\s*\()|"  # (GDScript's ``func _die() -> void:``, Go's and Swift's ``func f(``)
                       r"(?:local\s+)?function\s+(?:[\w.]+[.:])?)(?P<name>\w+[?!=]?)")  # (Lua's ``function M.daily()``)
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
 # Cancel(``, ``fn parse<'a>(``, ``describe(``), nothing before the name that makes it a call (``app.get(``, ``x = f(``).
-SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:'.]+\s+)*?(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
+SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:'.]+\s+)*?[*&]*(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*\(")
 # ``it("adds", () => {``; Ruby's and Elixir's ``describe "ttl" do``, ``get "/notes" do``
 TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)(?:\s*\(\s*|\s+)([\"'`])(?P<title>.*?)\2")
 _OPENED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*$")  # ``router.post(`` alone on its line
