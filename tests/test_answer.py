@@ -1564,3 +1564,14 @@ def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_blo
                           "heatmap <- function(x) {\n  x\n}\n```\n")
     assert [(b.path, b.whole) for b in reading.blocks] == [("R/plot_helpers.R", False)]
     assert read_answer("Here it is in full:\n\n```r\n# R/a.R\nf <- function(x) {\n  x\n}\n```\n").blocks[0].whole
+
+
+def test_a_test_said_to_go_in_a_named_suite_goes_at_that_suite_s_end(tmp_path):
+    """"In the `candidateFiles` suite:" and a new Nim test, none of the file's lines in it: after that suite's last
+    test, set apart as its tests are (refused before)."""
+    tests = ("import std/unittest\n\nsuite \"candidateFiles\":\n  setup:\n    discard\n\n  test \"skips hidden\":\n"
+             "    check true\n\nsuite \"findDuplicates\":\n  test \"groups\":\n    check true\n")
+    (tmp_path / "test_scan.nim").write_text(tests)
+    new = "  test \"skips excluded\":\n    check excluded\n"
+    [change] = plan_answer(f"In the `candidateFiles` suite:\n\n```nim file=test_scan.nim\n{new}```\n", tmp_path).files
+    assert change.after == tests.replace("    check true\n\nsuite \"find", "    check true\n\n" + new + "\nsuite \"find")

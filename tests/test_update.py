@@ -3490,3 +3490,15 @@ def test_c_functions_returning_pointers_nim_procs_and_ocaml_lets_are_definitions
     conv = "let date_conv =\n  Arg.conv (parse, print)\n"
     assert merge_update(ocaml, conv, "main.ml", after="prefix").merged == ocaml.replace(
         "\n\nlet cmd", "\n\n" + conv + "\nlet cmd")
+
+
+def test_an_update_that_ends_on_a_line_with_more_of_its_block_below_keeps_the_rest():
+    """A usage text's "Options:" and its first lines, one new option among them, ending on a kept line with three
+    more below: those stay (they were the rest of a block "shown whole", removed unseen)."""
+    document = ('const Usage = """\nUsage:\n  dupfind [options]\n\nOptions:\n  -s, --min-size=N  smallest size\n'
+                '  -L, --follow      follow links\n  -a, --all         hidden files too\n  -h, --help        help\n'
+                '  -v, --version     version\n"""\n\nproc main() =\n  discard\n')
+    update = ("Options:\n  -s, --min-size=N  smallest size\n  -x, --exclude=G   skip names matching G\n"
+              "  -L, --follow      follow links\n")
+    assert merge_update(document, update, "dupfind.nim").merged == document.replace(
+        "size\n", "size\n  -x, --exclude=G   skip names matching G\n")

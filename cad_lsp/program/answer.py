@@ -576,7 +576,8 @@ def _class_named(prose: list[str]) -> str | None:
     "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method."""
     said = _last_said(prose)
     if not re.search(r"\b(?:method|function|handler|member|getter|setter|test|case|spec)s?\b", said, re.IGNORECASE):
-        return None
+        m = _INTO.search(said)  # ("In the `candidateFiles` suite:")
+        return m["name"] if m and m["name"] and (m["kind"] or "").lower() in ("suite", "describe", "context") else None
     for m in _INTO.finditer(said):
         if m["title"]:
             return m["title"]

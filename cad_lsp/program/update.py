@@ -388,6 +388,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         except UpdateError:
             placed = _at_named_block(doc_lines, update_lines, place) if place is not None else \
                 _new_members(doc_lines, update_lines, grammar, into)
+            if placed is None and place is None and into:  # ("In the `candidateFiles` suite:", new tests)
+                placed = _at_the_end_of_named(doc_lines, update_lines, into)
             if placed is None and grammar is None and place is None and _unrelated_new_code(doc_lines, update_lines):
                 placed = _appended(document, update)  # (new CSS rules, a new query: where a reader adds them)
             if placed is None and place is None:
@@ -652,20 +654,29 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
 
 def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: str) -> Merge | None:
     """New entries said to go at the end of a named call's or literal's brackets ("at the end of the
-    `StyleSheet.create` call"): right above the line closing what the file's one line naming it opens; None
-    where no one line does, or where the update shows a line of the file (a context places it)."""
+    `StyleSheet.create` call", "in the `candidateFiles` suite"): right above the line closing what the file's one
+    line naming it opens, or after the last line of a block that ends by indentation; None where no one line
+    names it, or where the update shows a line of the file (a context places it)."""
     keys = [line_key(line) for line in doc_lines]
     shown = {key.strip() for key in keys if key.strip() and not CLOSING.match(key)}
     if any(line.strip() in shown for line in update_lines):
         return None
-    named = re.compile(rf"(?<![\w.$]){re.escape(name)}\s*(?:\(\s*[\[{{]|[\[{{(]|[:=].*[\[{{(])\s*$")
-    opens = [j for j, key in enumerate(keys) if named.search(key)]
+    named = re.compile(rf"(?<![\w.$]){re.escape(name)}\s*(?:\(\s*[\[{{]|[\[{{(]|[:=].*[\[{{(])\s*$|"
+                       rf"^\s*[\w.]+\s*\(?\s*([\"'`]){re.escape(name)}\1.*(?:[{{(:]|\bdo)\s*$")  # (or titled by it:
+    opens = [j for j, key in enumerate(keys) if named.search(key)]  # ``suite "candidateFiles":``)
     if len(opens) != 1:
         return None
     end = block_end(keys, opens[0])
-    if end <= opens[0] + 1 or not CLOSING.match(keys[end - 1]):
+    if end <= opens[0] + 1:
         return None
-    return _inserted(doc_lines, update_lines, end - 1, _shown_pieces(update_lines))
+    closed = bool(CLOSING.match(keys[end - 1]))
+    if not closed and not keys[opens[0]].endswith(":"):
+        return None
+    end -= closed
+    while not keys[end - 1].strip():  # (a block that ends by indentation, Nim's or Python's: after its last line)
+        end -= 1
+    apart = [Piece(_terminator(doc_lines), None, None)] if any(not key.strip() for key in keys[opens[0]:end]) else []
+    return _inserted(doc_lines, update_lines, end, apart + _shown_pieces(update_lines))  # (set apart as its parts)
 
 
 def _shown_pieces(update_lines: list[str]) -> list[Piece]:

@@ -475,6 +475,9 @@ def _only_closes(key: str) -> bool:
     return bool(CLOSING.match(key) or CLOSING_TAG.match(key))
 
 
+TRUNCATED_TAIL = 3  # lines of a block left below the last one an update shows: fewer, and it may mean to drop them
+
+
 def rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> frozenset[int]:
     """A function or class shown whole, without markers, replaces the file's: when the update starts on a block's
     first line (a line the next ones are indented under) and has no marker, the block's lines after the last one
@@ -502,6 +505,8 @@ def rest_of_block(lines: list[int], keys: list[str], doc_keys: list[str]) -> fro
     if OPENS.search(last) or last.rstrip().endswith(("{", "(", "[", "=>", ":")):
         return frozenset()  # it ends opening a block (``client.get(city) match {``): it stops there, not the block
     shown = [k for k, key in enumerate(keys) if key.strip()]
+    if lines[shown[-1]] > 0 and sum(1 for j in range(lines[shown[-1]], end) if doc_keys[j].strip()) >= TRUNCATED_TAIL:
+        return frozenset()  # it ends on a line of the block with more of it below: it stops there, not the block
     if [k for k in shown if lines[k] <= 0] == shown[-1:] and max(placed) < end and \
             sum(1 for j in range(max(placed), end) if doc_keys[j].strip()) >= 2 and \
             rewrites_statement(keys[shown[-1]].strip(), doc_keys[max(placed)].strip()):
