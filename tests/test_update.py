@@ -3502,3 +3502,34 @@ def test_an_update_that_ends_on_a_line_with_more_of_its_block_below_keeps_the_re
               "  -L, --follow      follow links\n")
     assert merge_update(document, update, "dupfind.nim").merged == document.replace(
         "size\n", "size\n  -x, --exclude=G   skip names matching G\n")
+
+
+def test_a_merge_never_leaves_out_new_lines_the_update_shows():
+    """Two classes shown, the second with ``# ... existing fields and methods ...`` and a new method much like an
+    old one: the syntax's reading took it for that one and wrote nothing of it, unseen.  Either the new method is
+    written or the merge is refused, saying why."""
+    document = ("import pandas as pd\nimport sqlalchemy as sa\n\n\nclass ShopDatabase:\n    url: str\n\n"
+                "    def query(self, sql: str) -> pd.DataFrame:\n        engine = sa.create_engine(self.url)\n"
+                "        with engine.connect() as conn:\n            return pd.read_sql(sa.text(sql), conn)\n\n\n"
+                "class Warehouse:\n    url: str\n    chunksize: int = 10_000\n\n    def begin(self):\n"
+                "        return self.engine.begin()\n\n    def replace_table(self, table: str, df: pd.DataFrame) -> None:\n"
+                "        schema, name = table.split(\".\")\n        with self.begin() as conn:\n            df.to_sql(\n"
+                "                name,\n                conn,\n                schema=schema,\n"
+                "                if_exists=\"replace\",\n                chunksize=self.chunksize,\n            )\n")
+    update = ("class ShopDatabase:\n    # ...\n\n    def query(self, sql: str, params: dict | None = None) -> pd.DataFrame:\n"
+              "        engine = sa.create_engine(self.url)\n        with engine.connect() as conn:\n"
+              "            return pd.read_sql(sa.text(sql), conn, params=params or {})\n\n\n"
+              "class Warehouse:\n    # ... existing fields and methods ...\n\n"
+              "    def replace_partition(self, table: str, df: pd.DataFrame, day_column: str, day: str) -> None:\n"
+              "        \"\"\"Delete one day's rows and insert ``df`` in a single transaction.\"\"\"\n"
+              "        schema, name = table.split(\".\")\n        with self.begin() as conn:\n            conn.execute(\n"
+              "                sa.text(f\"delete from {schema}.{name} where {day_column} = :day\"),\n"
+              "                {\"day\": day},\n            )\n            df.to_sql(\n                name,\n"
+              "                conn,\n                schema=schema,\n                if_exists=\"append\",\n"
+              "                chunksize=self.chunksize,\n            )\n")
+    try:
+        merged = merge_update(document, update, "resources.py").merged
+    except UpdateError as refused:
+        assert "leave out" in str(refused)
+    else:
+        assert "def replace_partition(" in merged and "def replace_table(" in merged

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .blocks import Piece, merge_by_blocks, names
+from .blocks import DISTINCTIVE_LINE, Piece, merge_by_blocks, names
 from .config_keys import append_yaml_items, json_commas, json_fragment, merge_table_keys, merge_yaml_keys
 from .indentation import as_the_file_indents
 from .lines.alignment import align_update
@@ -429,8 +429,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
-            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), _stray(document, merge.merged),
-                                 merge.unseen_lines,
+            scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), _dropped(document, update,
+                                                                                            merge.merged),
+                                 _stray(document, merge.merged), merge.unseen_lines,
                                  merge.repeats_moved, dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
@@ -442,17 +443,34 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         return min(tied, key=lambda c: (out_of_order(update_lines, split_lines(c[1].merged)), c[0]))
 
     best = best_of(candidates)
-    if score(best) != (False, 0, 0, 0, False):
+    if score(best) != (False, 0, 0, 0, 0, False):
         try:
             best = best_of([best, (2, _line_merge(document, update, context=True, place=place))])
         except UpdateError:
             pass
     merge = best[1]
+    left_out = score(best)[1]
+    if left_out >= LEFT_OUT and not force:
+        raise UpdateError(f"the merge would leave out {left_out} new lines the update shows (it reads them as the "
+                          f"file's own, changed): check where the update goes, or apply it with force")
     if (language or "").lower().endswith((".json", "json")):
         merged = json_commas(merge.document, merge.merged)
         if merged is not None:
             merge = replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
     return _checked(merge, grammar, force, update)
+
+
+LEFT_OUT = 3  # new lines of the update a merge may not leave out unless forced
+
+
+def _dropped(document: str, update: str, merged: str) -> int:
+    """How many of the update's new lines (distinctive ones, neither markers nor the file's) a merge leaves out:
+    a new method after ``# ... existing methods ...`` read as the old one it resembles, and lost."""
+    def norm(line: str) -> str:
+        return line.strip().rstrip(",;")
+    have = {norm(line) for line in split_lines(document)} | {norm(line) for line in split_lines(merged)}
+    return sum(1 for line in split_lines(update) if len(norm(line)) >= DISTINCTIVE_LINE and not is_marker(line)
+               and norm(line) not in have)
 
 
 def _stray(document: str, merged: str) -> int:
