@@ -192,3 +192,16 @@ def test_a_new_yaml_block_keeps_the_comments_between_its_keys():
               "      cron: \"0 */15 * * * *\"\n")
     assert merge_update(document, update, "application.yml").merged == document.replace("14d\n", "14d\n" + (
         "    cleanup:\n      enabled: true\n      # every 15 minutes\n      cron: \"0 */15 * * * *\"\n"))
+
+
+def test_a_jsonc_member_shown_with_markers_and_new_keys_after_its_last_one_keeps_the_file_s_other_members():
+    """tsconfig.json (comments: not JSON) shown as ``{ "compilerOptions": { // ... existing options ...``, its last
+    option now with a comma, then new keys, then ``}`` ``}``: the options grow, "include" stays, and no brace or
+    option is written twice (the closing lines and the comma-less option placed nothing)."""
+    document = ('{\n  "compilerOptions": {\n    "target": "ES2020",\n    /* Linting */\n    "strict": true,\n'
+                '    "forceConsistentCasingInFileNames": true\n  },\n  "include": ["src"]\n}\n')
+    update = ('{\n  "compilerOptions": {\n    // ... existing options ...\n    "forceConsistentCasingInFileNames": true,\n\n'
+              '    /* Path aliases */\n    "baseUrl": ".",\n    "paths": {\n      "@/*": ["src/*"]\n    }\n  }\n}\n')
+    assert merge_update(document, update, "tsconfig.json").merged == document.replace(
+        "FileNames\": true\n", "FileNames\": true,\n\n    /* Path aliases */\n    \"baseUrl\": \".\",\n"
+        "    \"paths\": {\n      \"@/*\": [\"src/*\"]\n    }\n")

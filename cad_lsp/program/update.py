@@ -121,9 +121,9 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     """The file the update makes (``_merge_update``).  A fault in a reading's rules is this update's refusal, not
     the caller's crash: the editor, the answer and the endpoint report it and write nothing."""
     try:
-        phony = _phony_then_rest(document, update, language, force=force, after=after, before=before, into=into)
-        if phony is not None:
-            return phony
+        said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
+        if said is not None:
+            return said
         return _imports_then_rest(document, update, language, force=force, after=after, before=before,
                                   whole=whole, into=into)
     except UpdateError:
@@ -136,29 +136,52 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 _PHONY = re.compile(r"^\.PHONY\s*:")
 
 
-def _phony_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
-                     before: str | None, into: str | None) -> Merge | None:
-    """A Makefile's ``.PHONY:`` line shown grown, above the new targets it names: the file's one ``.PHONY`` line
-    rewritten in place, then the update merged into that (the line was written a second time right above the
-    targets, or placed nothing); shown on top of the update, the rest without it.  None where the update and the
-    file do not each have one, alike."""
-    doc_lines, update_lines = split_lines(document), split_lines(update)
+def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | None) -> dict[int, int]:
+    """File lines an update shows rewritten in a way no reading pairs, as they place nothing: a Makefile's one
+    ``.PHONY:`` line grown; in JSON, a member that gains (or loses) its trailing comma, now that new members
+    follow it.  {file line index: update line index}"""
+    out = {}
     ours = [j for j, line in enumerate(doc_lines) if _PHONY.match(line)]
     theirs = [k for k, line in enumerate(update_lines) if _PHONY.match(line)]
-    if len(ours) != 1 or len(theirs) != 1 or line_key(doc_lines[ours[0]]) == line_key(update_lines[theirs[0]]):
+    if len(ours) == 1 and len(theirs) == 1 and line_key(doc_lines[ours[0]]) != line_key(update_lines[theirs[0]]):
+        old, new = set(doc_lines[ours[0]].split()), set(update_lines[theirs[0]].split())
+        if len(old & new) >= len(old) / 2:
+            out[ours[0]] = theirs[0]
+    if (language or "").lower().endswith("json"):
+        bare: dict[str, list[int]] = {}
+        for j, line in enumerate(doc_lines):
+            bare.setdefault(line.strip().rstrip(","), []).append(j)
+        for k, line in enumerate(update_lines):
+            text = line.strip().rstrip(",")
+            found = bare.get(text, [])
+            if len(text) > 2 and len(found) == 1 and doc_lines[found[0]].strip() != line.strip():
+                out[found[0]] = k
+    return out
+
+
+def _said_anew_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
+                         before: str | None, into: str | None) -> Merge | None:
+    """The file lines an update shows rewritten so that they place nothing (``_said_anew``) rewritten first, then
+    the update merged into that: the rewritten lines now the file's, they place the rest (a ``.PHONY`` line was
+    written a second time above the new targets).  A ``.PHONY`` line on top of the update is not a context for
+    the targets below it, which go where they say or the answer does.  None where there are none."""
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    said = _said_anew(doc_lines, update_lines, language)
+    if not said:
         return None
-    old, new = set(doc_lines[ours[0]].split()), set(update_lines[theirs[0]].split())
-    if len(old & new) < len(old) / 2:
-        return None
-    newline = doc_lines[ours[0]][len(line_key(doc_lines[ours[0]])):] or _terminator(doc_lines)
-    rewritten = "".join(doc_lines[:ours[0]] + [line_key(update_lines[theirs[0]]) + newline] + doc_lines[ours[0] + 1:])
-    if theirs[0] == next(k for k, line in enumerate(update_lines) if line.strip()):
-        update = "".join(update_lines[theirs[0] + 1:]).lstrip("\r\n")  # (on top of the targets it names: not a
-        # context for them, which go where they say or the answer does)
+    rewritten_lines = list(doc_lines)
+    for j, k in said.items():
+        newline = doc_lines[j][len(line_key(doc_lines[j])):] or _terminator(doc_lines)
+        indent = doc_lines[j][: indent_of(doc_lines[j])]
+        rewritten_lines[j] = indent + line_key(update_lines[k]).strip() + newline
+    rewritten = "".join(rewritten_lines)
+    top = next(k for k, line in enumerate(update_lines) if line.strip())
+    if any(k == top and _PHONY.match(update_lines[k]) for k in said.values()):
+        update = "".join(update_lines[top + 1:]).lstrip("\r\n")
         if not update.strip():
             return Merge(rewritten, 1, max(1, len(doc_lines)), rewritten, None, document=document)
     inner = _imports_then_rest(rewritten, update, language, force=force, after=after, before=before, whole=False,
-                               into=into)  # (the update's line now the file's: it places the rest)
+                               into=into)
     return Merge(inner.merged, 1, max(1, len(doc_lines)), inner.merged, None, inner.unseen, document=document)
 
 
