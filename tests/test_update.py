@@ -3533,3 +3533,20 @@ def test_a_merge_never_leaves_out_new_lines_the_update_shows():
         assert "leave out" in str(refused)
     else:
         assert "def replace_partition(" in merged and "def replace_table(" in merged
+
+
+def test_a_jsx_tag_rewritten_over_several_lines_below_a_marker_replaces_the_one_line_tag():
+    """``// ...`` then ``<time`` given a prop a line and its new child, above the kept ``</time>``: the one-line
+    ``<time className=... dateTime=...>`` goes (it was kept above the new tag, or the whole was written past the
+    file's end)."""
+    document = ("import { formatDate } from './format';\n\nexport function Item({ c }) {\n  return (\n    <header>\n"
+                "      <span>{c.author}</span>\n      <time className={styles.time} dateTime={c.createdAt}>\n"
+                "        {formatDate(c.createdAt)}\n      </time>\n    </header>\n  );\n}\n")
+    update = ("import { formatDate, formatRelativeTime } from './format';\n\n// ...\n\n      <time\n"
+              "        className={styles.time}\n        dateTime={c.createdAt}\n        title={formatDate(c.createdAt)}\n"
+              "      >\n        {formatRelativeTime(c.createdAt)}\n      </time>\n")
+    assert merge_update(document, update, "Item.tsx").merged == document.replace(
+        "{ formatDate }", "{ formatDate, formatRelativeTime }").replace(
+        "      <time className={styles.time} dateTime={c.createdAt}>\n        {formatDate(c.createdAt)}\n",
+        "      <time\n        className={styles.time}\n        dateTime={c.createdAt}\n        title={formatDate(c.createdAt)}\n"
+        "      >\n        {formatRelativeTime(c.createdAt)}\n")

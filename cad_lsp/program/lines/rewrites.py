@@ -87,6 +87,16 @@ def rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[s
                     not defines_another(keys, edge, doc_keys, j - 1) and not DECLARES.match(doc_keys[j - 1]) and \
                     likeness(keys[edge], doc_keys[j - 1]) >= REWRITE_ALONE:
                 out[edge] = j
+                beyond = j + step  # and the file line past it, rewritten over the run's lines past the edge (a
+                while 0 < beyond <= len(doc_keys) and not doc_keys[beyond - 1].strip():  # JSX tag given a prop
+                    beyond += step  # a line)
+                rest = run[:-1] if step == -1 else run[1:]
+                if 0 < beyond <= len(doc_keys) and beyond not in replaced and rest:
+                    split = _split_over(rest[::-1] if step == -1 else rest, -1, doc_keys[beyond - 1], keys,
+                                        upward=step == -1)
+                    if split is not None:
+                        group = rest[::-1][: split + 1] if step == -1 else rest[: split + 1]
+                        out[min(group)] = beyond
             continue
         if not run or before not in (None, MARKER) or after not in (None, MARKER):
             continue  # next to a placed line: the alignment's call
@@ -395,7 +405,12 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
                     or call_rewrapped(keys[ks[n]], old) or declares_same(keys[ks[n]], old))
                 and not defines_another(keys, ks[n], doc_keys, j - 1)]
         if not near:
-            break
+            split = _split_over(ks, at, old, keys, upward=len(js) > 1 and js[1] < js[0])
+            if split is None:
+                break
+            pairs.append((ks[split], j))  # (``<time className=... dateTime=...>`` given a prop a line)
+            at = split + 1
+            continue
         found = max(near, key=lambda n: (likeness(keys[ks[n]], old), -n))  # the most alike, then the nearest
         pairs.append((ks[found], j))
         at = found + 1
@@ -423,6 +438,21 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
         # ``local debug, err = ...`` over ``local debug = ...``, then its check: the variable declared anew; and
         # above, a function's head given another default below a new function rewrites its old head alone)
     return {j for _, j in pairs}
+
+
+SPLIT_LINES = 8  # a file line rewritten over at most this many new lines (a JSX tag given a prop a line)
+
+
+def _split_over(ks: list[int], at: int, old: str, keys: list[str], upward: bool) -> int | None:
+    """The index in ``ks`` of the farthest of the next new lines that, with those before it, rewrite file line
+    ``old`` over several lines (``split_over_lines``), in file order; None where none do."""
+    for n in range(at + 1, min(len(ks), at + SPLIT_LINES)):
+        group = [keys[ks[i]] for i in (range(n, max(at, 0) - 1, -1) if upward else range(max(at, 0), n + 1))]
+        if any(not line.strip() for line in group) or split_over_lines(group[:1] * 2, old):
+            return None  # (a first line that holds all the old one's words is its rewrite alone, or none)
+        if split_over_lines(group, old):
+            return n
+    return None
 
 
 def _heads_of_same_name(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
