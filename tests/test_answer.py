@@ -518,9 +518,6 @@ NOT_YET: dict[str, str] = {
                                              "placed there, where the expected file has it at the end",
     "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
                                        "``main()``, where the expected file puts it among the jobs",
-    "docker-compose-bullmq-worker-mistral": "variables said to go \"after `DATABASE_URL` in **.env.example**:\" "
-                                            "(a bold path inside the sentence) are not read as that file's, and a "
-                                            "line the prose says to delete from the Dockerfile stays",
     "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
                                                "``tests/test_exporter.py`` differ from the expected",
     "android-room-favorites-cursor": "not examined yet: "
@@ -1575,3 +1572,23 @@ def test_a_test_said_to_go_in_a_named_suite_goes_at_that_suite_s_end(tmp_path):
     new = "  test \"skips excluded\":\n    check excluded\n"
     [change] = plan_answer(f"In the `candidateFiles` suite:\n\n```nim file=test_scan.nim\n{new}```\n", tmp_path).files
     assert change.after == tests.replace("    check true\n\nsuite \"find", "    check true\n\n" + new + "\nsuite \"find")
+
+
+def test_env_example_named_in_bold_or_before_a_dash_names_the_block_and_a_line_said_to_go_goes(tmp_path):
+    """"Add the new variables after `DATABASE_URL` in **.env.example**:" (a bold file inside the sentence, whose
+    ".example" is no usage example), "`.env.example` — add the inbox:" above a ```bash block of settings, and
+    "Delete the `HEALTHCHECK` line from the Dockerfile": each file changes (the blocks were dropped, the line
+    kept)."""
+    env = "# Database\nDATABASE_URL=postgres://localhost/app\n\n# Auth\nJWT_SECRET=\n"
+    docker = "FROM node:20\nEXPOSE 8080\nHEALTHCHECK --interval=30s CMD wget -qO- http://localhost:8080/health\nCMD [\"node\"]\n"
+    (tmp_path / ".env.example").write_text(env)
+    (tmp_path / "Dockerfile").write_text(docker)
+    answer = ("The worker has no HTTP server. Delete the `HEALTHCHECK` line from the Dockerfile; compose checks the API."
+              "\n\nAdd the new variables after `DATABASE_URL` in **.env.example**:\n```dotenv\n"
+              "DATABASE_URL=postgres://localhost/app\n\n# Queue\nREDIS_URL=redis://localhost:6379\n```\n")
+    changes = {c.path: c.after for c in plan_answer(answer, tmp_path).files}
+    assert changes == {".env.example": env.replace("/app\n", "/app\n\n# Queue\nREDIS_URL=redis://localhost:6379\n"),
+                       "Dockerfile": docker.replace("HEALTHCHECK --interval=30s CMD wget -qO- "
+                                                    "http://localhost:8080/health\n", "")}
+    dash = "`.env.example` — add the inbox under the auth settings:\n```bash\nJWT_SECRET=\nCONTACT_INBOX=me@x.example\n```\n"
+    assert [b.path for b in read_answer(dash).blocks] == [".env.example"]

@@ -276,6 +276,7 @@ class Removal:
     path: str | None
     line: int  # 1-based line of the sentence in the answer
     sentence: str
+    lines: bool = False  # the names start the lines to delete, not definitions ("Delete the `HEALTHCHECK` line")
 
 
 @dataclass(frozen=True)
@@ -449,7 +450,14 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 path = named[0] if len(named) == 1 else None
             if names and not other:
                 out.append(Removal(tuple(names), path, number, sentence.strip()))
+        for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"
+            if not _NOT_DONE.search(line[:m.end()]) and _names_file(m["path"]):
+                out.append(Removal((m["head"],), m["path"], number, m[0], lines=True))
     return out
+
+
+_LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
+                           r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
 
 
 def _output_of(last: Block | Skipped | None, prose: list[str]) -> bool:
@@ -566,9 +574,13 @@ def _end_of_named(said: str) -> str | None:
 
 
 def _inside_named(said: str) -> str | None:
-    """The definition a sentence says a change is in ("Then in `Fire()` swap the `Instantiate` line:")."""
-    m = _INSIDE.search(said)
+    """The definition a sentence says a change is in ("Then in `Fire()` swap the `Instantiate` line:"), not a
+    file ("in `views.py`")."""
+    m = next((m for m in _INSIDE.finditer(said) if not _names_file(m["name"])), None)
     return m["name"].rsplit(".", 1)[-1] if m else None
+
+
+_DOTFILE = re.compile(r"\.env(?:\.[\w-]+)?|\.\w*(?:ignore|rc)|\.editorconfig|\.nvmrc")  # named bare in a sentence
 
 
 def _class_named(prose: list[str]) -> str | None:
@@ -791,8 +803,11 @@ def _shows_usage(prose: list[str], body: list[str]) -> bool:
     this:", "### Usage", "Then test it:"), or the block is a REPL session (``>>> f(3)``)."""
     heading = [line for line in prose if line.lstrip().startswith("#")][-1:]  # ("### Usage" above the sentence)
     first = next((line.lstrip() for line in body if line.strip()), "")
-    return any(_USAGE.search(_BACKTICKED.sub("", line)) for line in [_last_said(prose)] + heading) or \
-        first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))  # (not "example" in `.env.example`)
+    return any(_USAGE.search(_DOTTED.sub(" ", _BACKTICKED.sub("", line))) for line in [_last_said(prose)] + heading) \
+        or first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))  # (not "example" in `.env.example`)
+
+
+_DOTTED = re.compile(r"[\w./*-]*\.[\w*]+")  # a file's name in a sentence (**.env.example**)
 
 
 def _shows_output(prose: list[str]) -> bool:
@@ -822,7 +837,8 @@ def _path_named(line: str) -> str | None:
         return alone
     if not (heading or bold or body.rstrip().endswith(":")) or _FOR_EXAMPLE.search(stripped):
         return None  # ("Wire it up where you build the router, e.g. in `cmd/api/main.go`:": an example)
-    words = [w.strip(".,;:!?()[]\"'*") for w in _BACKTICKED.sub(" ", stripped).split()]
+    words = [w.strip(",;:!?()[]\"'*").rstrip(".") for w in _BACKTICKED.sub(" ", stripped).split()]
+    words = [w if _DOTFILE.fullmatch(w) else w.lstrip(".") for w in words]  # (**.env.example**, not ``.forms``)
     named = {w for w in quoted + words if _names_file(w)}
     return named.pop() if len(named) == 1 else None
 
@@ -843,7 +859,8 @@ def _names_file(word: str) -> bool:
         return False
     name = re.split(r"[/\\]", word)[-1]
     return "/" in word or name.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS or name in _BARE_NAMES or \
-        re.fullmatch(r"\.[\w\-]+", name) is not None
+        re.fullmatch(r"\.[\w\-]+(?:\.(?:example|sample|template|local|dist|development|production|test))?",
+                     name) is not None  # (``.env``, ``.env.example``)
 
 
 def _looks_like_commands(body: list[str]) -> bool:

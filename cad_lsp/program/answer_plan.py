@@ -398,6 +398,9 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
             tail = found.by_tail(removal.path)
             target = resolve_path(root, tail)[0] if tail is not None else None
         targets = [target] if target is not None and problem is None else []
+    if removal.lines:
+        _remove_lines(removal, targets, changes, by_target, root, read)
+        return
     for name in removal.names:
         where = targets or [c.target for c in changes if c.exists and c.after is not None and
                             definition_lines(c.before, name, c.target.name) is not None]
@@ -420,6 +423,40 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
             merge = Merge(after, 1, max(1, len(change.after.splitlines())), after, None, document=change.after)
             changes[by_target[target]] = replace(change, after=after, merges=change.merges + (merge,),
                                                  removed=change.removed + (name,))
+
+
+def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
+                  root: Path, read: Reader) -> None:
+    """Take out the one line of the named file that starts with what the sentence names ("Delete the
+    `HEALTHCHECK` line from the Dockerfile"), with the lines it goes on to (a ``\\`` at its end); nothing where
+    the file has not exactly one."""
+    if len(targets) != 1:
+        return
+    target = targets[0]
+    if target not in by_target:
+        text, problem = read(target)
+        if text is None or problem is not None:
+            return
+        by_target[target] = len(changes)
+        changes.append(FileChange(_shown(target, root), target, True, text, text, (), ()))
+    change = changes[by_target[target]]
+    if change.after is None:
+        return
+    lines = change.after.splitlines(keepends=True)
+    head = removal.names[0].strip()
+    found = [k for k, line in enumerate(lines) if line.strip().startswith(head) and
+             not line.strip()[len(head):len(head) + 1].isalnum()]
+    if len(found) != 1:
+        return
+    end = found[0] + 1
+    while lines[end - 1].rstrip().endswith("\\") and end < len(lines):
+        end += 1
+    if 0 < found[0] and end < len(lines) and not lines[found[0] - 1].strip() and not lines[end].strip():
+        end += 1  # (the blank lines around it: one)
+    after = "".join(lines[:found[0]] + lines[end:])
+    merge = Merge(after, 1, max(1, len(lines)), after, None, document=change.after)
+    changes[by_target[target]] = replace(change, after=after, merges=change.merges + (merge,),
+                                         removed=change.removed + (head,))
 
 
 def _shown(target: Path, root: Path) -> str:
