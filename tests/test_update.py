@@ -3550,3 +3550,15 @@ def test_a_jsx_tag_rewritten_over_several_lines_below_a_marker_replaces_the_one_
         "      <time className={styles.time} dateTime={c.createdAt}>\n        {formatDate(c.createdAt)}\n",
         "      <time\n        className={styles.time}\n        dateTime={c.createdAt}\n        title={formatDate(c.createdAt)}\n"
         "      >\n        {formatRelativeTime(c.createdAt)}\n")
+
+
+def test_a_new_terraform_resource_of_the_same_type_said_to_go_below_another_keeps_that_one():
+    """"Add a new node group resource below the `general` node group:" and ``resource "aws_eks_node_group"
+    "batch_spot"``, longer than the file: read as the whole new file, it replaced ``general`` (unseen but for one
+    line).  A Terraform block is named by both its labels, so it goes after ``general``."""
+    document = ('resource "aws_eks_node_group" "general" {\n  cluster_name = aws_eks_cluster.this.name\n'
+                '  capacity_type = "ON_DEMAND"\n\n  scaling_config {\n    min_size = 1\n  }\n}\n')
+    update = ('resource "aws_eks_node_group" "batch_spot" {\n  count = var.batch_enabled ? 1 : 0\n\n'
+              '  cluster_name = aws_eks_cluster.this.name\n  capacity_type = "SPOT"\n\n  scaling_config {\n'
+              '    min_size = 0\n  }\n\n  taint {\n    key = "workload-type"\n  }\n}\n')
+    assert merge_update(document, update, "node_groups.tf", after="general").merged == document + "\n" + update

@@ -99,6 +99,9 @@ def definition_name(keys: list[str], k: int) -> str | None:
     assigned = R_FUNCTION.match(key)  # R's ``predict_churn <- function(model, data) {``
     if assigned:
         return assigned["name"]
+    block = _HCL_BLOCK.match(key)  # ``resource "aws_eks_node_group" "general" {``: by both its labels
+    if block:
+        return " ".join(part for part in block.groups() if part)
     target = MAKE_TARGET.match(key)
     if target and k + 1 < len(keys) and keys[k + 1].startswith("\t"):  # a Makefile's target, its recipe below
         return target["name"]
@@ -129,6 +132,7 @@ def definition_name(keys: list[str], k: int) -> str | None:
     return m["name"]
 
 
+_HCL_BLOCK = re.compile(r'^\s*(resource|data|module|variable|output)\s+"([^"]+)"(?:\s+"([^"]+)")?\s*\{\s*$')
 R_FUNCTION = re.compile(r"^\s*(?P<name>[A-Za-z.][\w.]*)\s*<-\s*function\b")
 MAKE_TARGET = re.compile(r"^(?P<name>[A-Za-z0-9_][\w.-]*)\s*:(?![=:])")  # ``release-major: ## Cut a release``
 # The rest of a head on the line below it, ending in its body's ``{``: Java's ``throws IOException {``, a Kotlin
