@@ -205,3 +205,13 @@ def test_a_jsonc_member_shown_with_markers_and_new_keys_after_its_last_one_keeps
     assert merge_update(document, update, "tsconfig.json").merged == document.replace(
         "FileNames\": true\n", "FileNames\": true,\n\n    /* Path aliases */\n    \"baseUrl\": \".\",\n"
         "    \"paths\": {\n      \"@/*\": [\"src/*\"]\n    }\n")
+
+
+def test_new_top_level_yaml_keys_said_to_go_after_one_go_after_its_block():
+    """"right after `resources` is a good spot" and a new ``autoscaling:`` block: after ``resources``' block,
+    set apart as the file's keys are (it went to the file's end)."""
+    document = ("image:\n  tag: \"\"\n\nresources:\n  limits:\n    memory: 256Mi\n\n# Extra environment\nenv:\n"
+                "  LOG_LEVEL: info\n\naffinity: {}\n")
+    update = "autoscaling:\n  enabled: false\n  maxReplicas: 10\n"
+    assert merge_update(document, update, "values.yaml", after="resources").merged == document.replace(
+        "256Mi\n", "256Mi\n\n" + update)

@@ -349,6 +349,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
     named = (language or "").lower()
+    if after and named.endswith((".yml", ".yaml", "yaml")):  # ("right after `resources` is a good spot")
+        placed_after = _after_top_level_key(doc_lines, update_lines, after)
+        if placed_after is not None:
+            return _checked(placed_after, grammar, force, update)
     placed = (merge_yaml_keys(doc_lines, update_lines) or append_yaml_items(doc_lines, update_lines)) \
         if named.endswith((".yml", ".yaml", "yaml")) else \
         merge_table_keys(doc_lines, update_lines) if named.endswith((".toml", "toml", ".ini", ".cfg")) else None
@@ -718,6 +722,24 @@ def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: st
         end -= 1
     apart = [Piece(_terminator(doc_lines), None, None)] if any(not key.strip() for key in keys[opens[0]:end]) else []
     return _inserted(doc_lines, update_lines, end, apart + _shown_pieces(update_lines))  # (set apart as its parts)
+
+
+def _after_top_level_key(doc_lines: list[str], update_lines: list[str], key: str) -> Merge | None:
+    """New top-level YAML keys said to go after one of the file's (``resources``): after that key's block, set
+    apart as the file sets its top-level keys apart; None where the file has no such key, or the update shows
+    a top-level key the file has."""
+    tops = [j for j, line in enumerate(doc_lines) if re.match(r"[\w.-]+\s*:", line)]
+    found = [j for j in tops if re.match(rf"{re.escape(key)}\s*:", doc_lines[j])]
+    ours = {doc_lines[j].split(":", 1)[0].strip() for j in tops}
+    theirs = [line.split(":", 1)[0].strip() for line in update_lines if re.match(r"[\w.-]+\s*:", line)]
+    if len(found) != 1 or not theirs or ours & set(theirs):
+        return None
+    end = next((j for j in tops if j > found[0]), len(doc_lines))
+    while end > found[0] + 1 and (not doc_lines[end - 1].strip() or doc_lines[end - 1].startswith("#")):
+        end -= 1  # (the blank lines and the comments above the next key are the next key's)
+    apart = any(not doc_lines[j - 1].strip() for j in tops[1:])
+    gap = [Piece(_terminator(doc_lines), None, None)] if apart else []
+    return _inserted(doc_lines, update_lines, end, gap + _shown_pieces(update_lines))
 
 
 def _shown_pieces(update_lines: list[str]) -> list[Piece]:
