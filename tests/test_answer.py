@@ -1592,3 +1592,18 @@ def test_env_example_named_in_bold_or_before_a_dash_names_the_block_and_a_line_s
                                                     "http://localhost:8080/health\n", "")}
     dash = "`.env.example` — add the inbox under the auth settings:\n```bash\nJWT_SECRET=\nCONTACT_INBOX=me@x.example\n```\n"
     assert [b.path for b in read_answer(dash).blocks] == [".env.example"]
+
+
+def test_definitions_said_to_be_replaced_by_a_block_that_does_not_define_them_go(tmp_path):
+    """"Replace `test_refresh_runs_after_merge` and `test_retries` at the end of **`test_dag.py`**:" and a block
+    that defines ``test_retries`` anew and new tests: the first test goes (it was kept)."""
+    tests = ("def test_tasks(dag):\n    assert dag.tasks\n\n\ndef test_refresh_runs_after_merge(dag):\n"
+             "    assert \"merge\" in dag.get_task(\"refresh\").upstream_task_ids\n\n\ndef test_retries(dag):\n"
+             "    assert all(t.retries == 3 for t in dag.tasks)\n")
+    (tmp_path / "test_dag.py").write_text(tests)
+    block = ("def test_refresh_waits_for_checks(dag):\n    assert dag.get_task(\"refresh\").upstream_task_ids == {\"check\"}\n"
+             "\n\ndef test_retries(dag):\n    assert all(t.retries == (0 if t.task_id == \"check\" else 3) for t in dag.tasks)\n")
+    answer = ("Replace `test_refresh_runs_after_merge` and `test_retries` at the end of **`test_dag.py`**:\n\n"
+              f"```python\n{block}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == tests[:tests.index("def test_refresh_runs")] + block

@@ -345,6 +345,12 @@ def read_answer(markdown: str) -> Reading:
                 # named, or any definition: "with one test per case")
                 read = replace(read, before=read.before or swap["old"])  # ("replace `loadArticles()` with
                 removals.append(Removal((swap["old"],), read.path, index + 1, swap[0]))  # `loadPage(_:)`")
+            if isinstance(read, Block) and read.path and (listed := _REPLACE_THESE.search(said)):
+                named = [n.strip("`").split("(")[0] for n in re.findall(r"`[^`]+`", listed["names"])]
+                gone = [n for n in named if _REMOVED_NAME.match(n) and not _defines(read.text, n)]
+                if gone and len(gone) < len(named):  # ("Replace `test_mart_refresh_runs_after_merge` and
+                    removals.append(Removal(tuple(gone), read.path, index + 1, listed[0]))  # `test_retries`
+                    # ...:" and a block that defines the second and new ones: the first goes)
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1
@@ -723,6 +729,11 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
         if "=" not in word and looks_like_path(word):
             return language, word
     return language, None
+
+
+# "Replace `a` and `b` at the end of ...:", "replace the `x`, `y` and `z` tests with:"
+_REPLACE_THESE = re.compile(r"\breplace\s+(?:the\s+)?(?:existing\s+)?(?P<names>`[^`]+`(?:\s*(?:,|and|,\s*and)\s*"
+                            r"(?:the\s+)?`[^`]+`)+)", re.IGNORECASE)
 
 
 def _defines(text: str, name: str | None) -> bool:
