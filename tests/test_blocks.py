@@ -2167,3 +2167,12 @@ def test_new_service_registrations_in_a_program_cs_do_not_rewrite_the_ones_after
         "using Reporting.Api.Data;\n", "using Reporting.Api.Authentication;\nusing Reporting.Api.Data;\n").replace(
         "builder.Configuration);\n\n", "builder.Configuration);\n\n" + new + "\n", 1).replace(
         "\napp.UseAuthorization();", "\napp.UseAuthentication();\napp.UseAuthorization();")
+
+
+def test_a_standard_library_import_in_a_file_that_imports_none_goes_in_a_group_of_its_own_first():
+    """``from datetime import timedelta`` for a test module that imports only pandas, pytest and sqlalchemy: its
+    own group above theirs (isort's order), not sorted in among them."""
+    document = ('"""Tests."""\n\nimport pandas as pd\nimport pytest\nfrom sqlalchemy import create_engine\n\n\n'
+                'def test_x():\n    assert pd\n')
+    merged = merge_update(document, "from datetime import timedelta\n", "test_io.py").merged
+    assert merged == document.replace('"""Tests."""\n\n', '"""Tests."""\n\nfrom datetime import timedelta\n\n')

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -406,6 +407,12 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
         nearest = max(beside, key=lambda u: difflib.SequenceMatcher(  # ``from __future__`` stays alone, first)
             None, _module_of(text), _module_of("".join(merger.old.lines[u.start: u.end + 1])),
             autojunk=False).ratio())  # (by the module: ``import logging`` beside ``from typing import ...``)
+        if merger.indented and _standard(text) and not any(_standard(merger.old.lines[u.start]) for u in beside):
+            first = min(u.start for u in beside)  # Python's standard library, in a file that imports none of
+            after.setdefault(first - 1, []).extend(merger._lines(unit.start, unit.end, None))  # it: a group of
+            after[first - 1].append(Piece(merger.old.lines[first][len(merger.old.lines[first].rstrip("\r\n")):]
+                                          or "\n", None, None))  # its own, first (isort's order)
+            continue
         row = _sorted_place(theirs, theirs.index(nearest), text.strip(), merger.old.lines)
         after.setdefault(row, []).extend(merger._lines(unit.start, unit.end, None))
     pieces = after.get(-1, [])
@@ -413,6 +420,13 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
         pieces.append(Piece(line, r + 1, None))
         pieces += after.get(r, [])
     return BlockMerge(pieces, frozenset())
+
+
+def _standard(text: str) -> bool:
+    """Whether a Python import imports from the standard library (``from datetime import timedelta``)."""
+    m = re.match(r"\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))", text)
+    return m is not None and (m[1] or m[2]).split(".")[0] in sys.stdlib_module_names and \
+        (m[1] or m[2]).split(".")[0] != "__future__"
 
 
 def _widens(theirs: str, ours: str) -> bool:
