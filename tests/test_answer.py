@@ -1607,3 +1607,10 @@ def test_definitions_said_to_be_replaced_by_a_block_that_does_not_define_them_go
               f"```python\n{block}```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == tests[:tests.index("def test_refresh_runs")] + block
+
+
+def test_a_place_word_in_bold_places_the_block():
+    """"Insert the new function **before** `deploy`, so ...:": before ``deploy`` (the bold hid the word)."""
+    [block] = read_answer("Insert the new function **before** `deploy`, so it runs first:\n\n```python app.py\n"
+                          "def check():\n    pass\n```\n").blocks
+    assert (block.after, block.before) == (None, "deploy")

@@ -783,7 +783,9 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
         said = line.replace("**", "").replace("__", "")
         end = _AT_THE_END.search(said)  # ("at the **end** of the file")
-        m = _AFTER.search(line)
+        m = _AFTER.search(line)  # (a section in bold: "between **Adding recipes** and ...")
+        if m is None and (m := _AFTER.search(said)) is not None:  # ("**after** `x`": the words, not their
+            line = said  # emphasis)
         of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else ""  # ("after the existing `check`
@@ -792,7 +794,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
             # file (after the `"x"` test)": the end)
         if end:
             return "", None
-        m = _BEFORE.search(line)
+        m = _BEFORE.search(line) or _BEFORE.search(said)
         if m:
             return None, m["name"] or m["heading"] or m["tag"] + ">"
     return None, None
