@@ -3562,3 +3562,24 @@ def test_a_new_terraform_resource_of_the_same_type_said_to_go_below_another_keep
               '  cluster_name = aws_eks_cluster.this.name\n  capacity_type = "SPOT"\n\n  scaling_config {\n'
               '    min_size = 0\n  }\n\n  taint {\n    key = "workload-type"\n  }\n}\n')
     assert merge_update(document, update, "node_groups.tf", after="general").merged == document + "\n" + update
+
+
+def test_indented_lines_after_a_left_edge_marker_below_a_class_are_not_that_class_s():
+    """A dataclass given a field, ``# ... existing code ...``, then the ``CleanConfig(...)`` call of a function
+    further down given an argument: the call is rewritten in the function.  Python's parser read the indented
+    lines as the class's (a comment does not end a block), so they were written into the class."""
+    document = ("from dataclasses import dataclass, field\n\n\n@dataclass(frozen=True)\nclass CleanConfig:\n"
+                "    \"\"\"Options for cleaning.\"\"\"\n\n    rates: dict = field(default_factory=dict)\n"
+                "    drop_test_orders: bool = True\n\n\n@dataclass(frozen=True)\nclass PipelineConfig:\n"
+                "    clean: CleanConfig\n\n\ndef _env_bool(name: str, default: bool) -> bool:\n    return default\n\n\n"
+                "def load_config() -> PipelineConfig:\n    rates = {}\n    clean = CleanConfig(\n        rates=rates,\n"
+                "        drop_test_orders=_env_bool(\"ORDERS_DROP_TEST\", True),\n    )\n"
+                "    return PipelineConfig(clean=clean)\n")
+    update = ("# ... existing code ...\n\n@dataclass(frozen=True)\nclass CleanConfig:\n    \"\"\"Options for cleaning.\"\"\"\n\n"
+              "    rates: dict = field(default_factory=dict)\n    drop_test_orders: bool = True\n    dedupe: bool = True\n\n"
+              "# ... existing code ...\n\n    clean = CleanConfig(\n        rates=rates,\n"
+              "        drop_test_orders=_env_bool(\"ORDERS_DROP_TEST\", True),\n"
+              "        dedupe=_env_bool(\"ORDERS_DEDUPE\", True),\n    )\n# ... existing code ...\n")
+    assert merge_update(document, update, "config.py").merged == document.replace(
+        "True\n\n\n@dataclass(frozen=True)\nclass Pipeline", "True\n    dedupe: bool = True\n\n\n@dataclass(frozen=True)\n"
+        "class Pipeline").replace("True),\n    )", "True),\n        dedupe=_env_bool(\"ORDERS_DEDUPE\", True),\n    )")

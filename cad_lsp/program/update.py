@@ -121,6 +121,17 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     """The file the update makes (``_merge_update``).  A fault in a reading's rules is this update's refusal, not
     the caller's crash: the editor, the answer and the endpoint report it and write nothing."""
     try:
+        parts = _fragments_apart(update, language, document)
+        if parts is not None:  # (each part where it goes, the second merged into what the first made)
+            try:
+                first = merge_update(document, parts[0], language, force=force, after=after, before=before,
+                                     into=into)
+                second = merge_update(first.merged, parts[1], language, force=force)
+                return Merge(second.merged, 1, max(1, len(split_lines(document))), second.merged, None,
+                             first.unseen if not second.unseen else first.unseen + second.unseen,
+                             document=document)
+            except UpdateError:
+                pass
         said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
         if said is not None:
             return said
@@ -134,6 +145,24 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 
 
 _PHONY = re.compile(r"^\.PHONY\s*:")
+
+
+def _fragments_apart(update: str, language: str | None, document: str) -> tuple[str, str] | None:
+    """A Python update with a definition, then a marker at the left edge, then indented lines (a class, then
+    ``# ... existing code ...``, then lines of a function further down): the indented lines are not the class's,
+    though Python's parser reads them so, as a comment does not end a block.  The two parts, the marker ending
+    the first and starting the second; None for any other update."""
+    grammar = language_of(language) if language is not None else guess_language(document)
+    if grammar != "python":
+        return None
+    lines = split_lines(update)
+    for k, line in enumerate(lines):
+        rest = [other for other in lines[k + 1:] if other.strip()]
+        above = [other for other in lines[:k] if other.strip() and not is_marker(other)]
+        if is_marker(line) and not indent_of(line) and rest and indent_of(rest[0]) and \
+                any(re.match(r"(?:async\s+)?(?:def|class)\s", other) for other in above) and not is_marker(rest[0]):
+            return "".join(lines[:k + 1]), "".join(lines[k:])
+    return None
 
 
 def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | None) -> dict[int, int]:
