@@ -1614,3 +1614,14 @@ def test_a_place_word_in_bold_places_the_block():
     [block] = read_answer("Insert the new function **before** `deploy`, so it runs first:\n\n```python app.py\n"
                           "def check():\n    pass\n```\n").blocks
     assert (block.after, block.before) == (None, "deploy")
+
+
+def test_a_css_rule_said_to_go_right_after_the_root_block_goes_there_set_apart(tmp_path):
+    """"Add a dark palette right after your existing `:root` block:" and a ``:root[data-theme='dark']`` rule:
+    after ``:root``'s block, a blank line before it as between the file's rules (it went to the file's end)."""
+    css = ":root {\n\t--bg: #fff;\n}\n\nbody {\n\tbackground: var(--bg);\n}\n"
+    (tmp_path / "app.css").write_text(css)
+    rule = ":root[data-theme='dark'] {\n\t--bg: #000;\n}\n"
+    [change] = plan_answer("Add a dark palette right after your existing `:root` block:\n\n```css path=app.css\n"
+                           f"{rule}```\n", tmp_path).files
+    assert change.after == css.replace("}\n\nbody", "}\n\n" + rule + "\nbody")

@@ -716,7 +716,7 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         new.pop(0)
     head = line_key(new[0].text).rstrip() if new else ""  # (a test, a route: set apart as definitions are; a new one
     definition = is_declaration(keys[found[-1]]) or TITLED_CALL.match(keys[found[-1]]) or \
-        MAKE_TARGET.match(keys[found[-1]]) or \
+        MAKE_TARGET.match(keys[found[-1]]) or keys[found[-1]].rstrip().endswith("{") and head.endswith("{") or \
         TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
