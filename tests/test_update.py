@@ -3583,3 +3583,20 @@ def test_indented_lines_after_a_left_edge_marker_below_a_class_are_not_that_clas
     assert merge_update(document, update, "config.py").merged == document.replace(
         "True\n\n\n@dataclass(frozen=True)\nclass Pipeline", "True\n    dedupe: bool = True\n\n\n@dataclass(frozen=True)\n"
         "class Pipeline").replace("True),\n    )", "True),\n        dedupe=_env_bool(\"ORDERS_DEDUPE\", True),\n    )")
+
+
+def test_a_new_story_beside_another_of_the_same_shape_does_not_rewrite_it():
+    """Stories shown after ``Ghost``, between markers: ``Danger``'s ``args`` line is not ``WithIcon``'s rewritten
+    (each ``export const X: Story = {`` names its own), so ``WithIcon`` stays (it was removed, its head unseen)."""
+    document = ("const meta = {\n  title: 'Button',\n  argTypes: {\n    size: { control: 'radio' },\n  },\n};\n\n"
+                "export default meta;\n\nexport const Ghost: Story = {\n  args: { variant: 'ghost' },\n};\n\n"
+                "export const WithIcon: Story = {\n  args: { iconLeft: <PlusIcon />, children: 'New project' },\n};\n\n"
+                "export const Loading: Story = {\n  args: { loading: true, children: 'Saving' },\n};\n")
+    update = ("// ... existing code ...\n  argTypes: {\n    size: { control: 'inline-radio' },\n  },\n"
+              "// ... existing code ...\n\nexport const Ghost: Story = {\n  args: { variant: 'ghost' },\n};\n\n"
+              "export const Danger: Story = {\n  args: { variant: 'danger', children: 'Delete project' },\n};\n\n"
+              "// ... existing code ...\n")
+    assert merge_update(document, update, "Button.stories.tsx").merged == document.replace(
+        "control: 'radio'", "control: 'inline-radio'").replace(
+        "'ghost' },\n};\n\n", "'ghost' },\n};\n\nexport const Danger: Story = {\n"
+        "  args: { variant: 'danger', children: 'Delete project' },\n};\n\n")

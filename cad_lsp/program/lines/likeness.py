@@ -157,12 +157,18 @@ def call_rewrapped(new: str, old: str) -> bool:
         indent_of(new) == indent_of(old) and old.rstrip().endswith((");", ")", "),"))
 
 
+_ASSIGNED_OBJECT = re.compile(r"^\s*(?:export\s+)?(?:const|let|var|val)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*[{\[(]")
+
+
 def defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
     """Whether update line k opens a definition of another name than file line j does (``suspend fun refresh()``
     beside ``suspend fun exportAll()``: alike as text, but a new method, not a rewrite of that one), or a block
     titled otherwise (``resource "aws_s3_bucket_lifecycle_configuration" "this" {`` beside the encryption one's)."""
     if OPENS.search(keys[k]) and other_titles(keys[k], doc_keys[j]):
         return True
+    assigned = _ASSIGNED_OBJECT.match(keys[k]) and _ASSIGNED_OBJECT.match(doc_keys[j])
+    if assigned:  # (``export const Danger: Story = {`` beside ``export const WithIcon: Story = {``)
+        return not is_renamed(_ASSIGNED_OBJECT.match(keys[k])["name"], _ASSIGNED_OBJECT.match(doc_keys[j])["name"])
     if not DECLARES.match(keys[k]):
         return False  # (``expect(x).toHaveBeenCalledWith('a', {`` opens a block, but declares nothing)
     new = definition_name(keys, k)
