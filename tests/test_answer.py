@@ -578,6 +578,90 @@ NOT_YET: dict[str, str] = {
                                 "matches a line of the file: it does not belong to th",
     "phoenix-product-sku-unique-gemini": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
                                          "expected",
+    "r-survey-raking-weights-mistral": "not examined yet: ``R/clean.R``, ``R/weights.R`` differ from the expected; "
+                                       "refused: R/weights.R: the block at line 35 of the answer: the update repeats no"
+                                       " line of the file, so where it",
+    "python-dagster-daily-partitions-qwen": "a new method after ``# ... existing fields and methods ...``, much like "
+                                            "``replace_table``: the syntax's reading takes it for that one and leaves "
+                                            "it out, so the merge is refused",
+    "julia-dataframes-lag-features-qwen": "Julia docstrings (``\"\"\"`` on lines of their own) above new functions: a "
+                                          "docstring's opening lines pair with another's and are lost",
+    "dbt-currency-conversion-macro-gemini": "not examined yet: ``macros/currency.sql``, ``models/marts/_marts.yml`` "
+                                            "differ from the expected; refused: macros/currency.sql: the block at line "
+                                            "11 of the answer elides lines ('...') of a file that does not",
+    "python-pandas-report-cli-xlsx-mistral": "not examined yet: ``report/cli.py`` differs from the expected; refused: "
+                                             "report/cli.py: the block at line 40 of the answer: no line of the update "
+                                             "matches a line of the file:",
+    "react-todo-filters-chatgpt": "not examined yet: ``src/components/TodoList.module.css`` differs from the expected; "
+                                  "refused: src/components/TodoList.module.css: the block at line 202 of the answer: no"
+                                  " line of the update match",
+    "nextjs-auth-middleware-grok": "declarations the prose says moved to another file (\"delete them here and import "
+                                   "instead\") stay, below the new imports",
+    "angular-profile-phone-bio-amazonq": "not examined yet: ``src/app/profile/profile-form.component.html`` differs "
+                                         "from the expected",
+    "nextjs-intl-language-switcher-continue": "not examined yet: ``messages/en.json``, ``messages/de.json``, "
+                                              "``components/SiteHeader.tsx`` differ from the expected; refused: "
+                                              "messages/en.json: the block at line 4 of the answer: no line of the "
+                                              "update matches a line of the fil",
+    "rust-logscan-json-output-cursor": "not examined yet: ``src/cli.rs``, ``src/report.rs`` differ from the expected; "
+                                       "refused: src/report.rs: the block at line 47 of the answer: the merged file "
+                                       "would not parse as rust where the",
+    "haskell-todo-priority-qwen": "not examined yet: ``test/Todo/StoreSpec.hs`` differs from the expected",
+    "ocaml-csvstat-median-delimiter-mistral": "not examined yet: ``lib/stats.ml`` differs from the expected",
+    "cpp-sfml-player-iframes-gemini": "not examined yet: ``src/Player.cpp``, ``tests/PlayerTests.cpp`` differ from the "
+                                      "expected; refused: tests/PlayerTests.cpp: the block at line 132 of the answer: "
+                                      "no line of the update matches a line of ",
+    "nim-wordfreq-stopwords-deepseek": "not examined yet: ``src/wordfreq.nim``, ``tests/ttokenize.nim`` differ from the"
+                                       " expected",
+    "haskell-blog-drafts-copilot": "not examined yet: ``test/Site/PostSpec.hs`` differs from the expected",
+    "rust-sbp-decoder-crc-claude": "not examined yet: ``src/lib.rs``, ``src/error.rs``, ``src/frame.rs`` differ from "
+                                   "the expected; refused: src/error.rs: the block at line 57 of the answer: the merged"
+                                   " file would not parse as rust where the ",
+    "go-envcheck-github-annotations-chatgpt": "not examined yet: ``internal/report/report.go`` differs from the "
+                                              "expected",
+    "c-ini-inline-comments-quotes-mistral": "not examined yet: ``src/ini.c``, ``src/ini.h``, ``tests/test_ini.c`` "
+                                            "differ from the expected; refused: src/ini.h: the block at line 63 of the "
+                                            "answer: no line of the update matches a line of the file: it ",
+    "zig-exprlang-float-literals-chatgpt": "not examined yet: ``src/ast.zig``, ``src/parser.zig`` differ from the "
+                                           "expected; refused: src/parser.zig: the block at line 104 of the answer: the"
+                                           " update fits the file in more than one place",
+    "haskell-taskfile-comments-docs-claude": "not examined yet: ``app/Main.hs``, ``test/Taskfile/ParserSpec.hs`` differ"
+                                             " from the expected; refused: test/Taskfile/ParserSpec.hs: the block at "
+                                             "line 80 of the answer: no line of the update matches a lin",
+    "ocaml-ledger-date-range-grok": "not examined yet: ``test/test_ledger.ml`` differs from the expected; refused: "
+                                    "test/test_ledger.ml: the block at line 60 of the answer: no line of the update "
+                                    "matches a line of the",
+    "nim-life-wraparound-seed-llama": "not examined yet: ``src/life.nim``, ``src/main.nim``, ``tests/tlife.nim`` differ"
+                                      " from the expected",
+    "k8s-orders-api-probes-chatgpt": "nested ``spec:`` / ``template:`` keys above a container's fragment, each key the "
+                                     "file has more than once: written anew",
+    "ansible-nginx-role-tls-deepseek": "new tasks \"**before** `Deploy site configs`\" (a task named by its ``name:``) "
+                                       "under a marker naming the tasks it keeps: one of those is removed",
+    "helm-api-chart-hpa-gemini": "a YAML block scalar (``artifacthub.io/changes: |``) rewritten: its old entries stay "
+                                 "beside the new ones",
+    "powershell-iis-deploy-release-cleanup-mistral": "not examined yet: ``scripts/DeployHelpers.psm1`` differs from the"
+                                                     " expected; refused: scripts/DeployHelpers.psm1: the block at line"
+                                                     " 7 of the answer: no line of the update matches a line ",
+    "docker-compose-healthchecks-migrate-chatgpt": "not examined yet: ``Dockerfile`` differs from the expected; "
+                                                   "refused: Dockerfile: the block at line 110 of the answer: the "
+                                                   "update fits the file in more than one place (at",
+    "terraform-eks-spot-nodegroup-llama": "a place said in words (\"below the general node group settings\", the "
+                                          "``general_*`` lines of a .tfvars): refused",
+    "helm-web-ingress-cert-manager-tls-claude": "not examined yet: ``charts/web/values.yaml``, "
+                                                "``charts/web/templates/_helpers.tpl`` differ from the expected; "
+                                                "refused: charts/web/templates/_helpers.tpl: the block at line 89 of "
+                                                "the answer: the update fits the file in m",
+    "gha-go-multiarch-ghcr-release-chatgpt": "not examined yet: ``Makefile`` differs from the expected",
+    "ansible-users-role-offboarding-mistral": "not examined yet: ``roles/users/tasks/main.yml``, "
+                                              "``roles/users/templates/sudoers.j2`` differ from the expected",
+    "python-diskwatch-slack-cooldown-continue": "not examined yet: ``diskwatch/main.py``, "
+                                                "``diskwatch/config.example.toml`` differ from the expected",
+    "go-restic-exporter-last-snapshot-metric-qwen": "not examined yet: ``internal/collector/collector.go`` differs from"
+                                                    " the expected; refused: internal/collector/collector.go: the block"
+                                                    " at line 38 of the answer: the merged file would not parse",
+    "packer-ami-encrypt-cloudwatch-hardening-grok": "not examined yet: ``packer/ubuntu.pkr.hcl`` differs from the "
+                                                    "expected; refused: packer/ubuntu.pkr.hcl: the block at line 6 of "
+                                                    "the answer: no line of the update matches a line of th",
 }
 
 
