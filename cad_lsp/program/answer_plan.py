@@ -407,22 +407,33 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
         if len(where) != 1:
             continue
         target = where[0]
-        if target not in by_target:
-            text, problem = read(target)
-            if text is None or problem is not None:
-                continue
-            by_target[target] = len(changes)
-            changes.append(FileChange(_shown(target, root), target, True, text, text, (), ()))
-        change = changes[by_target[target]]
-        if change.after is None or definition_lines(change.before, name, target.name) is None or \
+        change = _change_of(target, changes, by_target, root, read)
+        if change is None or change.after is None or definition_lines(change.before, name, target.name) is None or \
                 any(same_name(defined, name) for block in change.blocks
                     for defined in definitions_in(keys_of(block.text.splitlines())).values()):
             continue  # (a block of the answer defines it: "replace `_QuoteScreenState` with the version below")
         after = remove_definition(change.after, name, target.name)
         if after is not None:
-            merge = Merge(after, 1, max(1, len(change.after.splitlines())), after, None, document=change.after)
-            changes[by_target[target]] = replace(change, after=after, merges=change.merges + (merge,),
-                                                 removed=change.removed + (name,))
+            changes[by_target[target]] = _with_removed(change, after, name)
+
+
+def _change_of(target: Path, changes: list[FileChange], by_target: dict[Path, int], root: Path,
+               read: Reader) -> FileChange | None:
+    """The answer's change of a file, a change with nothing done yet where the blocks left the file alone; None
+    where the file cannot be read."""
+    if target not in by_target:
+        text, problem = read(target)
+        if text is None or problem is not None:
+            return None
+        by_target[target] = len(changes)
+        changes.append(FileChange(_shown(target, root), target, True, text, text, (), ()))
+    return changes[by_target[target]]
+
+
+def _with_removed(change: FileChange, after: str, what: str) -> FileChange:
+    """A change with ``what`` removed, its text now ``after``."""
+    merge = Merge(after, 1, max(1, len(change.after.splitlines())), after, None, document=change.after)
+    return replace(change, after=after, merges=change.merges + (merge,), removed=change.removed + (what,))
 
 
 def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
@@ -430,17 +441,8 @@ def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChang
     """Take out the one line of the named file that starts with what the sentence names ("Delete the
     `HEALTHCHECK` line from the Dockerfile"), with the lines it goes on to (a ``\\`` at its end); nothing where
     the file has not exactly one."""
-    if len(targets) != 1:
-        return
-    target = targets[0]
-    if target not in by_target:
-        text, problem = read(target)
-        if text is None or problem is not None:
-            return
-        by_target[target] = len(changes)
-        changes.append(FileChange(_shown(target, root), target, True, text, text, (), ()))
-    change = changes[by_target[target]]
-    if change.after is None:
+    change = _change_of(targets[0], changes, by_target, root, read) if len(targets) == 1 else None
+    if change is None or change.after is None:
         return
     lines = change.after.splitlines(keepends=True)
     head = removal.names[0].strip()
@@ -453,10 +455,7 @@ def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChang
         end += 1
     if 0 < found[0] and end < len(lines) and not lines[found[0] - 1].strip() and not lines[end].strip():
         end += 1  # (the blank lines around it: one)
-    after = "".join(lines[:found[0]] + lines[end:])
-    merge = Merge(after, 1, max(1, len(lines)), after, None, document=change.after)
-    changes[by_target[target]] = replace(change, after=after, merges=change.merges + (merge,),
-                                         removed=change.removed + (head,))
+    changes[by_target[targets[0]]] = _with_removed(change, "".join(lines[:found[0]] + lines[end:]), head)
 
 
 def _shown(target: Path, root: Path) -> str:
