@@ -109,7 +109,9 @@ _OUTPUT_SENTENCE = re.compile(r"\b(?:returns|responds(?: with)?|prints|outputs|y
 _OUTPUT_HEADING = re.compile(r"^\s*#{1,6}\s+(?:(?:example|sample|expected)\s+)?(?:output|response|result)s?\s*$",
                              re.IGNORECASE)
 _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|new\s+)?(?:file|version of|module|"
-                         r"contents|code|`[^`\s]+\.\w+`)|in full\b(?!\s+(?:right\s+|just\s+)?(?:below|above|after|before|under)\b)|(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+|"
+                         r"contents|code|`[^`\s]+\.\w+`)|"
+                         r"in full\b(?!\s+(?:right\s+|just\s+)?(?:below|above|after|before|under)\b)|"
+                         r"(?:rewrite|replace)\s+(?:the\s+(?:whole|entire)\s+|"
                          r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
                          r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
@@ -182,7 +184,8 @@ _CHANGE_IN = re.compile(r"\b(?:if\s+your|inside\s+(?:the|your)|into\s+(?:the|you
 # `cmd/main.go`)")
 _CREATES = re.compile(r"\b(?:create|new file|add (?:a |the )?(?:new )?file)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you prefer|alternatively|optionally)\b|"
-                       r"(?:^|[.!?]\s+)(?:or|you (?:could|can|might)(?: also)?|another option)\b[^.!?]*\binstead\W*$", re.IGNORECASE)
+                       r"(?:^|[.!?]\s+)(?:or|you (?:could|can|might)(?: also)?|another option)\b[^.!?]*\binstead\W*$",
+                       re.IGNORECASE)
 # (not "..., let the filter print the zone abbreviation instead:", the change itself)
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"

@@ -35,6 +35,7 @@ from .indentation import as_the_file_indents
 from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
 from .lines.moved import with_moved_bodies
+from .lines.passes import TRUNCATED_TAIL
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
     CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name,
@@ -600,9 +601,6 @@ def _closing_what_it_opened(doc_lines: list[str], update_lines: list[str]) -> li
     inner = min(deeper, key=len) if deeper else inner
     return [("" if last.endswith(("\n", "\r")) else newline) + inner + "// ..." + newline] + \
         [indent + closer(opener) + newline for indent, opener in reversed(list(zip(stack, openers)))]
-
-
-TRUNCATED_TAIL = 3  # lines of a body left below the last one an update shows: fewer, and it may mean to drop them
 
 
 def _rest_of_the_body(doc_lines: list[str], update_lines: list[str]) -> list[str]:

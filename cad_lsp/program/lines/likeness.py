@@ -157,7 +157,8 @@ def call_rewrapped(new: str, old: str) -> bool:
         indent_of(new) == indent_of(old) and old.rstrip().endswith((");", ")", "),"))
 
 
-_ASSIGNED_OBJECT = re.compile(r"^\s*(?:export\s+)?(?:const|let|var|val)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*[{\[(]")
+_ASSIGNED_OBJECT = re.compile(r"^\s*(?:export\s+)?(?:const|let|var|val)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?="
+                              r"\s*[{\[(]")  # (``export const Danger: Story = {``)
 
 
 def defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:

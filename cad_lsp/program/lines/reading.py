@@ -18,8 +18,8 @@ TOKEN = re.compile(r"\w+|[^\w\s]")
 LEAVES = re.compile(r"^\s*(?:return|raise|throw)\b")  # a statement that leaves its block: nothing after it runs
 # Python, Ruby, Elixir
 _DEFINES = re.compile(r"^\s*(?:async\s+)?(?:static\s+)?(?:(?:def|defp|defmacrop?|class|module)\s+(?:self\.)?|"
-                      r"(?:proc|iterator|converter)\s+(?=\w+\*?\s*[(\[])|"  # (Nim's ``proc isHidden*(path: string): bool =``)
-                      r"(?<!\s)let\s+(?:rec\s+)?(?=[a-z_][\w']*\b[^=;]*=\s*$)|"  # (OCaml's ``let run file prefix =``, at the left edge)
+                      r"(?:proc|iterator|converter)\s+(?=\w+\*?\s*[(\[])|"  # (Nim's ``proc isHidden*(path: string):``)
+                      r"(?<!\s)let\s+(?:rec\s+)?(?=[a-z_][\w']*\b[^=;]*=\s*$)|"  # (OCaml's ``let run x =``, unindented)
                       r"func\s+(?=\w+\s*\()|"  # (GDScript's ``func _die() -> void:``, Go's and Swift's ``func f(``)
                       r"(?:local\s+)?function\s+(?:[\w.]+[.:])?)(?P<name>\w+[?!=]?)")  # (Lua's ``function M.daily()``)
 # A signature: words (modifiers, a return type) then the name and its parameters (``public async Task<Order>
