@@ -432,8 +432,8 @@ def _change_of(target: Path, changes: list[FileChange], by_target: dict[Path, in
 
 def _with_removed(change: FileChange, after: str, what: str) -> FileChange:
     """A change with ``what`` removed, its text now ``after``."""
-    merge = Merge(after, 1, max(1, len(change.after.splitlines())), after, None, document=change.after)
-    return replace(change, after=after, merges=change.merges + (merge,), removed=change.removed + (what,))
+    return replace(change, after=after, merges=change.merges + (Merge.spanning(change.after, after),),
+                   removed=change.removed + (what,))
 
 
 def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],

@@ -47,11 +47,10 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
     if any(line.strip() and not line.lstrip().startswith("#") and k not in {row for row, _ in shown}
            for k, line in enumerate(update_lines)):
         return None
-    paths = {row: path for row, path in shown}
+    paths, in_file = {row: path for row, path in shown}, {path for _, path in ours}
     for k, line in enumerate(update_lines):  # a marker above new keys: they go after the keys it stands for
         following = next((r for r in range(k + 1, len(update_lines)) if update_lines[r].strip()), None)
-        if is_marker(line) and (following is None or following not in paths or
-                                paths[following] in {path for _, path in ours}):
+        if is_marker(line) and (following is None or following not in paths or paths[following] in in_file):
             return None  # (above keys the file has, or below the last: where it stands, lines decide)
     if len(shown) >= WHOLE_SHARE * len(ours):
         return None  # most of the file: another reading decides

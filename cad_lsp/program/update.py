@@ -73,6 +73,12 @@ class Merge:
     # where the file has them: a reading that took context for new code
     repeats_moved: int = 0
 
+    @classmethod
+    def spanning(cls, document: str, merged: str, unseen: tuple[tuple[int, int], ...] = ()) -> "Merge":
+        """A merge whose region is the whole file: readings composed (imports, then the rest), or placed by keys,
+        sections or hunks rather than by lines."""
+        return cls(merged, 1, max(1, len(split_lines(document))), merged, None, unseen, document=document)
+
     @property
     def changed(self) -> bool:
         return self.merged != self.document
@@ -128,9 +134,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                 first = merge_update(document, parts[0], language, force=force, after=after, before=before,
                                      into=into)
                 second = merge_update(first.merged, parts[1], language, force=force)
-                return Merge(second.merged, 1, max(1, len(split_lines(document))), second.merged, None,
-                             first.unseen if not second.unseen else first.unseen + second.unseen,
-                             document=document)
+                return Merge.spanning(document, second.merged, first.unseen + second.unseen)
             except UpdateError:
                 pass
         said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
@@ -209,10 +213,10 @@ def _said_anew_then_rest(document: str, update: str, language: str | None, *, fo
     if any(k == top and _PHONY.match(update_lines[k]) for k in said.values()):
         update = "".join(update_lines[top + 1:]).lstrip("\r\n")
         if not update.strip():
-            return Merge(rewritten, 1, max(1, len(doc_lines)), rewritten, None, document=document)
+            return Merge.spanning(document, rewritten)
     inner = _imports_then_rest(rewritten, update, language, force=force, after=after, before=before, whole=False,
                                into=into)
-    return Merge(inner.merged, 1, max(1, len(doc_lines)), inner.merged, None, inner.unseen, document=document)
+    return Merge.spanning(document, inner.merged, inner.unseen)
 
 
 def _imports_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
@@ -233,8 +237,7 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
                     raise
             if not imports.unseen and not code.unseen and not (parts[2] and _lost_above(document, parts[0],
                                                                                         imports.merged)):
-                return Merge(code.merged, 1, max(1, len(split_lines(document))), code.merged, None,
-                             document=document)
+                return Merge.spanning(document, code.merged)
         except UpdateError:
             pass
     try:
@@ -379,19 +382,18 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
     named = (language or "").lower()
-    if after and named.endswith((".yml", ".yaml", "yaml")):  # ("right after `resources` is a good spot")
+    yaml = named.endswith((".yml", ".yaml", "yaml"))
+    if after and yaml:  # ("right after `resources` is a good spot")
         placed_after = _after_top_level_key(doc_lines, update_lines, after)
         if placed_after is not None:
             return _checked(placed_after, grammar, force, update)
-    placed = (merge_yaml_keys(doc_lines, update_lines) or append_yaml_items(doc_lines, update_lines)) \
-        if named.endswith((".yml", ".yaml", "yaml")) else \
+    placed = (merge_yaml_keys(doc_lines, update_lines) or append_yaml_items(doc_lines, update_lines)) if yaml else \
         merge_table_keys(doc_lines, update_lines) if named.endswith((".toml", "toml", ".ini", ".cfg")) else None
     if placed is not None:
         merged = "".join(placed)
-        return Merge(merged, 1, max(1, len(doc_lines)), merged, None, document=document)
-    closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else \
-        _rest_of_the_body(doc_lines, update_lines)
-    if not closed and named.endswith((".gd", "gdscript")):
+        return Merge.spanning(document, merged)
+    closed = _closing_what_it_opened(doc_lines, update_lines) if grammar != "python" else []
+    if not closed and (grammar == "python" or named.endswith((".gd", "gdscript"))):  # (blocks end by indentation)
         closed = _rest_of_the_body(doc_lines, update_lines)
     if closed:
         update_lines = update_lines + closed
@@ -661,7 +663,7 @@ def merge_search_replace(document: str, update: str) -> Merge:
         merged = apply_sections(document, sections)
     except PatchError as exc:
         raise UpdateError(str(exc)) from None
-    return Merge(merged, 1, max(1, len(split_lines(document))), merged, None, document=document)
+    return Merge.spanning(document, merged)
 
 
 def merge_patch(document: str, patch: str) -> Merge:
@@ -670,7 +672,7 @@ def merge_patch(document: str, patch: str) -> Merge:
         merged = apply_patch(document, patch)
     except PatchError as exc:
         raise UpdateError(str(exc)) from None
-    return Merge(merged, 1, max(1, len(split_lines(document))), merged, None, document=document)
+    return Merge.spanning(document, merged)
 
 
 def _ends_line(text: str) -> bool:
