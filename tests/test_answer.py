@@ -518,51 +518,32 @@ NOT_YET: dict[str, str] = {
                                              "placed there, where the expected file has it at the end",
     "python-sql-dunning-emails-llama": "a new scheduled job below ``# ...`` after the imports: written after "
                                        "``main()``, where the expected file puts it among the jobs",
-    "python-pytest-conftest-fixtures-mistral": "not examined yet: ``tests/test_parser.py``, "
-                                               "``tests/test_exporter.py`` differ from the expected",
-    "android-room-favorites-cursor": "not examined yet: "
-                                     "``app/src/main/java/com/example/notes/ui/NotesViewModel.kt`` differs from "
-                                     "the expected",
-    "godot-platformer-double-jump-qwen": "not examined yet: ``scripts/player/player.gd`` differs from the "
-                                         "expected; refused: the block at line 49 of the answer: no line of the "
-                                         "update matches a line of the file: it does not belong to th",
+    "python-pytest-conftest-fixtures-mistral": "``tests/test_parser.py`` shown from ``import pytest`` to its end "
+                                               "with the tests rewritten: the three imports above, which the prose "
+                                               "says are no longer needed, are kept",
     "react-native-offline-banner-cody": "not examined yet: ``App.tsx`` differs from the expected; refused: the "
                                         "block at line 116 of the answer: no line of the update matches a line of"
                                         " the file: it does not belong to t",
-    "flutter-riverpod-cart-quantity-grok": "not examined yet: ``lib/providers/cart_provider.dart``, "
-                                           "``lib/screens/cart_screen.dart`` differ from the expected; refused: "
-                                           "the block at line 5 of the answer: no line of the update matches a "
-                                           "line of the file: it does not belong to thi",
-    "unity-inventory-item-stacking-chatgpt": "not examined yet: ``Assets/Scripts/Inventory/InventoryUI.cs`` "
-                                             "differs from the expected",
-    "roblox-datastore-coins-cursor": "not examined yet: ``src/server/PlayerData.server.lua`` differs from the "
-                                     "expected",
     "react-native-signup-validation-claude": "new props shown as four one-line blocks \"right after its "
                                              "`onChangeText`\", and an import said to go after the file's last: "
                                              "the props are dropped, and the import sorts among the others",
-    "android-okhttp-token-refresh-deepseek": "not examined yet: "
-                                             "``app/src/main/java/com/example/shop/data/remote/AuthApi.kt`` "
-                                             "differs from the expected",
+    "android-okhttp-token-refresh-deepseek": "the sentence after the block places its two parts apart "
+                                             "(``RefreshRequest`` before ``TokenResponse``, the method after "
+                                             "``register``): the new class goes right above ``interface AuthApi``",
     "ios-run-tracker-background-location-chatgpt": "a new property-list entry shown alone: refused (the expected "
                                                    "file puts it where its key sorts)",
     "zephyr-nrf52-ble-battery-service-gemini": "not examined yet: ``boards/nrf52840dk_nrf52840.overlay``, "
                                                "``src/sensors.c``, ``src/main.c`` differ from the expected; "
                                                "refused: the block at line 28 of the answer: no line of the "
                                                "update matches a line of the file: it does not belong to th",
-    "nodemcu-lua-deep-sleep-mistral": "not examined yet: ``config.lua``, ``init.lua``, ``app.lua`` differ from "
-                                      "the expected; refused: the block at line 16 of the answer: no line of the "
-                                      "update matches a line of the file: it does not belong to th",
     "flutter-news-feed-infinite-scroll-qwen": "blocks naming no file after sentences that say where (\"In "
                                               "`load()`, replace the `fetchArticles` line inside the `try` "
                                               "with:\"), holding no line of it: read as examples",
     "java-spring-customer-search-pagination-claude": "imports swapped in the prose only (\"swap the "
                                                      "`java.util.List` import for ...\"): the old import stays",
-    "go-chi-orders-csv-export-llama": "not examined yet: ``internal/httpapi/orders.go``, "
-                                      "``internal/httpapi/router.go``, ``internal/httpapi/orders_test.go`` differ"
-                                      " from the expected",
-    "go-gin-ip-rate-limit-mistral": "not examined yet: ``.env.example`` differs from the expected; refused: the "
-                                    "block at line 112 of the answer: no line of the update matches a line of the"
-                                    " file: it does not belong to t",
+    "go-chi-orders-csv-export-llama": "imports said in prose (\"add `\"encoding/csv\"`, `\"fmt\"` and "
+                                      "`\"time\"` to the imports\") are not added; the sentence after the test "
+                                      "block places its two parts apart (the fake method, the test)",
     "laravel-invoice-list-filters-chatgpt": "not examined yet: ``app/Models/Invoice.php``, "
                                             "``app/Http/Controllers/InvoiceController.php``, "
                                             "``resources/views/invoices/index.blade.php`` differ from the "
@@ -1709,3 +1690,62 @@ def test_a_css_rule_said_to_go_right_after_the_root_block_goes_there_set_apart(t
     [change] = plan_answer("Add a dark palette right after your existing `:root` block:\n\n```css path=app.css\n"
                            f"{rule}```\n", tmp_path).files
     assert change.after == css.replace("}\n\nbody", "}\n\n" + rule + "\nbody")
+
+
+def test_definitions_said_to_go_leave_the_wider_blank_run_between_what_was_around_them(tmp_path):
+    """"delete the `SAMPLE` constant and the `write_log` helper": the imports, then two blank lines before the
+    first test, as PEP 8 has it (one was left: the one above the constant)."""
+    tests = ("import textwrap\n\nSAMPLE = textwrap.dedent(\"x\")\n\n\ndef write_log(path):\n    path.write_text(SAMPLE)\n\n\n"
+             "def test_export(sample_log):\n    assert sample_log\n")
+    (tmp_path / "test_exporter.py").write_text(tests)
+    [change] = plan_answer("In **`test_exporter.py`**, delete the `SAMPLE` constant and the `write_log` helper.\n",
+                           tmp_path).files
+    assert change.after == "import textwrap\n\n\ndef test_export(sample_log):\n    assert sample_log\n"
+
+
+def test_a_call_said_to_go_from_a_method_is_not_a_definition_to_delete(tmp_path):
+    """"remove the per-frame `Refresh()` from `Update`": ``Update`` is a method, not a class holding ``Refresh``,
+    so the ``Refresh`` method stays (it was deleted; the block shows the call gone)."""
+    ui = ("public class InventoryUI : MonoBehaviour\n{\n    private void Update()\n    {\n        Refresh();\n    }\n\n"
+          "    private void Refresh()\n    {\n        Draw();\n    }\n}\n")
+    (tmp_path / "InventoryUI.cs").write_text(ui)
+    answer = ("Subscribe to `OnChanged` and remove the per-frame `Refresh()` from `Update`:\n\n```csharp\n"
+              "// InventoryUI.cs\n    private void Update()\n    {\n    }\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == ui.replace("        Refresh();\n    }\n\n", "    }\n\n")
+    inside = "Remove `Draw` from `InventoryUI`:\n\n```csharp\n// InventoryUI.cs\n    private void Update()\n    {\n    }\n```\n"
+    assert [r.within for r in read_answer(inside).removals] == ["InventoryUI"]
+
+
+def test_new_members_said_to_go_under_a_method_go_after_it():
+    """"add these under `remove()`:" places them after ``remove`` ("under" was not a place word)."""
+    [block] = read_answer("**The notifier** — add these under `remove()`:\n\n```dart\n// lib/cart.dart\n"
+                          "  void clear() {}\n```\n").blocks
+    assert (block.after, block.before) == ("remove", None)
+
+
+def test_lines_said_to_be_replaced_by_name_or_as_the_file_s_last_go(tmp_path):
+    """"replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:" and a block of settings that shows the line above
+    them: the two lines go and the block's take their place (``STATUS_LED`` was kept twice, ``SAMPLE_INTERVAL``
+    kept); "replace the last two lines with:": the file's last two lines go (refused before: no line of the
+    file in the block)."""
+    config = "local M = {}\n\nM.DHT_PIN = 5          -- D5\nM.SAMPLE_INTERVAL = 60 -- seconds\nM.STATUS_LED = 0\n\nreturn M\n"
+    init = "wifi.sta.config(config.WIFI)\n\nprint(\"Starting app.lua in 3 s\")\ntmr.create():alarm(3000, startup)\n"
+    (tmp_path / "config.lua").write_text(config)
+    (tmp_path / "init.lua").write_text(init)
+    settings = "M.DHT_PIN = 5          -- D5\nM.SLEEP_SECONDS = 600  -- deep sleep\nM.STATUS_LED = 4       -- D4\n"
+    wake = "if node.bootreason() == 5 then\n  startup()\nelse\n  tmr.create():alarm(3000, startup)\nend\n"
+    answer = (f"**`config.lua`** — replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:\n\n```lua\n{settings}```\n\n"
+              f"**`init.lua`** — replace the last two lines with:\n\n```lua\n{wake}```\n")
+    changes = {c.path: c.after for c in plan_answer(answer, tmp_path).files}
+    assert changes == {"config.lua": config.replace("M.DHT_PIN = 5          -- D5\nM.SAMPLE_INTERVAL = 60 -- seconds\n"
+                                                    "M.STATUS_LED = 0\n", settings),
+                       "init.lua": "wifi.sta.config(config.WIFI)\n\n" + wake}
+
+
+def test_a_sentence_after_a_block_that_places_it_places_only_that_block():
+    """"Put this block after the `# Auth` section." after a ``.env`` block places it after that section; the
+    next block, under a heading of its own, is not placed by it."""
+    reading = read_answer("```bash\n# .env.example\nRATE_LIMIT_RPS=5\n```\n\nPut this block after the `# Auth` section."
+                          "\n\n**4. Apply it to the API group**\n\n```go\n// router.go\n\tapi.Use(limit)\n```\n")
+    assert [(b.path, b.after) for b in reading.blocks] == [(".env.example", "Auth"), ("router.go", None)]

@@ -3600,3 +3600,125 @@ def test_a_new_story_beside_another_of_the_same_shape_does_not_rewrite_it():
         "control: 'radio'", "control: 'inline-radio'").replace(
         "'ghost' },\n};\n\n", "'ghost' },\n};\n\nexport const Danger: Story = {\n"
         "  args: { variant: 'danger', children: 'Delete project' },\n};\n\n")
+
+
+def test_a_new_method_before_a_marker_is_set_apart_from_the_class_kept_below_as_the_file_sets_methods_apart():
+    """A new method after ``deleteNote``, its ``}`` right against ``// ... existing code ...``, and below it the
+    file's nested ``class Factory``: a blank line between them, as the file sets its methods apart (the kept
+    stretch shows no such pair, and the file's whole text was not asked)."""
+    document = ("class NotesViewModel(private val noteDao: NoteDao) : ViewModel() {\n"
+                "    val notes: StateFlow<List<Note>> = _query\n        .flatMapLatest { q -> noteDao.search(q) }\n"
+                "        .stateIn(viewModelScope, SharingStarted.WhileSubscribed(5_000), emptyList())\n\n"
+                "    fun onQueryChange(newQuery: String) {\n        _query.value = newQuery\n    }\n\n"
+                "    fun deleteNote(note: Note) {\n        viewModelScope.launch {\n            noteDao.delete(note)\n"
+                "        }\n    }\n\n    class Factory(private val noteDao: NoteDao) : ViewModelProvider.Factory {\n"
+                "        override fun <T : ViewModel> create(modelClass: Class<T>): T =\n            NotesViewModel(noteDao) as T\n"
+                "    }\n}\n")
+    favorites = ("    val favorites: StateFlow<List<Note>> = noteDao.observeFavorites()\n"
+                 "        .stateIn(viewModelScope, SharingStarted.WhileSubscribed(5_000), emptyList())\n\n")
+    toggle = ("    fun toggleFavorite(note: Note) {\n        viewModelScope.launch {\n"
+              "            noteDao.setFavorite(note.id, !note.isFavorite)\n        }\n    }\n")
+    update = ("// ... existing code ...\n    val notes: StateFlow<List<Note>> = _query\n"
+              "        .flatMapLatest { q -> noteDao.search(q) }\n"
+              "        .stateIn(viewModelScope, SharingStarted.WhileSubscribed(5_000), emptyList())\n\n" + favorites +
+              "// ... existing code ...\n\n    fun deleteNote(note: Note) {\n        viewModelScope.launch {\n"
+              "            noteDao.delete(note)\n        }\n    }\n\n" + toggle + "// ... existing code ...\n")
+    assert merge_update(document, update, "NotesViewModel.kt").merged == document.replace(
+        "emptyList())\n\n", "emptyList())\n\n" + favorites).replace(
+        "        }\n    }\n\n    class", "        }\n    }\n\n" + toggle + "\n    class")
+
+
+def test_a_block_shown_whole_above_a_marker_replaces_the_file_s_block_of_the_same_head():
+    """``if Input.is_action_just_pressed("jump"):`` with a new body (the old one moved to ``_jump()``), then ``#
+    ... rest of _physics_process stays the same``: the file's ``if ... and _coyote_timer > 0.0:`` block is what
+    it rewrites; it was kept below the new one, jumping twice."""
+    document = ("func _physics_process(delta: float) -> void:\n\tif not is_on_floor():\n\t\tvelocity.y += gravity * delta\n"
+                "\t\t_coyote_timer -= delta\n\telse:\n\t\t_coyote_timer = COYOTE_TIME\n\n"
+                "\tif Input.is_action_just_pressed(\"jump\") and _coyote_timer > 0.0:\n\t\tvelocity.y = JUMP_VELOCITY\n"
+                "\t\t_coyote_timer = 0.0\n\t\tjump_sound.play()\n\n\t# Variable jump height.\n"
+                "\tif Input.is_action_just_released(\"jump\") and velocity.y < 0.0:\n\t\tvelocity.y *= 0.5\n\n"
+                "\tmove_and_slide()\n")
+    update = ("func _physics_process(delta: float) -> void:\n\tif not is_on_floor():\n\t\tvelocity.y += gravity * delta\n"
+              "\t\t_coyote_timer -= delta\n\telse:\n\t\t_coyote_timer = COYOTE_TIME\n"
+              "\t\tif _air_jumps_left != max_air_jumps:\n\t\t\t_air_jumps_left = max_air_jumps\n\n"
+              "\tif Input.is_action_just_pressed(\"jump\"):\n\t\tif _coyote_timer > 0.0:\n\t\t\t_jump()\n"
+              "\t\telif _air_jumps_left > 0:\n\t\t\t_air_jumps_left -= 1\n\t\t\t_jump()\n\n"
+              "\t# ... rest of _physics_process stays the same\n")
+    shown = update[:update.index("\n\t# ...") + 1]
+    assert merge_update(document, update, "player.gd").merged == shown + document[document.index("\t# Variable"):]
+
+
+def test_a_snippet_that_starts_inside_a_call_and_ends_closing_it_rewrites_the_call_s_rest():
+    """``title: Text(...)`` (the one line of the file it shows), new arguments, then ``),`` and ``);``: those
+    close the file's ``ListTile(``, so its old ``subtitle`` and ``trailing`` go (they were kept after the new
+    ones, the call written twice)."""
+    document = ("      itemBuilder: (context, index) {\n          return ListTile(\n            leading: Icon(Icons.shop),\n"
+                "            title: Text(item.product.name),\n            subtitle: Text(formatPrice(item.product.price)),\n"
+                "            trailing: IconButton(\n              onPressed: remove,\n            ),\n          );\n"
+                "      },\n")
+    update = ("            title: Text(item.product.name),\n            subtitle: Text(formatPrice(item.lineTotal)),\n"
+              "            trailing: _QuantityStepper(\n              quantity: item.quantity,\n            ),\n"
+              "          );\n")
+    assert merge_update(document, update, "cart_screen.dart").merged == document.replace(
+        "            title: Text(item.product.name),\n            subtitle: Text(formatPrice(item.product.price)),\n"
+        "            trailing: IconButton(\n              onPressed: remove,\n            ),\n          );\n", update)
+
+
+def test_a_function_s_end_is_not_placed_on_the_file_s_last_end():
+    """Lua functions rewritten down to the last one's ``end``, where the file goes on with calls after a loop's
+    ``end``: the ``end`` is the function's (it was placed on the loop's, deleting the calls between)."""
+    document = ("local function onPlayerAdded(player)\n\tcreate(player)\nend\n\nlocal function onPlayerRemoving(player)\n"
+                "\tprint(player.Name)\nend\n\nPlayers.PlayerAdded:Connect(onPlayerAdded)\n\n"
+                "for _, player in Players:GetPlayers() do\n\ttask.spawn(onPlayerAdded, player)\nend\n")
+    update = ("local function onPlayerAdded(player)\n\tlocal data = loadData(player)\n\tcreate(player, data)\nend\n\n"
+              "local function onPlayerRemoving(player)\n\tsaveData(player)\nend\n")
+    assert merge_update(document, update, "PlayerData.server.lua").merged == update + document[document.index("\nPlayers"):]
+
+
+def test_a_new_lua_file_ending_on_an_end_the_file_has_often_is_the_whole_file_when_said_so():
+    """"new version of the whole file:" and a script whose last line, ``end``, the old file has many times, the
+    last of them eight lines before its end: that places no end, so the block is the whole file (it was read as a
+    snippet, keeping the old code after it)."""
+    document = ("local led = 1\n\nlocal function publish()\n  send()\nend\n\nlocal function connect()\n  open()\nend\n\n"
+                "client:on(\"offline\", function()\n  connected = false\n  retry()\n  log()\nend)\n\n"
+                "wifi.register(function(t)\n  connect()\nend)\n\ntmr.alarm(60, publish)\n")
+    update = ("-- wake up, publish, sleep\nlocal led = 1\n\nlocal function sleep()\n  node.dsleep(1)\nend\n\n"
+              "if wifi.ip() then\n  publish()\nelse\n  wait()\nend\n")
+    assert merge_update(document, update, "app.lua", whole=True).merged == update
+
+
+def test_new_lines_said_to_go_after_a_comment_headed_section_go_after_it_set_apart():
+    """"Put this block after the `# Auth` section." below ``# Rate limiting`` settings for a ``.env``: after the
+    ``# Auth`` lines, a blank line between, as the file's sections are (it was refused: no line of the file)."""
+    document = "# HTTP\nPORT=8080\n\n# Auth\nJWT_SECRET=\nJWT_TTL=15m\n\n# Logging\nLOG_LEVEL=debug\n"
+    update = "# Rate limiting (per client IP)\nRATE_LIMIT_RPS=5\n"
+    assert merge_update(document, update, ".env.example", after="Auth").merged == document.replace(
+        "15m\n\n", "15m\n\n" + update + "\n")
+
+
+def test_a_call_titled_by_a_go_string_is_not_another_call_of_the_same_function():
+    """``r.Route("/orders", ...)`` shown alone, a route added: it is the file's ``/orders`` route nested in
+    ``r.Route("/api/v1", ...)``, not that one (Go's string literals did not title a call, so the syntax
+    replaced ``/api/v1`` whole)."""
+    document = ("func NewRouter(h Handlers) http.Handler {\n\tr := chi.NewRouter()\n\n"
+                "\tr.Route(\"/api/v1\", func(r chi.Router) {\n\t\tr.Use(middleware.Timeout(15 * time.Second))\n\n"
+                "\t\tr.Route(\"/orders\", func(r chi.Router) {\n\t\t\tr.Get(\"/\", h.Orders.List)\n\t\t})\n\n"
+                "\t\tr.Route(\"/customers\", func(r chi.Router) {\n\t\t\tr.Get(\"/{id}\", h.Customers.Get)\n\t\t})\n"
+                "\t})\n\n\treturn r\n}\n")
+    update = ("\t\tr.Route(\"/orders\", func(r chi.Router) {\n\t\t\tr.Get(\"/\", h.Orders.List)\n"
+              "\t\t\tr.Get(\"/export.csv\", h.Orders.ExportCSV)\n\t\t})\n")
+    assert merge_update(document, update, "router.go").merged == document.replace(
+        "h.Orders.List)\n", "h.Orders.List)\n\t\t\tr.Get(\"/export.csv\", h.Orders.ExportCSV)\n")
+
+
+def test_a_new_commented_field_set_apart_under_a_marker_keeps_its_blank_line():
+    """``// ... (existing fields)``, a blank line, then a new field with a comment of its own: the blank line
+    stays, as the update shows it (the file runs its fields on, and its way won)."""
+    document = ("type Server struct {\n\tstore  *store.MemoryStore\n\tmux    *http.ServeMux\n}\n\n"
+                "func (s *Server) routes() {\n\ts.mux.HandleFunc(\"GET /notes\", s.list)\n}\n")
+    update = ("type Server struct {\n\t// ... (existing fields)\n\n\t// startedAt is used by /healthz to report uptime.\n"
+              "\tstartedAt time.Time\n}\n\nfunc (s *Server) routes() {\n\ts.mux.HandleFunc(\"GET /healthz\", s.health)\n"
+              "\ts.mux.HandleFunc(\"GET /notes\", s.list)\n}\n")
+    assert merge_update(document, update, "server.go").merged == document.replace(
+        "ServeMux\n}", "ServeMux\n\n\t// startedAt is used by /healthz to report uptime.\n\tstartedAt time.Time\n}").replace(
+        "\ts.mux.HandleFunc(\"GET /notes\"", "\ts.mux.HandleFunc(\"GET /healthz\", s.health)\n\ts.mux.HandleFunc(\"GET /notes\"")

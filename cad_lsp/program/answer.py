@@ -71,7 +71,7 @@ _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:[-*+]\s+|\d{1,2}[.)]\s
 _EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
 _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
 _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30})?\s*:?\s*$")
-_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|between|next\s+to)\s+(?:the\s+)?(?:existing\s+)?"
+_AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|between|next\s+to)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
                     r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+)(?:/\d+)?(?:\([^`]*\))?`|"
@@ -249,6 +249,9 @@ class Block:
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
     goes_on: str | None = None  # naming no file, the file the block before it named, which it may go on in
     inside: str | None = None  # the definition the sentence before says the change is in ("in `Fire()`, swap ...")
+    replaces: tuple[str, ...] = ()  # the names of the file's lines the sentence says it replaces ("replace the
+    # `SAMPLE_INTERVAL` and `STATUS_LED` lines:")
+    replaces_last: int = 0  # ... or how many of the file's last lines ("replace the last two lines with:")
 
     @property
     def is_patch(self) -> bool:
@@ -280,6 +283,7 @@ class Removal:
     line: int  # 1-based line of the sentence in the answer
     sentence: str
     lines: bool = False  # the names start the lines to delete, not definitions ("Delete the `HEALTHCHECK` line")
+    within: str | None = None  # the class the sentence says holds them ("from `Article`")
 
 
 @dataclass(frozen=True)
@@ -354,6 +358,13 @@ def read_answer(markdown: str) -> Reading:
                 if gone and len(gone) < len(named):  # ("Replace `test_mart_refresh_runs_after_merge` and
                     removals.append(Removal(tuple(gone), read.path, index + 1, listed[0]))  # `test_retries`
                     # ...:" and a block that defines the second and new ones: the first goes)
+            if isinstance(read, Block) and read.path and not read.is_patch and \
+                    (lines_said := _REPLACE_LINES.search(said.replace("**", ""))):
+                read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(r"`[^`]+`", lines_said["names"])))
+            elif isinstance(read, Block) and read.path and not read.is_patch and \
+                    (last_lines := _REPLACE_LAST_LINES.search(said.replace("**", ""))):
+                count = last_lines["count"] or "one"
+                read = replace(read, replaces_last=int(count) if count.isdigit() else _COUNTS[count.lower()])
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1
@@ -380,10 +391,11 @@ _GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$")
 
 
 # The sentence right after a block that says where it goes: "Put the target after `release-major`.", "Place
-# `snapshot` after `install` so the help stays in order."
-_PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|this|them|these|the\s+(?:new\s+)?[\w-]+|`[^`]+`)\s+"
+# `snapshot` after `install` so the help stays in order.", "Put this block after the `# Auth` section."
+_PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|them|`[^`]+`|(?:this|these|the\s+(?:new\s+)?[\w-]+)"
+                        r"(?:\s+(?:block|snippet|section|lines?|code|part|entry|entries|one|ones))?)\s+"
                         r"(?:right\s+|just\s+|directly\s+)?(?P<where>after|below|under|before|above)\s+(?:the\s+)?"
-                        r"`(?P<name>[\w.$:-]+)(?:\([^`]*\))?`", re.IGNORECASE)
+                        r"`(?:(?P<name>[\w.$:-]+)(?:\([^`]*\))?|#{1,6}\s+(?P<heading>[^`]{1,60}))`", re.IGNORECASE)
 
 
 def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
@@ -392,8 +404,8 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
     m = _PUT_WHERE.match(said)
     if m is None or block.after is not None or block.before is not None or block.path is None:
         return block
-    near = m["where"].lower() in ("after", "below", "under")
-    return replace(block, after=m["name"] if near else None, before=None if near else m["name"])
+    near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
+    return replace(block, after=name if near else None, before=None if near else name)
 
 
 def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> bool:
@@ -426,7 +438,7 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
             if _NOT_DONE.search(sentence):
                 continue
-            names, path, other = [], None, False
+            names, path, other, within = [], None, False, None
             spans = list(re.finditer(r"`([^`]+)`", m["what"]))
             said = sentence[:len(sentence) - len(m[0])]
             if not spans and re.match(r"[\s*_]*it\b", m["what"]):  # "`test_full_queue_rejects_push` tests the
@@ -447,7 +459,7 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 if _names_file(token):
                     path = token
                 elif behind[0].lower() in _PREPOSITIONS and token[:1].isupper() and _REMOVED_NAME.match(token):
-                    continue  # "from `Article`": the class that holds them
+                    within = _REMOVED_NAME.match(token)["name"]  # "from `Article`": the class that holds them
                 elif behind[0].lower() in _PREPOSITIONS:
                     other = True  # "from `save`": a line inside a function, not a definition
                 elif _REMOVED_NAME.match(token) and (not word or word in _DEFINITION_NOUNS):
@@ -458,7 +470,7 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 named = [t for t in _BACKTICKED.findall(sentence[:len(sentence) - len(m[0])]) if _names_file(t)]
                 path = named[0] if len(named) == 1 else None
             if names and not other:
-                out.append(Removal(tuple(names), path, number, sentence.strip()))
+                out.append(Removal(tuple(names), path, number, sentence.strip(), within=within))
         for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"
             if not _NOT_DONE.search(line[:m.end()]) and _names_file(m["path"]):
                 out.append(Removal((m["head"],), m["path"], number, m[0], lines=True))
@@ -735,6 +747,16 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
 
 
 # "Replace `a` and `b` at the end of ...:", "replace the `x`, `y` and `z` tests with:"
+# "replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:": the file's lines of those names are what the block's
+# new lines take the place of
+_REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+)?"
+                            r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
+                            r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b",
+                            re.IGNORECASE)
+# "replace the last two lines with:": of the file
+_REPLACE_LAST_LINES = re.compile(r"\breplace\s+the\s+(?:file'?s\s+)?last\s+(?:(?P<count>\d+|two|three|four|five|six)"
+                                 r"\s+lines|line)\b", re.IGNORECASE)
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _REPLACE_THESE = re.compile(r"\breplace\s+(?:the\s+)?(?:existing\s+)?(?P<names>`[^`]+`(?:\s*(?:,|and|,\s*and)\s*"
                             r"(?:the\s+)?`[^`]+`)+)", re.IGNORECASE)
 
@@ -783,7 +805,10 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     ``below the `delete` handler``), as (name, None); "" where it says the file's end ("Add these to the end of
     `tests/version.rs`"); or the one it goes before or above, as (None, name) ("Place it right above
     `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
-    for line in [line for line in prose if line.strip()][-2:][::-1]:  # the sentence, or the one above a path
+    sentences = [line for line in prose
+                 if line.strip() and not (_PUT_WHERE.match(line) and not line.rstrip().endswith(":"))]
+    for line in sentences[-2:][::-1]:  # the sentence, or the one above a path (not one that places the block above:
+        # "Put this block after the `# Auth` section.")
         said = line.replace("**", "").replace("__", "")
         end = _AT_THE_END.search(said)  # ("at the **end** of the file")
         m = _AFTER.search(line)  # (a section in bold: "between **Adding recipes** and ...")

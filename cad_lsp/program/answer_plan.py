@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -403,16 +404,17 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
         return
     for name in removal.names:
         where = targets or [c.target for c in changes if c.exists and c.after is not None and
-                            definition_lines(c.before, name, c.target.name) is not None]
+                            definition_lines(c.before, name, c.target.name, removal.within) is not None]
         if len(where) != 1:
             continue
         target = where[0]
         change = _change_of(target, changes, by_target, root, read)
-        if change is None or change.after is None or definition_lines(change.before, name, target.name) is None or \
+        if change is None or change.after is None or \
+                definition_lines(change.before, name, target.name, removal.within) is None or \
                 any(same_name(defined, name) for block in change.blocks
                     for defined in definitions_in(keys_of(block.text.splitlines())).values()):
             continue  # (a block of the answer defines it: "replace `_QuoteScreenState` with the version below")
-        after = remove_definition(change.after, name, target.name)
+        after = remove_definition(change.after, name, target.name, removal.within)
         if after is not None:
             changes[by_target[target]] = _with_removed(change, after, name)
 
@@ -458,6 +460,47 @@ def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChang
     changes[by_target[targets[0]]] = _with_removed(change, "".join(lines[:found[0]] + lines[end:]), head)
 
 
+def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> Merge | None:
+    """The block merged in place of the file's lines the sentence before it says it replaces: the lines of the
+    names it gives ("replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:"), each the one line of the file that
+    sets or starts with that name and closes what it opens, or the file's last lines ("replace the last two lines
+    with:"), the block then at the file's end.  None where the sentence says none, a name has not exactly one such
+    line, or the merge without them removes lines the block did not show: the block is merged as it is."""
+    lines = current.splitlines(keepends=True)
+    if block.replaces_last:
+        content = [k for k, line in enumerate(lines) if line.strip()]
+        gone = set(range(content[-block.replaces_last], len(lines))) if len(content) > block.replaces_last else None
+        after: str | None = ""
+    elif block.replaces:
+        found = [[k for k, line in enumerate(lines) if _sets(line, said)] for said in block.replaces]
+        gone = {k[0] for k in found} if all(len(k) == 1 for k in found) and \
+            all(_balanced(lines[k[0]]) for k in found) else None
+        after = block.after
+    else:
+        return None
+    if not gone:
+        return None
+    kept = "".join(line for k, line in enumerate(lines) if k not in gone)
+    try:
+        merge = merge_update(kept, block.text, name, force=force, after=after, before=block.before, into=block.into)
+    except UpdateError:
+        return None
+    return Merge.spanning(current, merge.merged) if not merge.unseen_lines else None
+
+
+def _sets(line: str, said: str) -> bool:
+    """Whether a line is the one a sentence names by ``said``: it starts with it (``HEALTHCHECK``,
+    ``STATUS_LED = 0``), or sets it (``M.STATUS_LED = 0``, ``export API_URL=``, ``"port": 80``)."""
+    if line.strip().startswith(said) and not re.match(r"\w", line.strip()[len(said):]):
+        return True
+    return re.match(rf"""\s*(?:(?:export|local|const|let|var|set|readonly|ENV|ARG)\s+)?(?:[\w$]+\.)*"""
+                    rf"""["']?{re.escape(said)}["']?\s*[:=]""", line) is not None
+
+
+def _balanced(line: str) -> bool:
+    return all(line.count(a) == line.count(b) for a, b in ("()", "[]", "{}"))
+
+
 def _shown(target: Path, root: Path) -> str:
     try:
         return target.relative_to(root).as_posix()
@@ -501,8 +544,9 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         if block.label is not None and current.lstrip().startswith(block.label.strip()):
             block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
         try:
-            merge = merge_update(current, block.text, target.name, force=force, after=block.after,
-                                 before=block.before, whole=block.whole, into=block.into)
+            merge = _lines_said_replaced(current, block, target.name, force) or \
+                merge_update(current, block.text, target.name, force=force, after=block.after,
+                             before=block.before, whole=block.whole, into=block.into)
         except UpdateError as exc:
             merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name)
             if merge is None:

@@ -1472,8 +1472,14 @@ class _Merger:
                           not self._lead(self.old, old_units, before[0], old_region)):
                     pieces += file_lead
             elif before[1] is None and before[0] is not None and 0 < before[0] == len(old_units) - 1:
-                # after the last unit the marker keeps: set off as the file sets off that one from the one before
-                pieces += self._lead(self.old, old_units, before[0], old_region)
+                # after the last unit the marker keeps: set off as the file sets off that one from the one before,
+                # unless the update sets off a one-line unit with a comment of its own right under the marker (a
+                # new field, ``// startedAt is used by /healthz ...`` above it)
+                shown_lead = self._lead(self.new, new_units, k, new_region, shift) if k > 0 and \
+                    self.is_marker(new_units[k - 1]) else None
+                commented = new_units[k].start < _first_line(new_units[k]) == new_units[k].end
+                pieces += shown_lead if shown_lead and commented else \
+                    self._lead(self.old, old_units, before[0], old_region)
             else:
                 pieces += self._lead(self.new, new_units, k, new_region, shift)
             if side == "old":

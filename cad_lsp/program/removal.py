@@ -19,33 +19,38 @@ __all__ = ["definition_lines", "remove_definition"]
 _DEFINITIONS = ("function", "type", "impl", "variable")
 
 
-def definition_lines(text: str, name: str, filename: str) -> tuple[int, int] | None:
+def definition_lines(text: str, name: str, filename: str, within: str | None = None) -> tuple[int, int] | None:
     """The lines (0-based, inclusive) of the one definition ``name`` names in ``text``, doc comment and
-    decorators included; None where the file does not parse or defines it not exactly once.  A file no grammar
-    reads (Lua) is read line by line: the definition's head, found by ``lines.reading``, down to its end."""
+    decorators included; None where the file does not parse or defines it not exactly once.  ``within``: the
+    class said to hold it ("from `Article`"), None where it is not in a class of that name ("remove the
+    `Refresh()` from `Update`" names a call in a method, not a definition).  A file no grammar reads (Lua) is
+    read line by line: the definition's head, found by ``lines.reading``, down to its end."""
     language = language_of(filename)
     if language == "markdown":
         return None
     lines = text.splitlines(True)
     if language is None:
+        if within is not None:
+            return None
         keys = keys_of(lines)
         found = [k for k, defined in definitions_in(keys).items() if names(defined, name)]
         return (attached_start(keys, found[0]), block_end(keys, found[0]) - 1) if len(found) == 1 else None
     parsed = parse_units(text, language, lines)
     if parsed is None or parsed[1]:
         return None
-    found = [unit for unit in _walk(parsed[0]) if unit.key is not None and unit.key[0] in _DEFINITIONS
-             and names(unit.key[1], name)]
+    found = [unit for unit, holder in _walk(parsed[0]) if unit.key is not None and unit.key[0] in _DEFINITIONS
+             and names(unit.key[1], name) and (within is None or holder is not None and holder.key is not None
+                                                and holder.key[0] != "function" and names(holder.key[1], within))]
     if len(found) != 1:
         return None
     return found[0].start, found[0].end
 
 
-def remove_definition(text: str, name: str, filename: str) -> str | None:
+def remove_definition(text: str, name: str, filename: str, within: str | None = None) -> str | None:
     """``text`` without the one definition ``name`` names and the blank lines that set it apart from what
-    follows (from what precedes, where nothing of its block follows); None where there is no such one
+    follows (from what precedes, where nothing of its block follows), the wider run of the two kept; None where there is no such one
     definition (``definition_lines``)."""
-    span = definition_lines(text, name, filename)
+    span = definition_lines(text, name, filename, within)
     if span is None:
         return None
     lines = text.splitlines(True)
@@ -54,7 +59,11 @@ def remove_definition(text: str, name: str, filename: str) -> str | None:
     while following < len(lines) and not lines[following].strip():
         following += 1
     if following < len(lines) and _indent(lines[following]) >= _indent(lines[first]) or first == 0:
-        last = following - 1  # a definition follows: it keeps the blank lines the removed one had above it
+        above = next((n for n in range(first) if lines[first - 1 - n].strip()), first)
+        below = following - last - 1
+        last = following - 1 - (max(0, below - above) if first else 0)
+        # (a definition follows: it keeps the wider of the blank runs around the removed one, two after a
+        # Python module's imports where a constant with one above it goes)
     else:  # the last of its file or block: the blank lines above it go
         while first > 0 and not lines[first - 1].strip():
             first -= 1
@@ -65,9 +74,10 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _walk(units: list[Unit]):
-    """The units of the file and of its classes, modules and namespaces; not those inside functions."""
+def _walk(units: list[Unit], holder: Unit | None = None):
+    """The units of the file and of its classes, modules and namespaces, each with the one it is in (None at the
+    file's top level); not those inside functions."""
     for unit in units:
-        yield unit
+        yield unit, holder
         if unit.body and (unit.key is None or unit.key[0] != "function"):
-            yield from _walk(unit.body)
+            yield from _walk(unit.body, unit)

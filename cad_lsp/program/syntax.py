@@ -468,7 +468,8 @@ def _call_key(call, source: bytes) -> tuple[str, str] | None:
     first = args.named_children[0] if args is not None and args.named_children else None
     target = call.child_by_field_name("object") if call.type == "method_invocation" else None
     name = (_text(target, source) + "." if target is not None else "") + _text(callee, source)
-    if first is not None and first.type in ("string", "template_string", "string_literal"):
+    if first is not None and first.type in ("string", "template_string", "string_literal", "interpreted_string_literal",
+                                            "raw_string_literal", "encapsed_string"):
         name += " " + _text(first, source)
     return ("call", name)
 

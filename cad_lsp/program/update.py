@@ -109,8 +109,8 @@ def _starts_or_ends_inside(doc_lines: list[str], update_lines: list[str]) -> boo
     shown = set(new)
     if new[0] in doc and sum(k not in shown for k in doc[:doc.index(new[0])]) >= UNSEEN_AROUND_WHOLE:
         return True
-    if doc.count(new[-1]) > 1 and not CLOSING.match(new[-1]):
-        return False  # (a statement the file has several times, ``RETURNING id, email;``, places no end)
+    if doc.count(new[-1]) > 1:
+        return False  # (a line the file has several times, ``RETURNING id, email;`` or an ``end``, places no end)
     last = len(doc) - 1 - doc[::-1].index(new[-1]) if new[-1] in doc else len(doc) - 1
     return sum(k not in shown for k in doc[last + 1:]) >= UNSEEN_AROUND_WHOLE
 
@@ -704,6 +704,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         apart = [Piece(_terminator(doc_lines), None, None)] if tags[0] and not keys[tags[0] - 1].strip() else []
         return _inserted(doc_lines, update_lines, tags[0], _shown_pieces(update_lines) + apart)
     found = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and names(defined, name)]
+    if not found and not any(is_marker(line) for line in update_lines):
+        return _at_named_section(doc_lines, update_lines, side, name)
     if not found or any(is_marker(line) for line in update_lines):
         return None
     at = block_end(keys, found[-1]) if side == "after" else found[0]  # (clauses, overloads: all of them)
@@ -724,6 +726,22 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         gap = next((g for g in range(at) if keys[at - g - 1].strip()), at)  # (the file's blank lines between
         new += [Piece(newline, None, None)] * max(gap, 1)  # definitions there: two in Python and GDScript)
     return _inserted(doc_lines, update_lines, at, new)
+
+
+def _at_named_section(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
+    """New lines put after (or before) a section that a comment line heads (``# Auth`` in a ``.env``, "after the
+    `# Auth` section"): the comment and the lines below it up to a blank line.  Set apart by a blank line, as the
+    file's sections are; None where no one comment line is that heading, or the file does not set them apart."""
+    keys = [line_key(line) for line in doc_lines]
+    heads = [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I)]
+    if len(heads) != 1 or "" not in (key.strip() for key in keys):
+        return None
+    newline = _terminator(doc_lines)
+    new = _shown_pieces(update_lines)
+    if side == "after":
+        at = next((j for j in range(heads[0], len(keys)) if not keys[j].strip()), len(keys))
+        return _inserted(doc_lines, update_lines, at, [Piece(newline, None, None)] + new)
+    return _inserted(doc_lines, update_lines, heads[0], new + [Piece(newline, None, None)])
 
 
 def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: str) -> Merge | None:

@@ -21,7 +21,7 @@ from .extents import marker_extents
 from .fresh import inside_unshown, named_rewrites, new_definition_lines, outside_their_block, under_new_headers
 from .likeness import other_entries
 from .passes import (
-    close_below_markers, close_marked_blocks, close_shown_blocks, closing_lines_pinned, continue_placed_runs,
+    close_below_markers, close_blocks_around, close_marked_blocks, close_shown_blocks, closing_lines_pinned, continue_placed_runs,
     dead_after_return, fill_edge, fill_gap, old_ending, place_closing_before_markers, place_closing_lines,
     place_common_end, place_common_start, place_context, rest_of_block, rest_of_last_block, set_apart,
     share_blank_lines, share_edge_blank_lines, unplace_openers_of_new_entries)
@@ -233,6 +233,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     place_common_start(lines, keys, doc_keys)
     place_closing_before_markers(lines, keys, doc_keys)
     close_shown_blocks(lines, keys, doc_keys)
+    close_blocks_around(lines, keys, doc_keys)
     close_below_markers(lines, keys, doc_keys)
     continue_placed_runs(lines, keys, doc_keys)
     unplace_openers_of_new_entries(lines, keys, doc_keys)

@@ -124,6 +124,30 @@ def close_shown_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -
             lines[i] = end + 1
 
 
+def close_blocks_around(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+    """An update without markers that starts inside a block and ends closing it (``title:``, the rest of a
+    ``ListTile(``'s arguments rewritten, then its ``);``): its closing lines less indented than its first line
+    are the file's lines that close the blocks around the first one, not new ones after it; the file's lines
+    between are what it rewrites."""
+    shown = [k for k, key in enumerate(keys) if key.strip()]
+    if not shown or MARKER in lines or lines[shown[0]] <= 0 or weight(keys[shown[0]]) < DISTINCTIVE or \
+            doc_keys.count(keys[shown[0]]) > 1:
+        return  # (a first line the file has once: a ``@Test`` starts no block's rewrite)
+    top, tail = indent_of(keys[shown[0]]), []
+    for k in reversed(shown):
+        if lines[k] != NEW or not CLOSING.match(keys[k]) or indent_of(keys[k]) >= top:
+            break
+        tail.append(k)
+    j = lines[shown[0]] - 1  # 0-based
+    for k in reversed(tail):  # (the innermost block's first)
+        depth = indent_of(keys[k])
+        end = next((i for i in range(j + 1, len(doc_keys)) if doc_keys[i].strip() and indent_of(doc_keys[i]) <= depth),
+                   None)
+        if end is None or doc_keys[end].strip() != keys[k].strip() or any(n > end for n in lines if n > 0):
+            return
+        lines[k], j = end + 1, end
+
+
 def close_below_markers(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
     """A marker, then new closing lines, then a placed one (``// ... unchanged ...`` in a ``match``, its ``}``,
     then the function's ``}``): the new ones are the file's closing lines right above the placed one, not
@@ -282,9 +306,10 @@ def place_common_end(lines: list[int], keys: list[str], doc_keys: list[str]) -> 
             not closes_new_block(k, keys, in_file):
         run.append((k, j + 1))
         k, j = k - 1, j - 1
-    if not run or max(weight(keys[k]) for k, _ in run) < ANCHOR_WEIGHT and \
+    if not run or max(0 if CLOSING.match(keys[k]) else weight(keys[k]) for k, _ in run) < ANCHOR_WEIGHT and \
             not (len(run) == 1 and MARKER in lines[:run[0][0]] and _closes_a_type(doc_keys, run[0][1] - 1)):
-        return  # (a class's ``}`` alone, after a marker and new members: the file's, the new code inside it)
+        return  # (closing lines alone end many blocks, ``end`` too; a class's ``}`` alone, after a marker and new
+        # members, is the file's: the new code inside it)
     first_k, first_j = run[-1]
     if any(n > 0 and n >= first_j for n in lines[:first_k]) or MARKER in lines[first_k:]:
         return  # the file's end is placed earlier in the update already, or a marker follows
@@ -445,11 +470,19 @@ def set_apart(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict
     definitions apart with one (a new method right after ``// ...existing code...`` and the last method's
     ``}``): the update lines (the new one's first, or the line after its last) a blank line goes before."""
     out = set()
+    def spaced_in(js) -> tuple[set[int], set[int]]:
+        """The depths at which closing lines are followed by a blank line, and by another line not a closing one."""
+        ends = [j for j in js if j + 1 < len(doc_keys) and CLOSING.match(doc_keys[j]) and doc_keys[j].strip()
+                and not (doc_keys[j + 1].strip() and CLOSING.match(doc_keys[j + 1]))]
+        return ({indent_of(doc_keys[j]) for j in ends if not doc_keys[j + 1].strip()},
+                {indent_of(doc_keys[j]) for j in ends if doc_keys[j + 1].strip()})
+
+    spaced_in_file = spaced_in(range(len(doc_keys)))[0]
     for k, (first, last) in kept.items():
         if first > last:
             continue
-        spaced = {indent_of(doc_keys[j - 1]) for j in range(first, last) if CLOSING.match(doc_keys[j - 1])
-                  and doc_keys[j - 1].strip() and not doc_keys[j].strip()}
+        spaced, close = spaced_in(range(first - 1, last - 1))
+        spaced |= spaced_in_file - close  # (where the stretch shows neither, as the file does)
         new = k + 1  # new code after the stretch, against its last line
         if new in fresh and lines[new] == NEW and keys[new].strip() and CLOSING.match(doc_keys[last - 1]) and \
                 doc_keys[last - 1].strip() and indent_of(doc_keys[last - 1]) == indent_of(keys[new]) in spaced:
@@ -462,9 +495,7 @@ def set_apart(lines: list[int], keys: list[str], doc_keys: list[str], kept: dict
     placed = next((n for n in lines if n > 0), None)  # against the file line above the first one it shows
     if head is not None and placed is not None and placed > 1 and head in fresh and lines[head] == NEW:
         above = doc_keys[placed - 2]
-        spaced = {indent_of(doc_keys[j]) for j in range(len(doc_keys) - 1)
-                  if CLOSING.match(doc_keys[j]) and doc_keys[j].strip() and not doc_keys[j + 1].strip()}
-        if CLOSING.match(above) and above.strip() and indent_of(above) == indent_of(keys[head]) in spaced and \
+        if CLOSING.match(above) and above.strip() and indent_of(above) == indent_of(keys[head]) in spaced_in_file and \
                 not doc_keys[placed - 1].strip() and (ATTACHED_LINE.match(keys[head]) or is_declaration(keys[head])):
             out.add(head)  # (new tests "before `Dispose()`", shown down to it: set apart from the test above)
     return frozenset(out)

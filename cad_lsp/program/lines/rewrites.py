@@ -145,18 +145,34 @@ def heads_over_elided_bodies(lines: list[int], keys: list[str], doc_keys: list[s
                              done: set[int]) -> dict[int, int]:
     """A new block head right above a marker that stands for its body (``if (error && orders.length === 0) {``,
     ``// ... unchanged ...``, ``}``) where the file's next line after the last placed one is the same head
-    rewritten (``if (error) {``): that line, rewritten, not kept below the new head.  {update line: file line}."""
+    rewritten (``if (error) {``): that line, rewritten, not kept below the new head.  Likewise a new block shown
+    whole right above a marker that keeps the rest of the block around it (``if jump:`` and a new body, then
+    ``# ... rest of _physics_process stays the same``): the file's block of the same head, head to end, is what
+    it rewrites, not kept below it.  {update line: file line}: each head, and each whole block's last line."""
     out: dict[int, int] = {}
     for k, key in enumerate(keys):
+        if lines[k] != NEW or k in done or not key.rstrip().endswith(("{", ":", " do")):
+            continue
         nxt = next_shown(keys, k, 1)
-        if lines[k] != NEW or k in done or not key.rstrip().endswith(("{", ":", " do")) or nxt is None or \
-                lines[nxt] != MARKER or indent_of(keys[nxt]) <= indent_of(key):
+        whole = block_end(keys, k) if nxt is not None and lines[nxt] != MARKER else None
+        if whole is not None:  # (a block shown whole: all new, then a marker no deeper than its head)
+            last_k = next_shown(keys, whole, -1)
+            after = next_shown(keys, last_k, 1)
+            if last_k == k or any(keys[i].strip() and lines[i] != NEW for i in range(k, whole)) or \
+                    after is None or lines[after] != MARKER or indent_of(keys[after]) > indent_of(key):
+                continue
+        elif nxt is None or lines[nxt] != MARKER or indent_of(keys[nxt]) <= indent_of(key):
             continue
         below = max([m for m in lines[:k] if m > 0] + [0])
         j = next((j for j in range(below + 1, len(doc_keys) + 1) if doc_keys[j - 1].strip()), None)
-        if j is not None and j not in replaced and j not in out.values() and \
-                indent_of(doc_keys[j - 1]) == indent_of(key) and same_head(doc_keys[j - 1].strip(), key.strip()):
-            out[k] = j
+        if j is None or j in replaced or j in out.values() or indent_of(doc_keys[j - 1]) != indent_of(key) or \
+                not same_head(doc_keys[j - 1].strip(), key.strip()):
+            continue
+        out[k] = j
+        if whole is not None:
+            end = next_shown(doc_keys, block_end(doc_keys, j - 1), -1)  # (0-based: the block's last line's)
+            if end is not None and end + 1 > j:
+                out[last_k] = end + 1
     return out
 
 
