@@ -1749,3 +1749,13 @@ def test_a_sentence_after_a_block_that_places_it_places_only_that_block():
     reading = read_answer("```bash\n# .env.example\nRATE_LIMIT_RPS=5\n```\n\nPut this block after the `# Auth` section."
                           "\n\n**4. Apply it to the API group**\n\n```go\n// router.go\n\tapi.Use(limit)\n```\n")
     assert [(b.path, b.after) for b in reading.blocks] == [(".env.example", "Auth"), ("router.go", None)]
+
+
+def test_a_comment_that_says_the_imports_below_it_are_new_is_not_written():
+    """``// New imports`` above the imports a Kotlin block adds: said to the reader, not a line of the file
+    (written, it split the file's imports)."""
+    [block] = read_answer("```kotlin app/Screen.kt\n// New imports\nimport androidx.compose.material3.Button\n\n"
+                          "@Composable\nfun Screen() {}\n```\n").blocks
+    assert block.text == "import androidx.compose.material3.Button\n\n@Composable\nfun Screen() {}\n"
+    [kept] = read_answer("```python app.py\n# new imports are sorted by isort\nx = 1\n```\n").blocks
+    assert kept.text.startswith("# new imports")

@@ -3722,3 +3722,68 @@ def test_a_new_commented_field_set_apart_under_a_marker_keeps_its_blank_line():
     assert merge_update(document, update, "server.go").merged == document.replace(
         "ServeMux\n}", "ServeMux\n\n\t// startedAt is used by /healthz to report uptime.\n\tstartedAt time.Time\n}").replace(
         "\ts.mux.HandleFunc(\"GET /notes\"", "\ts.mux.HandleFunc(\"GET /healthz\", s.health)\n\ts.mux.HandleFunc(\"GET /notes\"")
+
+
+def test_the_file_s_imports_with_new_ones_then_a_new_function_said_to_go_after_another():
+    """The file's imports with three new ones, then a new view, "put the view right after `invoice_list`": the
+    imports merge with the file's and the view goes after ``invoice_list`` (read as one snippet, the view went
+    among the imports, above the file's own)."""
+    document = ("from decimal import Decimal\n\nfrom django.shortcuts import render\n\nfrom .models import Invoice\n\n\n"
+                "def invoice_list(request):\n    return render(request, \"list.html\")\n\n\n"
+                "def invoice_detail(request, pk):\n    return render(request, \"detail.html\")\n")
+    view = "def invoice_export_csv(request):\n    return HttpResponse(\"\", content_type=\"text/csv\")\n"
+    update = ("import csv\nfrom decimal import Decimal\n\nfrom django.http import HttpResponse\n"
+              "from django.shortcuts import render\n\n" + view)
+    merged = merge_update(document, update, "views.py", after="invoice_list").merged
+    assert merged == document.replace("from decimal", "import csv\nfrom decimal").replace(
+        "from django.shortcuts", "from django.http import HttpResponse\nfrom django.shortcuts").replace(
+        "\"list.html\")\n\n\n", "\"list.html\")\n\n\n" + view + "\n\n")
+
+
+def test_functions_shown_one_after_another_without_their_docs_keep_them():
+    """Elixir functions rewritten one after another with no ``@doc`` above them (left out for brevity), after a
+    new attribute and a comment for the function kept: the file's docs stay (read as lines, the doc between two
+    shown functions was deleted)."""
+    document = ("defmodule Tracker.Tickets do\n  alias Tracker.Repo\n\n  @doc \"\"\"\n  Creates a ticket.\n  \"\"\"\n"
+                "  def create_ticket(attrs) do\n    Repo.insert(attrs)\n  end\n\n  @doc \"\"\"\n  Updates a ticket.\n"
+                "  \"\"\"\n  def update_ticket(ticket, attrs) do\n    Repo.update(ticket, attrs)\n  end\n\n  @doc \"\"\"\n"
+                "  Deletes a ticket.\n  \"\"\"\n  def delete_ticket(ticket) do\n    Repo.delete(ticket)\n  end\nend\n")
+    update = ("  alias Tracker.Repo\n\n  @topic \"tickets\"\n\n  # create_ticket/1 stays as it is\n\n"
+              "  def update_ticket(ticket, attrs) do\n    Repo.update(ticket, attrs)\n    |> broadcast(:updated)\n  end\n\n"
+              "  def delete_ticket(ticket) do\n    Repo.delete(ticket)\n    |> broadcast(:deleted)\n  end\n")
+    assert merge_update(document, update, "tickets.ex").merged == document.replace(
+        "Repo\n\n", "Repo\n\n  @topic \"tickets\"\n\n").replace(
+        "    Repo.update(ticket, attrs)\n", "    Repo.update(ticket, attrs)\n    |> broadcast(:updated)\n").replace(
+        "    Repo.delete(ticket)\n", "    Repo.delete(ticket)\n    |> broadcast(:deleted)\n")
+
+
+def test_a_marker_between_imports_keeps_the_file_s_imports_between_the_shown_ones():
+    """``from fastapi import ...`` rewritten, ``# ... existing code ...``, ``from app.schemas import ...``
+    rewritten, then a route: the file's imports between the two stay (taken as the import section, the two
+    replaced it)."""
+    document = ("from fastapi import APIRouter, Depends\nfrom sqlalchemy.orm import Session\n\nfrom app import crud\n"
+                "from app.schemas import ItemRead\n\nrouter = APIRouter()\n\n\n@router.get(\"/\")\ndef read_items(db: Session):\n"
+                "    return crud.list_items(db)\n")
+    update = ("from fastapi import APIRouter, Depends, Query\n# ... existing code ...\nfrom app.schemas import ItemPage, "
+              "ItemRead\n\n# ... existing code ...\n\n\n@router.get(\"/\")\ndef read_items(db: Session, limit: int = Query(20)):\n"
+              "    return crud.list_items(db, limit=limit)\n")
+    assert merge_update(document, update, "items.py").merged == document.replace(
+        "Depends\n", "Depends, Query\n").replace("import ItemRead", "import ItemPage, ItemRead").replace(
+        "(db: Session)", "(db: Session, limit: int = Query(20))").replace("(db)\n", "(db, limit=limit)\n")
+
+
+def test_the_jdk_s_own_imports_go_after_the_file_s_a_group_of_their_own_in_java():
+    """New ``org.springframework`` imports and ``java.time.Instant`` (its own group in the update) into a Java
+    file that imports neither: the first after ``lombok`` as they sort, ``java.time`` last after a blank line
+    (IntelliJ's layout; it sorted between ``jakarta`` and ``lombok``); in Kotlin, ``java.sql`` after the file's
+    last import (ktlint's)."""
+    document = ("package crm;\n\nimport jakarta.persistence.Entity;\nimport lombok.Getter;\n\n@Entity\n@Getter\n"
+                "public class Customer {\n    private Long id;\n}\n")
+    update = ("import org.springframework.data.annotation.CreatedDate;\n\nimport java.time.Instant;\n\n// ...\n\n"
+              "public class Customer {\n    private Long id;\n\n    @CreatedDate\n    private Instant createdAt;\n}\n")
+    assert merge_update(document, update, "Customer.java").merged == document.replace(
+        "import lombok.Getter;\n", "import lombok.Getter;\nimport org.springframework.data.annotation.CreatedDate;\n\n"
+        "import java.time.Instant;\n").replace("Long id;\n", "Long id;\n\n    @CreatedDate\n    private Instant createdAt;\n")
+    kotlin = "package db\n\nimport com.zaxxer.hikari.HikariConfig\nimport org.jetbrains.exposed.sql.Database\n\nclass Db\n"
+    assert merge_update(kotlin, "import java.sql.SQLException\n", "Db.kt").merged == kotlin.replace(
+        "sql.Database\n", "sql.Database\nimport java.sql.SQLException\n")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from .lines.reading import IMPORT_LINE
 from .patch import codex_patch_files, looks_like_codex_patch, looks_like_patch, patch_files
 from .search_replace import looks_like_search_replace, parse_sections
 
@@ -540,6 +541,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
             read = replace(read, text=text)
             name, near = placed["name"], placed["where"].lower() in ("after", "below")
             after, before = (name, None) if near else (None, name)
+    read = replace(read, text=_without_import_notes(read.text))
     said = _last_said(prose)
     said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text] \
         if read.path is not None and _ADD_AN_IMPORT.search(said) else []
@@ -549,6 +551,20 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said),
                                              inside=_inside_named(said)))
+
+
+# A comment above imports saying they are the new ones ("// New imports", "# add these imports"): said to the
+# reader, not a line of the file
+_IMPORTS_NOTE = re.compile(r"[ \t]*(?:#|//|--)[ \t]*\(?(?:new|add(?:ed)?|additional|extra|more|needed|required|missing)"
+                           r"\b[^\n]{0,30}?\bimports?\b[^\n]{0,30}$", re.IGNORECASE)
+
+
+def _without_import_notes(text: str) -> str:
+    """A block's text without the comments that say the imports right below them are new."""
+    lines = text.splitlines(keepends=True)
+    notes = [k for k, line in enumerate(lines) if _IMPORTS_NOTE.match(line.rstrip("\r\n")) and
+             IMPORT_LINE.match(next((later for later in lines[k + 1:] if later.strip()), ""))]
+    return "".join(line for k, line in enumerate(lines) if k not in notes) if notes else text
 
 
 def _split_where_said(block: Block) -> list[Block]:

@@ -401,6 +401,7 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
     if any(_imported(merger.new.lines[u.start: u.end + 1]) & names for u in shown):
         return None  # a name the file imports already: the import is rewritten (lines find which)
     after: dict[int, list[Piece]] = {}  # file row -> the new imports after it (-1: before the file's first import)
+    own: list[Piece] = []  # the new imports of the JDK's or Kotlin's own packages, after all the file's
     for unit in shown:
         text = "".join(merger.new.lines[r] for r in range(unit.start, unit.end + 1))
         beside = [u for u in theirs if "__future__" not in merger.old.lines[u.start]] or theirs  # (Python's
@@ -413,13 +414,24 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
             after[first - 1].append(Piece(merger.old.lines[first][len(merger.old.lines[first].rstrip("\r\n")):]
                                           or "\n", None, None))  # its own, first (isort's order)
             continue
+        jvm = _JVM_OWN.match(text.strip())
+        if jvm and not any(_JVM_OWN.match(merger.old.lines[u.start].strip()) for u in theirs):
+            if jvm["semicolon"] and not own:  # (the JDK's and Kotlin's own packages, in a file that imports none of
+                last = merger.old.lines[max(u.end for u in theirs)]  # them: last, as IntelliJ and ktlint order
+                own.append(Piece(last[len(last.rstrip("\r\n")):] or "\n", None, None))  # them; Java's a group)
+            own.extend(merger._lines(unit.start, unit.end, None))
+            continue
         row = _sorted_place(theirs, theirs.index(nearest), text.strip(), merger.old.lines)
         after.setdefault(row, []).extend(merger._lines(unit.start, unit.end, None))
+    after.setdefault(max(u.end for u in theirs), []).extend(own)
     pieces = after.get(-1, [])
     for r, line in enumerate(merger.old.lines):
         pieces.append(Piece(line, r + 1, None))
         pieces += after.get(r, [])
     return BlockMerge(pieces, frozenset())
+
+
+_JVM_OWN = re.compile(r"import\s+(?:java|javax|kotlin)\.[\w.]+(?P<semicolon>;)?$")  # (``java.time``, not ``kotlinx``)
 
 
 def _standard(text: str) -> bool:

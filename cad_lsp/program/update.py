@@ -38,8 +38,8 @@ from .lines.moved import with_moved_bodies
 from .lines.passes import TRUNCATED_TAIL
 from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, block_end, definition_name,
-    definitions_in, indent_of, is_declaration, keys_of, line_key)
+    CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
+    definition_name, definitions_in, indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .ops import split_lines
@@ -296,7 +296,8 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str],
                        language: str | None) -> tuple[str, str, bool] | None:
     """An update that is markers, new import lines (none of them the file's), perhaps a marker, then the rest:
     (the imports, the rest, False), or None.  Only where the file's syntax places imports (``blocks._new_imports``).
-    Also the file's imports with new ones, a marker and one fragment inside a function: (..., True)."""
+    Also the file's imports with new ones, then a marker and one fragment inside a function, or new code alone:
+    (..., True)."""
     grammar = language_of(language) if language is not None else None
     if grammar is None or grammar in ("markdown", "bash"):
         return None
@@ -304,9 +305,11 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str],
     while k < len(update_lines) and (not update_lines[k].strip() or is_marker(update_lines[k])):
         k += 1
     first = k
-    while k < len(update_lines) and (not update_lines[k].strip() or IMPORT_LINE.match(update_lines[k])):
-        k += 1
-    imports = [line for line in update_lines[first:k] if line.strip()]
+    while k < len(update_lines) and (not update_lines[k].strip() or IMPORT_LINE.match(update_lines[k]) or
+                                     is_marker(update_lines[k]) and IMPORT_LINE.match(next(
+                                         (line for line in update_lines[k + 1:] if line.strip()), ""))):
+        k += 1  # (a marker between imports stands for the file's others)
+    imports = [line for line in update_lines[first:k] if line.strip() and not is_marker(line)]
     in_file = {line.strip() for line in doc_lines}
     marked = k < len(update_lines) and is_marker(update_lines[k])
     rest = update_lines[k + 1:] if marked else update_lines[k:]
@@ -316,11 +319,16 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str],
     inside = marked and shown and indent_of(rest[0]) > 0 and \
         not any(is_marker(line) for line in rest[shown[0]:shown[-1]])  # (the file's imports with new ones, a
     # marker, then one fragment inside a function: the imports merge with the file's, the lines where they fit)
+    if not marked and shown and not indent_of(rest[shown[0]]) and not any(is_marker(line) for line in rest):
+        defined = set(definitions_in(keys_of(doc_lines)).values())  # (or then new definitions alone: "Add `csv`
+        new = set(definitions_in(keys_of(rest)).values())  # to the imports, and put the view right after ...:")
+        inside = inside or bool(new) and not new & defined
     if not imports or (all if inside else any)(line.strip() in in_file for line in imports) or \
             not any(IMPORT_LINE.match(line) for line in doc_lines):
         return None
-    if inside:  # (as the update groups them: the blank line between the file's groups is the file's)
-        imports = update_lines[first:k]
+    if inside or any(is_marker(line) for line in update_lines[first:k]):  # (as the update groups them: the
+        imports = update_lines[first:k]  # blank line between the file's groups is the file's; a marker between
+        # them keeps the file's others)
         while imports and not imports[-1].strip():
             imports = imports[:-1]
     return ("".join(imports), "".join(rest), inside) if rest else None
@@ -983,10 +991,36 @@ def _appended(document: str, update: str) -> Merge:
 
 
 def _line_merge(document: str, update: str, context: bool = False, place: tuple[str, str] | None = None) -> Merge:
-    """The update placed line by line (``align_update``)."""
+    """The update placed line by line (``align_update``), with the doc comments it leaves out kept."""
+    update = _with_unshown_docs(split_lines(document), update)
     placement = align_update(document, update, context=context, place=place)
     return _finish(document, update, _line_pieces(placement), _seen_by_lines(placement), placement,
                    placement.whole_file)
+
+
+def _with_unshown_docs(doc_lines: list[str], update: str) -> str:
+    """The update with the file's doc comments and attributes (``@doc \"\"\"...\"\"\"``, ``/** ... */``,
+    decorators) put back above the definitions it shows without them, a blank line (or nothing) above their head:
+    functions rewritten one after another, their docs left out for brevity, keep them (read as lines, the docs
+    between two shown functions were deleted; the syntax's reading keeps them so too)."""
+    update_lines = split_lines(update)
+    doc_keys, keys = keys_of(doc_lines), keys_of(update_lines)
+    defined = definitions_in(doc_keys)
+    counts = Counter(defined.values())
+    shown = {line.strip() for line in update_lines}
+    out, changed = [], False
+    for k, line in enumerate(update_lines):
+        name = definition_name(keys, k)
+        found = [j for j, defined_name in defined.items() if defined_name == name] if name else []
+        if len(found) == 1 and counts[name] == 1 and (k == 0 or not keys[k - 1].strip()) and \
+                indent_of(keys[k]) == indent_of(doc_keys[found[0]]):
+            start = attached_start(doc_keys, found[0])
+            if start < found[0] and not any(doc_lines[j].strip() in shown for j in range(start, found[0])
+                                            if len(doc_lines[j].strip()) >= DISTINCTIVE_LINE):
+                out += doc_lines[start:found[0]]
+                changed = True
+        out.append(line)
+    return "".join(out) if changed else update
 
 
 def _lines_of_block(document_lines: list[str], update_lines: list[str]) -> tuple[list[Piece], frozenset[int]] | None:
