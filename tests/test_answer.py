@@ -1759,3 +1759,11 @@ def test_a_comment_that_says_the_imports_below_it_are_new_is_not_written():
     assert block.text == "import androidx.compose.material3.Button\n\n@Composable\nfun Screen() {}\n"
     [kept] = read_answer("```python app.py\n# new imports are sorted by isort\nx = 1\n```\n").blocks
     assert kept.text.startswith("# new imports")
+
+
+def test_a_new_file_named_right_after_a_shell_block_is_a_file_not_the_commands_output():
+    """"2. New file `src/storage/articleCache.ts`:" right after ``npm install``: the block is the new file (it
+    was taken for what the commands print, and the file was not created)."""
+    reading = read_answer("Then install:\n\n```bash\nnpm install\n```\n\n2. New file `src/storage/articleCache.ts`:\n\n"
+                          "```typescript\nexport const PREFIX = 'articles-cache:';\n```\n")
+    assert [b.path for b in reading.blocks] == ["src/storage/articleCache.ts"]

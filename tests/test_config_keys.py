@@ -2,7 +2,7 @@
 path, and the keys beside them stay."""
 
 from cad_lsp.program.update import merge_update
-from cad_lsp.program.config_keys import merge_yaml_keys
+from cad_lsp.program.config_keys import merge_table_keys, merge_yaml_keys
 
 CONFIG = """spring:
   application:
@@ -215,3 +215,17 @@ def test_new_top_level_yaml_keys_said_to_go_after_one_go_after_its_block():
     update = "autoscaling:\n  enabled: false\n  maxReplicas: 10\n"
     assert merge_update(document, update, "values.yaml", after="resources").merged == document.replace(
         "256Mi\n", "256Mi\n\n" + update)
+
+
+def test_new_toml_keys_under_markers_go_at_the_end_of_their_tables():
+    """A version catalog snippet, ``[versions]``, ``# ...``, a new version, ``[libraries]``, ``# ...``, a new
+    library: each at the end of its table (no key of the file shown, it was read line by line and the library
+    went into ``[plugins]``)."""
+    catalog = ("[versions]\nkotlin = \"2.0.0\"\njunit = \"4.13.2\"\n\n[libraries]\n"
+               "junit = { group = \"junit\", name = \"junit\", version.ref = \"junit\" }\n\n[plugins]\n"
+               "ksp = { id = \"com.google.devtools.ksp\", version.ref = \"ksp\" }\n")
+    work = "androidx-work-runtime-ktx = { group = \"androidx.work\", name = \"work-runtime-ktx\", version.ref = \"work\" }\n"
+    snippet = "[versions]\n# ...\nwork = \"2.9.1\"\n\n[libraries]\n# ...\n" + work
+    assert "".join(merge_table_keys(catalog.splitlines(True), snippet.splitlines(True))) == catalog.replace(
+        "junit = \"4.13.2\"\n", "junit = \"4.13.2\"\nwork = \"2.9.1\"\n").replace(
+        "version.ref = \"junit\" }\n", "version.ref = \"junit\" }\n" + work)

@@ -3787,3 +3787,24 @@ def test_the_jdk_s_own_imports_go_after_the_file_s_a_group_of_their_own_in_java(
     kotlin = "package db\n\nimport com.zaxxer.hikari.HikariConfig\nimport org.jetbrains.exposed.sql.Database\n\nclass Db\n"
     assert merge_update(kotlin, "import java.sql.SQLException\n", "Db.kt").merged == kotlin.replace(
         "sql.Database\n", "sql.Database\nimport java.sql.SQLException\n")
+
+
+def test_new_settings_after_a_marker_go_above_the_return_a_lua_module_ends_with():
+    """``-- ...`` then new ``Config.X = ...`` settings: above ``return Config`` (written after it, they were
+    dead code the module never returned)."""
+    document = "local Config = {}\n\nConfig.RESPAWN_TIME = 3\n\nreturn Config\n"
+    update = "-- ...\n\n-- Data\nConfig.DATASTORE_NAME = \"PlayerCoins_v1\"\n"
+    assert merge_update(document, update, "Config.lua").merged == document.replace(
+        "return Config", "-- Data\nConfig.DATASTORE_NAME = \"PlayerCoins_v1\"\n\nreturn Config")
+
+
+def test_a_marker_then_the_line_a_function_ends_with_places_new_lines_there_said_at_its_end():
+    """"At the end of `Player:update`", ``-- ...``, the function's last statement, new lines and ``end``: they
+    go at that function's end (read as new code after a marker for the whole file, they went to the file's end,
+    the statement and ``end`` written twice)."""
+    document = ("local Player = {}\n\nfunction Player:update(dt)\n    self.x = self.x + self.vx * dt\n"
+                "    self.onGround = landed and true or false\nend\n\nfunction Player:draw()\n"
+                "    love.graphics.rectangle(\"fill\", self.x, self.y, self.w, self.h)\nend\n\nreturn Player\n")
+    update = "    -- ...\n    self.onGround = landed and true or false\n\n    self.anim:update(dt)\nend\n"
+    assert merge_update(document, update, "player.lua", after="").merged == document.replace(
+        "or false\nend", "or false\n\n    self.anim:update(dt)\nend")

@@ -498,7 +498,7 @@ def _in_passing(prose: list[str]) -> bool:
 
 # A line that gives a step of the change in a file: "1. Update `internal/billing/stripe.go`:", "Now edit `x.ts`:"
 _EDIT_STEP = re.compile(r"^(?:\d{1,2}[.)]\s+|[-*+]\s+)?(?:(?:then|now|next|finally),?\s+)?(?:update|modify|change|edit|"
-                        r"create|add\s+(?:this\s+)?to|replace|open)\b.*:$", re.IGNORECASE)
+                        r"create|add\s+(?:this\s+)?to|replace|open|(?:a\s+)?new\s+file)\b.*:$", re.IGNORECASE)
 
 
 def _closing(lines: list[str], opening: int, fence: str) -> int:

@@ -179,9 +179,11 @@ def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str]
             return None
         shown.append((row, table, a["key"]))
         said += (table, a["key"]) in ours
-    if not shown or any(tables.get(t, 0) is None for _, t, _ in shown) or not said or \
-            not any(is_marker(line) for line in update_lines) and said >= WHOLE_SHARE * len(ours):
-        return None
+    marked = any(is_marker(line) for line in update_lines)
+    if not shown or any(tables.get(t, 0) is None for _, t, _ in shown) or \
+            not said and not (marked and all(t in tables for _, t, _ in shown)) or \
+            not marked and said >= WHOLE_SHARE * len(ours):
+        return None  # (no key of the file shown: new keys under markers in tables the file has are placed too)
     newline = "\r\n" if doc_lines and doc_lines[0].endswith("\r\n") else "\n"
     replaced: dict[int, tuple[int, str]] = {}  # first row -> (last row, the new line)
     inserted: dict[int, list[str]] = {}  # row -> new lines before it (len(doc_lines): at the end)
@@ -198,7 +200,8 @@ def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str]
     for index, (row, table, key) in enumerate(shown):
         line = update_lines[row].strip() + newline
         above = row  # the comment lines right above a new key are its own
-        while above > 0 and update_lines[above - 1].lstrip().startswith(("#", ";")):
+        while above > 0 and update_lines[above - 1].lstrip().startswith(("#", ";")) and \
+                not is_marker(update_lines[above - 1]):
             above -= 1
         if (table, key) in ours:
             first, last = ours[(table, key)]

@@ -524,7 +524,37 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         merged = json_commas(merge.document, merge.merged)
         if merged is not None:
             merge = replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
+    merged = _above_the_module_return(merge.document, merge.merged)
+    if merged != merge.merged:
+        merge = replace(merge, merged=merged, text=merged, first=1, last=max(1, len(split_lines(merge.document))))
     return _checked(merge, grammar, force, update)
+
+
+_MODULE_RETURN = re.compile(r"^return\s+[A-Za-z_][\w.]*\s*$")  # a Lua module's last line: ``return Config``
+
+
+def _above_the_module_return(document: str, merged: str) -> str:
+    """A merge that wrote new lines after the ``return M`` a module ends with (a marker keeps the file, then new
+    settings): the new lines go above it, set off as it is, where the module still holds them."""
+    doc_lines, lines = split_lines(document), split_lines(merged)
+    last = next((j for j in range(len(doc_lines) - 1, -1, -1) if doc_lines[j].strip()), None)
+    if last is None or not _MODULE_RETURN.match(doc_lines[last]):
+        return merged
+    at = max((k for k, line in enumerate(lines) if line.rstrip() == doc_lines[last].rstrip()), default=None)
+    if at is None or not any(line.strip() for line in lines[at + 1:]):
+        return merged
+    head, tail, gap = lines[:at], [line for line in lines[at + 1:]], []
+    while head and not head[-1].strip():
+        gap.insert(0, head.pop())
+    while tail and not tail[0].strip():
+        tail.pop(0)
+    while tail and not tail[-1].strip():
+        tail.pop()
+    newline = _terminator(doc_lines)
+    if not tail[-1].endswith(("\n", "\r")):
+        tail[-1] += newline
+    text = "".join(head + (gap or [newline]) + tail + (gap or [newline]) + [lines[at]])
+    return text if merged.endswith(("\n", "\r")) else text.rstrip("\r\n")  # (the file's last terminator kept)
 
 
 LEFT_OUT = 3  # new lines of the update a merge may not leave out unless forced
@@ -962,6 +992,10 @@ def _after_leading_marker(update_lines: list[str], doc_lines: list[str]) -> list
     rest = update_lines[shown[0] + 1:]
     while rest and not rest[0].strip():
         rest = rest[1:]
+    once = {line for line, n in Counter(line.strip() for line in doc_lines).items() if n == 1}
+    if rest and len(rest[0].strip()) >= DISTINCTIVE_LINE and rest[0].strip() in once:
+        return None  # (the line of the file it starts with places it: "At the end of `Player:update`", its last
+        # line, then the new ones)
     return rest or None
 
 
