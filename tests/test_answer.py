@@ -1767,3 +1767,17 @@ def test_a_new_file_named_right_after_a_shell_block_is_a_file_not_the_commands_o
     reading = read_answer("Then install:\n\n```bash\nnpm install\n```\n\n2. New file `src/storage/articleCache.ts`:\n\n"
                           "```typescript\nexport const PREFIX = 'articles-cache:';\n```\n")
     assert [b.path for b in reading.blocks] == ["src/storage/articleCache.ts"]
+
+
+def test_a_property_said_to_go_to_a_named_enum_goes_into_it_not_into_its_extension(tmp_path):
+    """"Add this computed property to the `APIError` enum:" in a Swift file with ``enum APIError`` and an
+    ``extension APIError``: at the end of the enum (the sentence named no class, as it spoke of a property, and
+    the property went to the extension, whose members start as it does)."""
+    swift = ("import Foundation\n\nenum APIError: Error {\n    case invalidResponse\n    case http(status: Int)\n}\n\n"
+             "extension APIError: LocalizedError {\n    var errorDescription: String? {\n        return nil\n    }\n}\n")
+    (tmp_path / "APIError.swift").write_text(swift)
+    prop = ("    var isRetryable: Bool {\n        switch self {\n        case .http(let status):\n"
+            "            return status == 429\n        default:\n            return false\n        }\n    }\n")
+    answer = f"Add this computed property to the `APIError` enum:\n\n```swift path=APIError.swift\n{prop}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == swift.replace("(status: Int)\n}", "(status: Int)\n\n" + prop + "}")

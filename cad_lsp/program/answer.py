@@ -121,8 +121,8 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
 _INTO = re.compile(r"\b(?:to|in|into|inside|end\s+of)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?"
                    r"(?P<name>[A-Za-z_][\w.]*)|"
                    r"[A-Za-z_][\w.]*\(?\s*[\"'](?P<title>[^\"'`]+)[\"'][^`]*)`"
-                   r"\s*(?P<kind>class|struct|interface|object|component|model|service|controller|module|describe|"
-                   r"suite|context)?",
+                   r"\s*(?P<kind>class|struct|enum|interface|protocol|trait|record|object|component|model|service|"
+                   r"controller|module|describe|suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
@@ -624,7 +624,8 @@ def _class_named(prose: list[str]) -> str | None:
     """The class the sentence before a block puts its methods in: a name in backticks after "to", "in" or
     "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method."""
     said = _last_said(prose)
-    if not re.search(r"\b(?:method|function|handler|member|getter|setter|test|case|spec)s?\b", said, re.IGNORECASE):
+    if not re.search(r"\b(?:method|function|handler|member|getter|setter|test|case|spec|propert(?:y|ie)|field|"
+                     r"constructor|initializer)s?\b", said, re.IGNORECASE):
         m = _INTO.search(said)  # ("In the `candidateFiles` suite:")
         return m["name"] if m and m["name"] and (m["kind"] or "").lower() in ("suite", "describe", "context") else None
     for m in _INTO.finditer(said):

@@ -134,18 +134,22 @@ def _inside_the_one_block(doc_lines: list[str], update_lines: list[str], newline
     if len(titled_ends) == 1:  # (a block nested in another, its title named: "at the end of the `#call` describe")
         at = titled_ends[0]
         return at, ([newline] if doc_lines[at - 1].strip() else []) + _trimmed(update_lines, newline)
-    places = []
+    places, declared = [], []
     for j, line in enumerate(doc_lines):
         if not line.strip() or _indent(line) or _CLOSER.match(line):
             continue
         end = _closed_at(doc_lines, j)
         if end is None:
             continue
+        if into and re.search(rf"\b(?:class|struct|enum|interface|protocol|trait|object|record|module)\s+"
+                              rf"{re.escape(into)}\b", line):
+            declared.append((j, end))  # (the type the answer names, not an ``extension`` of it: "to the `APIError`
+            # enum")
         if any(_indent(doc_lines[k]) == depth and (m := _FIRST_WORD.match(doc_lines[k])) and m[1] == word[1]
                for k in range(j + 1, end)):
             places.append((j, end))
     titled = [(j, end) for j, end in places if into and re.search(r"[\"'`]%s[\"'`]" % re.escape(into), doc_lines[j])]
-    places = [end for _, end in (titled or places)]
+    places = [end for _, end in (titled or (declared if len(declared) == 1 else places))]
     if len(places) != 1:
         return None
     at = places[0]
