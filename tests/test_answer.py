@@ -1781,3 +1781,29 @@ def test_a_property_said_to_go_to_a_named_enum_goes_into_it_not_into_its_extensi
     answer = f"Add this computed property to the `APIError` enum:\n\n```swift path=APIError.swift\n{prop}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == swift.replace("(status: Int)\n}", "(status: Int)\n\n" + prop + "}")
+
+
+def test_go_mod_named_in_a_sentence_with_a_command_names_the_block(tmp_path):
+    """"1. Add the dependency to `go.mod` (running `go get ...` does this for you):" names ``go.mod`` (its
+    ".mod" was no file's extension, so the block went to no file)."""
+    [block] = read_answer("1. Add the dependency to `go.mod` (running `go get golang.org/x/time@v0.5.0` does this "
+                          "for you):\n```go\nrequire (\n\tgolang.org/x/time v0.5.0\n)\n```\n").blocks
+    assert block.path == "go.mod"
+
+
+def test_settings_said_to_go_after_a_section_by_its_words_go_after_that_section(tmp_path):
+    """"add an Auth section to `.env.example`, right after the database settings:": after the ``# Database``
+    section, not at the file's end."""
+    env = "# App\nPORT=3000\n\n# Database\nDATABASE_URL=postgresql://localhost/notes\n\n# Redis\nREDIS_URL=redis://x\n"
+    (tmp_path / ".env.example").write_text(env)
+    auth = "# Auth\nJWT_SECRET=change-me\n"
+    [change] = plan_answer("Finally, add an Auth section to `.env.example`, right after the database settings:\n\n"
+                           f"```dotenv .env.example\n{auth}```\n", tmp_path).files
+    assert change.after == env.replace("/notes\n\n", "/notes\n\n" + auth + "\n")
+
+
+def test_a_route_said_to_go_above_a_titled_call_goes_above_that_one():
+    """"Put it **above** `router.get("/:id", ...)`": before the route titled ``/:id``, not before any ``get``."""
+    [block] = read_answer("And add a tags endpoint. Put it **above** `router.get(\"/:id\", ...)`, otherwise Express "
+                          "matches `/tags` as an id:\n```js src/routes/bookmarks.js\nrouter.get(\"/tags\", h);\n```\n").blocks
+    assert (block.after, block.before) == (None, "router.get /:id")

@@ -43,7 +43,8 @@ _COMMANDS = {"pip", "pip3", "python", "python3", "npm", "npx", "yarn", "pnpm", "
              "echo", "cat", "touch", "gradle", "mvn", "dotnet", "bundle", "gem", "rustup", "conda"}
 # Files named without an extension that are still files.
 _BARE_NAMES = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile",
-               "Containerfile", "BUILD", "WORKSPACE", "CMakeLists.txt", "LICENSE", "README"}
+               "Containerfile", "BUILD", "WORKSPACE", "CMakeLists.txt", "LICENSE", "README", "go.mod", "go.sum",
+               "go.work", "Podfile", "Jenkinsfile", "Caddyfile", "Brewfile", "Pipfile", "Tiltfile"}
 # Names that read as files but are what prose calls a framework ("### Node.js" is a heading, not a file).
 _NOT_FILES = {"node.js", "vue.js", "next.js", "nuxt.js", "express.js", "three.js", "d3.js", "chart.js", "react.js",
               "angular.js", "ember.js", "backbone.js", "nest.js", "socket.io", "asp.net", "ado.net", "solid.js",
@@ -138,7 +139,8 @@ _CODE_EXTENSIONS = {
     "cc", "cpp", "cxx", "hpp", "cs", "rb", "php", "swift", "lua", "scala", "sql", "sh", "bash", "zsh", "ps1", "r",
     "jl", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "el", "vim", "vue", "svelte", "html", "htm", "css", "scss",
     "sass", "less", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "xml", "gradle", "md",
-    "mdx", "rst", "txt", "proto", "graphql", "tf", "nix", "zig", "nim", "sol", "prisma",
+    "mdx", "rst", "txt", "proto", "graphql", "tf", "nix", "zig", "nim", "sol", "prisma", "hcl", "tfvars", "gd",
+    "tscn", "erb", "ejs", "hbs", "j2", "jinja", "plist", "properties", "csproj", "xaml", "cshtml", "razor", "cmake",
 }
 # A sentence saying to delete definitions ("You can now delete the old `SendEmailAsync`", "Remove `a` and `b` from
 # `app/views.py`"): the verb, then what it removes up to the sentence's end or a clause of its own.
@@ -391,6 +393,13 @@ _SAME_FILE = re.compile(r"\b(?:the same|that same|that|this same) (?:file|class|
 _GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$")
 
 
+# "right after the database settings" of a settings file: the section its comment heads (``# Database``)
+_AFTER_SETTINGS = re.compile(r"\b(?:after|below|under|beneath)\s+(?:the|your)\s+(?:existing\s+)?(?P<words>[A-Za-z][\w-]*)\s+"
+                             r"(?:settings|section|block|variables|vars|config(?:uration)?|group|entries|keys)\b",
+                             re.IGNORECASE)
+_SETTINGS_FILE = re.compile(r"(?:^|/)\.env(?:\.\w+)?$|\.(?:env|ini|cfg|conf|properties|toml|ya?ml|tfvars)$", re.IGNORECASE)
+
+
 # The sentence right after a block that says where it goes: "Put the target after `release-major`.", "Place
 # `snapshot` after `install` so the help stays in order.", "Put this block after the `# Auth` section."
 _PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|them|`[^`]+`|(?:this|these|the\s+(?:new\s+)?[\w-]+)"
@@ -534,6 +543,9 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if not isinstance(read, Block):
         return [read]
     after, before = _place_named(prose)
+    if after is None and before is None and read.path and _SETTINGS_FILE.search(read.path) and \
+            (section := _AFTER_SETTINGS.search(_last_said(prose))):
+        after = section["words"]  # ("right after the database settings": the ``# Database`` section)
     placed = _PLACE_COMMENT.match(read.text)
     if placed and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
         text = read.text[placed.end():].lstrip("\r\n")  # not a line of the file)
@@ -834,15 +846,22 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else ""  # ("after the existing `check`
-            return ("impl " if m["impl"] else "") + (m["name"] or "") + calls or m["section"] or m["heading"] or \
-                m["quoted"], None  # calls": the last line calling it) (the impl, not the struct; "at the end of the
-            # file (after the `"x"` test)": the end)
+            return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or m["name"] or "") + calls or \
+                m["section"] or m["heading"] or m["quoted"], None  # calls": the last line calling it) (the impl,
+            # not the struct; "at the end of the file (after the `"x"` test)": the end)
         if end:
             return "", None
         m = _BEFORE.search(line) or _BEFORE.search(said)
         if m:
-            return None, m["name"] or m["heading"] or m["tag"] + ">"
+            return None, _titled_call(m[0]) or m["name"] or m["heading"] or m["tag"] + ">"
     return None, None
+
+
+def _titled_call(said: str) -> str | None:
+    """A call named with its title in backticks (```router.get("/:id", ...)```) as the file's lines name it
+    (``router.get /:id``): one route among the file's ``router.get`` calls."""
+    m = re.search(r"`([\w.$]+)\(\s*([\"'])([^\"'`]+)\2[^`]*`", said)
+    return f"{m[1]} {m[3]}" if m else None
 
 
 def _says_whole_file(prose: list[str]) -> bool:
