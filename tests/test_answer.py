@@ -1807,3 +1807,16 @@ def test_a_route_said_to_go_above_a_titled_call_goes_above_that_one():
     [block] = read_answer("And add a tags endpoint. Put it **above** `router.get(\"/:id\", ...)`, otherwise Express "
                           "matches `/tags` as an id:\n```js src/routes/bookmarks.js\nrouter.get(\"/tags\", h);\n```\n").blocks
     assert (block.after, block.before) == (None, "router.get /:id")
+
+
+def test_a_style_rule_said_to_go_is_taken_out(tmp_path):
+    """"You can also delete the `.search-bar button` rule from the component's styles": the rule and a blank
+    line beside it go (it was kept: a selector is no definition)."""
+    vue = ("<template>\n  <form class=\"search-bar\"></form>\n</template>\n\n<style scoped>\n.search-bar {\n  display: flex;\n}\n\n"
+           ".search-bar input {\n  flex: 1;\n}\n\n.search-bar button {\n  padding: 0.5rem 1rem;\n}\n</style>\n")
+    (tmp_path / "SearchBar.vue").write_text(vue)
+    answer = ("In `SearchBar.vue`:\n\n```vue\n<template>\n  <form class=\"search-bar\" @submit.prevent></form>\n</template>\n```\n\n"
+              "You can also delete the `.search-bar button` rule from the component's styles, as nothing uses it.\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == vue.replace("class=\"search-bar\">", "class=\"search-bar\" @submit.prevent>").replace(
+        "}\n\n.search-bar button {\n  padding: 0.5rem 1rem;\n}\n", "}\n")

@@ -3808,3 +3808,26 @@ def test_a_marker_then_the_line_a_function_ends_with_places_new_lines_there_said
     update = "    -- ...\n    self.onGround = landed and true or false\n\n    self.anim:update(dt)\nend\n"
     assert merge_update(document, update, "player.lua", after="").merged == document.replace(
         "or false\nend", "or false\n\n    self.anim:update(dt)\nend")
+
+
+def test_a_new_compose_service_said_to_go_after_another_goes_after_it():
+    """"Add this service under `services:`, after the existing `db` service." and ``  db-test:`` with its keys,
+    none of the file's lines in it: after ``db``'s block, set apart as the services are (refused: no line of the
+    file, and only top-level keys were placed by name)."""
+    compose = ("services:\n  api:\n    build: .\n    depends_on:\n      - db\n\n  db:\n    image: postgres:16-alpine\n"
+               "    volumes:\n      - pgdata:/var/lib/postgresql/data\n\n  redis:\n    image: redis:7\n\nvolumes:\n  pgdata:\n")
+    service = "  db-test:\n    image: postgres:16-alpine\n    profiles: [\"test\"]\n"
+    assert merge_update(compose, service, "docker-compose.yml", after="db").merged == compose.replace(
+        "postgresql/data\n\n", "postgresql/data\n\n" + service + "\n")
+
+
+def test_one_long_line_with_its_middle_rewritten_is_that_line_rewritten():
+    """``<img class="avatar" src="{{ user.avatar_url }}" ...>`` alone, the file's ``src`` a longer ``url_for``:
+    both ends alike over many characters, it rewrites that line (refused before: less alike than a rewrite
+    found alone must be, as the middle changed at length)."""
+    document = ("<section class=\"profile\">\n  <div class=\"profile-header\">\n"
+                "    <img class=\"avatar\" src=\"{{ url_for('static', filename='img/default-avatar.png') }}\" alt=\"\" "
+                "width=\"96\" height=\"96\">\n    <h1>{{ user.username }}</h1>\n  </div>\n</section>\n")
+    update = "    <img class=\"avatar\" src=\"{{ user.avatar_url }}\" alt=\"\" width=\"96\" height=\"96\">\n"
+    assert merge_update(document, update, "profile.html").merged == document.replace(
+        "{{ url_for('static', filename='img/default-avatar.png') }}", "{{ user.avatar_url }}")

@@ -286,6 +286,7 @@ class Removal:
     line: int  # 1-based line of the sentence in the answer
     sentence: str
     lines: bool = False  # the names start the lines to delete, not definitions ("Delete the `HEALTHCHECK` line")
+    rule: bool = False  # the name is a style rule's selector ("delete the `.search-bar button` rule")
     within: str | None = None  # the class the sentence says holds them ("from `Article`")
 
 
@@ -484,7 +485,17 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
         for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"
             if not _NOT_DONE.search(line[:m.end()]) and _names_file(m["path"]):
                 out.append(Removal((m["head"],), m["path"], number, m[0], lines=True))
+        for m in _RULE_REMOVAL.finditer(line):  # "delete the `.search-bar button` rule from the component's styles"
+            sentence = line[:m.end()]
+            if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
+                out.append(Removal((m["selector"],), m["path"] if m["path"] and _names_file(m["path"]) else None,
+                                   number, m[0], rule=True))
     return out
+
+
+_RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+|old\s+)?`(?P<selector>[^`\n]+)`\s+"
+                           r"(?:CSS\s+)?(?:rule|style\s+rule|styles?|selector)\b(?:[^.`]*?`(?P<path>[^`\n]+)`)?",
+                           re.IGNORECASE)
 
 
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"

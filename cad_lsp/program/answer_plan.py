@@ -402,6 +402,9 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
     if removal.lines:
         _remove_lines(removal, targets, changes, by_target, root, read)
         return
+    if removal.rule:
+        _remove_rule(removal.names[0], targets, changes, by_target, root, read)
+        return
     for name in removal.names:
         where = targets or [c.target for c in changes if c.exists and c.after is not None and
                             definition_lines(c.before, name, c.target.name, removal.within) is not None]
@@ -499,6 +502,34 @@ def _sets(line: str, said: str) -> bool:
 
 def _balanced(line: str) -> bool:
     return all(line.count(a) == line.count(b) for a, b in ("()", "[]", "{}"))
+
+
+def _remove_rule(selector: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
+                 root: Path, read: Reader) -> None:
+    """Take out the style rule a sentence names by its selector ("delete the `.search-bar button` rule"): its
+    head down to the ``}`` at its depth, and one blank line beside it; in the file named, else in the one file of
+    the answer's that has that rule once.  Nothing where that is not one file, or the rule is not there once."""
+    head = re.compile(rf"\s*{re.escape(selector.strip())}\s*\{{\s*$")
+
+    def rule_in(text: str) -> list[int]:
+        return [k for k, line in enumerate(text.splitlines()) if head.match(line)]
+
+    where = targets or [c.target for c in changes if c.exists and c.after is not None and len(rule_in(c.after)) == 1]
+    change = _change_of(where[0], changes, by_target, root, read) if len(where) == 1 else None
+    if change is None or change.after is None or len(rule_in(change.after)) != 1:
+        return
+    lines = change.after.splitlines(keepends=True)
+    first = rule_in(change.after)[0]
+    depth = len(lines[first]) - len(lines[first].lstrip())
+    end = next((k for k in range(first + 1, len(lines)) if lines[k].strip() == "}" and
+                len(lines[k]) - len(lines[k].lstrip()) == depth), None)
+    if end is None:
+        return
+    if end + 1 < len(lines) and not lines[end + 1].strip() and (first == 0 or not lines[first - 1].strip()):
+        end += 1  # (a blank line on each side: one goes)
+    elif first > 0 and not lines[first - 1].strip():
+        first -= 1
+    changes[by_target[where[0]]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), selector)
 
 
 def _shown(target: Path, root: Path) -> str:

@@ -392,7 +392,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     named = (language or "").lower()
     yaml = named.endswith((".yml", ".yaml", "yaml"))
     if after and yaml:  # ("right after `resources` is a good spot")
-        placed_after = _after_top_level_key(doc_lines, update_lines, after)
+        placed_after = _after_yaml_key(doc_lines, update_lines, after)
         if placed_after is not None:
             return _checked(placed_after, grammar, force, update)
     placed = (merge_yaml_keys(doc_lines, update_lines) or append_yaml_items(doc_lines, update_lines)) if yaml else \
@@ -809,18 +809,24 @@ def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: st
     return _inserted(doc_lines, update_lines, end, apart + _shown_pieces(update_lines))  # (set apart as its parts)
 
 
-def _after_top_level_key(doc_lines: list[str], update_lines: list[str], key: str) -> Merge | None:
-    """New top-level YAML keys said to go after one of the file's (``resources``): after that key's block, set
-    apart as the file sets its top-level keys apart; None where the file has no such key, or the update shows
-    a top-level key the file has."""
-    tops = [j for j, line in enumerate(doc_lines) if re.match(r"[\w.-]+\s*:", line)]
-    found = [j for j in tops if re.match(rf"{re.escape(key)}\s*:", doc_lines[j])]
+def _after_yaml_key(doc_lines: list[str], update_lines: list[str], key: str) -> Merge | None:
+    """New YAML keys said to go after one of the file's at their depth (``resources`` at the top; a compose
+    file's ``db`` service for a new ``db-test``): after that key's block, set apart as the file sets those keys
+    apart; None where the file has not one such key, or the update shows a key of that depth the file has."""
+    first = next((line for line in update_lines if line.strip()), "")
+    depth = indent_of(first)
+    at_depth = re.compile(rf"{first[:depth]}[\w.-]+\s*:") if not first[:depth].strip() else None
+    if at_depth is None:
+        return None
+    tops = [j for j, line in enumerate(doc_lines) if at_depth.match(line)]
+    found = [j for j in tops if re.match(rf"\s*{re.escape(key)}\s*:", doc_lines[j])]
     ours = {doc_lines[j].split(":", 1)[0].strip() for j in tops}
-    theirs = [line.split(":", 1)[0].strip() for line in update_lines if re.match(r"[\w.-]+\s*:", line)]
+    theirs = [line.split(":", 1)[0].strip() for line in update_lines if at_depth.match(line)]
     if len(found) != 1 or not theirs or ours & set(theirs):
         return None
-    end = next((j for j in tops if j > found[0]), len(doc_lines))
-    while end > found[0] + 1 and (not doc_lines[end - 1].strip() or doc_lines[end - 1].startswith("#")):
+    end = next((j for j in range(found[0] + 1, len(doc_lines)) if doc_lines[j].strip() and
+                not doc_lines[j].lstrip().startswith("#") and indent_of(doc_lines[j]) <= depth), len(doc_lines))
+    while end > found[0] + 1 and (not doc_lines[end - 1].strip() or doc_lines[end - 1].lstrip().startswith("#")):
         end -= 1  # (the blank lines and the comments above the next key are the next key's)
     apart = any(not doc_lines[j - 1].strip() for j in tops[1:])
     gap = [Piece(_terminator(doc_lines), None, None)] if apart else []

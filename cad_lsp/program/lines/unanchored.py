@@ -4,6 +4,7 @@ at the file's end (before its closing line where the file ends by closing a bloc
 from __future__ import annotations
 
 import difflib
+import os
 
 from ..ops import split_lines
 from .likeness import defines_another, looks_alike, other_entries
@@ -145,8 +146,9 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
             # ``void bangMarksBreaking()`` is another test than ``void parses()`` beside it in a class, where a
             # file of that one function renames it)
         matcher = difflib.SequenceMatcher(None, text, "\n".join(key.strip() for key in window), autojunk=False)
-        if matcher.real_quick_ratio() >= REWRITE_ALONE and matcher.quick_ratio() >= REWRITE_ALONE:
-            scores.append((matcher.ratio(), first))
+        ends = len(run) == 1 and _same_ends(text, window[0].strip())  # (one value inside a long line rewritten
+        if ends or matcher.real_quick_ratio() >= REWRITE_ALONE and matcher.quick_ratio() >= REWRITE_ALONE:  # at
+            scores.append((max(matcher.ratio(), REWRITE_ALONE if ends else 0), first))  # length)
     scores.sort(reverse=True)
     if not scores or scores[0][0] < REWRITE_ALONE or len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.1:
         return None
@@ -156,6 +158,17 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
     total, last = len(doc_keys), first + len(run) - 1
     kept = {k: ((1, first - 1) if k < run[0] else (last + 1, total)) for k, n in enumerate(lines) if n == MARKER}
     return Placement(document, update_lines, lines, kept, False, frozenset(rewrites.values()), rewrites)
+
+
+SAME_ENDS = 16  # characters a line and its rewrite share at each end, where what changed between is long
+
+
+def _same_ends(new: str, old: str) -> bool:
+    """Whether one line is another with its middle rewritten: both ends alike (``<img class="avatar" src="{{``
+    ... ``}}" alt="" width="96" height="96">``) over at least SAME_ENDS characters each."""
+    head = len(os.path.commonprefix([new, old]))
+    tail = len(os.path.commonprefix([new[head:][::-1], old[head:][::-1]]))
+    return head >= SAME_ENDS and tail >= SAME_ENDS
 
 
 def _unfolded_line(keys: list[str], doc_keys: list[str], content: list[int]) -> int | None:
