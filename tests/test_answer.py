@@ -1820,3 +1820,17 @@ def test_a_style_rule_said_to_go_is_taken_out(tmp_path):
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == vue.replace("class=\"search-bar\">", "class=\"search-bar\" @submit.prevent>").replace(
         "}\n\n.search-bar button {\n  padding: 0.5rem 1rem;\n}\n", "}\n")
+
+
+def test_tests_said_to_go_after_the_existing_tests_of_a_name_go_after_the_last_of_them(tmp_path):
+    """"Add regression tests after the existing `add_months` tests:" and new tests, no line of the file in them:
+    after ``test_add_months_crosses_year``, the last test whose name holds ``add_months`` (refused: the file
+    defines no ``add_months``, it imports it)."""
+    tests = ("from billing.periods import add_months, period_for\n\n\ndef test_add_months_simple():\n    assert add_months(1)\n\n\n"
+             "def test_add_months_crosses_year():\n    assert add_months(2)\n\n\ndef test_period_for_weekly():\n"
+             "    assert period_for(3)\n")
+    (tmp_path / "test_periods.py").write_text(tests)
+    new = "def test_add_months_clamps_to_end_of_month():\n    assert add_months(31)\n"
+    [change] = plan_answer("Add regression tests after the existing `add_months` tests:\n\n```python\n"
+                           f"# test_periods.py\n{new}```\n", tmp_path).files
+    assert change.after == tests.replace("add_months(2)\n\n\n", "add_months(2)\n\n\n" + new + "\n\n")

@@ -3831,3 +3831,17 @@ def test_one_long_line_with_its_middle_rewritten_is_that_line_rewritten():
     update = "    <img class=\"avatar\" src=\"{{ user.avatar_url }}\" alt=\"\" width=\"96\" height=\"96\">\n"
     assert merge_update(document, update, "profile.html").merged == document.replace(
         "{{ url_for('static', filename='img/default-avatar.png') }}", "{{ user.avatar_url }}")
+
+
+def test_a_new_block_before_a_block_whose_body_a_marker_keeps_is_not_placed_on_that_body():
+    """A new ``location /ws/ {`` whose lines are much like ``location /``'s, then ``location / {`` and ``# ...
+    unchanged ...``: the new block's lines are new, ``location /`` keeps its body (they were placed on it, and
+    the marker kept nothing: its body was lost)."""
+    document = ("upstream app {\n    server app:8000;\n}\n\nserver {\n    listen 80;\n\n    location / {\n"
+                "        proxy_pass http://app;\n        proxy_http_version 1.1;\n        proxy_set_header Host $host;\n"
+                "        proxy_set_header X-Real-IP $remote_addr;\n        proxy_read_timeout 60s;\n    }\n}\n")
+    ws = ("    location /ws/ {\n        proxy_pass http://app;\n        proxy_http_version 1.1;\n"
+          "        proxy_set_header Upgrade $http_upgrade;\n        proxy_set_header Host $host;\n"
+          "        proxy_set_header X-Real-IP $remote_addr;\n        proxy_read_timeout 1h;\n    }\n\n")
+    update = "server {\n    # ... listen unchanged ...\n\n" + ws + "    location / {\n        # ... unchanged ...\n    }\n}\n"
+    assert merge_update(document, update, "app.conf").merged == document.replace("    location / {", ws + "    location / {")

@@ -99,6 +99,7 @@ _GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below
 # A sentence saying where commands run: "Run this from the `src/Catalog.Api` folder:", "in the `web/` directory run:"
 _RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s+(?:folder|directory|dir)\b",
                         re.IGNORECASE)
+_TESTS = re.compile(r"\s+(?:tests|test\s+cases|specs)\b", re.IGNORECASE)  # "after the existing `add_months` tests"
 _CALLS = re.compile(r"\s+(?:calls|invocations|lines)\b", re.IGNORECASE)  # "after the existing `check` calls"
 _SCRIPT_PATH = re.compile(r"(?:[\w.-]+/)*(?:bin|sbin|scripts?|\.husky|\.githooks|hooks|libexec)/[A-Za-z][\w-]*")
 # An import said in the prose, to add with the block: "(and add `using Billing.Domain.Common;` at the top)"
@@ -856,7 +857,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
             line = said  # emphasis)
         of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
-            calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else ""  # ("after the existing `check`
+            calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else \
+                " tests" if m["name"] and _TESTS.match(line, m.end()) else ""  # ("after the existing `check`
             return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or m["name"] or "") + calls or \
                 m["section"] or m["heading"] or m["quoted"], None  # calls": the last line calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)

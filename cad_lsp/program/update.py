@@ -357,6 +357,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             return _checked(placed, language_of(language) if language is not None else guess_language(document),
                             force, update)
         after = after[:-len(" calls")]
+    if after is not None and after.endswith(" tests"):  # ("after the existing `add_months` tests": the last test
+        stem = after[:-len(" tests")]  # whose name holds it)
+        tests = [name for name in definitions_in(keys_of(split_lines(document))).values()
+                 if stem in name and "test" in name.lower() and name != stem]
+        after = tests[-1] if tests else stem
     if looks_like_patch(update):
         return merge_patch(document, update)
     if looks_like_search_replace(update):

@@ -360,15 +360,26 @@ def _passed_over(chain: list[tuple[int, int]], keys: list[str], markers: list[bo
     out: set[int] = set()
     for k, key in enumerate(keys):
         if k in at or k in elsewhere or markers[k] or shown[key] != 1 or key not in where or \
-                weight(key) < DISTINCTIVE or not is_declaration(key):
-            continue  # (a definition, not ``private:``: two classes may each have one)
+                weight(key) < DISTINCTIVE or not (is_declaration(key) or key.rstrip().endswith("{")):
+            continue  # (a definition or a block's head, not ``private:``: two classes may each have one)
         j, stop = where[key], next((m for m in range(k + 1, len(keys)) if markers[m]), None)
         later = [(m, n) for m, n in chain if m > k]
         crossing = [(m, n) for m, n in later if stop is not None and m < stop and n < j]
         after_marker = next((n for m, n in later if stop is not None and m > stop), None)
-        if crossing and len(crossing) == len([m for m, _ in later if m < (stop or len(keys))]) and \
+        if is_declaration(key) and crossing and \
+                len(crossing) == len([m for m, _ in later if m < (stop or len(keys))]) and \
                 (after_marker is None or after_marker > j) and all(n < j for m, n in chain if m < k):
             out |= {m for m, _ in crossing}  # (the marker keeps line j: the update's copy would be a second)
+        start = max((m for m in range(k) if markers[m]), default=None)  # the mirror: a new block before a
+        # block's head and a marker for its body (``location /ws/ {``, its lines alike ``location /``'s, then
+        # ``location / {`` and ``# ... unchanged ...``): the new lines placed on the body below the head are new
+        if start is None or k + 1 >= len(keys) or not markers[next_shown(keys, k, 1) or k] or \
+                not key.rstrip().endswith("{"):
+            continue
+        earlier = [(m, n) for m, n in chain if start < m < k]
+        if earlier and all(n > j for _, n in earlier) and all(n < j for m, n in chain if m < start) and \
+                all(n > j for m, n in chain if m > k):
+            out |= {m for m, _ in earlier}
     return out
 
 
