@@ -1834,3 +1834,15 @@ def test_tests_said_to_go_after_the_existing_tests_of_a_name_go_after_the_last_o
     [change] = plan_answer("Add regression tests after the existing `add_months` tests:\n\n```python\n"
                            f"# test_periods.py\n{new}```\n", tmp_path).files
     assert change.after == tests.replace("add_months(2)\n\n\n", "add_months(2)\n\n\n" + new + "\n\n")
+
+
+def test_code_in_the_language_of_a_file_named_right_after_commands_is_that_file():
+    """"Fill in `app/Http/Resources/OrderResource.php`:" right after ``php artisan make:resource``, then a
+    ```php block: the file (it was taken for what the commands print, so the resource stayed a stub); a JSON
+    block after ``curl`` under such a sentence is still the output."""
+    reading = read_answer("Generate it:\n\n```bash\nphp artisan make:resource OrderResource\n```\n\n"
+                          "Fill in `app/Http/Resources/OrderResource.php`:\n\n```php\n<?php\n\nclass OrderResource {}\n```\n")
+    assert [b.path for b in reading.blocks] == ["app/Http/Resources/OrderResource.php"]
+    output = read_answer("Try it:\n\n```bash\ncurl localhost/api/orders\n```\n\nYou get `storage/orders.json`:\n\n"
+                         "```json\n{\"data\": []}\n```\n")
+    assert output.blocks == ()

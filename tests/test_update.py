@@ -3845,3 +3845,13 @@ def test_a_new_block_before_a_block_whose_body_a_marker_keeps_is_not_placed_on_t
           "        proxy_set_header X-Real-IP $remote_addr;\n        proxy_read_timeout 1h;\n    }\n\n")
     update = "server {\n    # ... listen unchanged ...\n\n" + ws + "    location / {\n        # ... unchanged ...\n    }\n}\n"
     assert merge_update(document, update, "app.conf").merged == document.replace("    location / {", ws + "    location / {")
+
+
+def test_a_new_import_alone_goes_among_the_file_s_alike_imports_where_no_syntax_places_it():
+    """"Import the new widget at the top of the file:" and a Dart ``import '../widgets/loading_footer.dart';``
+    alone: among the file's relative imports, where it sorts (it went to the file's end)."""
+    document = ("import 'package:flutter/material.dart';\n\nimport '../models/post.dart';\nimport '../services/api_client.dart';\n"
+                "import 'post_detail_screen.dart';\n\nclass FeedScreen extends StatefulWidget {\n  const FeedScreen();\n}\n")
+    update = "import '../widgets/loading_footer.dart';\n"
+    assert merge_update(document, update, "feed_screen.dart").merged == document.replace(
+        "api_client.dart';\n", "api_client.dart';\n" + update)

@@ -135,6 +135,18 @@ _A_TYPE = re.compile(r"\s*(?:the\s+|this\s+|that\s+)?(?:class|struct|module|obje
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
 # Extensions a bare word in a sentence must have to be read as a file ("e.g." and "v2.0" are not files).
+# The file extensions a block's language may go to: for blocks that name no file and go to the default one, and
+# for a block in a file's language named after commands, which is that file, not what they print
+EXTENSIONS = {
+    "python": {"py", "pyi", "pyw"}, "py": {"py", "pyi", "pyw"},
+    "javascript": {"js", "mjs", "cjs", "jsx"}, "js": {"js", "mjs", "cjs", "jsx"}, "jsx": {"jsx", "js"},
+    "typescript": {"ts", "mts", "cts", "tsx"}, "ts": {"ts", "mts", "cts", "tsx"}, "tsx": {"tsx", "ts"},
+    "go": {"go"}, "rust": {"rs"}, "rs": {"rs"}, "java": {"java"}, "kotlin": {"kt", "kts"},
+    "c": {"c", "h"}, "cpp": {"cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"}, "c++": {"cc", "cpp", "cxx", "hpp", "h"},
+    "csharp": {"cs"}, "cs": {"cs"}, "ruby": {"rb"}, "rb": {"rb"}, "php": {"php"}, "swift": {"swift"},
+    "lua": {"lua"}, "json": {"json", "jsonc"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
+    "toml": {"toml"}, "html": {"html", "htm"}, "css": {"css"}, "scss": {"scss"}, "sql": {"sql"},
+}
 _CODE_EXTENSIONS = {
     "py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "go", "rs", "java", "kt", "kts", "c", "h",
     "cc", "cpp", "cxx", "hpp", "cs", "rb", "php", "swift", "lua", "scala", "sql", "sh", "bash", "zsh", "ps1", "r",
@@ -328,7 +340,8 @@ def read_answer(markdown: str) -> Reading:
                 section_path = _path_named(heading)
         for read in _read_block(opening["info"].strip(), body, prose, index + 1):
             if isinstance(read, Block) and not read.is_patch and _output_of(last, prose) and \
-                    (read.path is None or read.named_by == "line before" and _in_passing(prose)):
+                    (read.path is None or read.named_by == "line before" and _in_passing(prose) and
+                     not _code_of(read.language, read.path)):
                 read = Skipped(read.line, read.language, "the output of the commands above, not a file")
             elif isinstance(read, Block) and read.path is None and not read.is_patch and _shows_output(prose):
                 read = Skipped(read.line, read.language, "what something prints or answers, not a file")
@@ -501,6 +514,14 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
 
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
+
+
+def _code_of(language: str | None, path: str) -> bool:
+    """Whether a block is code in its file's own programming language (```php`` for a ``.php``): a file, never
+    what commands print (which may be JSON, YAML, HTML or rows, whatever file the sentence names)."""
+    lowered = (language or "").lower()
+    return lowered not in _DATA and lowered not in ("html", "css", "scss", "sql") and \
+        path.rsplit(".", 1)[-1].lower() in EXTENSIONS.get(lowered, ())
 
 
 def _output_of(last: Block | Skipped | None, prose: list[str]) -> bool:

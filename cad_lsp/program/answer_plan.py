@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path, PurePosixPath
 
-from .answer import Block, Removal, Skipped, read_answer
+from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, names as same_name
 from .lines.reading import block_end, definitions_in, keys_of
 from .removal import definition_lines, remove_definition
@@ -36,19 +36,6 @@ _NOT_SEARCHED = {"node_modules", "__pycache__", "venv", "env", "target", "build"
                  "site-packages", "bower_components"}
 RANGE_LIKENESS = 0.6  # a block placed by its line range alone must be this alike to the lines it replaces
 _SEARCH_LIMIT = 50_000  # files looked at, at most, to find one by the end of its path
-
-# The file extensions a block's language may go to, for blocks that name no file and go to the default one.
-_EXTENSIONS = {
-    "python": {"py", "pyi", "pyw"}, "py": {"py", "pyi", "pyw"},
-    "javascript": {"js", "mjs", "cjs", "jsx"}, "js": {"js", "mjs", "cjs", "jsx"}, "jsx": {"jsx", "js"},
-    "typescript": {"ts", "mts", "cts", "tsx"}, "ts": {"ts", "mts", "cts", "tsx"}, "tsx": {"tsx", "ts"},
-    "go": {"go"}, "rust": {"rs"}, "rs": {"rs"}, "java": {"java"}, "kotlin": {"kt", "kts"},
-    "c": {"c", "h"}, "cpp": {"cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"}, "c++": {"cc", "cpp", "cxx", "hpp", "h"},
-    "csharp": {"cs"}, "cs": {"cs"}, "ruby": {"rb"}, "rb": {"rb"}, "php": {"php"}, "swift": {"swift"},
-    "lua": {"lua"}, "json": {"json", "jsonc"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
-    "toml": {"toml"}, "html": {"html", "htm"}, "css": {"css"}, "scss": {"scss"}, "sql": {"sql"},
-}
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -540,7 +527,7 @@ def _shown(target: Path, root: Path) -> str:
 
 
 def _language_fits(language: str | None, default: Path) -> bool:
-    extensions = _EXTENSIONS.get((language or "").lower())
+    extensions = EXTENSIONS.get((language or "").lower())
     suffix = default.suffix.lstrip(".").lower()
     return extensions is None or not suffix or suffix in extensions
 

@@ -25,6 +25,7 @@ closing, or at a definition the answer names.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -283,6 +284,42 @@ def _below_the_imports(document: str, rest: str) -> Merge | None:
     return _inserted(doc_lines, lines, last + 1, new)
 
 
+def _among_the_imports(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
+    """New import lines alone, for a file no syntax places them in (Dart's ``import '../widgets/x.dart';``):
+    each in the run of the file's imports most alike it (``'../`` among the relative ones, not the packages),
+    where it sorts in a sorted run, else at the run's end; None where the update is anything else or the file
+    has no imports at the left edge."""
+    shown = [line for line in update_lines if line.strip()]
+    ours = {line.strip() for line in doc_lines}
+    if not shown or any(not IMPORT_LINE.match(line) or indent_of(line) or line.strip() in ours for line in shown):
+        return None
+    runs: list[list[int]] = []
+    for r, line in enumerate(doc_lines):
+        if IMPORT_LINE.match(line) and not indent_of(line):
+            if runs and runs[-1][-1] == r - 1:
+                runs[-1].append(r)
+            else:
+                runs.append([r])
+    if not runs:
+        return None
+    after: dict[int, list[Piece]] = {}
+    for k, line in enumerate(update_lines):
+        if not line.strip():
+            continue
+        run = max(runs, key=lambda rows: max(len(os.path.commonprefix([line.strip(), doc_lines[r].strip()]))
+                                             for r in rows))
+        texts = [doc_lines[r].strip() for r in run]
+        at = run[-1] if texts != sorted(texts) else \
+            max([r for r in run if doc_lines[r].strip() < line.strip()], default=run[0] - 1)
+        after.setdefault(at, []).append(Piece(line if line.endswith(("\n", "\r")) else line + _terminator(doc_lines),
+                                              None, k + 1))
+    pieces = after.get(-1, [])
+    for r, line in enumerate(doc_lines):
+        pieces.append(Piece(line, r + 1, None))
+        pieces += after.get(r, [])
+    return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(), None, False)
+
+
 def _lost_above(document: str, shown: str, merged: str) -> bool:
     """Whether a merge of the file's imports shown with new ones lost a file line above the first one it shows (an
     import read as another's rewrite, which the update's start does not reach)."""
@@ -462,6 +499,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                 _new_members(doc_lines, update_lines, grammar, into)
             if placed is None and place is None and into:  # ("In the `candidateFiles` suite:", new tests)
                 placed = _at_the_end_of_named(doc_lines, update_lines, into)
+            if placed is None and place is None and grammar is None:
+                placed = _among_the_imports(doc_lines, update_lines)  # ("Import the new widget at the top")
             if placed is None and grammar is None and place is None and _unrelated_new_code(doc_lines, update_lines):
                 placed = _appended(document, update)  # (new CSS rules, a new query: where a reader adds them)
             if placed is None and place is None:
