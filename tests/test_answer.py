@@ -643,6 +643,85 @@ NOT_YET: dict[str, str] = {
     "packer-ami-encrypt-cloudwatch-hardening-grok": "not examined yet: ``packer/ubuntu.pkr.hcl`` differs from the "
                                                     "expected; refused: packer/ubuntu.pkr.hcl: the block at line 6 of "
                                                     "the answer: no line of the update matches a line of th",
+    "go-chi-request-id-logging-windsurf": "not examined yet: ``cmd/server/main.go`` differs from the expected",
+    "lua-neovim-conform-format-on-save-cody": "not examined yet: ``lua/plugins/lsp.lua`` differs from the expected",
+    "java-spring-boot-caffeine-cache-llama": "not examined yet: ``pom.xml`` differs from the expected; refused: "
+                                             "pom.xml: the block at line 7 of the answer: no line of the update matches"
+                                             " a line of the file: it doe",
+    "python-pandas-sales-report-region-excel-mistral": "not examined yet: ``report/cli.py``, ``requirements.txt`` "
+                                                       "differ from the expected; refused: report/cli.py: the block at "
+                                                       "line 43 of the answer: no line of the update matches a line of "
+                                                       "the file:",
+    "ts-vitest-relative-time-fix-copilot": "not examined yet: ``src/components/CommentItem.tsx``, "
+                                           "``src/utils/format.test.ts``, ``src/utils/format.ts`` differ from the "
+                                           "expected; refused: the block at line 13 of the answer: it names no file, "
+                                           "and no file was given for such blocks",
+    "java-spring-product-validation-continue": "a new ``<dependency>`` alone, \"right after the web starter\" (words, "
+                                               "not a name): it fits in three places and is refused",
+    "go-job-worker-graceful-shutdown-gemini": "a comment inside the block (``// In NewRunner, after the PollInterval "
+                                              "default:``) says where the next fragment goes; read as code, the merge "
+                                              "would not parse and is refused",
+    "lua-neovim-format-on-save-llama": "not examined yet: ``lua/config/keymaps.lua`` differs from the expected",
+    "vue-signup-password-rules-windsurf": "not examined yet: ``src/utils/validators.ts`` differs from the expected",
+    "go-cobra-export-csv-format-cody": "not examined yet: ``cmd/export.go`` differs from the expected",
+    "python-django-drf-order-filters-deepseek": "not examined yet: ``orders/views.py`` differs from the expected; "
+                                                "refused: orders/views.py: the block at line 89 of the answer: the "
+                                                "merged file would not parse as python where",
+    "js-phaser-pause-menu-gemini": "not examined yet: ``src/scenes/GameScene.js`` differs from the expected",
+    "android-compose-theme-setting-chatgpt": "not examined yet: ``app/build.gradle.kts``, "
+                                             "``app/src/main/java/com/example/notes/ui/settings/SettingsScreen.kt`` "
+                                             "differ from the expected",
+    "flutter-feed-pagination-gemini": "``fetchPosts``'s head rewritten with parameters and its ``Uri.parse`` line "
+                                      "split over three are not paired with the old two lines, which stay above the "
+                                      "new ones",
+    "react-native-expo-push-notifications-copilot": "not examined yet: ``package.json``, ``src/api/client.ts``, "
+                                                    "``App.tsx`` differ from the expected",
+    "unity-platformer-double-jump-cursor": "not examined yet: ``Assets/Scripts/Player/PlayerAnimator.cs`` differs from "
+                                           "the expected; refused: Assets/Scripts/Player/PlayerAnimator.cs: the block "
+                                           "at line 100 of the answer: the merged file would ",
+    "roblox-coins-datastore-qwen": "\"under the existing player constants\" (words): the new settings go above ``return"
+                                   " Config``, not after the player constants",
+    "ios-scanner-camera-permission-grok": "not examined yet: ``DocScan/Info.plist``, "
+                                          "``DocScan/Services/PermissionManager.swift``, "
+                                          "``DocScan/Views/ScannerView.swift`` differ from the expected; refused: "
+                                          "DocScan/Info.plist: the block at line 13 of the answer: no line of the "
+                                          "update matches a line of the ",
+    "unity-json-save-file-continue": "not examined yet: ``Assets/Scripts/Managers/ScoreManager.cs``, "
+                                     "``Assets/Scripts/Managers/LevelManager.cs`` differ from the expected",
+    "godot4-persist-options-chatgpt": "not examined yet: ``ui/options_menu.gd`` differs from the expected",
+    "flutter-bloc-cart-quantity-copilot": "a new one-line getter (``int get itemCount => ...;``) right against a "
+                                          "marker: no blank line before the next member (a Dart getter is not read as a"
+                                          " definition)",
+    "react-native-dark-mode-theme-mistral": "a whole new ``ProfileScreen.tsx`` whose ``const styles = "
+                                            "StyleSheet.create`` became ``makeStyles``: read as a snippet, the old "
+                                            "``styles`` stays at the end",
+    "godot4-inventory-item-stacking-windsurf": "not examined yet: ``ui/inventory_slot.tscn`` differs from the expected;"
+                                               " refused: ui/inventory_slot.tscn: the block at line 81 of the answer: "
+                                               "the update fits the file in more than on",
+    "elixir-phoenix-user-search-deepseek": "not examined yet: ``test/helpdesk/accounts_test.exs`` differs from the "
+                                           "expected; refused: test/helpdesk/accounts_test.exs: the block at line 117 "
+                                           "of the answer: no line of the update matches ",
+    "php-laravel-newsletter-signup-chatgpt": "not examined yet: ``routes/web.php``, "
+                                             "``resources/views/layouts/partials/footer.blade.php`` differ from the "
+                                             "expected; refused: resources/views/layouts/partials/footer.blade.php: the"
+                                             " block at line 119 of the answer: no line of t",
+    "csharp-aspnet-quotes-rate-limiting-windsurf": "the new ``AddRateLimiter(...)`` block is shown right against ``var "
+                                                   "app = builder.Build();``, and the blank line the file had there is "
+                                                   "not kept",
+    "kotlin-ktor-booking-request-validation-llama": "not examined yet: ``build.gradle.kts``, "
+                                                    "``src/main/kotlin/dev/acme/bookings/plugins/StatusPages.kt`` "
+                                                    "differ from the expected",
+    "java-spring-reset-token-cleanup-amazonq": "not examined yet: ``src/main/resources/application.yml`` differs from "
+                                               "the expected",
+    "ruby-rails-product-search-cody": "the new ``describe \".search\"`` goes at the spec's end; the expected puts it "
+                                      "after ``.active`` (class methods first), which the answer does not say",
+    "kotlin-ktor-exposed-task-paging-qwen": "not examined yet: "
+                                            "``src/main/kotlin/io/tasky/repository/TaskRepository.kt``, "
+                                            "``src/main/kotlin/io/tasky/routes/TaskRoutes.kt`` differ from the expected",
+    "python-django-celery-order-email-mistral": "not examined yet: ``orders/views.py`` differs from the expected",
+    "java-spring-security-cors-preflight-grok": "not examined yet: "
+                                                "``src/main/java/com/harbor/api/config/WebConfig.java`` differs from "
+                                                "the expected",
 }
 
 
