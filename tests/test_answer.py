@@ -652,10 +652,6 @@ NOT_YET: dict[str, str] = {
                                                        "differ from the expected; refused: report/cli.py: the block at "
                                                        "line 43 of the answer: no line of the update matches a line of "
                                                        "the file:",
-    "ts-vitest-relative-time-fix-copilot": "not examined yet: ``src/components/CommentItem.tsx``, "
-                                           "``src/utils/format.test.ts``, ``src/utils/format.ts`` differ from the "
-                                           "expected; refused: the block at line 13 of the answer: it names no file, "
-                                           "and no file was given for such blocks",
     "java-spring-product-validation-continue": "a new ``<dependency>`` alone, \"right after the web starter\" (words, "
                                                "not a name): it fits in three places and is refused",
     "go-job-worker-graceful-shutdown-gemini": "a comment inside the block (``// In NewRunner, after the PollInterval "
@@ -1925,3 +1921,13 @@ def test_code_in_the_language_of_a_file_named_right_after_commands_is_that_file(
     output = read_answer("Try it:\n\n```bash\ncurl localhost/api/orders\n```\n\nYou get `storage/orders.json`:\n\n"
                          "```json\n{\"data\": []}\n```\n")
     assert output.blocks == ()
+
+
+def test_a_heading_that_links_to_a_file_names_it():
+    """Copilot Chat's ``### [format.ts](src/utils/format.ts)`` above a block names the link's target (the block
+    named no file)."""
+    reading = read_answer("Replace `formatRelativeTime` with:\n\n### [format.ts](src/utils/format.ts)\n\n```ts\n"
+                          "// ...existing code...\nexport const x = 1;\n```\n")
+    assert [b.path for b in reading.blocks] == ["src/utils/format.ts"]
+    web = read_answer("See [the guide](https://example.com/guide.ts):\n\n```ts\nexport const y = 2;\n```\n")
+    assert [b.path for b in web.blocks] == [None]  # (a link to a page names no file)

@@ -3855,3 +3855,15 @@ def test_a_new_import_alone_goes_among_the_file_s_alike_imports_where_no_syntax_
     update = "import '../widgets/loading_footer.dart';\n"
     assert merge_update(document, update, "feed_screen.dart").merged == document.replace(
         "api_client.dart';\n", "api_client.dart';\n" + update)
+
+
+def test_new_arguments_said_to_go_after_a_one_line_call_titled_by_a_name_go_right_after_it():
+    """"add the two new options after `--out` in `parse_args()`": after the one-line
+    ``parser.add_argument("--out", ...)`` (refused: only calls over several lines were found by their title)."""
+    document = ("def parse_args(argv=None):\n    parser = argparse.ArgumentParser()\n"
+                "    parser.add_argument(\"--top\", type=int, default=10)\n"
+                "    parser.add_argument(\"--out\", type=Path, default=Path(\"out\"))\n    return parser.parse_args(argv)\n")
+    update = ("    parser.add_argument(\"--by-region\", action=\"store_true\")\n"
+              "    parser.add_argument(\"--excel\", type=Path)\n")
+    assert merge_update(document, update, "cli.py", after="--out").merged == document.replace(
+        "Path(\"out\"))\n", "Path(\"out\"))\n" + update)

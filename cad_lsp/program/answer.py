@@ -930,9 +930,14 @@ def _shows_output(prose: list[str]) -> bool:
     return bool(lines) and bool(_OUTPUT_SENTENCE.search(lines[-1]) or _OUTPUT_HEADING.match(heading))
 
 
+_FILE_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+)\)")  # [format.ts](src/utils/format.ts)
+
+
 def _path_named(line: str) -> str | None:
     """The file a line names: the path it holds and little else, or the one file a heading, a bold line or a
-    sentence ending with a colon names.  A sentence naming two files, or none, names nothing."""
+    sentence ending with a colon names.  A sentence naming two files, or none, names nothing.  A link to a file
+    (Copilot Chat's ``### [format.ts](src/utils/format.ts)``) names its target."""
+    line = _FILE_LINK.sub(lambda m: f"`{m[2]}`" if looks_like_path(m[2]) else m[0], line)
     m = _PATH_LINE.match(line)
     if m and looks_like_path(m["path"]) and not re.fullmatch(r"([_*]).*\1", m["path"]):  # not _src/app.py_
         return m["path"]
