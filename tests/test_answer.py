@@ -648,10 +648,6 @@ NOT_YET: dict[str, str] = {
     "java-spring-boot-caffeine-cache-llama": "not examined yet: ``pom.xml`` differs from the expected; refused: "
                                              "pom.xml: the block at line 7 of the answer: no line of the update matches"
                                              " a line of the file: it doe",
-    "python-pandas-sales-report-region-excel-mistral": "not examined yet: ``report/cli.py``, ``requirements.txt`` "
-                                                       "differ from the expected; refused: report/cli.py: the block at "
-                                                       "line 43 of the answer: no line of the update matches a line of "
-                                                       "the file:",
     "java-spring-product-validation-continue": "a new ``<dependency>`` alone, \"right after the web starter\" (words, "
                                                "not a name): it fits in three places and is refused",
     "go-job-worker-graceful-shutdown-gemini": "a comment inside the block (``// In NewRunner, after the PollInterval "
@@ -1931,3 +1927,15 @@ def test_a_heading_that_links_to_a_file_names_it():
     assert [b.path for b in reading.blocks] == ["src/utils/format.ts"]
     web = read_answer("See [the guide](https://example.com/guide.ts):\n\n```ts\nexport const y = 2;\n```\n")
     assert [b.path for b in web.blocks] == [None]  # (a link to a page names no file)
+
+
+def test_a_line_said_to_go_in_a_named_section_of_a_text_file_goes_at_that_section_s_end(tmp_path):
+    """'pandas needs `openpyxl` to write `.xlsx` files. Add it to the "Output" section of `requirements.txt`:'
+    names one file (``.xlsx`` is an extension, not a dotfile; two files were named, so none) and a section:
+    the line goes at the end of the ``# Output`` lines (the block was dropped as the commands' output)."""
+    reqs = "# Data\npandas==2.2.2\n\n# Output\ntabulate==0.9.0\nJinja2==3.1.4\n\n# Dev\npytest==8.2.2\n"
+    (tmp_path / "requirements.txt").write_text(reqs)
+    answer = ("Finally, pandas needs `openpyxl` to write `.xlsx` files. Add it to the \"Output\" section of "
+              "`requirements.txt`:\n\n```text\nopenpyxl==3.1.2\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == reqs.replace("Jinja2==3.1.4\n", "Jinja2==3.1.4\nopenpyxl==3.1.2\n")

@@ -155,6 +155,9 @@ _CODE_EXTENSIONS = {
     "mdx", "rst", "txt", "proto", "graphql", "tf", "nix", "zig", "nim", "sol", "prisma", "hcl", "tfvars", "gd",
     "tscn", "erb", "ejs", "hbs", "j2", "jinja", "plist", "properties", "csproj", "xaml", "cshtml", "razor", "cmake",
 }
+# Extensions a sentence names as kinds of file ("to write `.xlsx` files"), not dotfiles (``.env``, ``.npmrc``)
+_EXTENSION_WORDS = (_CODE_EXTENSIONS - {"env"}) | {"xlsx", "xls", "csv", "tsv", "pdf", "png", "jpg", "jpeg", "gif",
+                                                   "webp", "svg", "zip", "gz", "tar", "docx", "parquet", "mp3", "mp4"}
 # A sentence saying to delete definitions ("You can now delete the old `SendEmailAsync`", "Remove `a` and `b` from
 # `app/views.py`"): the verb, then what it removes up to the sentence's end or a clause of its own.
 _REMOVE = re.compile(r"\b(?:delete|remove|drop|get\s+rid\s+of)d?\b(?P<what>.*?)"
@@ -665,10 +668,17 @@ def _inside_named(said: str) -> str | None:
 _DOTFILE = re.compile(r"\.env(?:\.[\w-]+)?|\.\w*(?:ignore|rc)|\.editorconfig|\.nvmrc")  # named bare in a sentence
 
 
+_TO_SECTION = re.compile(r"\b(?:to|in|into|under)\s+the\s+(?:[\"\u201c]|\*\*|`)(?P<name>[^\"\u201d*`\n]{1,40})"
+                         r"(?:[\"\u201d]|\*\*|`)\s+section\b", re.IGNORECASE)
+
+
 def _class_named(prose: list[str]) -> str | None:
     """The class the sentence before a block puts its methods in: a name in backticks after "to", "in" or
-    "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method."""
+    "into", called a class or starting with a capital ("to `Order`"), in a sentence about a method; or the
+    section it puts lines in ('Add it to the "Output" section of `requirements.txt`:')."""
     said = _last_said(prose)
+    if section := _TO_SECTION.search(said):
+        return section["name"].strip()
     if not re.search(r"\b(?:method|function|handler|member|getter|setter|test|case|spec|propert(?:y|ie)|field|"
                      r"constructor|initializer)s?\b", said, re.IGNORECASE):
         m = _INTO.search(said)  # ("In the `candidateFiles` suite:")
@@ -974,6 +984,8 @@ def _names_file(word: str) -> bool:
     if not looks_like_path(word):
         return False
     name = re.split(r"[/\\]", word)[-1]
+    if word == name and re.fullmatch(r"\.\w+", name) and name[1:].lower() in _EXTENSION_WORDS:
+        return False  # ("to write `.xlsx` files": an extension, not a dotfile such as ``.env``)
     return "/" in word or name.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS or name in _BARE_NAMES or \
         re.fullmatch(r"\.[\w\-]+(?:\.(?:example|sample|template|local|dist|development|production|test))?",
                      name) is not None  # (``.env``, ``.env.example``)

@@ -833,8 +833,9 @@ def _at_named_section(doc_lines: list[str], update_lines: list[str], side: str, 
 def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: str) -> Merge | None:
     """New entries said to go at the end of a named call's or literal's brackets ("at the end of the
     `StyleSheet.create` call", "in the `candidateFiles` suite"): right above the line closing what the file's one
-    line naming it opens, or after the last line of a block that ends by indentation; None where no one line
-    names it, or where the update shows a line of the file (a context places it)."""
+    line naming it opens, or after the last line of a block that ends by indentation, or of the section a comment
+    heads (``# Output``); None where no one line names it, or where the update shows a line of the file (a context
+    places it)."""
     keys = [line_key(line) for line in doc_lines]
     shown = {key.strip() for key in keys if key.strip() and not CLOSING.match(key)}
     if any(line.strip() in shown for line in update_lines):
@@ -842,6 +843,10 @@ def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: st
     named = re.compile(rf"(?<![\w.$]){re.escape(name)}\s*(?:\(\s*[\[{{]|[\[{{(]|[:=].*[\[{{(])\s*$|"
                        rf"^\s*[\w.]+\s*\(?\s*([\"'`]){re.escape(name)}\1.*(?:[{{(:]|\bdo)\s*$")  # (or titled by it:
     opens = [j for j, key in enumerate(keys) if named.search(key)]  # ``suite "candidateFiles":``)
+    heads = [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I)]
+    if not opens and len(heads) == 1:  # (a section a comment heads: 'to the "Output" section of requirements.txt')
+        end = next((j for j in range(heads[0] + 1, len(keys)) if not keys[j].strip()), len(keys))
+        return _inserted(doc_lines, update_lines, end, _shown_pieces(update_lines))
     if len(opens) != 1:
         return None
     end = block_end(keys, opens[0])
