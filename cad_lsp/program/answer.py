@@ -271,6 +271,8 @@ class Block:
     replaces: tuple[str, ...] = ()  # the names of the file's lines the sentence says it replaces ("replace the
     # `SAMPLE_INTERVAL` and `STATUS_LED` lines:")
     replaces_last: int = 0  # ... or how many of the file's last lines ("replace the last two lines with:")
+    go_imports: tuple[str, ...] = ()  # Go packages the prose says to add to the file's imports ("Add `"strings"` to
+    # the imports")
 
     @property
     def is_patch(self) -> bool:
@@ -427,13 +429,31 @@ _PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|them|`[^`]+`
 
 
 def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
-    """A block placed by the sentence right after it, where the sentences before it placed it nowhere."""
+    """A block placed by the sentence right after it, where the sentences before it placed it nowhere; Go
+    packages that sentence says to add to the imports ("You'll need to add `"fmt"` to the imports in this file.")."""
     said = next((line for line in prose if line.strip()), "")
+    if not block.go_imports and (packages := _go_imports_said(said, block)) and \
+            not any(_names_file(word) and word != block.path for word in _BACKTICKED.findall(said)) and \
+            not said.rstrip().endswith(":"):  # (not the next block's sentence: "3. Update `cmd/export.go`. Add ...:")
+        block = replace(block, go_imports=packages)
     m = _PUT_WHERE.match(said)
     if m is None or block.after is not None or block.before is not None or block.path is None:
         return block
     near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
     return replace(block, after=name if near else None, before=None if near else name)
+
+
+# "Add `"strings"` to the imports", "add `"encoding/csv"`, `"fmt"` and `"time"` to the imports in this file"
+_GO_IMPORTS = re.compile(r"\badd(?:ing)?\s+(?P<paths>`\"[\w./-]+\"`(?:\s*(?:,|and|,\s*and)\s*`\"[\w./-]+\"`)*)\s+to\s+"
+                         r"(?:the|your)\s+(?:file's\s+)?imports?\b", re.IGNORECASE)
+
+
+def _go_imports_said(said: str, block: Block) -> tuple[str, ...]:
+    """The Go packages a sentence says to add to a Go block's file's imports."""
+    m = _GO_IMPORTS.search(said)
+    if m is None or not (block.language == "go" or (block.path or "").endswith(".go")):
+        return ()
+    return tuple(re.findall(r"`\"([\w./-]+)\"`", m["paths"]))
 
 
 def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> bool:
@@ -594,6 +614,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text] \
         if read.path is not None and _ADD_AN_IMPORT.search(said) else []
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
+    read = replace(read, go_imports=_go_imports_said(said, read))
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,

@@ -572,4 +572,41 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                                   f"{block.describe()}: {exc}", named_as)
         merges.append(merge)
         current = merge.merged
+        if block.go_imports and (imported := _with_go_imports(current, block.go_imports)) is not None:
+            merges.append(Merge.spanning(current, imported))
+            current = imported
     return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as)
+
+
+def _with_go_imports(text: str, packages: tuple[str, ...]) -> str | None:
+    """A Go file with the packages a sentence says to add put in its ``import ( ... )`` group: the standard
+    library's in the group's first run (no dot in their first element), the others in the last run, each where
+    it sorts; None where the file has no such group or imports them all already."""
+    lines = text.splitlines(keepends=True)
+    start = next((k for k, line in enumerate(lines) if line.strip() == "import ("), None)
+    end = next((k for k in range(start + 1, len(lines)) if lines[k].strip() == ")"), None) if start is not None else None
+    if end is None:
+        return None
+    have = set(re.findall(r'"([^"]+)"', "".join(lines[start + 1:end])))
+    runs: list[list[int]] = [[]]
+    for k in range(start + 1, end):
+        if lines[k].strip():
+            runs[-1].append(k)
+        elif runs[-1]:
+            runs.append([])
+    runs = [run for run in runs if run]
+    new = [p for p in packages if p not in have]
+    if not new or not runs:
+        return None
+    indent = re.match(r"\s*", lines[runs[0][0]])[0]
+    newline = "\r\n" if lines[start].endswith("\r\n") else "\n"
+    after: dict[int, list[str]] = {}
+    for package in sorted(new):
+        run = runs[0] if "." not in package.split("/")[0] else runs[-1]
+        at = max([k for k in run if lines[k].strip().strip('"') < package], default=run[0] - 1)
+        after.setdefault(at, []).append(f'{indent}"{package}"{newline}')
+    out = after.get(start, [])
+    for k, line in enumerate(lines):
+        out.append(line)
+        out += after.get(k, [])
+    return "".join(out)
