@@ -3867,3 +3867,19 @@ def test_new_arguments_said_to_go_after_a_one_line_call_titled_by_a_name_go_righ
               "    parser.add_argument(\"--excel\", type=Path)\n")
     assert merge_update(document, update, "cli.py", after="--out").merged == document.replace(
         "Path(\"out\"))\n", "Path(\"out\"))\n" + update)
+
+
+def test_entries_left_out_between_a_block_s_head_and_the_first_shown_one_stay_where_a_marker_elides_its_rest():
+    """``dependencies {``, one of the file's ``implementation(...)`` lines, a new one, then ``// ...``: the entries
+    between the head and the shown one stay (they were deleted for being left out between two shown lines)."""
+    document = ("plugins {\n    kotlin(\"jvm\") version \"2.0.0\"\n}\n\ndependencies {\n"
+                "    implementation(\"io.ktor:ktor-server-core-jvm:$ktor_version\")\n"
+                "    implementation(\"io.ktor:ktor-server-netty-jvm:$ktor_version\")\n"
+                "    implementation(\"io.ktor:ktor-server-status-pages-jvm:$ktor_version\")\n"
+                "    implementation(\"ch.qos.logback:logback-classic:$logback_version\")\n"
+                "    testImplementation(kotlin(\"test\"))\n}\n")
+    new = "    implementation(\"io.ktor:ktor-server-request-validation-jvm:$ktor_version\")\n"
+    update = ("dependencies {\n    implementation(\"io.ktor:ktor-server-status-pages-jvm:$ktor_version\")\n" + new +
+              "    // ...\n}\n")
+    assert merge_update(document, update, "build.gradle.kts").merged == document.replace(
+        "status-pages-jvm:$ktor_version\")\n", "status-pages-jvm:$ktor_version\")\n" + new)

@@ -1085,7 +1085,7 @@ def _appended(document: str, update: str) -> Merge:
 
 def _line_merge(document: str, update: str, context: bool = False, place: tuple[str, str] | None = None) -> Merge:
     """The update placed line by line (``align_update``), with the doc comments it leaves out kept."""
-    update = _with_unshown_docs(split_lines(document), update)
+    update = _with_entries_kept(split_lines(document), _with_unshown_docs(split_lines(document), update))
     placement = align_update(document, update, context=context, place=place)
     return _finish(document, update, _line_pieces(placement), _seen_by_lines(placement), placement,
                    placement.whole_file)
@@ -1120,10 +1120,36 @@ def _lines_of_block(document_lines: list[str], update_lines: list[str]) -> tuple
     """A block's lines merged line by line (its update has a fragment the parser cannot read), for the placement
     by syntax: the pieces and the lines removed in sight, or None when lines place it nowhere."""
     try:
-        placement = align_update("".join(document_lines), "".join(update_lines))
+        placement = align_update("".join(document_lines), _with_entries_kept(document_lines, "".join(update_lines)))
     except UpdateError:
         return None
     return _line_pieces(placement), _seen_by_lines(placement)
+
+
+def _with_entries_kept(doc_lines: list[str], update: str) -> str:
+    """The update with a marker between a block's head and the first entry it shows, where the file has other
+    entries of that kind between them and the update elides the block's rest with a marker of its own
+    (``dependencies {``, one ``implementation(...)`` of the file's, a new one, ``// ...``): the entries above
+    are kept, not deleted for being left out between two shown lines."""
+    update_lines = split_lines(update)
+    where = {line.strip(): j for j, line in enumerate(doc_lines)}
+    counts = Counter(line.strip() for line in doc_lines)
+    for k in range(len(update_lines) - 1):
+        head, entry = update_lines[k], update_lines[k + 1]
+        if not head.rstrip().endswith(("{", "(", "[")) or counts[head.strip()] != 1 or counts[entry.strip()] != 1 or \
+                is_marker(entry) or not entry.strip():
+            continue
+        j, j2 = where[head.strip()], where[entry.strip()]
+        first = re.match(r"\s*([\w.$-]+)", entry)
+        gap = [line for line in doc_lines[j + 1:j2] if line.strip()]
+        depth = indent_of(entry)
+        rest = update_lines[k + 2:]
+        closing = next((r for r, line in enumerate(rest) if line.strip() and indent_of(line) < depth), len(rest))
+        marker = next((line for line in rest[:closing] if is_marker(line)), None)
+        if j2 > j + 1 and gap and first and marker is not None and \
+                all(indent_of(line) == depth and line.lstrip().startswith(first[1]) for line in gap):
+            return "".join(update_lines[:k + 1] + [marker] + update_lines[k + 1:])
+    return update
 
 
 def _line_pieces(placement: Placement) -> list[Piece]:
