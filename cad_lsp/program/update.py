@@ -814,12 +814,17 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     return _inserted(doc_lines, update_lines, at, new)
 
 
+def _section_heads(keys: list[str], name: str) -> list[int]:
+    """The file lines that are a comment heading a section of that name (``# Auth``, ``// Output``)."""
+    return [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I)]
+
+
 def _at_named_section(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
     """New lines put after (or before) a section that a comment line heads (``# Auth`` in a ``.env``, "after the
     `# Auth` section"): the comment and the lines below it up to a blank line.  Set apart by a blank line, as the
     file's sections are; None where no one comment line is that heading, or the file does not set them apart."""
     keys = [line_key(line) for line in doc_lines]
-    heads = [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I)]
+    heads = _section_heads(keys, name)
     if len(heads) != 1 or "" not in (key.strip() for key in keys):
         return None
     newline = _terminator(doc_lines)
@@ -843,7 +848,7 @@ def _at_the_end_of_named(doc_lines: list[str], update_lines: list[str], name: st
     named = re.compile(rf"(?<![\w.$]){re.escape(name)}\s*(?:\(\s*[\[{{]|[\[{{(]|[:=].*[\[{{(])\s*$|"
                        rf"^\s*[\w.]+\s*\(?\s*([\"'`]){re.escape(name)}\1.*(?:[{{(:]|\bdo)\s*$")  # (or titled by it:
     opens = [j for j, key in enumerate(keys) if named.search(key)]  # ``suite "candidateFiles":``)
-    heads = [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I)]
+    heads = _section_heads(keys, name)
     if not opens and len(heads) == 1:  # (a section a comment heads: 'to the "Output" section of requirements.txt')
         end = next((j for j in range(heads[0] + 1, len(keys)) if not keys[j].strip()), len(keys))
         return _inserted(doc_lines, update_lines, end, _shown_pieces(update_lines))
