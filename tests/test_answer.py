@@ -572,9 +572,6 @@ NOT_YET: dict[str, str] = {
     "python-pandas-report-cli-xlsx-mistral": "not examined yet: ``report/cli.py`` differs from the expected; refused: "
                                              "report/cli.py: the block at line 40 of the answer: no line of the update "
                                              "matches a line of the file:",
-    "react-todo-filters-chatgpt": "not examined yet: ``src/components/TodoList.module.css`` differs from the expected; "
-                                  "refused: src/components/TodoList.module.css: the block at line 202 of the answer: no"
-                                  " line of the update match",
     "nextjs-auth-middleware-grok": "declarations the prose says moved to another file (\"delete them here and import "
                                    "instead\") stay, below the new imports",
     "angular-profile-phone-bio-amazonq": "not examined yet: ``src/app/profile/profile-form.component.html`` differs "
@@ -1050,11 +1047,30 @@ def test_a_block_that_names_several_files_by_their_first_lines_is_one_block_per_
 ])
 def test_lines_the_prose_says_to_add_to_a_file_without_a_grammar_go_at_its_end(name, text, block, after, tmp_path):
     """"Add to `requirements.txt`:" and a new line: it has no line of the file to place it by, and the sentence
-    says where it goes (a flat list stays flat; a file of blocks keeps its blank line between them)."""
+    says where it goes (a flat list stays flat; a file of blocks keeps its blank line between them).  Where no
+    sentence says so, they go there too, and the user hears that nothing placed them."""
     (tmp_path / name).write_text(text, encoding="utf-8")
     plan = plan_answer(f"Add to `{name}`:\n\n```\n{block}```\n", tmp_path)
-    assert plan.complete and plan.files[0].after == after
-    assert not plan_answer(f"Here is `{name}`:\n\n```\n{block}```\n", tmp_path).complete  # (no place said)
+    assert plan.complete and plan.files[0].after == after and plan.files[0].unseen_notes() == []
+    [unsaid] = plan_answer(f"Here is `{name}`:\n\n```\n{block}```\n", tmp_path).files
+    assert unsaid.after == after and unsaid.at_end == (3,) and "check its place" in unsaid.unseen_notes()[0]
+
+
+def test_a_block_a_path_names_that_repeats_no_line_of_its_file_goes_at_the_end_with_a_note(tmp_path):
+    """A new test shown alone under its file's path, nothing saying where: no line of the file places it, and a
+    developer adds it at the end.  The user hears that nothing placed it; a method shown without its class, or
+    a line cut from inside a function, still has no place."""
+    tests = ('import { test } from "node:test";\nimport assert from "node:assert";\n\n'
+             'test("adds", () => {\n  assert.equal(1 + 1, 2);\n});\n')
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "math.test.js").write_text(tests, encoding="utf-8")
+    new = 'test("subtracts", () => {\n  assert.equal(2 - 1, 1);\n});\n'
+    [change] = plan_answer(f"`test/math.test.js`\n```js\n{new}```\n", tmp_path).files
+    assert change.after == tests + "\n" + new and change.at_end == (2,)
+    assert change.unseen_notes() == ["the block at line 2 of the answer repeats no line of the file and nothing "
+                                     "says where it goes: it was added at the file's end; check its place"]
+    inside = "  const total = await fetchTotals();\n"
+    assert not plan_answer(f"`test/math.test.js`\n```js\n{inside}```\n", tmp_path).complete
 
 
 def test_an_absolute_path_names_the_root_s_file_it_ends_with(tmp_path):

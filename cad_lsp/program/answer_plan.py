@@ -19,10 +19,10 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
-from .blocks import DISTINCTIVE_LINE, names as same_name
+from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import block_end, definitions_in, keys_of
 from .removal import definition_lines, remove_definition
-from .update import Merge, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
+from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
 
@@ -64,6 +64,7 @@ class FileChange:
     refusal: str | None = None
     named_as: str | None = None  # the path the answer wrote, where it named the file by the end of its path
     removed: tuple[str, ...] = ()  # definitions removed because the prose says so ("delete the old `send`")
+    at_end: tuple[int, ...] = ()  # answer lines of blocks put at the file's end, as nothing placed them
 
     def found_note(self) -> str | None:
         if self.named_as is None:
@@ -80,7 +81,9 @@ class FileChange:
 
     def unseen_notes(self) -> list[str]:
         return [note for note in (merge.unseen_note() for merge in self.merges) if note] + \
-            [f"removed `{name}`, as the answer's prose says" for name in self.removed]
+            [f"removed `{name}`, as the answer's prose says" for name in self.removed] + \
+            [f"the block at line {line} of the answer repeats no line of the file and nothing says where it goes: "
+             f"it was added at the file's end; check its place" for line in self.at_end]
 
     @property
     def unseen(self) -> list[tuple[int, int]]:
@@ -328,12 +331,14 @@ def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
     return target, None
 
 
-def _added_at_end(current: str, block: Block, name: str) -> Merge | None:
+def _added_at_end(current: str, block: Block, name: str, unplaced: bool = False) -> Merge | None:
     """New lines the prose says to add to a file ("Add to `requirements.txt`:", "add these entries to your
     `.gitignore`", "Add to `tests/backup.bats`:" and tests its grammar does not read), none of them the file's
-    and no marker among them, where nothing else placed them: after its last line.  None otherwise."""
+    and no marker among them, where nothing else placed them: after its last line.  None otherwise.
+    ``unplaced``: the block names this file and repeats none of its lines (a new test, a new handler, shown alone
+    where no reading places it): the end is where a developer adds what nothing places, so it goes there too."""
     lines = [line for line in block.text.splitlines() if line.strip()]
-    if not block.adds or not lines or any(is_marker(line) for line in lines) or \
+    if not (block.adds or unplaced) or not lines or any(is_marker(line) for line in lines) or \
             lines[0].strip() in {line.strip() for line in current.splitlines()}:
         return None  # (its first line the file's: context, not new lines)
     last = [line for line in current.splitlines() if line.strip()][-1:]
@@ -343,6 +348,17 @@ def _added_at_end(current: str, block: Block, name: str) -> Merge | None:
             merge_update(current, block.text, name, after="")
     except UpdateError:
         return None
+
+
+def _stands_alone(text: str, current: str) -> bool:
+    """Whether a block's code can stand at a file's end: it closes what it opens (a new test, a new handler) and
+    starts no deeper than the file's last line (a method after a Python class's last one), not a line cut from
+    inside a function, nor a method shown without its class (``def clear(self):``)."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("@")]
+    last = [line for line in current.splitlines() if line.strip()][-1:]
+    return bool(lines and last) and _balanced(text) and \
+        len(lines[0]) - len(lines[0].lstrip()) <= len(last[0]) - len(last[0].lstrip()) and \
+        not (SELF_FIRST.match(lines[0]) and not lines[0][0].isspace())
 
 
 def _at_lines(original: str, current: str, block: Block) -> Merge | None:
@@ -539,7 +555,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
     before = text or ""
     if problem is not None:
         return FileChange(shown, target, exists, before, None, tuple(blocks), (), f"the file {problem}", named_as)
-    current, merges = before, []
+    current, merges, at_end = before, [], ()
     for block in blocks:
         if block.is_patch or block.search_replace:
             try:
@@ -566,16 +582,21 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                 merge_update(current, block.text, target.name, force=force, after=block.after,
                              before=block.before, whole=block.whole, into=block.into)
         except UpdateError as exc:
-            merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name)
+            unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
+                _stands_alone(block.text, current)
+            merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name, unplaced)
             if merge is None:
                 return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                                   f"{block.describe()}: {exc}", named_as)
+            if unplaced and not block.adds:
+                at_end += (block.line,)
         merges.append(merge)
         current = merge.merged
         if block.go_imports and (imported := _with_go_imports(current, block.go_imports)) is not None:
             merges.append(Merge.spanning(current, imported))
             current = imported
-    return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as)
+    return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as,
+                      at_end=at_end)
 
 
 def _with_go_imports(text: str, packages: tuple[str, ...]) -> str | None:

@@ -37,7 +37,7 @@ from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
 from .lines.moved import with_moved_bodies
 from .lines.passes import TRUNCATED_TAIL
-from .lines.placement import MARKER, NEW, Placement, SKIP, UpdateError
+from .lines.placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .lines.reading import (
     CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
     definition_name, definitions_in, indent_of, is_declaration, keys_of, line_key)
@@ -49,8 +49,8 @@ from .search_replace import apply_sections, looks_like_search_replace, parse_sec
 from .syntax import breaks, guess_language, language_of
 
 
-__all__ = ["UpdateError", "Placement", "Merge", "is_marker", "marker_lines", "align_update", "merge_update",
-           "merge_patch", "merge_search_replace"]
+__all__ = ["UpdateError", "NoSharedLine", "Placement", "Merge", "is_marker", "marker_lines", "align_update",
+           "merge_update", "merge_patch", "merge_search_replace"]
 
 UNSEEN_AROUND_WHOLE = 3  # lines of the file before (after) a "whole file"'s first (last) line: it starts inside
 

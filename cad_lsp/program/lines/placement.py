@@ -12,6 +12,11 @@ class UpdateError(ValueError):
     """An update that cannot be placed in the file; the message says why, for the user."""
 
 
+class NoSharedLine(UpdateError):
+    """An update that repeats no line of the file and that nothing else places: where a path names the file, a
+    caller may still put it at the file's end."""
+
+
 @dataclass(frozen=True)
 class Placement:
     """Where each update line goes: ``lines[k]`` is the 1-based file line that update line k repeats, NEW for

@@ -8,7 +8,7 @@ import os
 
 from ..ops import split_lines
 from .likeness import defines_another, looks_alike, other_entries
-from .placement import MARKER, NEW, Placement, SKIP, UpdateError
+from .placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .reading import (
     CLOSING, CLOSING_TAG, DISTINCTIVE, IMPORT_LINE, closes_new_block, indent_of, keys_of, other_titles, weight)
 from .rewrites import LONE_LINES, REWRITE_ALONE, alike_line_for_line
@@ -39,7 +39,7 @@ def unanchored(document: str, update_lines: list[str], lines: list[int], keys: l
             apart = frozenset({content[0]}) if above > 0 and doc_keys[above - 1].strip() and \
                 not doc_keys[above - 1].rstrip().endswith(("{", "(", "[", ":", "do")) else frozenset()
             return Placement(document, update_lines, inside, {}, False, replaced=replaced, apart=apart)
-        raise UpdateError("no line of the update matches a line of the file: it does not belong to this file")
+        raise NoSharedLine("no line of the update matches a line of the file: it does not belong to this file")
     if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
         raise UpdateError("the update repeats no line of the file, so where its code goes is unknown: include an "
                           "unchanged line around the change")
