@@ -439,8 +439,6 @@ NOT_YET: dict[str, str] = {
                                                      "``<div>`` of that class right after a marker naming \"image "
                                                      "and details\": the marker keeps the span too, which stays "
                                                      "beside its replacement",
-    "node-discord-reminders-persist-gemini": "a new test with no line of the file around it and no place said: "
-                                             "refused (the expected file puts it beside the test it resembles)",
     "scala3-log-query-since-filter-gemini": "Scala 3 braceless bodies: new tests shown without a line of their "
                                             "suite are refused, and a blank line before ``object Main:`` is lost",
     "cpp-cmake-ini-env-expansion-grok": "a C++ header's new struct, alias and overloads between markers: the merged"
@@ -1071,6 +1069,11 @@ def test_a_block_a_path_names_that_repeats_no_line_of_its_file_goes_at_the_end_w
                                      "says where it goes: it was added at the file's end; check its place"]
     inside = "  const total = await fetchTotals();\n"
     assert not plan_answer(f"`test/math.test.js`\n```js\n{inside}```\n", tmp_path).complete
+    (tmp_path / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+                                          "pytestmark = pytest.mark.unit\n")
+    decorated = '@pytest.mark.parametrize(\n    "a, b", [(1, 2), (2, 3)]\n)\ndef test_less(a, b):\n    assert a < b\n'
+    [change] = plan_answer(f"`test_calc.py`\n```python\n{decorated}```\n", tmp_path).files  # (its head below its
+    assert change.after.endswith(".unit\n\n\n" + decorated) and change.at_end == (2,)  # decorator's lines)
 
 
 def test_an_absolute_path_names_the_root_s_file_it_ends_with(tmp_path):
@@ -1700,6 +1703,20 @@ def test_a_makefile_s_phony_line_grown_above_a_new_target_said_to_go_after_anoth
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == makefile.replace("release-major clean", "release-major release-dry-run clean").replace(
         "major\n\nclean", "major\n\n" + target + "\nclean")
+
+
+def test_a_sentence_after_a_block_that_puts_it_somewhere_places_it_however_it_names_the_place(tmp_path):
+    """"Add it after the "rejects garbage" test, then run:" below a new test: "it" is the block above, and the
+    place is a test by its title (at the end of the file before: nothing else placed it)."""
+    tests = ('import test from "node:test";\n\ntest("parses minutes", () => {\n  ok(parse("5m"));\n});\n\n'
+             'test("rejects garbage", () => {\n  throws(() => parse("x"));\n});\n\n'
+             'test("formats hours", () => {\n  ok(format(3600));\n});\n')
+    (tmp_path / "duration.test.js").write_text(tests)
+    new = 'test("rejects zero", () => {\n  throws(() => parse("0m"));\n});\n'
+    answer = (f"`duration.test.js`\n```js\n{new}```\n\nAdd it after the \"rejects garbage\" test, then run:\n\n"
+              "```bash\nnode --test\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == tests.replace('"x"));\n});\n', '"x"));\n});\n\n' + new) and change.at_end == ()
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -426,6 +426,10 @@ _PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|them|`[^`]+`
                         r"(?:\s+(?:block|snippet|section|lines?|code|part|entry|entries|one|ones))?)\s+"
                         r"(?:right\s+|just\s+|directly\s+)?(?P<where>after|below|under|before|above)\s+(?:the\s+)?"
                         r"`(?:(?P<name>[\w.$:-]+)(?:\([^`]*\))?|#{1,6}\s+(?P<heading>[^`]{1,60}))`", re.IGNORECASE)
+# ... or says so of "it", whatever names the place: "Add it after the "rejects garbage" test, then run:"
+_IT_GOES = re.compile(r"^\s*(?:(?:then|and|now)\s+)?(?:(?:put|place|insert|add|paste|move)\s+(?:it|them)|"
+                      r"(?:it|they)\s+(?:goes|go|belongs?|should\s+go))\s+(?:right\s+|just\s+|directly\s+)?"
+                      r"(?=(?:after|below|under|before|above)\s)", re.IGNORECASE)
 
 
 def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
@@ -437,8 +441,12 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
             not said.rstrip().endswith(":"):  # (not the next block's sentence: "3. Update `cmd/export.go`. Add ...:")
         block = replace(block, go_imports=packages)
     m = _PUT_WHERE.match(said)
-    if m is None or block.after is not None or block.before is not None or block.path is None:
+    it = None if m else _IT_GOES.match(said)
+    if not (m or it) or block.after is not None or block.before is not None or block.path is None:
         return block
+    if it:
+        after, before = _place_named([said[it.end():]])
+        return replace(block, after=after, before=before) if after or before else block
     near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
     return replace(block, after=name if near else None, before=None if near else name)
 

@@ -354,11 +354,12 @@ def _stands_alone(text: str, current: str) -> bool:
     """Whether a block's code can stand at a file's end: it closes what it opens (a new test, a new handler) and
     starts no deeper than the file's last line (a method after a Python class's last one), not a line cut from
     inside a function, nor a method shown without its class (``def clear(self):``)."""
-    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("@")]
+    lines = [line for line in text.splitlines() if line.strip()]
     last = [line for line in current.splitlines() if line.strip()][-1:]
+    head = next((line for line in lines if not line.startswith("@")), "")  # (below its decorators)
     return bool(lines and last) and _balanced(text) and \
         len(lines[0]) - len(lines[0].lstrip()) <= len(last[0]) - len(last[0].lstrip()) and \
-        not (SELF_FIRST.match(lines[0]) and not lines[0][0].isspace())
+        (head[:1].isspace() or not SELF_FIRST.match(head))
 
 
 def _at_lines(original: str, current: str, block: Block) -> Merge | None:
