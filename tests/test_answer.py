@@ -486,9 +486,6 @@ NOT_YET: dict[str, str] = {
                                               "headers after them too, which the update rewrites",
     "haskell-inventory-parse-errors-qwen": "a Haskell module (no grammar): a function rewritten beside a new type "
                                            "above it keeps its old lines",
-    "csharp-aspnetcore-weather-retries-cursor": "a call replaced in ``Program.cs`` where only the prose says which "
-                                                "one (no line of the file around it): refused, and a fragment of "
-                                                "the controller merged around it wrongly",
     "rust-duration-compound-parse-deepseek": "a function split in two, the new one holding a marker for the "
                                              "old one's middle and no closing line of the file after it: the "
                                              "line readings delete the ``mod tests`` after it, unseen",
@@ -1717,6 +1714,23 @@ def test_a_sentence_after_a_block_that_puts_it_somewhere_places_it_however_it_na
               "```bash\nnode --test\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == tests.replace('"x"));\n});\n', '"x"));\n});\n\n' + new) and change.at_end == ()
+
+
+def test_a_sentence_after_a_block_saying_which_statement_it_replaces_puts_it_there(tmp_path):
+    """"This replaces the existing `builder.Services.Configure<WeatherOptions>(...)` call." below a block that
+    shares no line with the file: the call (over two lines, to the one closing its brackets) gives way to the
+    block, where it stood (at the file's end before, after its last type: not valid C# there)."""
+    program = ("var builder = WebApplication.CreateBuilder(args);\n\nbuilder.Services.AddProblemDetails();\n\n"
+               "builder.Services.Configure<WeatherOptions>(\n    builder.Configuration.GetSection(\"Weather\"));\n\n"
+               "var app = builder.Build();\napp.Run();\n\npublic partial class Program { }\n")
+    (tmp_path / "Program.cs").write_text(program)
+    new = ("builder.Services.AddOptions<WeatherOptions>()\n    .Bind(builder.Configuration.GetSection(\"Weather\"))\n"
+           "    .ValidateOnStart();\n")
+    answer = (f"Validate at startup:\n\n```csharp:Program.cs\n{new}```\n\nThis replaces the existing "
+              "`builder.Services.Configure<WeatherOptions>(...)` call.\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == program.replace(
+        "builder.Services.Configure<WeatherOptions>(\n    builder.Configuration.GetSection(\"Weather\"));\n", new)
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

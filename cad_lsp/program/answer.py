@@ -431,6 +431,11 @@ _IT_GOES = re.compile(r"^\s*(?:(?:then|and|now)\s+)?(?:(?:put|place|insert|add|p
                       r"(?:it|they)\s+(?:goes|go|belongs?|should\s+go))\s+(?:right\s+|just\s+|directly\s+)?"
                       r"(?=(?:after|below|under|before|above)\s)", re.IGNORECASE)
 
+# ... or that says which of the file's lines it replaces: "This replaces the existing
+# `builder.Services.Configure<WeatherOptions>(...)` call."
+_IT_REPLACES = re.compile(r"^\W*(?:this|that|it)\s+replaces\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+)?"
+                          r"`(?P<name>[^`\s(]+)(?:\([^`]*\))?;?`", re.IGNORECASE)
+
 
 def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
     """A block placed by the sentence right after it, where the sentences before it placed it nowhere; Go
@@ -442,6 +447,9 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
         block = replace(block, go_imports=packages)
     m = _PUT_WHERE.match(said)
     it = None if m else _IT_GOES.match(said)
+    if (gone := _IT_REPLACES.match(said)) and block.path is not None and not block.replaces and \
+            not block.is_patch and not _defines(block.text, gone["name"]):  # (a statement: a definition of that
+        return replace(block, replaces=(gone["name"],))  # name shown anew is found by its name)
     if not (m or it) or block.after is not None or block.before is not None or block.path is None:
         return block
     if it:

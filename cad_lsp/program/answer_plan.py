@@ -35,6 +35,7 @@ Lister = Callable[[Path], Iterable[str]]
 _NOT_SEARCHED = {"node_modules", "__pycache__", "venv", "env", "target", "build", "dist", "out", "vendor",
                  "site-packages", "bower_components"}
 RANGE_LIKENESS = 0.6  # a block placed by its line range alone must be this alike to the lines it replaces
+STATEMENT_LINES = 8  # lines at most of a statement a sentence says a block replaces
 _SEARCH_LIMIT = 50_000  # files looked at, at most, to find one by the end of its path
 
 @dataclass(frozen=True)
@@ -350,6 +351,8 @@ def _added_at_end(current: str, block: Block, name: str, unplaced: bool = False)
         return None
 
 
+
+
 def _stands_alone(text: str, current: str) -> bool:
     """Whether a block's code can stand at a file's end: it closes what it opens (a new test, a new handler) and
     starts no deeper than the file's last line (a method after a Python class's last one), not a line cut from
@@ -480,8 +483,8 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
         after: str | None = ""
     elif block.replaces:
         found = [[k for k, line in enumerate(lines) if _sets(line, said)] for said in block.replaces]
-        gone = {k[0] for k in found} if all(len(k) == 1 for k in found) and \
-            all(_balanced(lines[k[0]]) for k in found) else None
+        spans = [_statement(lines, k[0]) for k in found if len(k) == 1]
+        gone = {j for span in spans if span for j in span} if len(spans) == len(found) and all(spans) else None
         after = block.after
     else:
         return None
@@ -490,6 +493,15 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
     kept = "".join(line for k, line in enumerate(lines) if k not in gone)
     try:
         merge = merge_update(kept, block.text, name, force=force, after=after, before=block.before, into=block.into)
+    except NoSharedLine:  # (the new lines alone: where the old ones stood, as one run)
+        first, last = min(gone), max(gone)
+        if last - first + 1 != len(gone) or block.replaces_last or \
+                any(is_marker(line) for line in block.text.splitlines()):
+            return None
+        new = block.text.splitlines(keepends=True)
+        newline = "\r\n" if lines[first].endswith("\r\n") else "\n"
+        new = [line.rstrip("\r\n") + newline for line in new]
+        return Merge.spanning(current, "".join(lines[:first] + new + lines[last + 1:]))
     except UpdateError:
         return None
     return Merge.spanning(current, merge.merged) if not merge.unseen_lines else None
@@ -502,6 +514,15 @@ def _sets(line: str, said: str) -> bool:
         return True
     return re.match(rf"""\s*(?:(?:export|local|const|let|var|set|readonly|ENV|ARG)\s+)?(?:[\w$]+\.)*"""
                     rf"""["']?{re.escape(said)}["']?\s*[:=]""", line) is not None
+
+
+def _statement(lines: list[str], first: int) -> range | None:
+    """The file lines of the statement that starts at ``first``: up to the line that closes the brackets it
+    opens (a call over two or three lines), at most ``STATEMENT_LINES``; None where none does."""
+    for last in range(first, min(first + STATEMENT_LINES, len(lines))):
+        if _balanced("".join(lines[first:last + 1])):
+            return range(first, last + 1)
+    return None
 
 
 def _balanced(line: str) -> bool:
