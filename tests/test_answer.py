@@ -489,8 +489,6 @@ NOT_YET: dict[str, str] = {
     "rust-duration-compound-parse-deepseek": "a function split in two, the new one holding a marker for the "
                                              "old one's middle and no closing line of the file after it: the "
                                              "line readings delete the ``mod tests`` after it, unseen",
-    "node-express-validate-todos-qwen": "new tests with nothing of the file around them, placed before a test "
-                                        "the prose names only by its route (\"before the DELETE test\")",
     "c-strbuf-addf-makefile-asan-mistral": "a declaration with ``#if``/``#endif`` inside it, which the C grammar "
                                            "does not read: the merged header does not parse, and it is refused",
     "csharp-blazor-todo-validation-copilot": "a Razor block (no grammar) ending on a ``</div>`` that closes an "
@@ -551,8 +549,6 @@ NOT_YET: dict[str, str] = {
     "rails-customer-tags-cody": "not examined yet: ``app/views/customers/_form.html.erb`` differs from the "
                                 "expected; refused: the block at line 82 of the answer: no line of the update "
                                 "matches a line of the file: it does not belong to th",
-    "phoenix-product-sku-unique-gemini": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
-                                         "expected",
     "r-survey-raking-weights-mistral": "not examined yet: ``R/clean.R``, ``R/weights.R`` differ from the expected; "
                                        "refused: R/weights.R: the block at line 35 of the answer: the update repeats no"
                                        " line of the file, so where it",
@@ -1731,6 +1727,23 @@ def test_a_sentence_after_a_block_saying_which_statement_it_replaces_puts_it_the
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == program.replace(
         "builder.Services.Configure<WeatherOptions>(\n    builder.Configuration.GetSection(\"Weather\"));\n", new)
+
+
+def test_a_place_named_in_words_is_the_one_block_whose_title_or_name_holds_them(tmp_path):
+    """"after the invalid-input test": no name in backticks, but one test's title holds both words; a heading
+    comment or a definition's name is found the same way, and words that name several blocks, or none, place
+    nothing."""
+    tests = ('test("accepts valid input", () => {\n  ok(parse("5m"));\n});\n\n'
+             'test("rejects invalid input", () => {\n  throws(() => parse("x"));\n});\n\n'
+             'test("formats hours", () => {\n  ok(format(3600));\n});\n')
+    (tmp_path / "duration.test.js").write_text(tests)
+    new = 'test("rejects zero", () => {\n  throws(() => parse("0m"));\n});\n'
+    answer = f"In `duration.test.js`, add this after the invalid-input test:\n\n```js\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == tests.replace('"x"));\n});\n', '"x"));\n});\n\n' + new)
+    assert answer_plan.place_in_words("# Player constants\nSPEED = 3\n", "player") == "Player constants"
+    assert answer_plan.place_in_words("def handle_login(req):\n    pass\n", "login") == "handle_login"
+    assert answer_plan.place_in_words(tests, "input") is None and answer_plan.place_in_words(tests, "cache") is None
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

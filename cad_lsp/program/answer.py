@@ -273,6 +273,8 @@ class Block:
     replaces_last: int = 0  # ... or how many of the file's last lines ("replace the last two lines with:")
     go_imports: tuple[str, ...] = ()  # Go packages the prose says to add to the file's imports ("Add `"strings"` to
     # the imports")
+    near_words: tuple[str, str] | None = None  # ("after" or "before", words) where the prose names the place in
+    # words only ("after the invalid-data test"): the plan finds what of the file they name
 
     @property
     def is_patch(self) -> bool:
@@ -417,6 +419,11 @@ _GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$")
 _AFTER_SETTINGS = re.compile(r"\b(?:after|below|under|beneath)\s+(?:the|your)\s+(?:existing\s+)?(?P<words>[A-Za-z][\w-]*)\s+"
                              r"(?:settings|section|block|variables|vars|config(?:uration)?|group|entries|keys)\b",
                              re.IGNORECASE)
+# A place named in words, by what is there: "after the invalid-data test", "below the login handler"
+_NEAR_WORDS = re.compile(r"\b(?P<where>after|below|beneath|under|following|before|above)\s+(?:the|your)\s+"
+                         r"(?:existing\s+|current\s+)?(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+"
+                         r"(?:tests?|specs?|cases?|examples?|scenarios?|sections?|blocks?|handlers?|routes?|endpoints?|"
+                         r"functions?|methods?|helpers?|describe|context)\b")
 _SETTINGS_FILE = re.compile(r"(?:^|/)\.env(?:\.\w+)?$|\.(?:env|ini|cfg|conf|properties|toml|ya?ml|tfvars)$", re.IGNORECASE)
 
 
@@ -426,11 +433,12 @@ _PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|them|`[^`]+`
                         r"(?:\s+(?:block|snippet|section|lines?|code|part|entry|entries|one|ones))?)\s+"
                         r"(?:right\s+|just\s+|directly\s+)?(?P<where>after|below|under|before|above)\s+(?:the\s+)?"
                         r"`(?:(?P<name>[\w.$:-]+)(?:\([^`]*\))?|#{1,6}\s+(?P<heading>[^`]{1,60}))`", re.IGNORECASE)
-# ... or says so of "it", whatever names the place: "Add it after the "rejects garbage" test, then run:"
-_IT_GOES = re.compile(r"^\s*(?:(?:then|and|now)\s+)?(?:(?:put|place|insert|add|paste|move)\s+(?:it|them)|"
-                      r"(?:it|they)\s+(?:goes|go|belongs?|should\s+go))\s+(?:right\s+|just\s+|directly\s+)?"
-                      r"(?=(?:after|below|under|before|above)\s)", re.IGNORECASE)
-
+# ... or says so of "it" (or of "this", ending as a sentence does), whatever names the place: "Add it after the
+# "rejects garbage" test, then run:", "Put `configureRateLimit()` at the bottom of the file, after ..."
+_IT_GOES = re.compile(r"^\W*(?:(?:then|and|now)\s+)?(?:(?:put|place|insert|add|paste|move)\s+(?P<what>it|them|this|these|"
+                      r"`[^`]+`)(?:\s+(?:block|snippet|code|methods?|functions?|tests?|helpers?|ones?))?|"
+                      r"(?P<said>it|this|they|these)\s+(?:goes|go|belongs?|should\s+go))\s+(?:right\s+|just\s+|directly\s+)?"
+                      r"(?=(?:after|below|under|before|above|at\s+the\s+(?:very\s+)?(?:end|bottom))\b)", re.IGNORECASE)
 # ... or that says which of the file's lines it replaces: "This replaces the existing
 # `builder.Services.Configure<WeatherOptions>(...)` call."
 _IT_REPLACES = re.compile(r"^\W*(?:this|that|it)\s+replaces\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+)?"
@@ -447,6 +455,10 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
         block = replace(block, go_imports=packages)
     m = _PUT_WHERE.match(said)
     it = None if m else _IT_GOES.match(said)
+    if it and (it["what"] or it["said"]).lower() not in ("it", "them") and said.rstrip().endswith(":"):
+        it = None  # ("Put this after `x`:": the next block's sentence)
+    if it and it["what"] and it["what"].startswith("`") and _names_file(it["what"].strip("`")):
+        it = None
     if (gone := _IT_REPLACES.match(said)) and block.path is not None and not block.replaces and \
             not block.is_patch and not _defines(block.text, gone["name"]):  # (a statement: a definition of that
         return replace(block, replaces=(gone["name"],))  # name shown anew is found by its name)
@@ -454,7 +466,8 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
         return block
     if it:
         after, before = _place_named([said[it.end():]])
-        return replace(block, after=after, before=before) if after or before else block
+        near = _near_words(_NEAR_WORDS.search(said[it.end():])) if not (after or before) else None
+        return replace(block, after=after, before=before, near_words=near) if after or before or near else block
     near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
     return replace(block, after=name if near else None, before=None if near else name)
 
@@ -618,6 +631,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if after is None and before is None and read.path and _SETTINGS_FILE.search(read.path) and \
             (section := _AFTER_SETTINGS.search(_last_said(prose))):
         after = section["words"]  # ("right after the database settings": the ``# Database`` section)
+    in_words = _NEAR_WORDS.search(_last_said(prose)) if after is None and before is None else None
     placed = _PLACE_COMMENT.match(read.text)
     if placed and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
         text = read.text[placed.end():].lstrip("\r\n")  # not a line of the file)
@@ -635,7 +649,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said),
-                                             inside=_inside_named(said)))
+                                             inside=_inside_named(said), near_words=_near_words(in_words)))
 
 
 # A comment above imports saying they are the new ones ("// New imports", "# add these imports"): said to the
@@ -907,6 +921,12 @@ def _path_before(prose: list[str]) -> str | None:
         return named
     heading = next((line for line in reversed(lines[:-1]) if line.lstrip().startswith("#")), None)
     return _path_named(heading) if heading is not None else None
+
+
+def _near_words(said: re.Match | None) -> tuple[str, str] | None:
+    if said is None:
+        return None
+    return ("before" if said["where"].lower() in ("before", "above") else "after"), said["words"]
 
 
 def _place_named(prose: list[str]) -> tuple[str | None, str | None]:

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import block_end, definitions_in, keys_of
+from .place_words import place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
@@ -597,6 +598,9 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                                   f"{what}: a new file needs its whole text", named_as)
             current = block.text
             continue
+        if block.near_words and block.after is None and block.before is None and \
+                (named := place_in_words(current, block.near_words[1])) is not None:
+            block = replace(block, **{block.near_words[0]: named})  # ("after the invalid-data test")
         if block.label is not None and current.lstrip().startswith(block.label.strip()):
             block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
         try:
