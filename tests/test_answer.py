@@ -906,6 +906,10 @@ def test_a_sentence_naming_a_file_as_an_example_names_no_file():
     assert reading.skipped[-1].reason == AN_EXAMPLE
     assert [b.path for b in read_answer(answer.replace("e.g. in", "in")).blocks] == ["internal/api/router.go",
                                                                                        "cmd/api/main.go"]
+    aside = answer.replace("Wire it up where you build the router, e.g. in `cmd/api/main.go`:",
+                           "In `cmd/api/main.go`, add the registry so you can swap it out (e.g. for tests):")
+    assert [b.path for b in read_answer(aside).blocks] == ["internal/api/router.go", "cmd/api/main.go"]  # (the
+    # example is of something else: the file comes before it)
 
 
 def test_a_function_placed_after_an_impl_block_the_prose_names_goes_after_the_impl_not_the_struct(tmp_path):

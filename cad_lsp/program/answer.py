@@ -1018,8 +1018,11 @@ def _path_named(line: str) -> str | None:
         return quoted[0]
     if not quoted and looks_like_path(alone):
         return alone
-    if not (heading or bold or body.rstrip().endswith(":")) or _FOR_EXAMPLE.search(stripped):
-        return None  # ("Wire it up where you build the router, e.g. in `cmd/api/main.go`:": an example)
+    example = _FOR_EXAMPLE.search(stripped)
+    if not (heading or bold or body.rstrip().endswith(":")) or \
+            example and any(_names_file(w) for w in _BACKTICKED.findall(stripped[example.start():])):
+        return None  # ("Wire it up where you build the router, e.g. in `cmd/api/main.go`:": an example; not "In
+        # `app/config.py`, add a flag ... (e.g. for load tests):")
     words = [w.strip(",;:!?()[]\"'*").rstrip(".") for w in _BACKTICKED.sub(" ", stripped).split()]
     words = [w if _DOTFILE.fullmatch(w) else w.lstrip(".") for w in words]  # (**.env.example**, not ``.forms``)
     named = {w for w in quoted + words if _names_file(w)}
