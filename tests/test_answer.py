@@ -699,6 +699,66 @@ NOT_YET: dict[str, str] = {
     "java-spring-security-cors-preflight-grok": "not examined yet: "
                                                 "``src/main/java/com/harbor/api/config/WebConfig.java`` differs from "
                                                 "the expected",
+    "rust-clap-json-output-deepseek": "not examined yet: ``src/main.rs`` differs from the expected",
+    "csharp-aspnet-redis-cache-amazonq": "not examined yet: ``appsettings.json``, ``Program.cs``, "
+                                         "``Services/ProductService.cs`` differ from the expected; refused: "
+                                         "Services/ProductService.cs: the block at line 127 of the answer: no line of "
+                                         "the update matches a lin",
+    "php-laravel-product-search-cody": "not examined yet: ``app/Http/Controllers/ProductController.php`` differs from "
+                                       "the expected",
+    "node-express-jwt-auth-grok": "not examined yet: ``.env`` differs from the expected",
+    "swift-swiftui-pull-to-refresh-claude": "not examined yet: ``Reader/Features/Feed/FeedViewModel.swift`` differs "
+                                            "from the expected; refused: Reader/Features/Feed/FeedViewModel.swift: the "
+                                            "block at line 32 of the answer: the merged file would ",
+    "typescript-nextjs-zod-validation-copilot": "not examined yet: ``lib/validation/post.ts`` differs from the "
+                                                "expected; refused: the block at line 11 of the answer: the path "
+                                                "/Users/maya/code/blog/lib/validation/post.ts is absolut",
+    "python-click-config-file-gemini": "not examined yet: ``~/.config/imgshrink/config.toml`` differs from the expected",
+    "go-nethttp-user-roles-deepseek": "not examined yet: ``internal/store/users.go`` differs from the expected",
+    "kotlin-compose-contact-search-qwen": "not examined yet: "
+                                          "``app/src/main/java/com/example/contacts/data/ContactRepository.kt``, "
+                                          "``app/src/main/java/com/example/contacts/ui/ContactsScreen.kt`` differ from "
+                                          "the expected; refused: "
+                                          "app/src/main/java/com/example/contacts/data/ContactRepository.kt: the block "
+                                          "at line 20 of the answer",
+    "elixir-phoenix-profile-update-cursor": "not examined yet: ``lib/linkly_web/router.ex`` differs from the expected",
+    "dart-flutter-login-validation-copilot": "not examined yet: ``lib/services/auth_service.dart`` differs from the "
+                                             "expected",
+    "csharp-unity-player-dash-grok": "not examined yet: ``Assets/Scripts/Player/PlayerStats.cs`` differs from the "
+                                     "expected; refused: Assets/Scripts/Player/PlayerStats.cs: the block at line 5 of "
+                                     "the answer: no line of the update match",
+    "fastapi-items-pagination-claude": "not examined yet: ``app/routers/items.py`` differs from the expected",
+    "nextjs-projects-api-auth-windsurf": "not examined yet: ``app/api/projects/[id]/route.ts`` differs from the "
+                                         "expected",
+    "vite-jest-to-vitest-deepseek": "not examined yet: ``package.json`` differs from the expected",
+    "python-supplier-sync-retries-qwen": "not examined yet: ``scripts/http_utils.py``, ``scripts/sync_inventory.py`` "
+                                         "differ from the expected",
+    "nextjs-pages-contact-form-grok": "not examined yet: ``lib/mailer.ts`` differs from the expected",
+    "react-ts-login-form-validation-deepseek": "not examined yet: ``src/components/LoginForm.module.css`` differs from "
+                                               "the expected",
+    "django-profile-post-save-signal-qwen": "not examined yet: ``accounts/views.py``, ``accounts/tests.py`` differ from"
+                                            " the expected",
+    "python-etl-print-to-logging-mistral": "not examined yet: ``etl/pipeline.py``, ``etl/cli.py`` differ from the "
+                                           "expected",
+    "nextjs-admin-users-table-sorting-chatgpt": "not examined yet: ``lib/data.ts``, ``app/(admin)/users/page.tsx`` "
+                                                "differ from the expected",
+    "fastapi-redis-product-cache-cursor": "not examined yet: ``app/config.py``, ``app/routers/products.py`` differ from"
+                                          " the expected; refused: app/routers/products.py: the block at line 109 of "
+                                          "the answer: the merged file would not parse as pyt",
+    "python-fastapi-items-pagination-cursor-co": "not examined yet: ``app/routers/items.py`` differs from the expected",
+    "go-chi-health-readiness-cursor": "not examined yet: ``cmd/api/main.go`` differs from the expected",
+    "kotlin-android-forecast-retry-cody": "not examined yet: "
+                                          "``app/src/main/java/com/example/weather/ui/WeatherViewModel.kt`` differs "
+                                          "from the expected; refused: "
+                                          "app/src/main/java/com/example/weather/ui/WeatherViewModel.kt: the block at "
+                                          "line 70 of the answer: th",
+    "bash-deploy-script-rollback-zed": "not examined yet: ``scripts/deploy.sh`` differs from the expected",
+    "cpp-sfml-platformer-coyote-time-cursor": "not examined yet: ``src/Player.cpp`` differs from the expected; refused:"
+                                              " src/Player.cpp: the block at line 28 of the answer: the merged file "
+                                              "would not parse as cpp where the",
+    "elixir-phoenix-events-json-api-zed": "not examined yet: ``lib/meetup/events.ex``, ``lib/meetup_web/router.ex`` "
+                                          "differ from the expected",
+    "yaml-compose-ci-add-redis-continue": "not examined yet: ``.github/workflows/ci.yml`` differs from the expected",
 }
 
 
