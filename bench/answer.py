@@ -353,7 +353,11 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-10.jsonl",
               "a tenth set of 24, 8 per convention, by the same brief (at least eight languages), written after the "
               "ninth's count had been looked at, and never read while tuning; 13 of 24 were right with the merge "
-              "of its day when it came"))
+              "of its day when it came"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-11.jsonl",
+              "an eleventh set of 24, 8 per convention, by the same brief (at least eight languages), never read "
+              "while tuning; 10 of 24 were right with the merge of the day it came (info 4, first line 5, line "
+              "before 1)"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:
