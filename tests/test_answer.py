@@ -710,9 +710,6 @@ NOT_YET: dict[str, str] = {
     "swift-swiftui-pull-to-refresh-claude": "not examined yet: ``Reader/Features/Feed/FeedViewModel.swift`` differs "
                                             "from the expected; refused: Reader/Features/Feed/FeedViewModel.swift: the "
                                             "block at line 32 of the answer: the merged file would ",
-    "typescript-nextjs-zod-validation-copilot": "not examined yet: ``lib/validation/post.ts`` differs from the "
-                                                "expected; refused: the block at line 11 of the answer: the path "
-                                                "/Users/maya/code/blog/lib/validation/post.ts is absolut",
     "python-click-config-file-gemini": "not examined yet: ``~/.config/imgshrink/config.toml`` differs from the expected",
     "go-nethttp-user-roles-deepseek": "not examined yet: ``internal/store/users.go`` differs from the expected",
     "kotlin-compose-contact-search-qwen": "not examined yet: "
@@ -1142,6 +1139,11 @@ def test_an_absolute_path_names_the_root_s_file_it_ends_with(tmp_path):
         plan = plan_answer(f"```ts\n// filepath: {path}\nexport const a = 10;\n```\n", tmp_path)
         assert plan.complete and plan.files[0].after == "export const a = 10;\n"
     assert not plan_answer("```ts\n// filepath: /home/me/shop/src/b.ts\nexport const b = 1;\n```\n", tmp_path).complete
+    both = ("```ts\n// filepath: /home/me/shop/lib/b.ts\nexport const b = 1;\n```\n\n"
+            "```ts\n// filepath: /home/me/shop/src/a.ts\nexport const a = 10;\n```\n")  # (the other path shows
+    plan = plan_answer(both, tmp_path)  # the checkout: /home/me/shop is the root, and lib/b.ts a new file in it)
+    assert plan.complete and {f.path: f.after for f in plan.files} == {"lib/b.ts": "export const b = 1;\n",
+                                                                      "src/a.ts": "export const a = 10;\n"}
 
 
 def test_a_method_the_prose_puts_in_a_class_goes_at_that_class_s_end(tmp_path):

@@ -151,12 +151,13 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     named_as: dict[Path, str] = {}
     problems = []
     skipped = list(reading.skipped)
+    checkouts = _checkouts(root, reading.blocks, read)
     for block in reading.blocks:
         if block.cannot is not None:
             problems.append(Problem(block, block.cannot))
             continue
         target, problem = _target(block, root, default)
-        inside = _absolute_inside(root, block.path, read) if problem is not None and block.path else None
+        inside = _absolute_inside(root, block.path, read, checkouts) if problem is not None and block.path else None
         if inside is not None:  # Copilot Chat's ``// filepath: /home/me/shop/src/app.ts``: the root's file
             target, problem = inside, None
             named_as[target] = block.path
@@ -298,10 +299,11 @@ def _target(block: Block, root: Path, default: Path | None) -> tuple[Path | None
     return resolve_path(root, block.path)
 
 
-def _absolute_inside(root: Path, name: str, read: Reader) -> Path | None:
+def _absolute_inside(root: Path, name: str, read: Reader, checkouts: set[PurePosixPath] = frozenset()) -> Path | None:
     """The root's file an absolute path names: the path itself when it lies under the root, else the file under
-    the root that its last parts name (the answer was written in another checkout of the project); None when
-    neither holds (an absolute path is never a new file)."""
+    the root that its last parts name (the answer was written in another checkout of the project), else, under
+    a folder the answer's other absolute paths show as that checkout (``checkouts``), the new file it names
+    there; None when none holds."""
     path = PurePosixPath(name.replace("\\", "/"))
     if not path.is_absolute():
         return None
@@ -313,7 +315,22 @@ def _absolute_inside(root: Path, name: str, read: Reader) -> Path | None:
         target = resolve_path(root, PurePosixPath(*path.parts[n:]).as_posix())[0]
         if target is not None and read(target) != (None, None):
             return target
-    return None
+    home = next((c for c in checkouts if path.is_relative_to(c)), None)
+    return resolve_path(root, path.relative_to(home).as_posix())[0] if home is not None else None
+
+
+def _checkouts(root: Path, blocks: Iterable[Block], read: Reader) -> set[PurePosixPath]:
+    """The folders the answer's absolute paths of files the root has show as the project's checkout
+    (``/Users/maya/code/blog`` for ``/Users/maya/code/blog/app/api/route.ts`` where the root has
+    ``app/api/route.ts``)."""
+    out = set()
+    for block in blocks:
+        target = _absolute_inside(root, block.path, read) if block.path else None
+        if target is not None and read(target) != (None, None):
+            path, rest = PurePosixPath(block.path.replace("\\", "/")), target.relative_to(root).parts
+            if path.parts[-len(rest):] == rest and len(path.parts) > len(rest) + 1:
+                out.add(PurePosixPath(*path.parts[:-len(rest)]))
+    return out
 
 
 def resolve_path(root: Path, name: str) -> tuple[Path | None, str | None]:
