@@ -721,9 +721,6 @@ NOT_YET: dict[str, str] = {
     "elixir-phoenix-profile-update-cursor": "not examined yet: ``lib/linkly_web/router.ex`` differs from the expected",
     "dart-flutter-login-validation-copilot": "not examined yet: ``lib/services/auth_service.dart`` differs from the "
                                              "expected",
-    "csharp-unity-player-dash-grok": "not examined yet: ``Assets/Scripts/Player/PlayerStats.cs`` differs from the "
-                                     "expected; refused: Assets/Scripts/Player/PlayerStats.cs: the block at line 5 of "
-                                     "the answer: no line of the update match",
     "fastapi-items-pagination-claude": "not examined yet: ``app/routers/items.py`` differs from the expected",
     "nextjs-projects-api-auth-windsurf": "not examined yet: ``app/api/projects/[id]/route.ts`` differs from the "
                                          "expected",
@@ -1810,6 +1807,22 @@ def test_a_place_named_in_words_is_the_one_block_whose_title_or_name_holds_them(
     assert answer_plan.place_in_words("# Player constants\nSPEED = 3\n", "player") == "Player constants"
     assert answer_plan.place_in_words("def handle_login(req):\n    pass\n", "login") == "handle_login"
     assert answer_plan.place_in_words(tests, "input") is None and answer_plan.place_in_words(tests, "cache") is None
+
+
+def test_new_fields_said_to_go_between_two_sections_go_before_the_second_s_heading(tmp_path):
+    """"add the tuning values between the Jumping and Ground Check sections": Unity's ``[Header("...")]`` heads
+    each section, and the fields, which share no line with the file, go right above the second one's."""
+    stats = ('public class PlayerStats : ScriptableObject\n{\n    [Header("Jumping")]\n    public float jumpForce = 12f;\n\n'
+             '    [Header("Ground Check")]\n    public float groundCheckRadius = 0.15f;\n}\n')
+    (tmp_path / "PlayerStats.cs").write_text(stats)
+    new = '    [Header("Dash")]\n    public float dashSpeed = 20f;\n'
+    answer = ("**PlayerStats.cs**: add the tuning values between the Jumping and Ground Check sections:\n\n"
+              f"```csharp\n{new}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == stats.replace('    [Header("Ground Check")]', new + '\n    [Header("Ground Check")]')
+    assert [answer_plan.place_in_words(f"{head}\n", "networking") for head in (
+        "    // MARK: - Networking", "#region Networking", "# Networking", "def networking():")] == \
+        ["Networking", "Networking", "Networking", "networking"]
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -424,6 +424,10 @@ _NEAR_WORDS = re.compile(r"\b(?P<where>after|below|beneath|under|following|befor
                          r"(?:existing\s+|current\s+)?(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+"
                          r"(?:tests?|specs?|cases?|examples?|scenarios?|sections?|blocks?|handlers?|routes?|endpoints?|"
                          r"functions?|methods?|helpers?|describe|context)\b")
+# ... or between two, by what is there: "between the Jumping and Ground Check sections" (before the second)
+_BETWEEN_WORDS = re.compile(r"\bbetween\s+(?:the|your)\s+(?:[A-Za-z][\w/.-]*\s+){1,3}?and\s+(?:the\s+)?"
+                            r"(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+(?:sections|blocks|tests|"
+                            r"handlers|routes|functions|methods)\b")
 _SETTINGS_FILE = re.compile(r"(?:^|/)\.env(?:\.\w+)?$|\.(?:env|ini|cfg|conf|properties|toml|ya?ml|tfvars)$", re.IGNORECASE)
 
 
@@ -631,7 +635,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     if after is None and before is None and read.path and _SETTINGS_FILE.search(read.path) and \
             (section := _AFTER_SETTINGS.search(_last_said(prose))):
         after = section["words"]  # ("right after the database settings": the ``# Database`` section)
-    in_words = _NEAR_WORDS.search(_last_said(prose)) if after is None and before is None else None
+    in_words = (_NEAR_WORDS.search(_last_said(prose)) or _BETWEEN_WORDS.search(_last_said(prose))) \
+        if after is None and before is None else None
     placed = _PLACE_COMMENT.match(read.text)
     if placed and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
         text = read.text[placed.end():].lstrip("\r\n")  # not a line of the file)
@@ -926,7 +931,8 @@ def _path_before(prose: list[str]) -> str | None:
 def _near_words(said: re.Match | None) -> tuple[str, str] | None:
     if said is None:
         return None
-    return ("before" if said["where"].lower() in ("before", "above") else "after"), said["words"]
+    where = said.groupdict().get("where") or "before"  # (between two: before the second)
+    return ("before" if where.lower() in ("before", "above") else "after"), said["words"]
 
 
 def _place_named(prose: list[str]) -> tuple[str | None, str | None]:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["place_in_words"]
+__all__ = ["heading", "place_in_words"]
 
 _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`\n]{3,})\2""")  # test "adds" do, it('adds'
 _DEFINED = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|override|pub|default)\s+)*"
                       r"(?:def|function|func|fn|class|struct|interface|enum|trait|module|object|sub|proc)\s+"
                       r"(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)")  # (Go's receiver before the name)
-_HEADING = re.compile(r"^\s*(?:#+|//+|--+|;+)\s*(?P<text>[A-Za-z][\w ,/&'-]{2,50}?)\s*[-=#/]*\s*$")
+_HEADING = re.compile(r"^\s*(?:(?:#+|//+|--+|;+)\s*(?:MARK:\s*-?\s*|region\s+|pragma\s+mark\s+-?\s*)?|"
+                      r"#region\s+|\[Header\(\s*\")"  # (C#'s ``#region``, Swift's ``// MARK: -``, Unity's ``[Header("")]``)
+                      r"(?P<text>[A-Za-z][\w ,/&'-]{2,50}?)\s*(?:\"\s*\)\]|[-=#/]*)\s*$")
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _NOT_SAID = {"the", "a", "an", "existing", "current", "new", "one", "that", "which", "and", "of", "for", "with"}
 
@@ -29,6 +31,13 @@ def _words(text: str) -> set[str]:
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def heading(line: str) -> str | None:
+    """The text of a line that heads a section (``# Auth``, ``// MARK: - Networking``, ``#region Dash``,
+    ``[Header("Ground Check")]``), or None."""
+    m = _HEADING.match(line)
+    return m["text"].strip() if m else None
 
 
 def place_in_words(text: str, said: str) -> str | None:

@@ -43,6 +43,7 @@ from .lines.reading import (
     definition_name, definitions_in, indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
+from .place_words import heading
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
@@ -815,8 +816,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
 
 
 def _section_heads(keys: list[str], name: str) -> list[int]:
-    """The file lines that are a comment heading a section of that name (``# Auth``, ``// Output``)."""
-    return [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I)]
+    """The file lines that are a comment heading a section of that name (``# Auth``, ``// Output``), or another
+    line that heads one so (``[Header("Ground Check")]``, ``#region Dash``)."""
+    return [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I) or
+            (heading(key) or "").lower() == name.lower()]
 
 
 def _at_named_section(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
