@@ -1825,6 +1825,19 @@ def test_new_fields_said_to_go_between_two_sections_go_before_the_second_s_headi
         ["Networking", "Networking", "Networking", "networking"]
 
 
+def test_new_code_said_to_go_below_a_property_goes_below_its_one_line(tmp_path):
+    """"expose it below the `contacts` property": a property declared on one line, not a block; the new function
+    goes right below it, set apart as the file's members are."""
+    repo = ("class ContactRepository(\n    private val dao: ContactDao,\n) {\n"
+            "    val contacts: Flow<List<Contact>> = dao.observeAll().map { list -> list.map { it.toDomain() } }\n\n"
+            "    fun contact(id: Long): Flow<Contact?> = dao.observeById(id).map { it?.toDomain() }\n}\n")
+    (tmp_path / "ContactRepository.kt").write_text(repo)
+    new = "    fun search(query: String): Flow<List<Contact>> =\n        dao.search(query.trim()).map { it.toDomain() }\n"
+    answer = f"In `ContactRepository.kt`, expose it below the `contacts` property:\n\n```kotlin\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == repo.replace("toDomain() } }\n", "toDomain() } }\n\n" + new)
+
+
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():
     """"I bumped the default in `save_plot()` (shown in full right below the new function)": the block is a new
     function and a rewritten one, not the whole file (which lost all it did not show)."""

@@ -792,6 +792,16 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         at = titled[0] + (side == "after")  # (a one-line call titled by it: "after `--out`" for an argument)
         return _inserted(doc_lines, update_lines, at, _shown_pieces(update_lines))
     if not found and not any(is_marker(line) for line in update_lines):
+        declared = [j for j, key in enumerate(keys) if _DECLARED_ALONE.match(key) and _DECLARED_ALONE.match(key)["name"]
+                    == name and key.count("(") == key.count(")") and key.count("{") == key.count("}")]
+        if len(declared) == 1:  # a property declared on its line ("below the `contacts` property"): after or
+            at = declared[0] + (side == "after")  # before it, set apart as the file sets the next line apart
+            new = _shown_pieces(update_lines)
+            gap = [Piece(_terminator(doc_lines), None, None)]
+            above = at > 0 and keys[at - 1].strip() and not keys[at - 1].rstrip().endswith(("{", "(", "["))
+            below = at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at])
+            return _inserted(doc_lines, update_lines, at, (gap if above and side == "after" else []) + new +
+                             (gap if below and side == "before" else []))
         return _at_named_section(doc_lines, update_lines, side, name)
     if not found or any(is_marker(line) for line in update_lines):
         return None
@@ -813,6 +823,12 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         gap = next((g for g in range(at) if keys[at - g - 1].strip()), at)  # (the file's blank lines between
         new += [Piece(newline, None, None)] * max(gap, 1)  # definitions there: two in Python and GDScript)
     return _inserted(doc_lines, update_lines, at, new)
+
+
+# A property or a constant declared on one line: ``val contacts: Flow<...> = ...``, ``private readonly ttl = 60;``
+_DECLARED_ALONE = re.compile(r"^\s*(?:(?:private|public|protected|internal|override|static|readonly|final|lateinit|open|"
+                             r"export|pub|const|let|var|val|local|@Published|@State)\s+)+(?:\([^)]*\)\s*)?"
+                             r"(?P<name>[A-Za-z_$][\w$]*)\s*[:=]")
 
 
 def _section_heads(keys: list[str], name: str) -> list[int]:
