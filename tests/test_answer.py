@@ -239,7 +239,9 @@ def test_shell_sessions_and_output_are_not_files():
 @pytest.mark.parametrize("token, path", [("src/app.py", True), ("app.py", True), ("Makefile", True),
                                          (".gitignore", True), ("python", False), ("c++", False), ("...", False),
                                          ("1.5", False), ("--flag", False), ("Node.js", False),
-                                         ("src/Node.js", True), ("App.js", True), ("a b.py", False), ("src/", False)])
+                                         ("src/Node.js", True), ("App.js", True), ("a b.py", False), ("src/", False),
+                                         ("app/(admin)/users/page.tsx", True), ("app/api/[id]/route.ts", True),
+                                         ("pages/[...slug].tsx", True), ("load(x)", False), ("[id]", False)])
 def test_what_reads_as_a_path(token, path):
     assert looks_like_path(token) is path
 
@@ -722,8 +724,6 @@ NOT_YET: dict[str, str] = {
     "dart-flutter-login-validation-copilot": "not examined yet: ``lib/services/auth_service.dart`` differs from the "
                                              "expected",
     "fastapi-items-pagination-claude": "not examined yet: ``app/routers/items.py`` differs from the expected",
-    "nextjs-projects-api-auth-windsurf": "not examined yet: ``app/api/projects/[id]/route.ts`` differs from the "
-                                         "expected",
     "vite-jest-to-vitest-deepseek": "not examined yet: ``package.json`` differs from the expected",
     "python-supplier-sync-retries-qwen": "not examined yet: ``scripts/http_utils.py``, ``scripts/sync_inventory.py`` "
                                          "differ from the expected",
@@ -734,8 +734,6 @@ NOT_YET: dict[str, str] = {
                                             " the expected",
     "python-etl-print-to-logging-mistral": "not examined yet: ``etl/pipeline.py``, ``etl/cli.py`` differ from the "
                                            "expected",
-    "nextjs-admin-users-table-sorting-chatgpt": "not examined yet: ``lib/data.ts``, ``app/(admin)/users/page.tsx`` "
-                                                "differ from the expected",
     "fastapi-redis-product-cache-cursor": "not examined yet: ``app/config.py``, ``app/routers/products.py`` differ from"
                                           " the expected; refused: app/routers/products.py: the block at line 109 of "
                                           "the answer: the merged file would not parse as pyt",
@@ -1836,6 +1834,40 @@ def test_new_code_said_to_go_below_a_property_goes_below_its_one_line(tmp_path):
     answer = f"In `ContactRepository.kt`, expose it below the `contacts` property:\n\n```kotlin\n{new}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == repo.replace("toDomain() } }\n", "toDomain() } }\n\n" + new)
+
+
+def test_a_route_folder_names_its_file_in_an_info_string_and_a_first_line():
+    """Next.js's ``app/(admin)/users/page.tsx`` and ``app/api/projects/[id]/route.ts``: a route group and a dynamic
+    segment are folders, in an info string's ``filename="..."`` or a first line naming the file."""
+    answer = ('```ts filename="app/api/projects/[id]/route.ts"\nexport const a = 1;\n```\n\n'
+              "```tsx\n// app/(admin)/users/page.tsx\nexport default function Page() {}\n```\n")
+    assert [b.path for b in read_answer(answer).blocks] == ["app/api/projects/[id]/route.ts", "app/(admin)/users/page.tsx"]
+
+
+def test_new_code_said_to_go_right_after_a_type_alias_goes_after_its_line(tmp_path):
+    """"right after `PlanSummary`": a type alias declared on one line, which no block is named by."""
+    data = ("import 'server-only';\n\nimport { sql } from '@vercel/postgres';\n\nexport type UserRow = {\n"
+            "  id: string;\n  name: string;\n  email: string;\n  role: 'admin' | 'editor' | 'viewer';\n"
+            "  createdAt: string;\n  lastSeenAt: string | null;\n};\n\n"
+            "export type PlanSummary = { plan: string; count: number };\n\n"
+            "export async function getUsers(): Promise<UserRow[]> {\n  const { rows } = await sql<UserRow>`\n"
+            "    SELECT id, name, email, role, created_at AS \"createdAt\", last_seen_at AS \"lastSeenAt\"\n"
+            "    FROM users\n    ORDER BY created_at DESC\n    LIMIT 200\n  `;\n  return rows;\n}\n\n"
+            "export async function getUserCount(): Promise<number> {\n"
+            "  const { rows } = await sql<{ count: string }>`SELECT COUNT(*) AS count FROM users`;\n"
+            "  return Number(rows[0].count);\n}\n\n"
+            "export async function getPlanSummary(): Promise<PlanSummary[]> {\n"
+            "  const { rows } = await sql<PlanSummary>`\n    SELECT plan, COUNT(*)::int AS count\n"
+            "    FROM subscriptions\n    WHERE status = 'active'\n    GROUP BY plan\n    ORDER BY count DESC\n"
+            "  `;\n  return rows;\n}\n")
+    (tmp_path / "data.ts").write_text(data)
+    new = ("// Maps the sort keys used in the URL to real column names.\nexport const USER_SORT_COLUMNS = {\n"
+           "  name: 'name',\n  email: 'email',\n  role: 'role',\n  createdAt: 'created_at',\n"
+           "  lastSeenAt: 'last_seen_at',\n} as const;\n\n"
+           "export type UserSortKey = keyof typeof USER_SORT_COLUMNS;\nexport type SortDir = 'asc' | 'desc';\n")
+    [change] = plan_answer(f"Add the sort types to `data.ts`, right after `PlanSummary`:\n\n```ts\n{new}```\n",
+                           tmp_path).files
+    assert change.after == data.replace("count: number };\n", "count: number };\n\n" + new)
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -50,6 +50,8 @@ _NOT_FILES = {"node.js", "vue.js", "next.js", "nuxt.js", "express.js", "three.js
               "angular.js", "ember.js", "backbone.js", "nest.js", "socket.io", "asp.net", "ado.net", "solid.js",
               "alpine.js", "p5.js", "tf.js", "brain.js", "math.js", "moment.js", "day.js", "ml5.js"}
 _PATH_TOKEN = re.compile(r"^[\w@+~\-./\\]+$")
+# A folder or a file stem that a web framework's router reads: ``[id]``, ``[...slug]``, ``[[...rest]]``, ``(admin)``
+_ROUTE_SEGMENT = re.compile(r"(?:(?<=^)|(?<=[/\\]))(?:\[\[?(?:\.\.\.)?[\w-]+\]\]?|\([\w.-]+\))(?=[/\\.]|$)")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9_+\-]{1,12}$")
 
 # A first line naming the file: a comment, an optional rule (``---``), an optional label, the path, an optional
@@ -61,7 +63,7 @@ _LABEL = (r"(?:(?:(?:updated|modified|changed|edited|new)\s+)?@?(?:file\s*path|f
           r"\s*[:=]\s*|(?:in|updated|modified|changed|edited)\s+(?=`?\S*[/.]))")
 _RULE = r"(?:[-=*~]{2,}\s*)?"
 _PATH_NOTE = r"(?:\s*:|\s+\([^()]{1,40}\)|\s+[-\u2013\u2014]\s+[\w ]{1,30})?"
-_NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?(?P<path>[^\s:()`]+?)`?{_PATH_NOTE}\s*"
+_NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?(?P<path>(?:[^\s:()`]|\([\w.-]+\)(?=/))+?)`?{_PATH_NOTE}\s*"
                           r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\)|--\}\}|#\}|%>|\*@)?\s*$", re.IGNORECASE)
 # The line before a fence.  A line holding a path and little else names it ("src/app.py", "**`src/app.py`**",
 # "### 2. `src/app.py` (new)", "File: src/app.py:"); so does a heading, a bold line or a sentence that ends
@@ -230,6 +232,7 @@ _INFO_ATTRIBUTE = re.compile(r"""(?:title|file|filename|path|filepath|name)\s*=\
 def looks_like_path(token: str) -> bool:
     """Whether a token reads as a file's path: a name with an extension or a folder, not a language or a word."""
     token = re.sub(r"^[A-Za-z]:(?=[/\\])", "", token.strip())  # C:\src\app.py: a path (refused later)
+    token = _ROUTE_SEGMENT.sub("x", token)  # (Next.js's and SvelteKit's ``app/(admin)/[id]/page.tsx``)
     if not token or token.startswith("-") or not _PATH_TOKEN.match(token) or token.endswith(("/", "\\")):
         return False
     if token.strip(".") == "" or re.fullmatch(r"[\d.]+", token):  # "...", "1.5"

@@ -827,7 +827,7 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
 
 # A property or a constant declared on one line: ``val contacts: Flow<...> = ...``, ``private readonly ttl = 60;``
 _DECLARED_ALONE = re.compile(r"^\s*(?:(?:private|public|protected|internal|override|static|readonly|final|lateinit|open|"
-                             r"export|pub|const|let|var|val|local|@Published|@State)\s+)+(?:\([^)]*\)\s*)?"
+                             r"export|pub|const|let|var|val|local|type|typealias|@Published|@State)\s+)+(?:\([^)]*\)\s*)?"
                              r"(?P<name>[A-Za-z_$][\w$]*)\s*[:=]")
 
 
