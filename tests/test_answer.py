@@ -728,8 +728,6 @@ NOT_YET: dict[str, str] = {
     "python-supplier-sync-retries-qwen": "not examined yet: ``scripts/http_utils.py``, ``scripts/sync_inventory.py`` "
                                          "differ from the expected",
     "nextjs-pages-contact-form-grok": "not examined yet: ``lib/mailer.ts`` differs from the expected",
-    "react-ts-login-form-validation-deepseek": "not examined yet: ``src/components/LoginForm.module.css`` differs from "
-                                               "the expected",
     "django-profile-post-save-signal-qwen": "not examined yet: ``accounts/views.py``, ``accounts/tests.py`` differ from"
                                             " the expected",
     "python-etl-print-to-logging-mistral": "not examined yet: ``etl/pipeline.py``, ``etl/cli.py`` differ from the "
@@ -1868,6 +1866,18 @@ def test_new_code_said_to_go_right_after_a_type_alias_goes_after_its_line(tmp_pa
     [change] = plan_answer(f"Add the sort types to `data.ts`, right after `PlanSummary`:\n\n```ts\n{new}```\n",
                            tmp_path).files
     assert change.after == data.replace("count: number };\n", "count: number };\n\n" + new)
+
+
+def test_new_css_rules_said_to_go_before_a_rule_go_above_it(tmp_path):
+    """"Add the error styles to `src/Login.module.css`, before the `.submit` rule:": ``.submit`` is a class, not a
+    second file the sentence names, and the place the rules go."""
+    css = ".form {\n  display: grid;\n}\n\n.submit {\n  margin-top: 16px;\n}\n"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "Login.module.css").write_text(css)
+    new = ".fieldError {\n  color: #b91c1c;\n}\n"
+    answer = f"3. Add the error styles to `src/Login.module.css`, before the `.submit` rule:\n\n```css\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == css.replace(".submit {", new + "\n.submit {")
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -78,12 +78,12 @@ _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30
 _AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|between|next\s+to)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
-                    r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+)(?:/\d+)?(?:\([^`]*\))?`|"
+                    r"(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*)(?:/\d+)?(?:\([^`]*\))?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
                     r"`?\"(?P<quoted>[^\"`]{1,60})\"`?)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
 # section, bold; a test by its title, ``right after `"show renders the article"` ``; CSS's ``:root``)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
-                     r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
+                     r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|[.#][A-Za-z_][\w-]*)(?:/\d+)?(?:\([^`]*\))?`|"
                      r"`#{1,6}\s+(?P<heading>[^`]{1,60})`|`(?P<tag><[\w.:-]+)[^`<>]*>`)",
                      re.IGNORECASE)  # (a Markdown section: `## Notes`; an element: "right above the `<table>`")
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
@@ -1035,6 +1035,8 @@ def _path_named(line: str) -> str | None:
     words = [w.strip(",;:!?()[]\"'*").rstrip(".") for w in _BACKTICKED.sub(" ", stripped).split()]
     words = [w if _DOTFILE.fullmatch(w) else w.lstrip(".") for w in words]  # (**.env.example**, not ``.forms``)
     named = {w for w in quoted + words if _names_file(w)}
+    if len(named) > 1:  # (a CSS class beside the file: "to `src/Login.module.css`, before the `.submit` rule:")
+        named = {w for w in named if not re.fullmatch(r"\.[\w-]+", w) or _DOTFILE.fullmatch(w)} or named
     return named.pop() if len(named) == 1 else None
 
 
