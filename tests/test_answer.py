@@ -736,7 +736,6 @@ NOT_YET: dict[str, str] = {
                                           " the expected; refused: app/routers/products.py: the block at line 109 of "
                                           "the answer: the merged file would not parse as pyt",
     "python-fastapi-items-pagination-cursor-co": "not examined yet: ``app/routers/items.py`` differs from the expected",
-    "go-chi-health-readiness-cursor": "not examined yet: ``cmd/api/main.go`` differs from the expected",
     "kotlin-android-forecast-retry-cody": "not examined yet: "
                                           "``app/src/main/java/com/example/weather/ui/WeatherViewModel.kt`` differs "
                                           "from the expected; refused: "

@@ -3883,3 +3883,20 @@ def test_entries_left_out_between_a_block_s_head_and_the_first_shown_one_stay_wh
               "    // ...\n}\n")
     assert merge_update(document, update, "build.gradle.kts").merged == document.replace(
         "status-pages-jvm:$ktor_version\")\n", "status-pages-jvm:$ktor_version\")\n" + new)
+
+
+def test_new_code_shown_above_a_leading_marker_goes_below_the_file_s_package_line_and_imports():
+    """``var version = "dev"``, then ``// ... existing code ...`` and the changed lines: no line of the file above
+    the marker places the new code, and above ``package main`` it is no Go; a reader puts it below the imports,
+    set apart as the file sets its imports apart (two blank lines in Python)."""
+    doc = 'package main\n\nimport (\n\t"fmt"\n)\n\nfunc main() {\n\tcfg := Config{\n\t\tAddr: ":8080",\n\t}\n' \
+          '\tfmt.Println(cfg)\n}\n'
+    update = '// version is set at build time.\nvar version = "dev"\n\n// ... existing code ...\n\n' \
+             '\tcfg := Config{\n\t\tAddr: ":8080",\n\t\tVersion: version,\n\t}\n'
+    assert merge_update(doc, update, "main.go").merged == doc.replace(
+        ")\n\nfunc", ')\n\n// version is set at build time.\nvar version = "dev"\n\nfunc').replace(
+        '":8080",\n', '":8080",\n\t\tVersion: version,\n')
+    python = "import os\n\n\ndef main():\n    return os.getcwd()\n"
+    update = 'LOG = "x"\n\n# ... existing code ...\n\ndef main():\n    return os.getcwd() + LOG\n'
+    assert merge_update(python, update, "m.py").merged == \
+        'import os\n\n\nLOG = "x"\n\n\ndef main():\n    return os.getcwd() + LOG\n'

@@ -25,6 +25,7 @@ closing, or at a definition the answer names.
 from __future__ import annotations
 
 import difflib
+import itertools
 import os
 import re
 from collections import Counter
@@ -142,13 +143,58 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
         if said is not None:
             return said
-        return _imports_then_rest(document, update, language, force=force, after=after, before=before,
-                                  whole=whole, into=into)
+        merge = _imports_then_rest(document, update, language, force=force, after=after, before=before,
+                                   whole=whole, into=into)
+        return _below_the_header(merge)
     except UpdateError:
         raise
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
         raise UpdateError(f"the merge failed on this update ({type(exc).__name__}: {exc}); nothing was "
                           f"changed: please report it with the file and the update") from exc
+
+
+_HEADER_LINE = re.compile(r"^(?:package\s+[\w.]+;?|namespace\s+[\w\\.]+;|<\?php)\s*$")
+
+
+def _header_end(lines: list[str]) -> int:
+    """The index of the first line below a file's header: its package line and imports (Go's ``import (`` ...
+    ``)`` included), and the comments and blank lines among them; 0 where the file starts with none."""
+    end, k, seen = 0, 0, False
+    while k < len(lines):
+        line = lines[k]
+        if _HEADER_LINE.match(line.strip()) or IMPORT_LINE.match(line) and not indent_of(line):
+            seen = True
+            if line.rstrip().endswith("("):  # (``import (`` ... ``)``)
+                k = next((j for j in range(k + 1, len(lines)) if lines[j].strip() == ")"), k)
+            end = k + 1
+        elif line.strip() and not line.lstrip().startswith(("//", "#", "/*", "*")):
+            break
+        k += 1
+    return end if seen else 0
+
+
+def _below_the_header(merge: Merge) -> Merge:
+    """A merge that put new code above the file's first line, where the file starts with its package line or its
+    imports (a declaration shown above ``// ... existing code ...``, which the marker then keeps the whole file
+    below): the code below the header instead, set apart by a blank line, as a reader places it."""
+    doc_lines, merged = split_lines(merge.document), split_lines(merge.merged)
+    end = _header_end(doc_lines)
+    top = next((j for j, line in enumerate(doc_lines) if line.strip()), None)
+    if not end or top is None or doc_lines[top] in merged[:1]:
+        return merge
+    at = next((k for k in range(len(merged)) if merged[k:k + end - top] == doc_lines[top:end]), None)
+    new = merged[:at] if at else []
+    if not new or any(IMPORT_LINE.match(line) or _HEADER_LINE.match(line.strip()) for line in new) or \
+            all(not line.strip() or line.lstrip().startswith(("//", "#", "/*", "*")) for line in new):
+        return merge
+    while new and not new[-1].strip():
+        new.pop()
+    rest = merged[at:]
+    below = end - top  # (the header's lines in ``rest``)
+    gap = list(itertools.takewhile(lambda line: not line.strip(), rest[below:]))  # (the file's, kept: one or two)
+    body = rest[below + len(gap):]
+    gap = gap or [_terminator(doc_lines)]
+    return Merge.spanning(merge.document, "".join(rest[:below] + gap + new + gap + body), merge.unseen)
 
 
 _PHONY = re.compile(r"^\.PHONY\s*:")
