@@ -727,7 +727,6 @@ NOT_YET: dict[str, str] = {
     "vite-jest-to-vitest-deepseek": "not examined yet: ``package.json`` differs from the expected",
     "python-supplier-sync-retries-qwen": "not examined yet: ``scripts/http_utils.py``, ``scripts/sync_inventory.py`` "
                                          "differ from the expected",
-    "nextjs-pages-contact-form-grok": "not examined yet: ``lib/mailer.ts`` differs from the expected",
     "django-profile-post-save-signal-qwen": "not examined yet: ``accounts/views.py``, ``accounts/tests.py`` differ from"
                                             " the expected",
     "python-etl-print-to-logging-mistral": "not examined yet: ``etl/pipeline.py``, ``etl/cli.py`` differ from the "
@@ -1877,6 +1876,17 @@ def test_new_css_rules_said_to_go_before_a_rule_go_above_it(tmp_path):
     answer = f"3. Add the error styles to `src/Login.module.css`, before the `.submit` rule:\n\n```css\n{new}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == css.replace(".submit {", new + "\n.submit {")
+
+
+def test_a_note_on_the_first_line_naming_the_file_places_the_block(tmp_path):
+    """``// lib/mailer.ts (add below sendWelcome)``: the note beside the path says where the new code goes."""
+    mailer = ("export async function sendWelcome(to: string) {\n  await send(to, 'hi');\n}\n\n"
+              "export async function verify() {\n  return true;\n}\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "mailer.ts").write_text(mailer)
+    new = "export async function sendContact(to: string) {\n  await send(to, 'thanks');\n}\n"
+    [change] = plan_answer(f"```ts\n// lib/mailer.ts (add below sendWelcome)\n{new}```\n", tmp_path).files
+    assert change.after == mailer.replace("'hi');\n}\n", "'hi');\n}\n\n" + new)
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -62,7 +62,7 @@ _COMMENT_OPEN = r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\(\*|'|REM\b|\{\{--|\{#|<%#
 _LABEL = (r"(?:(?:(?:updated|modified|changed|edited|new)\s+)?@?(?:file\s*path|filepath|file\s*name|filename|file|path)"
           r"\s*[:=]\s*|(?:in|updated|modified|changed|edited)\s+(?=`?\S*[/.]))")
 _RULE = r"(?:[-=*~]{2,}\s*)?"
-_PATH_NOTE = r"(?:\s*:|\s+\([^()]{1,40}\)|\s+[-\u2013\u2014]\s+[\w ]{1,30})?"
+_PATH_NOTE = r"(?:\s*:|\s+\((?P<note>[^()]{1,40})\)|\s+[-\u2013\u2014]\s+(?P<aside>[\w ]{1,30}))?"
 _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?(?P<path>(?:[^\s:()`]|\([\w.-]+\)(?=/))+?)`?{_PATH_NOTE}\s*"
                           r"(?:[-=*~]{2,})?\s*(?:\*+/|-->|\*/\}|\*\)|--\}\}|#\}|%>|\*@)?\s*$", re.IGNORECASE)
 # The line before a fence.  A line holding a path and little else names it ("src/app.py", "**`src/app.py`**",
@@ -640,6 +640,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
         after = section["words"]  # ("right after the database settings": the ``# Database`` section)
     in_words = (_NEAR_WORDS.search(_last_said(prose)) or _BETWEEN_WORDS.search(_last_said(prose))) \
         if after is None and before is None else None
+    if after is None and before is None and read.named_by == "first line":
+        after, before = _placed_by_first_line(body)
     placed = _PLACE_COMMENT.match(read.text)
     if placed and after is None and before is None:  # ("# Add after send_payment_failed()": said to the reader,
         text = read.text[placed.end():].lstrip("\r\n")  # not a line of the file)
@@ -898,6 +900,21 @@ def _defines(text: str, name: str | None) -> bool:
     named = re.escape(name.split('.')[-1]) if name else r"[A-Za-z_]\w*"
     return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b[^\n(]*"
                      rf"\b{named}\s*[(<]", text) is not None
+
+
+# Where a note on the first line naming the file puts the block: ``// lib/mailer.ts (add below sendWelcome)``
+_NOTE_PLACE = re.compile(r"\b(?P<where>after|below|under|before|above)\s+(?:the\s+)?`?(?P<name>[A-Za-z_$][\w$.]*)(?:\(\))?`?"
+                         r"\s*$", re.IGNORECASE)
+
+
+def _placed_by_first_line(body: list[str]) -> tuple[str | None, str | None]:
+    """(after, before) as a note on the block's first line naming its file says, else (None, None)."""
+    m = _NAMING_LINE.match(body[0].rstrip("\r\n")) if body and _naming_first_line(body) else None
+    place = _NOTE_PLACE.search(m["note"] or m["aside"] or "") if m else None
+    if place is None:
+        return None, None
+    near = place["where"].lower() in ("after", "below", "under")
+    return (place["name"], None) if near else (None, place["name"])
 
 
 def _naming_first_line(body: list[str]) -> str | None:
