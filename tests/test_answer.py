@@ -1889,6 +1889,22 @@ def test_a_note_on_the_first_line_naming_the_file_places_the_block(tmp_path):
     assert change.after == mailer.replace("'hi');\n}\n", "'hi');\n}\n\n" + new)
 
 
+def test_an_import_the_sentence_after_a_block_says_its_file_needs_is_added_there(tmp_path):
+    """"You'll also need `import kotlinx.coroutines.CancellationException` in that file.": below the block, the
+    import for its file, among the file's own."""
+    vm = ("package app\n\nimport kotlinx.coroutines.flow.MutableStateFlow\nimport kotlinx.coroutines.launch\n\n"
+          "class Vm {\n    private val busy = MutableStateFlow(false)\n}\n")
+    (tmp_path / "Vm.kt").write_text(vm)
+    block = ("class Vm {\n    private val busy = MutableStateFlow(false)\n\n    fun stop(e: Throwable) {\n"
+             "        if (e is CancellationException) throw e\n    }\n}\n")
+    answer = (f"```kotlin:Vm.kt\n{block}```\n\nYou'll also need `import kotlinx.coroutines.CancellationException` in "
+              "that file.\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == block.replace("class Vm", "package app\n\nimport kotlinx.coroutines.CancellationException\n"
+                                         "import kotlinx.coroutines.flow.MutableStateFlow\n"
+                                         "import kotlinx.coroutines.launch\n\nclass Vm")
+
+
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():
     """"I bumped the default in `save_plot()` (shown in full right below the new function)": the block is a new
     function and a rewritten one, not the whole file (which lost all it did not show)."""

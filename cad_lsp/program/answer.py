@@ -343,6 +343,7 @@ def read_answer(markdown: str) -> Reading:
         prose = lines[prose_start:index]
         if blocks and last is blocks[-1]:
             last = blocks[-1] = _placed_by_what_follows(blocks[-1], prose)
+            blocks += _imports_said_after(last, prose)
         for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading; a path in
             # bold alone on its line, then a sentence: as a heading)
             if heading.lstrip().startswith("#") or heading.lstrip().startswith(("**", "__")) and \
@@ -400,6 +401,7 @@ def read_answer(markdown: str) -> Reading:
     removals += _removals(lines[prose_start:], prose_start)
     if blocks and last is blocks[-1]:
         blocks[-1] = _placed_by_what_follows(blocks[-1], lines[prose_start:])
+        blocks += _imports_said_after(blocks[-1], lines[prose_start:])
     if any(block.path is not None for block in blocks):  # the answer names its files: one that names none is
         examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
         blocks = [b for b in blocks if b not in examples]
@@ -477,6 +479,22 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
         return replace(block, after=after, before=before, near_words=near) if after or before or near else block
     near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
     return replace(block, after=name if near else None, before=None if near else name)
+
+
+_NEEDS_IMPORT = re.compile(r"\b(?:need|needs|add|adding|require|requires|import|missing)\b", re.IGNORECASE)
+
+
+def _imports_said_after(block: Block, prose: list[str]) -> list[Block]:
+    """The imports the sentence right after a block says its file needs ("You'll also need `import
+    kotlinx.coroutines.CancellationException` in that file."), as a block of their own for that file; none where
+    the sentence names another file, or the block has them already."""
+    said = next((line for line in prose if line.strip()), "")
+    spans = [span for span in _IMPORT_SAID.findall(said) if span not in block.text]
+    if not spans or block.path is None or block.is_patch or not _NEEDS_IMPORT.search(said) or \
+            any(_names_file(word) and word != block.path for word in _BACKTICKED.findall(said)):
+        return []
+    return [replace(block, text="".join(f"{span}\n" for span in spans), label=None, after=None, before=None,
+                    into=None, whole=False, near_words=None, replaces=(), replaces_last=0)]
 
 
 # "Add `"strings"` to the imports", "add `"encoding/csv"`, `"fmt"` and `"time"` to the imports in this file"
