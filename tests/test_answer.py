@@ -655,9 +655,6 @@ NOT_YET: dict[str, str] = {
                                       "new ones",
     "react-native-expo-push-notifications-copilot": "not examined yet: ``package.json``, ``src/api/client.ts``, "
                                                     "``App.tsx`` differ from the expected",
-    "unity-platformer-double-jump-cursor": "not examined yet: ``Assets/Scripts/Player/PlayerAnimator.cs`` differs from "
-                                           "the expected; refused: Assets/Scripts/Player/PlayerAnimator.cs: the block "
-                                           "at line 100 of the answer: the merged file would ",
     "roblox-coins-datastore-qwen": "\"under the existing player constants\" (words): the new settings go above ``return"
                                    " Config``, not after the player constants",
     "ios-scanner-camera-permission-grok": "not examined yet: ``DocScan/Info.plist``, "
@@ -709,9 +706,6 @@ NOT_YET: dict[str, str] = {
     "php-laravel-product-search-cody": "not examined yet: ``app/Http/Controllers/ProductController.php`` differs from "
                                        "the expected",
     "node-express-jwt-auth-grok": "not examined yet: ``.env`` differs from the expected",
-    "swift-swiftui-pull-to-refresh-claude": "not examined yet: ``Reader/Features/Feed/FeedViewModel.swift`` differs "
-                                            "from the expected; refused: Reader/Features/Feed/FeedViewModel.swift: the "
-                                            "block at line 32 of the answer: the merged file would ",
     "python-click-config-file-gemini": "not examined yet: ``~/.config/imgshrink/config.toml`` differs from the expected",
     "go-nethttp-user-roles-deepseek": "not examined yet: ``internal/store/users.go`` differs from the expected",
     "kotlin-compose-contact-search-qwen": "not examined yet: "
@@ -735,11 +729,6 @@ NOT_YET: dict[str, str] = {
                                           " the expected; refused: app/routers/products.py: the block at line 109 of "
                                           "the answer: the merged file would not parse as pyt",
     "python-fastapi-items-pagination-cursor-co": "not examined yet: ``app/routers/items.py`` differs from the expected",
-    "kotlin-android-forecast-retry-cody": "not examined yet: "
-                                          "``app/src/main/java/com/example/weather/ui/WeatherViewModel.kt`` differs "
-                                          "from the expected; refused: "
-                                          "app/src/main/java/com/example/weather/ui/WeatherViewModel.kt: the block at "
-                                          "line 70 of the answer: th",
     "bash-deploy-script-rollback-zed": "not examined yet: ``scripts/deploy.sh`` differs from the expected",
     "cpp-sfml-platformer-coyote-time-cursor": "not examined yet: ``src/Player.cpp`` differs from the expected; refused:"
                                               " src/Player.cpp: the block at line 28 of the answer: the merged file "

@@ -3900,3 +3900,17 @@ def test_new_code_shown_above_a_leading_marker_goes_below_the_file_s_package_lin
     update = 'LOG = "x"\n\n# ... existing code ...\n\ndef main():\n    return os.getcwd() + LOG\n'
     assert merge_update(python, update, "m.py").merged == \
         'import os\n\n\nLOG = "x"\n\n\ndef main():\n    return os.getcwd() + LOG\n'
+
+
+def test_a_new_method_s_closing_brace_at_the_update_s_end_is_not_its_class_s():
+    """Members down to the last one, then a new method: its ``    }`` is written, not read as the class's ``}``
+    that the file closes next (the class then lost its closing line, and the file no longer parsed)."""
+    doc = ("class Vm {\n    private val a = 1\n\n    init {\n        refresh()\n    }\n\n    fun refresh() {\n"
+           "        launch {\n            try {\n                go()\n            } finally {\n                busy = false\n"
+           "            }\n        }\n    }\n}\n")
+    update = ("    private val a = 1\n    private val error = 2\n\n    init {\n        refresh()\n    }\n\n"
+              "    fun refresh() {\n        launch {\n            try {\n                go()\n"
+              "            } catch (e: Exception) {\n                error = 3\n            } finally {\n"
+              "                busy = false\n            }\n        }\n    }\n\n    fun dismiss() {\n        error = 0\n"
+              "    }\n")
+    assert merge_update(doc, update, "Vm.kt").merged == "class Vm {\n" + update + "}\n"

@@ -4,6 +4,7 @@ lines, closing lines before markers, context at a run's edges, and the blank lin
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 
 from ..blocks import rewrites_statement
 from .likeness import looks_alike, opens_another_entry
@@ -388,7 +389,12 @@ def place_closing_lines(lines: list[int], keys: list[str], doc_keys: list[str],
                 break
             following.append(j)
     pairs = list(zip(closing[len(closing) - len(following):], following))  # the update's last ones close them
-    if pairs and all(keys[i].strip() == doc_keys[j - 1].strip() for i, j in pairs):
+    shifts = Counter(indent_of(doc_keys[n - 1]) - indent_of(keys[i]) for i, n in enumerate(lines)
+                     if n > 0 and keys[i].strip())  # (at the depth the placed lines show them: a method's ``}``
+    shift = shifts.most_common(1)[0][0] if shifts else None  # is not its class's)
+    if pairs and all(keys[i].strip() == doc_keys[j - 1].strip() and
+                     (shift is None or indent_of(doc_keys[j - 1]) - indent_of(keys[i]) == shift)
+                     for i, j in pairs):
         for i, j in pairs:
             lines[i] = j
 
