@@ -229,3 +229,17 @@ def test_new_toml_keys_under_markers_go_at_the_end_of_their_tables():
     assert "".join(merge_table_keys(catalog.splitlines(True), snippet.splitlines(True))) == catalog.replace(
         "junit = \"4.13.2\"\n", "junit = \"4.13.2\"\nwork = \"2.9.1\"\n").replace(
         "version.ref = \"junit\" }\n", "version.ref = \"junit\" }\n" + work)
+
+
+def test_a_json_object_showing_one_of_the_file_s_keys_and_a_new_one_is_a_part_of_the_file():
+    """``{ "ConnectionStrings": {...}, "Caching": {...} }`` for an ``appsettings.json`` of seven sections ("Leave
+    the other sections as they are"): a part of the file, not all of it; the sections it does not show stay (they
+    were read as removed, 29 lines lost unseen), and the new one goes after the one it follows."""
+    doc = ('{\n  "Logging": {\n    "LogLevel": {\n      "Default": "Information"\n    }\n  },\n  "AllowedHosts": "*",\n'
+           '  "ConnectionStrings": {\n    "Db": "Host=localhost"\n  },\n  "Jwt": {\n    "Audience": "api"\n  },\n'
+           '  "Pagination": {\n    "MaxPageSize": 100\n  }\n}\n')
+    update = ('{\n  "ConnectionStrings": {\n    "Db": "Host=localhost",\n    "Redis": "localhost:6379"\n  },\n'
+              '  "Caching": {\n    "TtlMinutes": 10\n  }\n}\n')
+    assert merge_update(doc, update, "appsettings.json").merged == doc.replace(
+        '"Host=localhost"\n  },\n', '"Host=localhost",\n    "Redis": "localhost:6379"\n  },\n'
+        '  "Caching": {\n    "TtlMinutes": 10\n  },\n')

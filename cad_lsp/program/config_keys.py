@@ -342,16 +342,18 @@ def json_fragment(doc_lines: list[str], update_lines: list[str]) -> list[str]:
     ours, theirs = top(doc_lines), top(update_lines)
     if ours is not None and theirs is None and not any(is_marker(line) for line in update_lines):
         return _member_fragment(doc_lines, update_lines, ours[1])
-    if ours is None or theirs is None or not set(theirs[0]) < set(ours[0]) or \
+    shared = [key for key in theirs[0] if key in ours[0]] if ours is not None and theirs is not None else []
+    if not shared or not set(theirs[0]) < set(ours[0]) and len(shared) >= WHOLE_SHARE * len(ours[0]) or \
             any(is_marker(line) and len(line) - len(line.lstrip()) <= theirs[1] for line in update_lines):
-        return update_lines  # (markers inside the members it shows are theirs: ``// ... existing options ...``)
+        return update_lines  # (markers inside the members it shows are theirs: ``// ... existing options ...``;
+        # new keys beside most of the file's: the whole file, rewritten)
     shown = [k for k, line in enumerate(update_lines) if line.strip()]
     newline = "\r\n" if update_lines[0].endswith("\r\n") else "\n"
     marker = " " * theirs[1] + "// ..." + newline
     first, last = shown[0], shown[-1]
     lines = [line if line.endswith(("\n", "\r")) else line + newline for line in update_lines]
     end = max(k for k in shown if k < last)  # its last member ends there: with a comma where the file's goes on
-    if ours[0].index(theirs[0][-1]) < len(ours[0]) - 1 and not lines[end].rstrip().endswith((",", "{", "[")):
+    if ours[0].index(shared[-1]) < len(ours[0]) - 1 and not lines[end].rstrip().endswith((",", "{", "[")):
         lines[end] = lines[end].rstrip("\r\n") + "," + newline
     return lines[:first + 1] + [marker] + lines[first + 1:last] + [marker] + lines[last:]
 
