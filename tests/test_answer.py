@@ -1894,6 +1894,19 @@ def test_an_import_the_sentence_after_a_block_says_its_file_needs_is_added_there
                                          "import kotlinx.coroutines.launch\n\nclass Vm")
 
 
+def test_a_helper_said_to_go_at_the_bottom_of_a_named_class_goes_at_that_class_s_end(tmp_path):
+    """"add the key helper at the bottom of the `Cart` class": a helper is a method too, and "bottom of" names
+    the class as "end of" does (two classes in the file: without the name, no place)."""
+    shop = ("class Cart:\n    def __init__(self):\n        self.items = []\n\n\nclass Order:\n"
+            "    def __init__(self, cart):\n        self.cart = cart\n")
+    (tmp_path / "shop.py").write_text(shop, encoding="utf-8")
+    helper = "```python\n    def _key(self, item):\n        return f\"cart:{item}\"\n```\n"
+    plan = plan_answer("Finally, add the key helper at the bottom of the `Cart` class in `shop.py`:\n\n" + helper,
+                       tmp_path)
+    assert plan.complete and plan.files[0].after == shop.replace(
+        "self.items = []\n", "self.items = []\n\n    def _key(self, item):\n        return f\"cart:{item}\"\n")
+
+
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():
     """"I bumped the default in `save_plot()` (shown in full right below the new function)": the block is a new
     function and a rewritten one, not the whole file (which lost all it did not show)."""

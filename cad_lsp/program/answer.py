@@ -122,7 +122,7 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
 # "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class", "inside the
 # existing `describe("POST /users", ...)` block" (a block titled by a call's first argument: its title)
-_INTO = re.compile(r"\b(?:to|in|into|inside|end\s+of)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?"
+_INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?"
                    r"(?P<name>[A-Za-z_][\w.]*)|"
                    r"[A-Za-z_][\w.]*\(?\s*[\"'](?P<title>[^\"'`]+)[\"'][^`]*)`"
                    r"\s*(?P<kind>class|struct|enum|interface|protocol|trait|record|object|component|model|service|"
@@ -759,7 +759,7 @@ def _class_named(prose: list[str]) -> str | None:
     if section := _TO_SECTION.search(said):
         return section["name"].strip()
     if not re.search(r"\b(?:method|function|handler|member|getter|setter|test|case|spec|propert(?:y|ie)|field|"
-                     r"constructor|initializer)s?\b", said, re.IGNORECASE):
+                     r"constructor|initializer|helper)s?\b", said, re.IGNORECASE):
         m = _INTO.search(said)  # ("In the `candidateFiles` suite:")
         return m["name"] if m and m["name"] and (m["kind"] or "").lower() in ("suite", "describe", "context") else None
     for m in _INTO.finditer(said):
