@@ -1907,6 +1907,21 @@ def test_a_helper_said_to_go_at_the_bottom_of_a_named_class_goes_at_that_class_s
         "self.items = []\n", "self.items = []\n\n    def _key(self, item):\n        return f\"cart:{item}\"\n")
 
 
+def test_the_old_test_a_sentence_names_and_says_to_replace_gives_way_to_the_new_one(tmp_path):
+    """"The old `deleteRemovesCustomer` test verifies `deleteById`, which no longer happens. Replace it with:" and a
+    test of another name: the old one (not the call the sentence also names) goes, the new one takes its place."""
+    tests = ("class CustomerServiceTest {\n    @Test\n    void getFindsCustomer() {\n        service.get(7L);\n    }\n\n"
+             "    @Test\n    void deleteRemovesCustomer() {\n        service.delete(7L);\n"
+             "        verify(customers).deleteById(7L);\n    }\n}\n")
+    (tmp_path / "CustomerServiceTest.java").write_text(tests)
+    new = ("    @Test\n    void deleteMarksCustomerAsDeleted() {\n        service.delete(7L);\n"
+           "        verify(customers, never()).deleteById(any());\n    }\n")
+    answer = ("The old `deleteRemovesCustomer` test verifies `deleteById`, which no longer happens. Replace it with:\n\n"
+              f"```java:CustomerServiceTest.java\n{new}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == tests[:tests.index("    @Test\n    void deleteRemoves")] + new + "}\n"
+
+
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():
     """"I bumped the default in `save_plot()` (shown in full right below the new function)": the block is a new
     function and a rewritten one, not the whole file (which lost all it did not show)."""

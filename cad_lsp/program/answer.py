@@ -219,6 +219,9 @@ _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+
 # `Create_ReturnsBadRequest_WhenNoLines` needs replacing"
 _REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\b(?:replace\s+it|needs?\s+(?:to\s+be\s+)?"
                          r"replac(?:ing|ed)|should\s+be\s+replaced)\b(?P<new>)", re.IGNORECASE)
+# "The old `deleteRemovesCustomer` test verifies `deleteById`, which no longer happens. Replace it with:"
+_OLD_ONE_REPLACED = re.compile(r"\b(?:old|existing|current)\s+`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`.*?\breplace\s+it\b"
+                               r"(?P<new>)", re.IGNORECASE)
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -375,7 +378,8 @@ def read_answer(markdown: str) -> Reading:
                 read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
                                                          f"(\"### Usage\", \"you can call it like this\"), not a change")
             said = next((line for line in reversed(prose) if line.strip() and not _PATH_LINE.match(line.strip())), "")
-            swap = _REPLACED_BY.search(said) or _REPLACE_IT.search(said.replace("**", "")) \
+            swap = _REPLACED_BY.search(said) or _OLD_ONE_REPLACED.search(said.replace("**", "")) or \
+                _REPLACE_IT.search(said.replace("**", "")) \
                 if isinstance(read, Block) and read.path else None
             if swap and _defines(read.text, swap["new"]) and not _defines(read.text, swap["old"]):  # (the new one
                 # named, or any definition: "with one test per case")
