@@ -736,6 +736,59 @@ NOT_YET: dict[str, str] = {
     "elixir-phoenix-events-json-api-zed": "not examined yet: ``lib/meetup/events.ex``, ``lib/meetup_web/router.ex`` "
                                           "differ from the expected",
     "yaml-compose-ci-add-redis-continue": "not examined yet: ``.github/workflows/ci.yml`` differs from the expected",
+    "go-chi-request-id-claude": "not examined yet: ``cmd/api/main.go`` differs from the expected",
+    "kotlin-android-room-favorites-gemini": "not examined yet: "
+                                            "``app/src/main/java/com/example/recipes/ui/RecipeListViewModel.kt`` "
+                                            "differs from the expected",
+    "php-laravel-soft-deletes-deepseek": "not examined yet: ``app/Models/Post.php`` differs from the expected",
+    "ruby-sinatra-task-completion-cody": "not examined yet: ``app.rb`` differs from the expected; refused: app.rb: the "
+                                         "block at line 65 of the answer: no line of the update matches a line of the "
+                                         "file: it doe",
+    "python-fastapi-api-key-auth-copilot": "not examined yet: ``app/main.py`` differs from the expected",
+    "lua-neovim-conform-format-mistral": "not examined yet: ``lua/config/autocmds.lua`` differs from the expected",
+    "rails-article-search-claude": "not examined yet: ``app/views/articles/index.html.erb``, "
+                                   "``test/controllers/articles_controller_test.rb`` differ from the expected",
+    "go-cobra-export-command-claude": "not examined yet: ``internal/notes/note.go``, ``README.md`` differ from the "
+                                      "expected",
+    "node-docker-redis-sessions-deepseek": "not examined yet: ``docker-compose.yml``, ``.env.example`` differ from the "
+                                           "expected",
+    "dart-flutter-units-setting-mistral": "not examined yet: ``lib/screens/home_screen.dart`` differs from the expected",
+    "godot-gdscript-double-jump-llama": "not examined yet: ``scripts/player.gd`` differs from the expected",
+    "go-gin-request-id-claude": "not examined yet: ``internal/server/router.go`` differs from the expected",
+    "go-cobra-report-csv-chatgpt": "not examined yet: ``cmd/report.go``, ``README.md`` differ from the expected",
+    "go-webhook-worker-retry-backoff-copilot": "not examined yet: ``internal/worker/config.go`` differs from the "
+                                               "expected",
+    "rust-axum-posts-pagination-gemini": "not examined yet: ``src/routes/posts.rs`` differs from the expected",
+    "csharp-aspnet-product-filters-windsurf": "not examined yet: ``tests/Shopfront.Api.Tests/ProductServiceTests.cs`` "
+                                              "differs from the expected",
+    "csharp-worker-smtp-options-amazonq": "not examined yet: ``src/Mailroom.Worker/Program.cs``, "
+                                          "``src/Mailroom.Worker/appsettings.Development.json`` differ from the "
+                                          "expected",
+    "kotlin-android-user-list-retry-gemini": "not examined yet: ``app/src/main/res/layout/fragment_user_list.xml``, "
+                                             "``app/src/main/res/values/strings.xml``, ``app/src/test/java/com/harbor/c"
+                                             "ontacts/ui/users/UserListViewModelTest.kt`` differ from the expected; "
+                                             "refused: app/src/main/res/layout/fragment_user_list.xml: the block at "
+                                             "line 70 of the answer: the merged file ",
+    "kotlin-room-pinned-notes-migration-copilot": "not examined yet: "
+                                                  "``app/src/androidTest/java/com/quill/notes/data/MigrationTest.kt`` "
+                                                  "differs from the expected",
+    "swift-swiftui-feed-pull-to-refresh-chatgpt-cq": "not examined yet: ``Driftwood/Networking/APIClient.swift`` "
+                                                     "differs from the expected",
+    "swift-feedkit-date-parser-locale-fix-claude": "not examined yet: ``Sources/FeedKit/Parsing/DateParser.swift``, "
+                                                   "``CHANGELOG.md`` differ from the expected; refused: "
+                                                   "Sources/FeedKit/Parsing/DateParser.swift: the block at line 12 of "
+                                                   "the answer: the merged file would ",
+    "php-symfony-purge-inactive-sessions-continue": "not examined yet: ``src/Repository/SessionRepository.php``, "
+                                                    "``tests/Command/PurgeSessionsCommandTest.php`` differ from the "
+                                                    "expected; refused: src/Repository/SessionRepository.php: the block"
+                                                    " at line 3 of the answer: the merged file would not p",
+    "php-laravel-welcome-email-cody": "not examined yet: ``app/Http/Controllers/Auth/RegisteredUserController.php``, "
+                                      "``tests/Feature/Auth/RegistrationTest.php`` differ from the expected",
+    "ruby-gem-cli-verbose-quiet-deepseek": "not examined yet: ``spec/imgshrink/cli_spec.rb`` differs from the expected;"
+                                           " refused: spec/imgshrink/cli_spec.rb: the block at line 169 of the answer: "
+                                           "no line of the update matches a lin",
+    "ruby-rails-admin-orders-csv-export-mistral": "not examined yet: ``spec/requests/admin/orders_spec.rb`` differs "
+                                                  "from the expected",
 }
 
 
