@@ -741,9 +741,6 @@ NOT_YET: dict[str, str] = {
                                             "``app/src/main/java/com/example/recipes/ui/RecipeListViewModel.kt`` "
                                             "differs from the expected",
     "php-laravel-soft-deletes-deepseek": "not examined yet: ``app/Models/Post.php`` differs from the expected",
-    "ruby-sinatra-task-completion-cody": "not examined yet: ``app.rb`` differs from the expected; refused: app.rb: the "
-                                         "block at line 65 of the answer: no line of the update matches a line of the "
-                                         "file: it doe",
     "python-fastapi-api-key-auth-copilot": "not examined yet: ``app/main.py`` differs from the expected",
     "lua-neovim-conform-format-mistral": "not examined yet: ``lua/config/autocmds.lua`` differs from the expected",
     "rails-article-search-claude": "not examined yet: ``app/views/articles/index.html.erb``, "
@@ -1973,6 +1970,19 @@ def test_the_old_test_a_sentence_names_and_says_to_replace_gives_way_to_the_new_
               f"```java:CustomerServiceTest.java\n{new}```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == tests[:tests.index("    @Test\n    void deleteRemoves")] + new + "}\n"
+
+
+def test_new_routes_said_to_go_after_the_route_of_a_verb_go_after_the_one_route_of_that_verb(tmp_path):
+    """"add these two after the `patch` route": Sinatra's routes are named by their path; the one ``patch`` route
+    is the place."""
+    app = ('class TodoApp < Sinatra::Base\n  get "/tasks/:id" do\n    json find_task!(params[:id])\n  end\n\n'
+           '  patch "/tasks/:id" do\n    json store.update(params[:id])\n  end\n\n'
+           '  delete "/tasks/:id" do\n    store.delete(params[:id])\n  end\nend\n')
+    (tmp_path / "app.rb").write_text(app)
+    new = '  post "/tasks/:id/complete" do\n    json store.complete(params[:id])\n  end\n'
+    answer = f"and add this after the `patch` route:\n\n```ruby filename=\"app.rb\"\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == app.replace("update(params[:id])\n  end\n", "update(params[:id])\n  end\n\n" + new)
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -833,6 +833,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         apart = [Piece(_terminator(doc_lines), None, None)] if tags[0] and not keys[tags[0] - 1].strip() else []
         return _inserted(doc_lines, update_lines, tags[0], _shown_pieces(update_lines) + apart)
     found = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and names(defined, name)]
+    if not found:  # ("after the `patch` route": the one call of that name that a title names, ``patch "/tasks/:id" do``)
+        called = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and " " in defined and
+                  defined.split(" ", 1)[0].split(".")[-1] == name]
+        found = called if len(called) == 1 else []
     titled = [j for j, key in enumerate(keys) if re.match(rf"\s*[\w.$]+\(\s*([\"']){re.escape(name)}\1.*\)\s*;?\s*$", key)]
     if not found and len(titled) == 1 and not any(is_marker(line) for line in update_lines):
         at = titled[0] + (side == "after")  # (a one-line call titled by it: "after `--out`" for an argument)
