@@ -1985,6 +1985,30 @@ def test_new_routes_said_to_go_after_the_route_of_a_verb_go_after_the_one_route_
     assert change.after == app.replace("update(params[:id])\n  end\n", "update(params[:id])\n  end\n\n" + new)
 
 
+def test_entries_shown_alone_at_the_depth_of_the_block_the_file_ends_in_go_before_its_closing_line(tmp_path):
+    """New ``<string>`` entries under their own comment, for a ``strings.xml``: no line of the file places them,
+    and they are members of ``<resources>``, which the file ends by closing: above ``</resources>``, set apart as
+    the file's commented sections are; the user hears that nothing placed them."""
+    strings = ('<resources>\n    <string name="app_name">Harbor</string>\n\n    <!-- Edit -->\n'
+               '    <string name="action_save">Save</string>\n</resources>\n')
+    (tmp_path / "res").mkdir()
+    (tmp_path / "res" / "strings.xml").write_text(strings)
+    new = '    <!-- Errors -->\n    <string name="retry">Retry</string>\n'
+    [change] = plan_answer(f"#### `res/strings.xml`\n```xml\n{new}```\n", tmp_path).files
+    assert change.after == strings.replace("</resources>", "\n" + new + "</resources>") and change.at_end == (2,)
+    one = '    <string name="retry">Retry</string>\n'  # (no section of its own: not set apart)
+    [change] = plan_answer(f"#### `res/strings.xml`\n```xml\n{one}```\n", tmp_path).files
+    assert change.after == strings.replace("</resources>", one + "</resources>")
+
+
+def test_a_sentence_naming_packages_beside_one_path_names_the_path():
+    """"Add the two imports (`com.harbor.contacts.R` and `java.io.IOException`) and these tests at the end of the
+    class in `app/src/test/UserTest.kt`:": package names are not files (``.R`` reads as an R script)."""
+    answer = ("Add the two imports (`com.harbor.contacts.R` and `java.io.IOException`) and these tests at the end of "
+              "the class in `app/src/test/UserTest.kt`:\n```kotlin\n    @Test\n    fun x() {}\n```\n")
+    assert [b.path for b in read_answer(answer).blocks] == ["app/src/test/UserTest.kt"]
+
+
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():
     """"I bumped the default in `save_plot()` (shown in full right below the new function)": the block is a new
     function and a rewritten one, not the whole file (which lost all it did not show)."""

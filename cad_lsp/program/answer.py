@@ -1076,6 +1076,9 @@ def _path_named(line: str) -> str | None:
     named = {w for w in quoted + words if _names_file(w)}
     if len(named) > 1:  # (a CSS class beside the file: "to `src/Login.module.css`, before the `.submit` rule:")
         named = {w for w in named if not re.fullmatch(r"\.[\w-]+", w) or _DOTFILE.fullmatch(w)} or named
+    if len(named) > 1 and len(folders := {w for w in named if "/" in w}) == 1 and \
+            all(re.fullmatch(r"[a-z][\w]*(?:\.[\w]+)+", w) for w in named - folders):
+        named = folders  # (a package's name beside the file: "the imports (`com.harbor.contacts.R`) ... in `app/x.kt`")
     return named.pop() if len(named) == 1 else None
 
 

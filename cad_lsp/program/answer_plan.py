@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
-from .lines.reading import block_end, definitions_in, keys_of
+from .lines.reading import TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
 from .place_words import place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -383,6 +383,41 @@ def _stands_alone(text: str, current: str) -> bool:
         (head[:1].isspace() or not SELF_FIRST.match(head))
 
 
+_CLOSER_LINE = re.compile(r"^\s*(?:[}\])]+|end|</[\w:.-]+>)[;,)]*\s*$")
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)")
+_GROUP_OPENER = re.compile(r"^\s*(?:[\w$]+\.)*(?:describe|context|suite|group|feature)\b", re.IGNORECASE)  # (tests'
+# groups: ``describe("cart", () => {``, ``RSpec.describe Cart do``)
+
+
+def _inside_the_last_block(current: str, text: str) -> Merge | None:
+    """Members shown alone, indented as those of the block the file ends in (new ``<string>`` entries for a
+    ``strings.xml``, a new test for a class): before that block's closing line, the file's last; set apart where
+    they start a section of their own (a comment heading them, a definition) and the file sets its apart.  None
+    where the file does not end so, or the block is not at that depth."""
+    lines = current.splitlines(keepends=True)
+    content = [k for k, line in enumerate(lines) if line.strip()]
+    shown = [line for line in text.splitlines() if line.strip()]
+    if len(content) < 2 or not shown or not _balanced(text) or not lines[-1].endswith("\n"):
+        return None
+    closing, member = lines[content[-1]], lines[content[-2]]
+    depth = len(shown[0]) - len(shown[0].lstrip())
+    if not _CLOSER_LINE.match(closing) or len(closing) - len(closing.lstrip()) >= depth or \
+            len(member) - len(member.lstrip()) != depth or any(len(line) - len(line.lstrip()) < depth for line in shown):
+        return None
+    opener = max((k for k in content[:-1] if len(lines[k]) - len(lines[k].lstrip()) < depth), default=None)
+    if opener is None or not (TYPE_OPENER.search(lines[opener]) or lines[opener].lstrip().startswith("<") or
+                              _GROUP_OPENER.match(lines[opener])):
+        return None  # (a class, an element, a ``describe``: not a function, whose lines a block cut from it are)
+    heads = _COMMENT_LINE.match(shown[0]) or shown[0].lstrip().startswith("@") or is_declaration(shown[0])
+    apart = heads and any(not line.strip() for line in lines[opener + 1: content[-1]])
+    newline = "\r\n" if closing.endswith("\r\n") else "\n"
+    new = [line + newline for line in text.splitlines()]
+    while new and not new[-1].strip():
+        new.pop()
+    merged = lines[:content[-2] + 1] + ([newline] if apart else []) + new + lines[content[-2] + 1:]
+    return Merge.spanning(current, "".join(merged))
+
+
 def _at_lines(original: str, current: str, block: Block) -> Merge | None:
     """A block whose text has no place in the file, put where its info string says (``(48-48)``: a line
     rewritten whole, nothing around it to find it by): those lines of the file as the answer saw it, found
@@ -628,6 +663,9 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
                 _stands_alone(block.text, current)
             merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name, unplaced)
+            if merge is None and isinstance(exc, NoSharedLine) and block.path is not None and not block.after \
+                    and not block.before and (merge := _inside_the_last_block(current, block.text)) is not None:
+                unplaced = True  # (members of the block the file ends in: a ``<string>`` for ``</resources>``)
             if merge is None:
                 return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
                                   f"{block.describe()}: {exc}", named_as)
