@@ -781,9 +781,6 @@ NOT_YET: dict[str, str] = {
                                                     " at line 3 of the answer: the merged file would not p",
     "php-laravel-welcome-email-cody": "not examined yet: ``app/Http/Controllers/Auth/RegisteredUserController.php``, "
                                       "``tests/Feature/Auth/RegistrationTest.php`` differ from the expected",
-    "ruby-gem-cli-verbose-quiet-deepseek": "not examined yet: ``spec/imgshrink/cli_spec.rb`` differs from the expected;"
-                                           " refused: spec/imgshrink/cli_spec.rb: the block at line 169 of the answer: "
-                                           "no line of the update matches a lin",
     "ruby-rails-admin-orders-csv-export-mistral": "not examined yet: ``spec/requests/admin/orders_spec.rb`` differs "
                                                   "from the expected",
 }
@@ -1806,6 +1803,10 @@ def test_a_sentence_after_a_block_that_puts_it_somewhere_places_it_however_it_na
               "```bash\nnode --test\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == tests.replace('"x"));\n});\n', '"x"));\n});\n\n' + new) and change.at_end == ()
+    longer = tests.replace('"rejects garbage"', '"rejects garbage input"')  # (a title said in part)
+    (tmp_path / "duration.test.js").write_text(longer)
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == longer.replace('"x"));\n});\n', '"x"));\n});\n\n' + new) and change.at_end == ()
 
 
 def test_a_sentence_after_a_block_saying_which_statement_it_replaces_puts_it_there(tmp_path):

@@ -653,6 +653,11 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         if block.near_words and block.after is None and block.before is None and \
                 (named := place_in_words(current, block.near_words[1])) is not None:
             block = replace(block, **{block.near_words[0]: named})  # ("after the invalid-data test")
+        for side in ("after", "before"):  # (a title said in part: 'after the "shrinks a JPEG" example' for
+            said = getattr(block, side)  # ``it "shrinks a JPEG into the output folder" do``)
+            if said and " " in said and not any(f"{q}{said}{q}" in current for q in "\"'`") and \
+                    (named := place_in_words(current, said)):
+                block = replace(block, **{side: named})
         if block.label is not None and current.lstrip().startswith(block.label.strip()):
             block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
         try:
