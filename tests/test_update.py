@@ -3914,3 +3914,12 @@ def test_a_new_method_s_closing_brace_at_the_update_s_end_is_not_its_class_s():
               "                busy = false\n            }\n        }\n    }\n\n    fun dismiss() {\n        error = 0\n"
               "    }\n")
     assert merge_update(doc, update, "Vm.kt").merged == "class Vm {\n" + update + "}\n"
+
+
+def test_a_new_csharp_using_sorts_among_the_file_s_as_paths_do():
+    """``using Mailroom.Worker.Options;`` shown alone: after ``using Mailroom.Worker.Data;``, where a sorted run
+    puts it (``Mailroom.Worker;`` sorts before its own namespaces: its ``;`` is no part of the path)."""
+    doc = ("using Mailroom.Worker;\nusing Mailroom.Worker.Data;\nusing Mailroom.Worker.Services;\n\n"
+           "var builder = Host.CreateApplicationBuilder(args);\nbuilder.Build().Run();\n")
+    assert merge_update(doc, "using Mailroom.Worker.Options;\n", "Program.cs").merged == doc.replace(
+        "Data;\n", "Data;\nusing Mailroom.Worker.Options;\n")

@@ -491,8 +491,8 @@ def _module_of(text: str) -> str:
 
 def _import_order(text: str) -> tuple[bool, str]:
     """An import's place in a sorted run: Python's ``import x`` before its ``from x import y`` (isort's order),
-    else by text."""
-    return text.startswith("from ") and " import " in text, text
+    else by text, without its ``;`` (``using Shop;`` before ``using Shop.Data;``, as a path sorts before its own)."""
+    return text.startswith("from ") and " import " in text, text.rstrip().rstrip(";")
 
 
 def _imported(lines: list[str]) -> set[str]:
