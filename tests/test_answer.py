@@ -758,9 +758,6 @@ NOT_YET: dict[str, str] = {
     "rust-axum-posts-pagination-gemini": "not examined yet: ``src/routes/posts.rs`` differs from the expected",
     "csharp-aspnet-product-filters-windsurf": "not examined yet: ``tests/Shopfront.Api.Tests/ProductServiceTests.cs`` "
                                               "differs from the expected",
-    "csharp-worker-smtp-options-amazonq": "not examined yet: ``src/Mailroom.Worker/Program.cs``, "
-                                          "``src/Mailroom.Worker/appsettings.Development.json`` differ from the "
-                                          "expected",
     "kotlin-android-user-list-retry-gemini": "not examined yet: ``app/src/main/res/layout/fragment_user_list.xml``, "
                                              "``app/src/main/res/values/strings.xml``, ``app/src/test/java/com/harbor/c"
                                              "ontacts/ui/users/UserListViewModelTest.kt`` differ from the expected; "
@@ -994,6 +991,10 @@ def test_a_sentence_naming_a_file_as_an_example_names_no_file():
                            "In `cmd/api/main.go`, add the registry so you can swap it out (e.g. for tests):")
     assert [b.path for b in read_answer(aside).blocks] == ["internal/api/router.go", "cmd/api/main.go"]  # (the
     # example is of something else: the file comes before it)
+    later = answer.replace("Wire it up where you build the router, e.g. in `cmd/api/main.go`:",
+                           "Point it at a catcher such as Mailpit by adding this after `Db` in `cmd/api/main.go`:")
+    assert [b.path for b in read_answer(later).blocks] == ["internal/api/router.go", "cmd/api/main.go"]  # (or
+    # comes well after its words)
 
 
 def test_a_function_placed_after_an_impl_block_the_prose_names_goes_after_the_impl_not_the_struct(tmp_path):

@@ -1068,7 +1068,9 @@ def _path_named(line: str) -> str | None:
         return alone
     example = _FOR_EXAMPLE.search(stripped)
     if not (heading or bold or body.rstrip().endswith(":")) or \
-            example and any(_names_file(w) for w in _BACKTICKED.findall(stripped[example.start():])):
+            example and any(_names_file(m[1]) and len(stripped[example.end():m.start()].split()) <= 3
+                            for m in _BACKTICKED.finditer(stripped, example.end())):  # (the example's own words:
+        # not "a catcher such as Mailpit by adding this after `HealthChecks` in `appsettings.json`:")
         return None  # ("Wire it up where you build the router, e.g. in `cmd/api/main.go`:": an example; not "In
         # `app/config.py`, add a flag ... (e.g. for load tests):")
     words = [w.strip(",;:!?()[]\"'*").rstrip(".") for w in _BACKTICKED.sub(" ", stripped).split()]
