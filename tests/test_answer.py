@@ -742,7 +742,6 @@ NOT_YET: dict[str, str] = {
                                             "differs from the expected",
     "php-laravel-soft-deletes-deepseek": "not examined yet: ``app/Models/Post.php`` differs from the expected",
     "python-fastapi-api-key-auth-copilot": "not examined yet: ``app/main.py`` differs from the expected",
-    "lua-neovim-conform-format-mistral": "not examined yet: ``lua/config/autocmds.lua`` differs from the expected",
     "rails-article-search-claude": "not examined yet: ``app/views/articles/index.html.erb``, "
                                    "``test/controllers/articles_controller_test.rb`` differ from the expected",
     "go-cobra-export-command-claude": "not examined yet: ``internal/notes/note.go``, ``README.md`` differ from the "
@@ -2009,6 +2008,22 @@ def test_a_sentence_naming_packages_beside_one_path_names_the_path():
     answer = ("Add the two imports (`com.harbor.contacts.R` and `java.io.IOException`) and these tests at the end of "
               "the class in `app/src/test/UserTest.kt`:\n```kotlin\n    @Test\n    fun x() {}\n```\n")
     assert [b.path for b in read_answer(answer).blocks] == ["app/src/test/UserTest.kt"]
+
+
+def test_what_a_comment_heads_goes_where_the_prose_says_to_delete_it_by_the_comment_s_words(tmp_path):
+    """'in `autocmds.lua`, delete the whole "Format on save through LSP" autocmd': the comment heading it and its
+    lines down to the blank line go, the rest of the file stays."""
+    cmds = ('-- Highlight on yank\nvim.api.nvim_create_autocmd("TextYankPost", {\n  callback = hl,\n})\n\n'
+            '-- Format on save through LSP\nvim.api.nvim_create_autocmd("BufWritePre", {\n  callback = fmt,\n})\n\n'
+            '-- Close with q\nvim.api.nvim_create_autocmd("FileType", {\n  callback = close,\n})\n')
+    (tmp_path / "autocmds.lua").write_text(cmds)
+    (tmp_path / "keymaps.lua").write_text('vim.g.mapleader = " "\n')
+    answer = ("```lua\n-- keymaps.lua\nvim.g.mapleader = \",\"\n```\n\n"
+              "**Cleanup**: in `autocmds.lua`, delete the whole \"Format on save through LSP\" autocmd.\n")
+    plan = plan_answer(answer, tmp_path)
+    files = {f.path: f.after for f in plan.files}
+    assert files["autocmds.lua"] == cmds.replace('-- Format on save through LSP\nvim.api.nvim_create_autocmd('
+                                                 '"BufWritePre", {\n  callback = fmt,\n})\n\n', "")
 
 
 def test_a_function_said_to_be_shown_in_full_below_another_does_not_make_the_block_the_whole_file():

@@ -314,6 +314,8 @@ class Removal:
     lines: bool = False  # the names start the lines to delete, not definitions ("Delete the `HEALTHCHECK` line")
     rule: bool = False  # the name is a style rule's selector ("delete the `.search-bar button` rule")
     within: str | None = None  # the class the sentence says holds them ("from `Article`")
+    section: bool = False  # the name is the comment heading what to delete ('delete the whole "Format on save"
+    # autocmd')
 
 
 @dataclass(frozen=True)
@@ -580,6 +582,13 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
         for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"
             if not _NOT_DONE.search(line[:m.end()]) and _names_file(m["path"]):
                 out.append(Removal((m["head"],), m["path"], number, m[0], lines=True))
+        for m in _SECTION_REMOVAL.finditer(line):  # 'in `lua/config/autocmds.lua`, delete the whole "Format on
+            sentence = line[:m.end()]  # save" autocmd'
+            sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
+            named = [t for t in _BACKTICKED.findall(sentence) if _names_file(t)]
+            if not _NOT_DONE.search(sentence) and len(named) <= 1:
+                out.append(Removal((m["title"],), named[0] if named else None, number, sentence.strip(),
+                                   section=True))
         for m in _RULE_REMOVAL.finditer(line):  # "delete the `.search-bar button` rule from the component's styles"
             sentence = line[:m.end()]
             if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
@@ -588,6 +597,9 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
     return out
 
 
+_SECTION_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|entire\s+|old\s+|existing\s+)*"
+                              r"[\"\u201c](?P<title>[^\"\u201d\n]{3,80})[\"\u201d]\s+(?:autocmd|block|section|handler|"
+                              r"hook|task|job|step|config|setting|part|keymap|mapping)s?\b", re.IGNORECASE)
 _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+|old\s+)?`(?P<selector>[^`\n]+)`\s+"
                            r"(?:CSS\s+)?(?:rule|style\s+rule|styles?|selector)\b(?:[^.`]*?`(?P<path>[^`\n]+)`)?",
                            re.IGNORECASE)

@@ -465,6 +465,9 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
     if removal.rule:
         _remove_rule(removal.names[0], targets, changes, by_target, root, read)
         return
+    if removal.section:
+        _remove_section(removal.names[0], targets, changes, by_target, root, read)
+        return
     for name in removal.names:
         where = targets or [c.target for c in changes if c.exists and c.after is not None and
                             definition_lines(c.before, name, c.target.name, removal.within) is not None]
@@ -608,6 +611,30 @@ def _remove_rule(selector: str, targets: list[Path], changes: list[FileChange], 
     elif first > 0 and not lines[first - 1].strip():
         first -= 1
     changes[by_target[where[0]]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), selector)
+
+
+def _remove_section(title: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
+                    root: Path, read: Reader) -> None:
+    """Take out what a comment heads, by the comment's words ('delete the whole "Format on save" autocmd'): the
+    comment and the lines below it down to a blank line, and that blank line; in the file named, else in the one
+    file of the answer's that has that comment once.  Nothing where that does not hold."""
+    head = re.compile(rf"\s*(?:#+|//+|--+|;+)\s*{re.escape(title.strip())}\b", re.IGNORECASE)
+
+    def heads_in(text: str) -> list[int]:
+        return [k for k, line in enumerate(text.splitlines()) if head.match(line)]
+
+    where = targets or [c.target for c in changes if c.exists and c.after is not None and len(heads_in(c.after)) == 1]
+    change = _change_of(where[0], changes, by_target, root, read) if len(where) == 1 else None
+    if change is None or change.after is None or len(heads_in(change.after)) != 1:
+        return
+    lines = change.after.splitlines(keepends=True)
+    first = heads_in(change.after)[0]
+    end = next((k for k in range(first + 1, len(lines)) if not lines[k].strip()), None)
+    if end is not None:
+        end += 1  # (with the blank line below it)
+    elif first > 0 and not lines[first - 1].strip():
+        first -= 1  # (at the file's end: with the blank line above it)
+    changes[by_target[where[0]]] = _with_removed(change, "".join(lines[:first] + lines[end or len(lines):]), title)
 
 
 def _shown(target: Path, root: Path) -> str:
