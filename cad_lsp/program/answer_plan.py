@@ -369,8 +369,6 @@ def _added_at_end(current: str, block: Block, name: str, unplaced: bool = False)
         return None
 
 
-
-
 def _stands_alone(text: str, current: str) -> bool:
     """Whether a block's code can stand at a file's end: it closes what it opens (a new test, a new handler) and
     starts no deeper than the file's last line (a method after a Python class's last one), not a line cut from
