@@ -583,22 +583,30 @@ def _balanced(line: str) -> bool:
     return all(line.count(a) == line.count(b) for a, b in ("()", "[]", "{}"))
 
 
+def _headed_once(head: re.Pattern[str], targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
+                 root: Path, read: Reader) -> tuple[Path, FileChange, int] | None:
+    """Where a removal said by its head line goes: the file named, else the one file of the answer's that has a
+    line ``head`` matches once; (that file, its change, the line's index), or None where that does not hold."""
+    def found(text: str) -> list[int]:
+        return [k for k, line in enumerate(text.splitlines()) if head.match(line)]
+
+    where = targets or [c.target for c in changes if c.exists and c.after is not None and len(found(c.after)) == 1]
+    change = _change_of(where[0], changes, by_target, root, read) if len(where) == 1 else None
+    if change is None or change.after is None or len(lines := found(change.after)) != 1:
+        return None
+    return where[0], change, lines[0]
+
+
 def _remove_rule(selector: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
                  root: Path, read: Reader) -> None:
     """Take out the style rule a sentence names by its selector ("delete the `.search-bar button` rule"): its
-    head down to the ``}`` at its depth, and one blank line beside it; in the file named, else in the one file of
-    the answer's that has that rule once.  Nothing where that is not one file, or the rule is not there once."""
-    head = re.compile(rf"\s*{re.escape(selector.strip())}\s*\{{\s*$")
-
-    def rule_in(text: str) -> list[int]:
-        return [k for k, line in enumerate(text.splitlines()) if head.match(line)]
-
-    where = targets or [c.target for c in changes if c.exists and c.after is not None and len(rule_in(c.after)) == 1]
-    change = _change_of(where[0], changes, by_target, root, read) if len(where) == 1 else None
-    if change is None or change.after is None or len(rule_in(change.after)) != 1:
+    head down to the ``}`` at its depth, and one blank line beside it (``_headed_once`` says in which file)."""
+    headed = _headed_once(re.compile(rf"\s*{re.escape(selector.strip())}\s*\{{\s*$"), targets, changes, by_target,
+                          root, read)
+    if headed is None:
         return
+    target, change, first = headed
     lines = change.after.splitlines(keepends=True)
-    first = rule_in(change.after)[0]
     depth = len(lines[first]) - len(lines[first].lstrip())
     end = next((k for k in range(first + 1, len(lines)) if lines[k].strip() == "}" and
                 len(lines[k]) - len(lines[k].lstrip()) == depth), None)
@@ -608,31 +616,26 @@ def _remove_rule(selector: str, targets: list[Path], changes: list[FileChange], 
         end += 1  # (a blank line on each side: one goes)
     elif first > 0 and not lines[first - 1].strip():
         first -= 1
-    changes[by_target[where[0]]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), selector)
+    changes[by_target[target]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), selector)
 
 
 def _remove_section(title: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
                     root: Path, read: Reader) -> None:
     """Take out what a comment heads, by the comment's words ('delete the whole "Format on save" autocmd'): the
-    comment and the lines below it down to a blank line, and that blank line; in the file named, else in the one
-    file of the answer's that has that comment once.  Nothing where that does not hold."""
-    head = re.compile(rf"\s*(?:#+|//+|--+|;+)\s*{re.escape(title.strip())}\b", re.IGNORECASE)
-
-    def heads_in(text: str) -> list[int]:
-        return [k for k, line in enumerate(text.splitlines()) if head.match(line)]
-
-    where = targets or [c.target for c in changes if c.exists and c.after is not None and len(heads_in(c.after)) == 1]
-    change = _change_of(where[0], changes, by_target, root, read) if len(where) == 1 else None
-    if change is None or change.after is None or len(heads_in(change.after)) != 1:
+    comment and the lines below it down to a blank line, and that blank line (``_headed_once`` says in which
+    file)."""
+    headed = _headed_once(re.compile(rf"\s*(?:#+|//+|--+|;+)\s*{re.escape(title.strip())}\b", re.IGNORECASE),
+                          targets, changes, by_target, root, read)
+    if headed is None:
         return
+    target, change, first = headed
     lines = change.after.splitlines(keepends=True)
-    first = heads_in(change.after)[0]
     end = next((k for k in range(first + 1, len(lines)) if not lines[k].strip()), None)
     if end is not None:
         end += 1  # (with the blank line below it)
     elif first > 0 and not lines[first - 1].strip():
         first -= 1  # (at the file's end: with the blank line above it)
-    changes[by_target[where[0]]] = _with_removed(change, "".join(lines[:first] + lines[end or len(lines):]), title)
+    changes[by_target[target]] = _with_removed(change, "".join(lines[:first] + lines[end or len(lines):]), title)
 
 
 def _shown(target: Path, root: Path) -> str:
