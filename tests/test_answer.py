@@ -451,8 +451,6 @@ NOT_YET: dict[str, str] = {
                                              " does not parse, and it is refused",
     "scala-pekko-chat-history-retention-mistral": "a route nested deep in Pekko directives, rewritten with no line "
                                                   "of the file unchanged around it: refused",
-    "vue-admin-users-table-sorting-deepseek": "a Vue single-file component (no grammar here) and a call rewritten "
-                                              "over several lines: the old call stays beside the new one",
     "csharp-wpf-mvvm-search-filter-cursor": "a XAML toolbar's ``StackPanel`` replaced by a ``DockPanel`` at the "
                                             "start of its container, then a marker naming the next element: the "
                                             "old panel is kept beside the new one",

@@ -3923,3 +3923,35 @@ def test_a_new_csharp_using_sorts_among_the_file_s_as_paths_do():
            "var builder = Host.CreateApplicationBuilder(args);\nbuilder.Build().Run();\n")
     assert merge_update(doc, "using Mailroom.Worker.Options;\n", "Program.cs").merged == doc.replace(
         "Data;\n", "Data;\nusing Mailroom.Worker.Options;\n")
+
+
+def test_a_one_line_call_written_an_argument_a_line_after_a_kept_line_replaces_the_file_s():
+    """``const data = await fetchUsers({`` and an argument a line (one more: ``sort``) right after ``try {``,
+    before a marker for the rest: the file's one-line ``fetchUsers({ page, perPage, search })`` gives way, it is
+    not kept below its rewrite (the local declared twice)."""
+    doc = ("async function load() {\n  loading.value = true\n  try {\n"
+           "    const data = await fetchUsers({ page: page.value, perPage, search: search.value })\n"
+           "    users.value = data.items\n  } finally {\n    loading.value = false\n  }\n}\n")
+    update = ("  try {\n    const data = await fetchUsers({\n      page: page.value,\n      perPage,\n"
+              "      search: search.value,\n      sort: toSortParam(sort.value),\n    })\n"
+              "    // ... rest of load() unchanged\n")
+    assert merge_update(doc, update, "useUsers.js").merged == doc.replace(
+        "    const data = await fetchUsers({ page: page.value, perPage, search: search.value })\n",
+        "    const data = await fetchUsers({\n      page: page.value,\n      perPage,\n      search: search.value,\n"
+        "      sort: toSortParam(sort.value),\n    })\n")
+
+
+def test_a_one_line_tag_written_a_prop_a_line_between_two_markers_takes_its_place():
+    """A one-line ``<UserTable ... />`` shown a prop a line (given ``:sort`` and ``@sort``) between a marker for
+    what is above it and one for the pager below it: it goes in the old tag's place, not below the pager with
+    the old tag kept."""
+    doc = ("<template>\n  <section>\n    <h1>Users</h1>\n    <p v-if=\"error\">{{ error }}</p>\n\n"
+           "    <UserTable :users=\"users\" :loading=\"loading\" @select=\"openUser\" />\n\n"
+           "    <nav class=\"pager\">\n      <button @click=\"page--\">Previous</button>\n    </nav>\n"
+           "  </section>\n</template>\n")
+    tag = ("    <UserTable\n      :users=\"users\"\n      :loading=\"loading\"\n      :sort=\"sort\"\n"
+           "      @select=\"openUser\"\n      @sort=\"setSort\"\n    />\n")
+    update = ("<template>\n  <section>\n    <!-- ... header and error message unchanged ... -->\n\n" + tag +
+              "\n    <!-- ... pager unchanged ... -->\n  </section>\n</template>\n")
+    assert merge_update(doc, update, "UsersView.vue").merged == doc.replace(
+        "    <UserTable :users=\"users\" :loading=\"loading\" @select=\"openUser\" />\n", tag)

@@ -8,6 +8,7 @@ from collections import Counter
 
 from ..blocks import SAME_BODY
 from ..markers import is_marker
+from .likeness import declares_same
 from .reading import (
     ATTACHED_LINE, CLOSING, DISTINCTIVE, OPENS, TYPE_HEADER, attached_start, block_end, definition_name,
     enclosing_callables, indent_of, is_declaration, is_renamed, weight)
@@ -54,6 +55,9 @@ def new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[boo
         name = definition_name(keys, k)
         if name is None or any(is_renamed(name, old) for old in defined.values()):
             continue
+        if any(declares_same(key, old) for old in doc_keys):
+            continue  # a local the file declares on one line, declared anew over several (``const data = await
+            # fetchUsers({`` and an argument a line): a rewrite of the file's line, not new code
         end = block_end(keys, k, markers)
         body = {keys[i] for i in range(k + 1, end) if weight(keys[i]) >= DISTINCTIVE}
         if any(_same_body(body, doc_keys, j, bodies) for j in defined):

@@ -152,8 +152,8 @@ def call_rewrapped(new: str, old: str) -> bool:
     """Whether a new line opens a call's arguments over the next lines that a one-line call of the file makes
     (``expect(api.fetchUsers).toHaveBeenCalledWith(`` for ``...toHaveBeenCalledWith(1, 20);``): the same
     callee, the statement given other arguments, one a line."""
-    head = new.rstrip()
-    return head.endswith(("(", "=>")) and len(head.strip()) >= 12 and old.lstrip().startswith(head.strip()) and \
+    head = new.rstrip()  # (an object or a list as the one argument: ``fetchUsers({`` for ``fetchUsers({ page })``)
+    return head.endswith(("(", "=>", "({", "([")) and len(head.strip()) >= 12 and old.lstrip().startswith(head.strip()) and \
         indent_of(new) == indent_of(old) and old.rstrip().endswith((");", ")", "),"))
 
 

@@ -114,8 +114,23 @@ def rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[s
         if len(found) == 1:  # new definition's attribute: no rewrite of either)
             out.update(found)
         elif not found:
-            out.update(_tail_somewhere(run, fresh, range(below + 1, above), keys, doc_keys, taken))
+            out.update(_written_over_lines(run, keys, doc_keys, range(below + 1, above), taken) or
+                       _tail_somewhere(run, fresh, range(below + 1, above), keys, doc_keys, taken))
     return out
+
+
+def _written_over_lines(run: list[int], keys: list[str], doc_keys: list[str], js: range,
+                        taken: set[int]) -> dict[int, int]:
+    """New lines between markers that are one file line among ``js`` written over several (``<UserTable`` and a
+    prop a line, given one more, for the file's one-line ``<UserTable :users="users" ... />``): they open as it
+    does and hold all its words; exactly one such line.  {the run's first line: that file line}, or none."""
+    if not 2 <= len(run) <= SPLIT_LINES or run[-1] - run[0] + 1 != len(run):
+        return {}
+    new = [keys[i] for i in run]
+    head = TOKEN.findall(new[0])[:2]
+    found = [j for j in js if j not in taken and TOKEN.findall(doc_keys[j - 1])[:2] == head and
+             split_over_lines(new, doc_keys[j - 1])]
+    return {run[0]: found[0]} if len(found) == 1 else {}
 
 
 def _tail_somewhere(run: list[int], fresh: set[int], js: range, keys: list[str], doc_keys: list[str],
