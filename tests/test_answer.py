@@ -591,9 +591,6 @@ NOT_YET: dict[str, str] = {
     "zig-exprlang-float-literals-chatgpt": "not examined yet: ``src/ast.zig``, ``src/parser.zig`` differ from the "
                                            "expected; refused: src/parser.zig: the block at line 104 of the answer: the"
                                            " update fits the file in more than one place",
-    "haskell-taskfile-comments-docs-claude": "not examined yet: ``app/Main.hs``, ``test/Taskfile/ParserSpec.hs`` differ"
-                                             " from the expected; refused: test/Taskfile/ParserSpec.hs: the block at "
-                                             "line 80 of the answer: no line of the update matches a lin",
     "ocaml-ledger-date-range-grok": "not examined yet: ``test/test_ledger.ml`` differs from the expected; refused: "
                                     "test/test_ledger.ml: the block at line 60 of the answer: no line of the update "
                                     "matches a line of the",

@@ -3955,3 +3955,17 @@ def test_a_one_line_tag_written_a_prop_a_line_between_two_markers_takes_its_plac
               "\n    <!-- ... pager unchanged ... -->\n  </section>\n</template>\n")
     assert merge_update(doc, update, "UsersView.vue").merged == doc.replace(
         "    <UserTable :users=\"users\" :loading=\"loading\" @select=\"openUser\" />\n", tag)
+
+
+def test_a_one_line_equation_given_a_body_of_lines_replaces_the_file_s_line():
+    """A Haskell function shown alone, its signature kept and its one-line equation written over five lines: the
+    file's ``listTasks tf = forM_ (taskNames tf) TIO.putStrLn`` goes, not kept below the new ``where``."""
+    doc = ("usage :: Taskfile -> IO ()\nusage tf = listTasks tf >> exitFailure\n\n"
+           "listTasks :: Taskfile -> IO ()\nlistTasks tf = forM_ (taskNames tf) TIO.putStrLn\n\n"
+           "runTask :: Taskfile -> T.Text -> IO ()\nrunTask tf name = mapM_ run (planFor name tf)\n")
+    body = ("listTasks tf = forM_ (tfTasks tf) $ \\t ->\n  TIO.putStrLn $ case taskDoc t of\n"
+            "    Nothing -> taskName t\n    Just doc -> T.justifyLeft width ' ' (taskName t) <> \"  \" <> doc\n"
+            "  where\n    width = maximum (0 : map (T.length . taskName) (tfTasks tf))\n")
+    update = "listTasks :: Taskfile -> IO ()\n" + body
+    assert merge_update(doc, update, "Main.hs").merged == doc.replace(
+        "listTasks tf = forM_ (taskNames tf) TIO.putStrLn\n", body)

@@ -448,8 +448,11 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     while pairs and not keys[pairs[-1][0]].strip():
         pairs.pop()
     paired = {k for k, _ in pairs}
-    # a block's head alike a file line, its body not (``if c.MaxRetries < 0 {`` above another ``return``): new
-    pairs = [(k, j) for k, j in pairs if call_rewrapped(keys[k], doc_keys[j - 1]) or not any(
+    # a block's head alike a file line, its body not (``if c.MaxRetries < 0 {`` above another ``return``): new;
+    # but a one-line statement given a body of lines is rewritten (``listTasks tf = forM_ (taskNames tf) ...``
+    # becoming ``listTasks tf = forM_ (tfTasks tf) $ \t ->`` and its lines)
+    pairs = [(k, j) for k, j in pairs if call_rewrapped(keys[k], doc_keys[j - 1]) or
+             _one_line_given_a_body(keys[k], doc_keys, j - 1) or not any(
         i in ks and keys[i].strip() and i not in paired for i in range(k + 1, block_end(keys, k)))]
     if another_subject([keys[k] for k, _ in pairs], [doc_keys[j - 1] for _, j in pairs]):
         return set()  # (a guard for ``retries`` beside the file's for ``timeout``: added, not a rewrite)
@@ -463,12 +466,25 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     if len(pairs) > 1 and pairs[1][1] < pairs[0][1] and _heads_of_same_name(keys, pairs[0][0], doc_keys,
                                                                              pairs[0][1] - 1):
         return {pairs[0][1]}  # (a head, then above it the lines of the definition before: not its rewrite)
-    if written > sum(1 for _, j in pairs if doc_keys[j - 1].strip()) + REWRITE_SLACK and \
+    rewriting = sum(sum(1 for i in range(k, block_end(keys, k)) if keys[i].strip())  # (a body given to a line:
+                    if _one_line_given_a_body(keys[k], doc_keys, j - 1) else 1  # its lines rewrite it)
+                    for k, j in pairs if doc_keys[j - 1].strip())
+    if written > rewriting + REWRITE_SLACK and \
             not (pairs and declares_same(keys[pairs[0][0]], doc_keys[pairs[0][1] - 1])):
         return set()  # mostly new code that happens to start like the file's: an insertion, not a rewrite (but
         # ``local debug, err = ...`` over ``local debug = ...``, then its check: the variable declared anew; and
         # above, a function's head given another default below a new function rewrites its old head alone)
     return {j for _, j in pairs}
+
+
+def _one_line_given_a_body(new: str, doc_keys: list[str], j: int) -> bool:
+    """Whether file line j (0-based) is a statement of one line, nothing below it deeper, that new line ``new``
+    opens again as the head of lines: the same first two words at the same indentation."""
+    old = doc_keys[j]
+    return not any(line.strip() for line in doc_keys[j + 1:block_end(doc_keys, j)]) and \
+        indent_of(new) == indent_of(old) and \
+        len(TOKEN.findall(new)) > 2 and TOKEN.findall(new)[:2] == TOKEN.findall(old)[:2] and \
+        TOKEN.findall(old)[1].isidentifier()
 
 
 SPLIT_LINES = 8  # a file line rewritten over at most this many new lines (a JSX tag given a prop a line)
