@@ -486,9 +486,6 @@ NOT_YET: dict[str, str] = {
                                               "headers after them too, which the update rewrites",
     "haskell-inventory-parse-errors-qwen": "a Haskell module (no grammar): a function rewritten beside a new type "
                                            "above it keeps its old lines",
-    "rust-duration-compound-parse-deepseek": "a function split in two, the new one holding a marker for the "
-                                             "old one's middle and no closing line of the file after it: the "
-                                             "line readings delete the ``mod tests`` after it, unseen",
     "c-strbuf-addf-makefile-asan-mistral": "a declaration with ``#if``/``#endif`` inside it, which the C grammar "
                                            "does not read: the merged header does not parse, and it is refused",
     "csharp-blazor-todo-validation-copilot": "a Razor block (no grammar) ending on a ``</div>`` that closes an "

@@ -3969,3 +3969,87 @@ def test_a_one_line_equation_given_a_body_of_lines_replaces_the_file_s_line():
     update = "listTasks :: Taskfile -> IO ()\n" + body
     assert merge_update(doc, update, "Main.hs").merged == doc.replace(
         "listTasks tf = forM_ (taskNames tf) TIO.putStrLn\n", body)
+
+
+
+def test_a_function_s_new_ending_and_its_brace_replace_the_rest_of_that_function_not_of_the_file():
+    """``parse`` split into a loop and ``parse_token``, shown with a marker for the token's middle, then a new
+    ending and its ``}`` at the left edge: the old ending (``Ok(Duration::from_secs(value * factor))``) gives way
+    and the ``mod tests`` below stays (the brace at column 0 made "the rest of the block" the rest of the file:
+    the tests went, reported as unseen)."""
+    tests = ("#[cfg(test)]\n"
+             "mod tests {\n"
+             "    use super::*;\n"
+             "\n"
+             "    #[test]\n"
+             "    fn parses_each_unit() {\n"
+             '        assert_eq!(parse("5s").unwrap(), Duration::from_secs(5));\n'
+             "    }\n"
+             "\n"
+             "    #[test]\n"
+             "    fn trims_whitespace() {\n"
+             '        assert_eq!(parse("  10s ").unwrap(), Duration::from_secs(10));\n'
+             "    }\n"
+             "}\n")
+    doc = ("pub fn parse(input: &str) -> Result<Duration, ParseError> {\n"
+           "    let input = input.trim();\n"
+           "    if input.is_empty() {\n"
+           "        return Err(ParseError::Empty);\n"
+           "    }\n"
+           "\n"
+           "    let split = input\n"
+           "        .find(|c: char| !c.is_ascii_digit())\n"
+           "        .ok_or_else(|| ParseError::MissingUnit(input.to_string()))?;\n"
+           "    let (digits, unit) = input.split_at(split);\n"
+           "\n"
+           "    if digits.is_empty() {\n"
+           "        return Err(ParseError::InvalidNumber(input.to_string()));\n"
+           "    }\n"
+           "    let value: u64 = digits\n"
+           "        .parse()\n"
+           "        .map_err(|_| ParseError::InvalidNumber(digits.to_string()))?;\n"
+           "\n"
+           "    let factor = UNITS\n"
+           "        .iter()\n"
+           "        .find(|(name, _)| *name == unit)\n"
+           "        .map(|(_, secs)| *secs)\n"
+           "        .ok_or_else(|| ParseError::UnknownUnit(unit.to_string()))?;\n"
+           "\n"
+           "    Ok(Duration::from_secs(value * factor))\n"
+           "}\n"
+           "\n") + tests
+    update = ("pub fn parse(input: &str) -> Result<Duration, ParseError> {\n"
+              "    let input = input.trim();\n"
+              "    if input.is_empty() {\n"
+              "        return Err(ParseError::Empty);\n"
+              "    }\n"
+              "\n"
+              "    let mut rest = input;\n"
+              "    let mut total: u64 = 0;\n"
+              "    while !rest.is_empty() {\n"
+              "        let token_len = token_len(rest);\n"
+              "        let (token, tail) = rest.split_at(token_len);\n"
+              "        let secs = parse_token(token)?;\n"
+              "        total = total\n"
+              "            .checked_add(secs)\n"
+              "            .ok_or_else(|| ParseError::Overflow(input.to_string()))?;\n"
+              "        rest = tail;\n"
+              "    }\n"
+              "    Ok(Duration::from_secs(total))\n"
+              "}\n"
+              "\n"
+              "fn parse_token(input: &str) -> Result<u64, ParseError> {\n"
+              "    let split = input\n"
+              "        .find(|c: char| !c.is_ascii_digit())\n"
+              "        .ok_or_else(|| ParseError::MissingUnit(input.to_string()))?;\n"
+              "    // ... digits / unit parsing unchanged ...\n"
+              "        .ok_or_else(|| ParseError::UnknownUnit(unit.to_string()))?;\n"
+              "\n"
+              "    value\n"
+              "        .checked_mul(factor)\n"
+              "        .ok_or_else(|| ParseError::Overflow(input.to_string()))\n"
+              "}\n")
+    merged = merge_update(doc, update, "lib.rs").merged
+    assert merged.endswith("}\n\n" + tests)
+    assert "from_secs(value * factor)" not in merged and merged.count(".checked_mul(factor)") == 1
+    assert "    let (digits, unit) = input.split_at(split);\n" in merged

@@ -199,7 +199,18 @@ def rest_of_last_block(lines: list[int], keys: list[str], doc_keys: list[str],
     tail = [k for k in range(placed[-1] + 1, len(keys)) if keys[k].strip()]
     if not tail:
         return frozenset()
-    return frozenset(_block_rest(lines[placed[-1]], min(indent_of(keys[k]) for k in tail), doc_keys, replaced))
+    body = [k for k in tail if not CLOSING.match(keys[k])]  # (a function's new ending, then its ``}`` at the left
+    depth = min(indent_of(keys[k]) for k in body or tail)  # edge: the rest of the function, not of the file)
+    out = _block_rest(lines[placed[-1]], depth, doc_keys, replaced)
+    close = keys[tail[-1]]
+    if body and CLOSING.match(close) and indent_of(close) < depth:
+        start = out[-1] if out else max([lines[placed[-1]]] + [n for n in replaced if n > lines[placed[-1]]])
+        j = start  # 0-based: the file line after the rest
+        while j < len(doc_keys) and not doc_keys[j].strip():
+            j += 1
+        if j < len(doc_keys) and doc_keys[j].rstrip() == close.rstrip():
+            out += range(start + 1, j + 2)  # the block's own closing line, which the update's rewrites
+    return frozenset(out)
 
 
 def _block_rest(after: int, depth: int, doc_keys: list[str], replaced: frozenset[int]) -> list[int]:
