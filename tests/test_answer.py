@@ -666,9 +666,6 @@ NOT_YET: dict[str, str] = {
     "godot4-inventory-item-stacking-windsurf": "not examined yet: ``ui/inventory_slot.tscn`` differs from the expected;"
                                                " refused: ui/inventory_slot.tscn: the block at line 81 of the answer: "
                                                "the update fits the file in more than on",
-    "elixir-phoenix-user-search-deepseek": "not examined yet: ``test/helpdesk/accounts_test.exs`` differs from the "
-                                           "expected; refused: test/helpdesk/accounts_test.exs: the block at line 117 "
-                                           "of the answer: no line of the update matches ",
     "php-laravel-newsletter-signup-chatgpt": "not examined yet: ``routes/web.php``, "
                                              "``resources/views/layouts/partials/footer.blade.php`` differ from the "
                                              "expected; refused: resources/views/layouts/partials/footer.blade.php: the"

@@ -4053,3 +4053,17 @@ def test_a_function_s_new_ending_and_its_brace_replace_the_rest_of_that_function
     assert merged.endswith("}\n\n" + tests)
     assert "from_secs(value * factor)" not in merged and merged.count(".checked_mul(factor)") == 1
     assert "    let (digits, unit) = input.split_at(split);\n" in merged
+
+
+def test_new_tests_said_to_go_after_the_test_of_a_function_follow_the_test_its_title_starts_with():
+    """"after the `list_users/0` test": the one test whose title starts with that function (``test "list_users/0
+    returns all users" do``), not refused for want of a definition of that name."""
+    doc = ('defmodule Helpdesk.AccountsTest do\n  use Helpdesk.DataCase\n\n  describe "users" do\n'
+           '    test "list_users/0 returns all users" do\n      user = user_fixture()\n'
+           '      assert Accounts.list_users() == [user]\n    end\n\n'
+           '    test "get_user!/1 returns the user with given id" do\n      user = user_fixture()\n'
+           '      assert Accounts.get_user!(user.id) == user\n    end\n  end\nend\n')
+    new = ('    test "search_users/1 matches the name" do\n      alice = user_fixture(name: "Alice")\n'
+           '      assert Accounts.search_users("ali") == [alice]\n    end\n')
+    merged = merge_update(doc, new, "accounts_test.exs", after="list_users").merged
+    assert merged == doc.replace("[user]\n    end\n\n", "[user]\n    end\n\n" + new + "\n", 1)

@@ -837,6 +837,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         called = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and " " in defined and
                   defined.split(" ", 1)[0].split(".")[-1] == name]
         found = called if len(called) == 1 else []
+    if not found:  # ("after the `list_users/0` test": the one test whose title starts with that function)
+        about = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and " " in defined and
+                 re.match(rf"{re.escape(name)}(?:/\d+)?(?:\s|$)", defined.split(" ", 1)[1])]
+        found = about if len(about) == 1 else []
     titled = [j for j, key in enumerate(keys) if re.match(rf"\s*[\w.$]+\(\s*([\"']){re.escape(name)}\1.*\)\s*;?\s*$", key)]
     if not found and len(titled) == 1 and not any(is_marker(line) for line in update_lines):
         at = titled[0] + (side == "after")  # (a one-line call titled by it: "after `--out`" for an argument)
