@@ -624,9 +624,6 @@ NOT_YET: dict[str, str] = {
                                                     "the answer: no line of the update matches a line of th",
     "go-chi-request-id-logging-windsurf": "not examined yet: ``cmd/server/main.go`` differs from the expected",
     "lua-neovim-conform-format-on-save-cody": "not examined yet: ``lua/plugins/lsp.lua`` differs from the expected",
-    "java-spring-boot-caffeine-cache-llama": "not examined yet: ``pom.xml`` differs from the expected; refused: "
-                                             "pom.xml: the block at line 7 of the answer: no line of the update matches"
-                                             " a line of the file: it doe",
     "java-spring-product-validation-continue": "a new ``<dependency>`` alone, \"right after the web starter\" (words, "
                                                "not a name): it fits in three places and is refused",
     "go-job-worker-graceful-shutdown-gemini": "a comment inside the block (``// In NewRunner, after the PollInterval "
@@ -2283,3 +2280,10 @@ def test_go_packages_said_to_be_added_to_the_imports_go_into_the_import_group(tm
     assert changes["export.go"].startswith("package cmd\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n\t\"time\"\n\n")
     assert changes["orders.go"].startswith("package api\n\nimport (\n\t\"context\"\n\t\"encoding/csv\"\n\t\"fmt\"\n"
                                            "\t\"net/http\"\n)\n")
+
+
+def test_a_dashed_name_in_backticks_is_the_place_a_sentence_names():
+    """"right after `spring-boot-starter-validation`": an artifact (a package, a dashed key) is a name too."""
+    answer = ("Add the following dependency to your `pom.xml`, right after `spring-boot-starter-validation`:\n\n"
+              "```xml\n<dependency>\n    <artifactId>caffeine</artifactId>\n</dependency>\n```\n")
+    assert read_answer(answer).blocks[0].after == "spring-boot-starter-validation"

@@ -4067,3 +4067,28 @@ def test_new_tests_said_to_go_after_the_test_of_a_function_follow_the_test_its_t
            '      assert Accounts.search_users("ali") == [alice]\n    end\n')
     merged = merge_update(doc, new, "accounts_test.exs", after="list_users").merged
     assert merged == doc.replace("[user]\n    end\n\n", "[user]\n    end\n\n" + new + "\n", 1)
+
+
+def test_new_dependencies_said_to_go_after_one_go_after_the_element_its_artifact_names_at_its_depth():
+    """Two ``<dependency>`` elements shown at the left edge, "right after `spring-boot-starter-validation`": after
+    the ``<dependency>`` whose ``<artifactId>`` that is, indented as the file's (they shared no line with it and
+    were refused)."""
+    dep = ("        <dependency>\n            <groupId>org.springframework.boot</groupId>\n"
+           "            <artifactId>spring-boot-starter-{}</artifactId>\n        </dependency>\n")
+    doc = ("<project>\n    <dependencies>\n" + dep.format("web") + dep.format("validation") + dep.format("actuator") +
+           "    </dependencies>\n</project>\n")
+    update = ("<dependency>\n    <groupId>org.springframework.boot</groupId>\n"
+              "    <artifactId>spring-boot-starter-cache</artifactId>\n</dependency>\n")
+    merged = merge_update(doc, update, "pom.xml", after="spring-boot-starter-validation").merged
+    assert merged == doc.replace(dep.format("validation"), dep.format("validation") + dep.format("cache"))
+
+
+def test_a_plist_entry_said_to_go_after_a_key_follows_that_key_s_value():
+    """``<key>UIBackgroundModes</key>`` and its ``<array>`` "after `NSLocationWhenInUseUsageDescription`": below
+    that key's value, not between the key and its value, with the file's tabs."""
+    doc = ("<plist version=\"1.0\">\n<dict>\n\t<key>NSLocationWhenInUseUsageDescription</key>\n"
+           "\t<string>Tracks your runs.</string>\n\t<key>UILaunchScreen</key>\n\t<dict/>\n</dict>\n</plist>\n")
+    update = "<key>UIBackgroundModes</key>\n<array>\n    <string>location</string>\n</array>\n"
+    merged = merge_update(doc, update, "Info.plist", after="NSLocationWhenInUseUsageDescription").merged
+    assert merged == doc.replace("runs.</string>\n", "runs.</string>\n\t<key>UIBackgroundModes</key>\n\t<array>\n"
+                                 "\t\t<string>location</string>\n\t</array>\n")

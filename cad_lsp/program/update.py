@@ -856,7 +856,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
             below = at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at])
             return _inserted(doc_lines, update_lines, at, (gap if above and side == "after" else []) + new +
                              (gap if below and side == "before" else []))
-        return _at_named_section(doc_lines, update_lines, side, name)
+        return _at_named_element(doc_lines, update_lines, side, name) or \
+            _at_named_section(doc_lines, update_lines, side, name)
     if not found or any(is_marker(line) for line in update_lines):
         return None
     at = block_end(keys, found[-1]) if side == "after" else found[0]  # (clauses, overloads: all of them)
@@ -890,6 +891,66 @@ def _section_heads(keys: list[str], name: str) -> list[int]:
     line that heads one so (``[Header("Ground Check")]``, ``#region Dash``)."""
     return [j for j, key in enumerate(keys) if re.match(rf"\s*(?:#+|//|--|;+)\s*{re.escape(name)}\b", key, re.I) or
             (heading(key) or "").lower() == name.lower()]
+
+
+def _at_named_element(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
+    """New markup elements put after (or before) the entry an element's text names: a plist's
+    ``<key>NSPhotoLibraryAddUsageDescription</key>`` with the value element below it, or the ``<dependency>`` whose
+    ``<artifactId>spring-boot-starter-validation</artifactId>`` it is; at that entry's indentation.  None where
+    no one element holds just that text, or the new lines do not open an element."""
+    keys = [line_key(line) for line in doc_lines]
+    shown = [line for line in update_lines if line.strip()]
+    if not shown or not shown[0].lstrip().startswith("<"):
+        return None
+    texts = [j for j, key in enumerate(keys)
+             if re.match(rf"\s*<([\w.:-]+)[^>]*>\s*{re.escape(name)}\s*</\1>\s*$", key)]
+    if len(texts) != 1:
+        return None
+    j = texts[0]
+    first, last = j, j
+    if keys[j].lstrip().startswith("<key>"):  # a plist entry: the key, then its value (``<array>`` ... ``</array>``)
+        value = next((i for i in range(j + 1, len(keys)) if keys[i].strip()), None)
+        if value is None:
+            return None
+        last = _element_end(keys, value)
+    else:  # the element it is a part of (its ``<dependency>``)
+        first = next((i for i in range(j - 1, -1, -1) if keys[i].strip() and indent_of(keys[i]) < indent_of(keys[j])),
+                     None)
+        opened = re.match(r"\s*<([\w.:-]+)[^>/]*>\s*$", keys[first]) if first is not None else None
+        if opened is None:
+            return None
+        last = _element_end(keys, first)
+    if last is None:
+        return None
+    indent = doc_lines[first][:len(doc_lines[first]) - len(doc_lines[first].lstrip())]
+    base = indent_of(shown[0])
+    steps = sorted({indent_of(line) - base for line in shown if indent_of(line) > base})
+    new = []
+    for k, line in enumerate(update_lines):
+        if line.strip():
+            deeper = indent_of(line) - base
+            if deeper < 0:
+                return None  # (lines less indented than the first: not one run of entries)
+            extra = "\t" * (deeper // steps[0]) if indent.startswith("\t") and steps else " " * deeper
+            new.append(Piece(indent + extra + line.lstrip(), None, k + 1))
+        elif new:
+            new.append(Piece(line, None, k + 1))
+    while new and not new[-1].text.strip():
+        new.pop()
+    return _inserted(doc_lines, update_lines, last + 1 if side == "after" else first, new)
+
+
+def _element_end(keys: list[str], first: int) -> int | None:
+    """The line (0-based) closing the element line ``first`` opens: itself where it closes it (``<string>x</string>``,
+    ``<true/>``), else the next ``</tag>`` at its indentation."""
+    opened = re.match(r"\s*<([\w.:-]+)[^>]*?(/?)>", keys[first])
+    if opened is None:
+        return None
+    tag = opened[1]
+    if opened[2] or re.search(rf"</{re.escape(tag)}>\s*$", keys[first]):
+        return first
+    return next((i for i in range(first + 1, len(keys)) if keys[i].strip() == f"</{tag}>" and
+                 indent_of(keys[i]) == indent_of(keys[first])), None)
 
 
 def _at_named_section(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
