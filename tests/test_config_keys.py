@@ -1,7 +1,11 @@
 """YAML, JSON and TOML snippets placed by their keys (``program.config_keys``): the keys shown down to a change are a
 path, and the keys beside them stay."""
 
-from cad_lsp.program.update import merge_update
+import json
+
+import pytest
+
+from cad_lsp.program.update import UpdateError, merge_update
 from cad_lsp.program.config_keys import merge_table_keys, merge_yaml_keys
 
 CONFIG = """spring:
@@ -243,3 +247,18 @@ def test_a_json_object_showing_one_of_the_file_s_keys_and_a_new_one_is_a_part_of
     assert merge_update(doc, update, "appsettings.json").merged == doc.replace(
         '"Host=localhost"\n  },\n', '"Host=localhost",\n    "Redis": "localhost:6379"\n  },\n'
         '  "Caching": {\n    "TtlMinutes": 10\n  },\n')
+
+
+def test_a_new_namespace_shown_alone_goes_after_the_member_said_or_at_the_object_s_end():
+    """``"LanguageSwitcher": { ... },`` shown alone at the members' depth (its trailing comma included): "after
+    `Navigation`" puts it there, with the commas set; said nowhere, at the end of the object, the comma moved to
+    the member before it.  A scalar at the left edge may be meant for a namespace: not placed so."""
+    doc = ('{\n  "Navigation": {\n    "home": "Home"\n  },\n  "Footer": {\n    "privacy": "Privacy"\n  }\n}\n')
+    member = '  "LanguageSwitcher": {\n    "label": "Language"\n  },\n'
+    after = merge_update(doc, member, "en.json", after="Navigation").merged
+    assert after == doc.replace('  "Footer"', member + '  "Footer"')
+    at_end = merge_update(doc, member, "de.json").merged
+    assert at_end == doc.replace('"Privacy"\n  }\n', '"Privacy"\n  },\n' + member.rstrip(",\n") + "\n")
+    assert json.loads(at_end)["LanguageSwitcher"] == {"label": "Language"}
+    with pytest.raises(UpdateError):
+        merge_update(doc, '"settings": "Settings",\n', "en.json")

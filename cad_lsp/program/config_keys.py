@@ -30,7 +30,8 @@ import re
 from .markers import is_marker
 from .ops import split_lines
 
-__all__ = ["append_yaml_items", "json_commas", "json_fragment", "merge_table_keys", "merge_yaml_keys"]
+__all__ = ["append_yaml_items", "json_commas", "json_fragment", "json_members_added", "merge_table_keys",
+           "merge_yaml_keys"]
 
 WHOLE_SHARE = 0.6  # a snippet showing this share of the file's keys may be the whole file: keys it leaves out go
 
@@ -356,6 +357,45 @@ def json_fragment(doc_lines: list[str], update_lines: list[str]) -> list[str]:
     if ours[0].index(shared[-1]) < len(ours[0]) - 1 and not lines[end].rstrip().endswith((",", "{", "[")):
         lines[end] = lines[end].rstrip("\r\n") + "," + newline
     return lines[:first + 1] + [marker] + lines[first + 1:last] + [marker] + lines[last:]
+
+
+def json_members_added(doc_lines: list[str], update_lines: list[str], after: str | None) -> list[str] | None:
+    """New top-level members shown without the object's braces (``"LanguageSwitcher": { ... },`` for an
+    ``en.json``), none of them a key the file has: after the member ``after`` names, else at the end of the object,
+    indented as the file's members (the caller sets the commas: ``json_commas``).  None where the file is not a
+    JSON object or the update is not such members."""
+    try:
+        have = json.loads("".join(doc_lines))
+        shown = "".join(update_lines).strip().rstrip(",")
+        new = json.loads("{" + shown + "}") if shown and not shown.startswith("{") else None
+    except ValueError:
+        return None
+    if not isinstance(have, dict) or not isinstance(new, dict) or not new or set(new) & set(have):
+        return None
+    keys = [(k, m) for k, line in enumerate(doc_lines) if (m := _JSON_KEY.match(line))]
+    if not keys:
+        return None
+    depth = min(len(m["indent"]) for _, m in keys)
+    rows = [k for k, m in keys if len(m["indent"]) == depth]
+    named = [k for k in rows if _JSON_KEY.match(doc_lines[k])["key"].strip("\"'") == after]
+    close = max(k for k, line in enumerate(doc_lines) if line.strip() == "}")
+    at = close
+    if len(named) == 1:
+        at, opened = named[0], 0
+        while True:  # to the line that closes what its key opens
+            opened += _open_brackets(doc_lines[at])
+            if opened <= 0 or at + 1 >= close:
+                break
+            at += 1
+        at += 1
+    lines = [line for line in update_lines if line.strip()]
+    first = len(lines[0]) - len(lines[0].lstrip(" "))
+    if any(len(line) - len(line.lstrip(" ")) < first for line in lines) or \
+            first != depth and not all(isinstance(value, (dict, list)) for value in new.values()):
+        return None  # (``"settings": "Settings",`` at the left edge may be meant for a namespace of the file)
+    newline = "\r\n" if doc_lines[0].endswith("\r\n") else "\n"
+    moved = [" " * depth + line[first:].rstrip("\r\n") + newline for line in lines]
+    return doc_lines[:at] + moved + doc_lines[at:]
 
 
 def _member_fragment(doc_lines: list[str], update_lines: list[str], depth: int) -> list[str]:

@@ -32,7 +32,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from .blocks import DISTINCTIVE_LINE, Piece, merge_by_blocks, names
-from .config_keys import append_yaml_items, json_commas, json_fragment, merge_table_keys, merge_yaml_keys
+from .config_keys import (
+    append_yaml_items, json_commas, json_fragment, json_members_added, merge_table_keys, merge_yaml_keys)
 from .indentation import as_the_file_indents
 from .lines.alignment import align_update
 from .lines.checks import count_repeats_moved, dead_code, out_of_order
@@ -476,6 +477,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         update_lines = update_lines[shown[1]:]  # of opening every PHP block, not the file's first line
         update = "".join(update_lines)
     if (language or "").lower().endswith((".json", "json")):
+        added = json_members_added(doc_lines, update_lines, after)
+        if added is not None:  # (a new namespace of messages, "after `Navigation`", or at the object's end)
+            merged = "".join(added)
+            return Merge.spanning(document, json_commas(document, merged) or merged)
         update_lines = json_fragment(doc_lines, update_lines)
         update = "".join(update_lines)
     named = (language or "").lower()
