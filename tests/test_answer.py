@@ -765,6 +765,35 @@ NOT_YET: dict[str, str] = {
                                       "``tests/Feature/Auth/RegistrationTest.php`` differ from the expected",
     "ruby-rails-admin-orders-csv-export-mistral": "not examined yet: ``spec/requests/admin/orders_spec.rb`` differs "
                                                   "from the expected",
+    "cr-elixir-phoenix-shop-product-sku-claude": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
+                                                 "expected",
+    "cr-lua-neovim-config-conform-format-on-save-claude": "not examined yet: ``lua/plugins/lsp.lua`` differs from "
+                                                          "the expected",
+    "cr-vue-pinia-todo-app-filter-tabs-mistral": "not examined yet: ``src/components/TodoList.vue`` differs from the "
+                                                 "expected",
+    "cr-php-laravel-invoices-csv-export-llama": "not examined yet: ``resources/views/invoices/index.blade.php`` "
+                                                "differs from the expected",
+    "cr-rust-tasks-cli-task-priority-claude": "not examined yet: ``src/main.rs`` differs from the expected",
+    "cr-cpp-ringbuf-header-only-resize-llama": "not examined yet: ``include/ringbuf/ring_buffer.hpp`` differs from "
+                                               "the expected",
+    "cs-rust-todo-cli-markdown-export-copilot": "not examined yet: refused",
+    "cs-kotlin-android-notes-search-windsurf": "not examined yet: "
+                                               "``app/src/main/java/com/example/notes/ui/list/NotesScreen.kt`` differs from the expected",
+    "cs-ruby-rails-blog-tag-filter-continue": "not examined yet: refused",
+    "cs-php-laravel-invoices-csv-export-cody": "not examined yet: ``app/Http/Controllers/InvoiceController.php``, "
+                                               "``tests/Feature/InvoiceControllerTest.php`` differ from the expected",
+    "cs-elixir-phoenix-chat-typing-indicator-deepseek": "not examined yet: ``lib/chat_web/channels/room_channel.ex`` "
+                                                        "differs from the expected",
+    "cs-lua-neovim-config-conform-format-on-save-mistral": "not examined yet: ``lua/config/autocmds.lua`` differs "
+                                                           "from the expected",
+    "cs-terraform-aws-static-site-cloudfront-logging-llama": "not examined yet: ``main.tf`` differs from the expected",
+    "cs-bash-nas-backup-retention-pruning-grok": "not examined yet: ``backup.sh`` differs from the expected",
+    "cs-dart-flutter-shop-cart-quantity-limits-gemini": "not examined yet: ``lib/models/cart.dart`` differs from the "
+                                                        "expected",
+    "cs-python-fastapi-photos-upload-size-limit-qwen": "not examined yet: ``app/api/uploads.py`` differs from the "
+                                                       "expected",
+    "cs-kotlin-ktor-users-api-request-validation-deepseek": "not examined yet: refused",
+    "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",
 }
 
 
