@@ -779,7 +779,6 @@ NOT_YET: dict[str, str] = {
     "cs-rust-todo-cli-markdown-export-copilot": "not examined yet: refused",
     "cs-kotlin-android-notes-search-windsurf": "not examined yet: "
                                                "``app/src/main/java/com/example/notes/ui/list/NotesScreen.kt`` differs from the expected",
-    "cs-ruby-rails-blog-tag-filter-continue": "not examined yet: refused",
     "cs-php-laravel-invoices-csv-export-cody": "not examined yet: ``app/Http/Controllers/InvoiceController.php``, "
                                                "``tests/Feature/InvoiceControllerTest.php`` differ from the expected",
     "cs-elixir-phoenix-chat-typing-indicator-deepseek": "not examined yet: ``lib/chat_web/channels/room_channel.ex`` "
@@ -2316,3 +2315,17 @@ def test_a_dashed_name_in_backticks_is_the_place_a_sentence_names():
     answer = ("Add the following dependency to your `pom.xml`, right after `spring-boot-starter-validation`:\n\n"
               "```xml\n<dependency>\n    <artifactId>caffeine</artifactId>\n</dependency>\n```\n")
     assert read_answer(answer).blocks[0].after == "spring-boot-starter-validation"
+
+
+def test_a_path_with_a_note_in_brackets_names_its_file_and_the_note_may_place_it():
+    """"`app/models/post.rb` (add the scope below `visible`)" names the file whatever the note's length and
+    backticks, and the note says the place; "(new example group after `#tag_list=`)" is RSpec's word for a group
+    of tests, not an example of use, and a Ruby method's name may end with ``=``."""
+    answer = ("`app/models/post.rb` (add the scope below `visible`)\n\n```ruby\n  scope :tagged, -> { where(x: 1) }\n"
+              "```\n\n`app/views/posts/index.html.erb` (keep the tag when searching, show the active filter, link the "
+              "tags)\n\n```erb\n<h1>Posts</h1>\n```\n\n`spec/models/post_spec.rb` (new example group after "
+              "`#tag_list=`)\n\n```ruby\n  describe \".tagged\" do\n  end\n```\n")
+    blocks = read_answer(answer).blocks
+    assert [b.path for b in blocks] == ["app/models/post.rb", "app/views/posts/index.html.erb",
+                                        "spec/models/post_spec.rb"]
+    assert [b.after for b in blocks] == ["visible", None, "#tag_list="]

@@ -71,6 +71,9 @@ _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?
 _PATH_LINE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?\s*(?:(?:file|path|filename|filepath)\s*:\s*)?"
                         r"(?:\*\*|__)?`?(?P<path>[^`*\s]+?)`?(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*$",
                         re.IGNORECASE)
+# A path in backticks, then a note in brackets of any length: "`app/models/post.rb` (add the scope below `visible`)"
+_PATH_THEN_NOTE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?`(?P<path>[^`\s]+)`(?:\*\*|__)?"
+                             r"\s*\((?:[^()]|\([^()]*\))*\)\s*:?\s*$")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:[-*+]\s+|\d{1,2}[.)]\s+)?")
 _EMPHASIS = re.compile(r"(?<![\w`])[*_]{1,3}|[*_]{1,3}(?![\w`])")
 _LABELLED = re.compile(r"^(?:file\s*path|filepath|file\s*name|filename|file|path)\s*:\s*", re.IGNORECASE)
@@ -78,7 +81,7 @@ _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30
 _AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|between|next\s+to)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
-                    r"(?:[\w.:]+(?:\.|::))?(?P<name>[A-Za-z]\w*(?:-\w+)+|\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*)(?:/\d+)?(?:\([^`]*\))?`|"
+                    r"(?:[\w.:]+(?:\.|::))?(?P<name>[A-Za-z]\w*(?:-\w+)+|\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*[=?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
                     r"`?\"(?P<quoted>[^\"`]{1,60})\"`?)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
 # section, bold; a test by its title, ``right after `"show renders the article"` ``; CSS's ``:root``)
@@ -189,11 +192,11 @@ _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", 
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
-_USAGE = re.compile(r"\b(?:usage|examples?|for instance|like (?:this|so)|in action|(?:could|might|would) look like|"
+_USAGE = re.compile(r"\b(?:usage|(?<!\bnew )(?<!\bthese )examples?(?!\s+groups?\b)|for instance|like (?:this|so)|in action|(?:could|might|would) look like|"
                     r"(?:you can|you'd|you would|now you can) (?:now )?(?:call|use|run|test|try|invoke)|"
                     r"how to (?:use|call|test|try)|(?:from|in) (?:the |your )?(?:browser(?:'s)? )?(?:dev ?tools )?"
                     r"console)\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",
-                    re.IGNORECASE)
+                    re.IGNORECASE)  # (not RSpec's "new example group" or "add these examples")
 # A sentence that puts the block in a file ("In `index.blade.php` you can pass ...", "Then, in `app/routes.py`:"),
 # which says the file is there already, unless it says to create it
 _IN_FILE = re.compile(r"(?:^|[.!?]\s+)\W*(?:(?:then|and|also|next|now|finally),?\s+)?in\s+(?:the\s+|your\s+)?[`*]*"
@@ -1065,7 +1068,7 @@ def _path_named(line: str) -> str | None:
     sentence ending with a colon names.  A sentence naming two files, or none, names nothing.  A link to a file
     (Copilot Chat's ``### [format.ts](src/utils/format.ts)``) names its target."""
     line = _FILE_LINK.sub(lambda m: f"`{m[2]}`" if looks_like_path(m[2]) else m[0], line)
-    m = _PATH_LINE.match(line)
+    m = _PATH_LINE.match(line) or _PATH_THEN_NOTE.match(line)
     if m and looks_like_path(m["path"]) and not re.fullmatch(r"([_*]).*\1", m["path"]):  # not _src/app.py_
         return m["path"]
     stripped = line.strip()
