@@ -776,7 +776,6 @@ NOT_YET: dict[str, str] = {
     "cr-rust-tasks-cli-task-priority-claude": "not examined yet: ``src/main.rs`` differs from the expected",
     "cr-cpp-ringbuf-header-only-resize-llama": "not examined yet: ``include/ringbuf/ring_buffer.hpp`` differs from "
                                                "the expected",
-    "cs-rust-todo-cli-markdown-export-copilot": "not examined yet: refused",
     "cs-kotlin-android-notes-search-windsurf": "not examined yet: "
                                                "``app/src/main/java/com/example/notes/ui/list/NotesScreen.kt`` differs from the expected",
     "cs-php-laravel-invoices-csv-export-cody": "not examined yet: ``app/Http/Controllers/InvoiceController.php``, "

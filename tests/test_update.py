@@ -4092,3 +4092,17 @@ def test_a_plist_entry_said_to_go_after_a_key_follows_that_key_s_value():
     merged = merge_update(doc, update, "Info.plist", after="NSLocationWhenInUseUsageDescription").merged
     assert merged == doc.replace("runs.</string>\n", "runs.</string>\n\t<key>UIBackgroundModes</key>\n\t<array>\n"
                                  "\t\t<string>location</string>\n\t</array>\n")
+
+
+def test_an_import_given_more_names_then_new_code_for_the_file_s_end_rewrites_the_file_s_import():
+    """``use std::fmt::{self, Write};`` (the file has ``use std::fmt;``), a marker, then a new function "at the end
+    of the file": the import is widened in place and the function goes at the end (the update repeated no line
+    of the file and was refused); the same for ``from app.db import get_db, Session``."""
+    doc = ("use std::fmt;\n\nuse serde::Serialize;\n\npub struct Todo {\n    pub title: String,\n}\n")
+    update = ("use std::fmt::{self, Write};\n\n// ...existing code...\n\npub fn to_markdown(todo: &Todo) -> String {\n"
+              "    let mut out = String::new();\n    let _ = write!(out, \"- {}\", todo.title);\n    out\n}\n")
+    merged = merge_update(doc, update, "todo.rs", after="").merged
+    assert merged == doc.replace("use std::fmt;", "use std::fmt::{self, Write};") + "\n" + update.split("\n\n", 2)[2]
+    py = "from app.db import get_db\nimport os\n\n\ndef main():\n    return get_db()\n"
+    widened = merge_update(py, "from app.db import get_db, Session\n", "main.py").merged
+    assert widened == py.replace("import get_db\n", "import get_db, Session\n")

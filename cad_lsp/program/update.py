@@ -276,7 +276,8 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
     parts = _imports_then_code(split_lines(update), split_lines(document), language)
     if parts is not None:
         try:
-            imports = _merge_update(document, parts[0], language, force=force)
+            imports = _imports_widened(split_lines(document), split_lines(parts[0])) or \
+                _merge_update(document, parts[0], language, force=force)
             try:
                 code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
                                      into=into)
@@ -330,6 +331,43 @@ def _below_the_imports(document: str, rest: str) -> Merge | None:
         lines = lines[:-1]
     new = [Piece(_terminator(doc_lines), None, None)] + [Piece(line, None, k + 1) for k, line in enumerate(lines)]
     return _inserted(doc_lines, lines, last + 1, new)
+
+
+def _imports_widened(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
+    """Import lines shown alone, each the file's or one of the file's given more names from the same module
+    (``use std::fmt::{self, Write};`` for ``use std::fmt;``, ``from app.db import get_db, Session`` for ``from
+    app.db import get_db``): those file lines rewritten in place.  None where a line is new or imports from a
+    module two of the file's lines import from."""
+    shown = [line for line in update_lines if line.strip()]
+    if not shown or any(not IMPORT_LINE.match(line) or indent_of(line) for line in shown):
+        return None
+    ours = [line.strip() for line in doc_lines]
+    rewritten: dict[int, str] = {}
+    for line in shown:
+        if line.strip() in ours:
+            continue
+        module = _imported_from(line)
+        same = [r for r, other in enumerate(doc_lines) if not indent_of(other) and IMPORT_LINE.match(other) and
+                _imported_from(other) == module] if module else []
+        if len(same) != 1 or same[0] in rewritten or \
+                set(re.findall(r"\w+", doc_lines[same[0]])) - set(re.findall(r"\w+", line)):
+            return None
+        rewritten[same[0]] = line if line.endswith(("\n", "\r")) else line + _terminator(doc_lines)
+    if not rewritten:
+        return None
+    pieces = [Piece(rewritten[r], None, None) if r in rewritten else Piece(line, r + 1, None)
+              for r, line in enumerate(doc_lines)]
+    return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(r + 1 for r in rewritten), None,
+                   False)  # (the rewritten lines are seen: the update shows their new form)
+
+
+def _imported_from(line: str) -> str | None:
+    """The module an import line imports from: ``std::fmt`` for ``use std::fmt::{self, Write};`` and ``use
+    std::fmt;``, ``app.db`` for ``from app.db import x``, ``./api`` for ``import { x } from './api';``."""
+    m = re.match(r"\s*use\s+([\w:]+?)(?:::\{.*\})?\s*;", line) or \
+        re.match(r"\s*from\s+(\S+)\s+import\b", line) or \
+        re.match(r"\s*import\b.*\bfrom\s+['\"]([^'\"]+)['\"]", line)
+    return m[1] if m else None
 
 
 def _among_the_imports(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
