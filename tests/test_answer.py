@@ -790,7 +790,6 @@ NOT_YET: dict[str, str] = {
                                                         "expected",
     "cs-python-fastapi-photos-upload-size-limit-qwen": "not examined yet: ``app/api/uploads.py`` differs from the "
                                                        "expected",
-    "cs-kotlin-ktor-users-api-request-validation-deepseek": "not examined yet: refused",
     "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",
 }
 

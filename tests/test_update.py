@@ -4106,3 +4106,21 @@ def test_an_import_given_more_names_then_new_code_for_the_file_s_end_rewrites_th
     py = "from app.db import get_db\nimport os\n\n\ndef main():\n    return get_db()\n"
     widened = merge_update(py, "from app.db import get_db, Session\n", "main.py").merged
     assert widened == py.replace("import get_db\n", "import get_db, Session\n")
+
+
+def test_a_new_handler_for_another_type_is_added_not_read_as_the_next_handler_rewritten():
+    """Ktor's ``exception<RequestValidationException> { call, cause ->`` shown after the file's first handler and
+    before a marker for the others: a handler of its own, not a rewrite of ``exception<UserNotFoundException>``
+    (which went, and the file broke)."""
+    handler = "        exception<{}> {{ call, cause ->\n            call.respond(HttpStatusCode.{})\n        }}\n"
+    doc = ("fun Application.configureStatusPages() {\n    install(StatusPages) {\n" +
+           handler.format("BadRequestException", "BadRequest") + handler.format("UserNotFoundException", "NotFound") +
+           "    }\n}\n")
+    new = ("        exception<RequestValidationException> { call, cause ->\n            call.respond(\n"
+           "                HttpStatusCode.UnprocessableEntity,\n            )\n        }\n")
+    update = ("fun Application.configureStatusPages() {\n    install(StatusPages) {\n" +
+              handler.format("BadRequestException", "BadRequest") + new +
+              "        // ... other handlers unchanged ...\n    }\n}\n")
+    merged = merge_update(doc, update, "StatusPages.kt").merged
+    assert merged == doc.replace(handler.format("UserNotFoundException", "NotFound"),
+                                 new + handler.format("UserNotFoundException", "NotFound"))

@@ -161,11 +161,14 @@ _ASSIGNED_OBJECT = re.compile(r"^\s*(?:export\s+)?(?:const|let|var|val)\s+(?P<na
                               r"\s*[{\[(]")  # (``export const Danger: Story = {``)
 
 
+_OPENS_LAMBDA = re.compile(r"\{\s*[\w\s,:()]*(?:->|\bin)\s*$")  # a block given parameters: Kotlin's ``{ call, cause ->``
+
+
 def defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
     """Whether update line k opens a definition of another name than file line j does (``suspend fun refresh()``
     beside ``suspend fun exportAll()``: alike as text, but a new method, not a rewrite of that one), or a block
     titled otherwise (``resource "aws_s3_bucket_lifecycle_configuration" "this" {`` beside the encryption one's)."""
-    if OPENS.search(keys[k]) and other_titles(keys[k], doc_keys[j]):
+    if (OPENS.search(keys[k]) or _OPENS_LAMBDA.search(keys[k])) and other_titles(keys[k], doc_keys[j]):
         return True
     assigned = _ASSIGNED_OBJECT.match(keys[k]) and _ASSIGNED_OBJECT.match(doc_keys[j])
     if assigned:  # (``export const Danger: Story = {`` beside ``export const WithIcon: Story = {``)

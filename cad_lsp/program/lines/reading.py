@@ -265,8 +265,12 @@ def other_titles(new: str, old: str) -> bool:
     extended (``"needs a title"`` to ``"needs a title of 3 characters"``) is the same test renamed."""
     a, b = TITLED_CALL.match(new), TITLED_CALL.match(old)
     if not a or not b or a["name"] != b["name"]:
-        return False
+        a, b = _TYPED_CALL.match(new), _TYPED_CALL.match(old)  # (or by a type: Ktor's ``exception<A> { call, ... ->``
+        return bool(a and b and a["name"] == b["name"] and a["type"] != b["type"])  # beside ``exception<B>``)
     return not (a["title"].startswith(b["title"]) or b["title"].startswith(a["title"]))
+
+
+_TYPED_CALL = re.compile(r"^\s*(?P<name>[\w.]+)<(?P<type>[\w.?, ]+)>\s*[({]")
 
 
 def keys_of(lines: list[str]) -> list[str]:
