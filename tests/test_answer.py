@@ -694,12 +694,6 @@ NOT_YET: dict[str, str] = {
     "node-express-jwt-auth-grok": "not examined yet: ``.env`` differs from the expected",
     "python-click-config-file-gemini": "not examined yet: ``~/.config/imgshrink/config.toml`` differs from the expected",
     "go-nethttp-user-roles-deepseek": "not examined yet: ``internal/store/users.go`` differs from the expected",
-    "kotlin-compose-contact-search-qwen": "not examined yet: "
-                                          "``app/src/main/java/com/example/contacts/data/ContactRepository.kt``, "
-                                          "``app/src/main/java/com/example/contacts/ui/ContactsScreen.kt`` differ from "
-                                          "the expected; refused: "
-                                          "app/src/main/java/com/example/contacts/data/ContactRepository.kt: the block "
-                                          "at line 20 of the answer",
     "elixir-phoenix-profile-update-cursor": "not examined yet: ``lib/linkly_web/router.ex`` differs from the expected",
     "dart-flutter-login-validation-copilot": "not examined yet: ``lib/services/auth_service.dart`` differs from the "
                                              "expected",
@@ -776,8 +770,6 @@ NOT_YET: dict[str, str] = {
     "cr-rust-tasks-cli-task-priority-claude": "not examined yet: ``src/main.rs`` differs from the expected",
     "cr-cpp-ringbuf-header-only-resize-llama": "not examined yet: ``include/ringbuf/ring_buffer.hpp`` differs from "
                                                "the expected",
-    "cs-kotlin-android-notes-search-windsurf": "not examined yet: "
-                                               "``app/src/main/java/com/example/notes/ui/list/NotesScreen.kt`` differs from the expected",
     "cs-php-laravel-invoices-csv-export-cody": "not examined yet: ``app/Http/Controllers/InvoiceController.php``, "
                                                "``tests/Feature/InvoiceControllerTest.php`` differ from the expected",
     "cs-elixir-phoenix-chat-typing-indicator-deepseek": "not examined yet: ``lib/chat_web/channels/room_channel.ex`` "

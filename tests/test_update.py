@@ -4124,3 +4124,19 @@ def test_a_new_handler_for_another_type_is_added_not_read_as_the_next_handler_re
     merged = merge_update(doc, update, "StatusPages.kt").merged
     assert merged == doc.replace(handler.format("UserNotFoundException", "NotFound"),
                                  new + handler.format("UserNotFoundException", "NotFound"))
+
+
+def test_a_one_line_lambda_argument_written_over_lines_replaces_the_file_s():
+    """Compose's ``topBar = { TopAppBar(title = { Text("Notes") }) },`` shown as ``topBar = {`` and a search field
+    over eleven lines, right after ``Scaffold(`` and before a marker for the other arguments: the one-line
+    argument gives way (it was kept above the new one, and ``topBar`` was passed twice)."""
+    doc = ("@Composable\nfun NotesScreen(viewModel: NotesViewModel) {\n    Scaffold(\n"
+           "        topBar = { TopAppBar(title = { Text(\"Notes\") }) },\n        floatingActionButton = {\n"
+           "            FloatingActionButton(onClick = onCreateNote) { Icon(Icons.Default.Add, null) }\n"
+           "        },\n    ) { padding ->\n        NotesList(padding)\n    }\n}\n")
+    top = ("        topBar = {\n            TopAppBar(\n                title = {\n"
+           "                    OutlinedTextField(value = query, onValueChange = viewModel::onQueryChange)\n"
+           "                },\n            )\n        },\n")
+    update = "    Scaffold(\n" + top + "        // ... floatingActionButton unchanged\n    ) { padding ->\n"
+    merged = merge_update(doc, update, "NotesScreen.kt").merged
+    assert merged == doc.replace("        topBar = { TopAppBar(title = { Text(\"Notes\") }) },\n", top)

@@ -8,7 +8,7 @@ from collections import Counter
 
 from ..blocks import SAME_BODY
 from ..markers import is_marker
-from .likeness import declares_same
+from .likeness import call_rewrapped, declares_same
 from .reading import (
     ATTACHED_LINE, CLOSING, DISTINCTIVE, OPENS, TYPE_HEADER, attached_start, block_end, definition_name,
     enclosing_callables, indent_of, is_declaration, is_renamed, weight)
@@ -55,9 +55,11 @@ def new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[boo
         name = definition_name(keys, k)
         if name is None or any(is_renamed(name, old) for old in defined.values()):
             continue
-        if any(declares_same(key, old) for old in doc_keys):
+        if any(declares_same(key, old) for old in doc_keys) or key.rstrip().endswith(" {") and \
+                sum(1 for old in doc_keys if call_rewrapped(key, old)) == 1:
             continue  # a local the file declares on one line, declared anew over several (``const data = await
-            # fetchUsers({`` and an argument a line): a rewrite of the file's line, not new code
+            # fetchUsers({`` and an argument a line), an argument given lines (Compose's ``topBar = {``): a rewrite
+            # of the file's line, not new code
         end = block_end(keys, k, markers)
         body = {keys[i] for i in range(k + 1, end) if weight(keys[i]) >= DISTINCTIVE}
         if any(_same_body(body, doc_keys, j, bodies) for j in defined):

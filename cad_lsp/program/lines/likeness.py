@@ -153,6 +153,9 @@ def call_rewrapped(new: str, old: str) -> bool:
     (``expect(api.fetchUsers).toHaveBeenCalledWith(`` for ``...toHaveBeenCalledWith(1, 20);``): the same
     callee, the statement given other arguments, one a line."""
     head = new.rstrip()  # (an object or a list as the one argument: ``fetchUsers({`` for ``fetchUsers({ page })``)
+    if head.endswith(" {") and not head.lstrip().startswith(("if ", "for ", "while ", "else")):  # (a lambda as a
+        return len(head.strip()) >= 8 and old.lstrip().startswith(head.strip()) and indent_of(new) == \
+            indent_of(old) and old.rstrip().endswith(("}", "},", "})", "});"))  # named argument: ``topBar = {``)
     return head.endswith(("(", "=>", "({", "([")) and len(head.strip()) >= 12 and old.lstrip().startswith(head.strip()) and \
         indent_of(new) == indent_of(old) and old.rstrip().endswith((");", ")", "),"))
 

@@ -466,8 +466,9 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
     if len(pairs) > 1 and pairs[1][1] < pairs[0][1] and _heads_of_same_name(keys, pairs[0][0], doc_keys,
                                                                              pairs[0][1] - 1):
         return {pairs[0][1]}  # (a head, then above it the lines of the definition before: not its rewrite)
-    rewriting = sum(sum(1 for i in range(k, block_end(keys, k)) if keys[i].strip())  # (a body given to a line:
-                    if _one_line_given_a_body(keys[k], doc_keys, j - 1) else 1  # its lines rewrite it)
+    rewriting = sum(sum(1 for i in range(k, block_end(keys, k)) if keys[i].strip())  # (a body given to a line, a
+                    if _one_line_given_a_body(keys[k], doc_keys, j - 1) or  # call's arguments given lines of their
+                    call_rewrapped(keys[k], doc_keys[j - 1]) else 1  # own: those lines rewrite it)
                     for k, j in pairs if doc_keys[j - 1].strip())
     if written > rewriting + REWRITE_SLACK and \
             not (pairs and declares_same(keys[pairs[0][0]], doc_keys[pairs[0][1] - 1])):
