@@ -772,8 +772,6 @@ NOT_YET: dict[str, str] = {
                                                "the expected",
     "cs-php-laravel-invoices-csv-export-cody": "not examined yet: ``app/Http/Controllers/InvoiceController.php``, "
                                                "``tests/Feature/InvoiceControllerTest.php`` differ from the expected",
-    "cs-elixir-phoenix-chat-typing-indicator-deepseek": "not examined yet: ``lib/chat_web/channels/room_channel.ex`` "
-                                                        "differs from the expected",
     "cs-lua-neovim-config-conform-format-on-save-mistral": "not examined yet: ``lua/config/autocmds.lua`` differs "
                                                            "from the expected",
     "cs-terraform-aws-static-site-cloudfront-logging-llama": "not examined yet: ``main.tf`` differs from the expected",

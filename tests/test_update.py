@@ -4140,3 +4140,19 @@ def test_a_one_line_lambda_argument_written_over_lines_replaces_the_file_s():
     update = "    Scaffold(\n" + top + "        // ... floatingActionButton unchanged\n    ) { padding ->\n"
     merged = merge_update(doc, update, "NotesScreen.kt").merged
     assert merged == doc.replace("        topBar = { TopAppBar(title = { Text(\"Notes\") }) },\n", top)
+
+
+def test_a_new_clause_of_a_function_goes_after_its_clauses_and_replaces_none():
+    """Elixir's ``def handle_in("typing", ...)`` shown alone (with its ``@impl true``) where the file has only
+    ``def handle_in("new_message", ...)``: a clause of its own, after the other, not that clause rewritten (the
+    merge dropped ``new_message`` unseen)."""
+    doc = ('defmodule ChatWeb.RoomChannel do\n  use ChatWeb, :channel\n\n  @impl true\n'
+           '  def join("room:" <> id, _params, socket) do\n    {:ok, assign(socket, :room_id, id)}\n  end\n\n'
+           '  @impl true\n  def handle_in("new_message", %{"body" => body}, socket) do\n'
+           '    broadcast!(socket, "new_message", %{body: body})\n    {:reply, :ok, socket}\n  end\n\n'
+           '  defp authorized?(socket), do: socket.assigns.user_id != nil\nend\n')
+    clause = ('  @impl true\n  def handle_in("typing", %{"typing" => typing}, socket) when is_boolean(typing) do\n'
+              '    broadcast_from!(socket, "typing", %{typing: typing})\n\n    {:noreply, socket}\n  end\n')
+    merged = merge_update(doc, clause, "room_channel.ex").merged
+    assert merged == doc.replace("    {:reply, :ok, socket}\n  end\n\n", "    {:reply, :ok, socket}\n  end\n\n" +
+                                 clause + "\n")

@@ -319,6 +319,16 @@ def names(defined: str, name: str) -> bool:
     return re.fullmatch(rf"(?:.*(?:\.|::|\s))?{re.escape(name)}", defined) is not None
 
 
+_CLAUSE_HEAD = re.compile(r"""^\s*(?:defp?|defmacrop?)\s+[\w]+[?!]?\(\s*(?P<literal>"[^"]*"|'[^']*'|:\w+|%\{\s*"[^"]*")""")
+
+
+def clause_literal(lines: list[str]) -> str | None:
+    """The literal a function clause's head matches its first argument on (Elixir's ``def handle_in("typing",
+    ...)``), or None: clauses of one name for other literals are other clauses, each kept."""
+    head = next((m for line in lines[:4] if (m := _CLAUSE_HEAD.match(line))), None)
+    return head["literal"] if head else None
+
+
 _IDENTITY = re.compile(r"""^\s*["']?(?P<key>id|name|key|slug|path|code|version)["']?\s*[:=]\s*(?P<value>(["'`]).*?\3)""")
 
 
@@ -1200,6 +1210,9 @@ class _Merger:
         ours, theirs = _identity(self.text(self.old, old)), _identity(self.text(self.new, new))
         if ours is not None and theirs is not None and ours[0] == theirs[0] and ours != theirs:
             return True
+        ours, theirs = clause_literal(self.text(self.old, old)), clause_literal(self.text(self.new, new))
+        if ours is not None and theirs is not None and ours != theirs:
+            return True  # (another clause: Elixir's ``def handle_in("typing", ...)`` beside ``"new_message"``)
         return _repeatable(old) and old.key == new.key and not self.has_marker(new) and _members(old) and \
             _members(new) and not _members(old) & _members(new)  # another ``extension Note``, another ``impl Foo``
 

@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .blocks import DISTINCTIVE_LINE, Piece, merge_by_blocks, names
+from .blocks import DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, names
 from .config_keys import (
     append_yaml_items, json_commas, json_fragment, json_members_added, merge_table_keys, merge_yaml_keys)
 from .indentation import as_the_file_indents
@@ -545,6 +545,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                         grammar, force, update)
     shown = [line for line in update_lines if line.strip()]
     last = next((line for line in reversed(doc_lines) if line.strip()), "")
+    if after is None and before is None and (name := _another_clause(doc_lines, update_lines)) is not None:
+        placed = _at_named_block(doc_lines, update_lines, ("after", name))  # (after the name's last clause)
+        if placed is not None:
+            return _checked(placed, grammar, force, update)
     if after == "" and len(shown) > 1 and CLOSING.match(shown[-1]) and shown[-1].rstrip() == last.rstrip() and \
             indent_of(shown[0]) > indent_of(last):
         after = None  # ("at the end of the module": members, then the module's ``end``, which places them)
@@ -861,6 +865,28 @@ def _checked(merge: Merge, grammar: str | None, force: bool, update: str = "") -
         raise UpdateError(f"the merged file would not parse as {grammar} where the file does (the update is "
                           f"not valid {grammar} in its place): check the update, or apply it with force")
     return merge
+
+
+def _another_clause(doc_lines: list[str], update_lines: list[str]) -> str | None:
+    """The name of the function a lone new clause is of (Elixir's ``def handle_in("typing", ...)`` where the file has
+    ``def handle_in("new_message", ...)``): the update one whole definition, its head matching a literal none of
+    the file's clauses of that name match.  Such a clause goes after them, not in place of one."""
+    keys = [line_key(line) for line in update_lines]
+    heads = [k for k, key in enumerate(keys) if _CLAUSE_NAME.match(key)]
+    if len(heads) != 1 or any(is_marker(line) for line in update_lines):
+        return None
+    literal, name = clause_literal(keys[heads[0]:heads[0] + 1]), _CLAUSE_NAME.match(keys[heads[0]])["name"]
+    shown = [k for k, key in enumerate(keys) if key.strip()]
+    if literal is None or block_end(keys, heads[0]) <= shown[-1]:
+        return None
+    doc_keys = [line_key(line) for line in doc_lines]
+    clauses = [j for j, key in enumerate(doc_keys) if (m := _CLAUSE_NAME.match(key)) and m["name"] == name]
+    if not clauses or any(clause_literal(doc_keys[j:j + 1]) in (None, literal) for j in clauses):
+        return None
+    return name
+
+
+_CLAUSE_NAME = re.compile(r"^\s*(?:defp?|defmacrop?)\s+(?P<name>\w+[?!]?)\(")
 
 
 def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[str, str]) -> Merge | None:

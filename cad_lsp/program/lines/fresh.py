@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..blocks import SAME_BODY
+from ..blocks import SAME_BODY, clause_literal
 from ..markers import is_marker
 from .likeness import call_rewrapped, declares_same
 from .reading import (
@@ -38,6 +38,8 @@ def named_rewrites(keys: list[str], doc_keys: list[str], markers: list[bool],
         if any(markers[h:end]) or not CLOSING.match(keys[end - 1]) or \
                 keys[end - 1].strip() != doc_keys[old_end - 1].strip():
             continue  # (a head, with a marker for the body; a block closed by a line of another kind)
+        if (clause_literal(keys[h:h + 1]) or "") != (clause_literal(doc_keys[j:j + 1]) or ""):
+            continue  # (another clause of the name: ``def handle_in("typing", ...)`` beside ``"new_message"``)
         out.append((attached_start(keys, h), end - 1, attached_start(doc_keys, j) + 1, old_end))
     return out
 
