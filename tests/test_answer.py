@@ -2317,3 +2317,12 @@ def test_a_path_with_a_note_in_brackets_names_its_file_and_the_note_may_place_it
     assert [b.path for b in blocks] == ["app/models/post.rb", "app/views/posts/index.html.erb",
                                         "spec/models/post_spec.rb"]
     assert [b.after for b in blocks] == ["visible", None, "#tag_list="]
+
+
+def test_a_sentence_after_a_block_placing_it_then_introducing_commands_still_places_it():
+    """"This goes just before `test_guests_are_redirected()`. Then run:" places the test shown above it; the colon
+    ends the next sentence, which is the commands' (only "Put this after `x`:" is the next block's own)."""
+    answer = ("## Step 5: tests/Feature/InvoiceControllerTest.php\n\n```php\n    public function test_export(): void\n"
+              "    {\n    }\n```\n\nThis goes just before `test_guests_are_redirected()`. Then run:\n\n"
+              "```bash\nphp artisan test\n```\n")
+    assert read_answer(answer).blocks[0].before == "test_guests_are_redirected"

@@ -473,8 +473,9 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
         block = replace(block, go_imports=packages)
     m = _PUT_WHERE.match(said)
     it = None if m else _IT_GOES.match(said)
-    if it and (it["what"] or it["said"]).lower() not in ("it", "them") and said.rstrip().endswith(":"):
-        it = None  # ("Put this after `x`:": the next block's sentence)
+    if it and (it["what"] or it["said"]).lower() not in ("it", "them") and \
+            re.split(r"(?<=[.!?])\s+", said.strip())[0].rstrip().endswith(":"):
+        it = None  # ("Put this after `x`:": the next block's sentence; not "This goes before `x`. Then run:")
     if it and it["what"] and it["what"].startswith("`") and _names_file(it["what"].strip("`")):
         it = None
     if (gone := _IT_REPLACES.match(said)) and block.path is not None and not block.replaces and \
