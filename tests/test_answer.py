@@ -759,8 +759,6 @@ NOT_YET: dict[str, str] = {
                                       "``tests/Feature/Auth/RegistrationTest.php`` differ from the expected",
     "ruby-rails-admin-orders-csv-export-mistral": "not examined yet: ``spec/requests/admin/orders_spec.rb`` differs "
                                                   "from the expected",
-    "cr-elixir-phoenix-shop-product-sku-claude": "not examined yet: ``test/shop/catalog_test.exs`` differs from the "
-                                                 "expected",
     "cr-lua-neovim-config-conform-format-on-save-claude": "not examined yet: ``lua/plugins/lsp.lua`` differs from "
                                                           "the expected",
     "cr-vue-pinia-todo-app-filter-tabs-mistral": "not examined yet: ``src/components/TodoList.vue`` differs from the "

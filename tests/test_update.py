@@ -4156,3 +4156,19 @@ def test_a_new_clause_of_a_function_goes_after_its_clauses_and_replaces_none():
     merged = merge_update(doc, clause, "room_channel.ex").merged
     assert merged == doc.replace("    {:reply, :ok, socket}\n  end\n\n", "    {:reply, :ok, socket}\n  end\n\n" +
                                  clause + "\n")
+
+
+def test_markers_naming_the_tests_they_keep_leave_the_test_between_them_to_its_rewrite():
+    """``# ... "with valid data" unchanged ...``, a test whose title grew, ``# ... "rejects prices" unchanged ...``:
+    each marker keeps the test it names, and the file's test between them (``"requires a name and a price"``)
+    gives way to the new one, not kept beside it."""
+    test = '    test "{}" do\n      assert {}\n    end\n'
+    doc = ('defmodule Shop.CatalogTest do\n  describe "create_product/1" do\n' + test.format("with valid data", "ok") +
+           "\n" + test.format("requires a name and a price", "name") + "\n" + test.format("rejects prices", "price") +
+           "  end\nend\n")
+    new = test.format("requires a name, sku and price", "sku")
+    update = ('  describe "create_product/1" do\n    # ... "with valid data" unchanged ...\n\n' + new +
+              '\n    # ... "rejects prices" unchanged ...\n  end\n')
+    placement = align_update(doc, update)  # (the line reading: each marker keeps lines 3-5 and 11-13, its test)
+    kept = sorted(n for first, last in placement.kept.values() for n in range(first, last + 1))
+    assert kept == [3, 4, 5, 11, 12, 13]

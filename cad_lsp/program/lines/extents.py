@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .placement import MARKER, NEW
-from .reading import ATTACHED_LINE, CLOSING, CLOSING_TAG, closes_new_block, indent_of
+from .reading import ATTACHED_LINE, CLOSING, CLOSING_TAG, attached_start, block_end, closes_new_block, indent_of
 
 
 def marker_extents(lines: list[int], keys: list[str], doc_keys: list[str],
@@ -49,7 +49,8 @@ def marker_extents(lines: list[int], keys: list[str], doc_keys: list[str],
             while end > done and not doc_keys[end - 1].strip():
                 end -= 1  # blank lines after the block stay between it and what follows
         end = _before_the_next_named(k, lines, keys, doc_keys, defined, done, end)
-        kept[k] = (done + 1, end)
+        start, end = _its_own(k, lines, keys, doc_keys, defined, done, end)
+        kept[k] = (start, end)
         done = max(done, end)
     return kept
 
@@ -74,6 +75,25 @@ def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: 
     while cut > done and not doc_keys[cut - 1].strip():
         cut -= 1
     return cut
+
+
+def _its_own(k: int, lines: list[int], keys: list[str], doc_keys: list[str], defined: dict[int, str], done: int,
+             end: int) -> tuple[int, int]:
+    """The file lines marker k keeps where it names by its title the one definition it keeps (``# ... "with valid
+    data creates a product" unchanged ...``) and new lines stand beside it: from that definition's first line
+    where new lines come before the marker, to its last where new lines follow, so that the file's test the new
+    lines rewrite is not kept beside them; else (``done`` + 1, ``end``)."""
+    titles = re.findall(r'"([^"]{3,})"', keys[k])
+    named = [j for j in sorted(defined) if done <= j < end and f'"{titles[0]}"' in doc_keys[j]] if len(titles) == 1 \
+        else []
+    if len(named) != 1:
+        return done + 1, end
+    shown = [m for m in range(len(lines)) if keys[m].strip()]
+    before = [m for m in shown if m < k]
+    after = [m for m in shown if m > k]
+    start = attached_start(doc_keys, named[0]) + 1 if before and lines[before[-1]] == NEW else done + 1
+    stop = block_end(doc_keys, named[0]) if after and lines[after[0]] == NEW else end
+    return max(start, done + 1), min(stop, end)
 
 
 def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys: list[str], new_end: str) -> int:
