@@ -192,7 +192,8 @@ _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", 
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
-_USAGE = re.compile(r"\b(?:usage|(?<!\bnew )(?<!\bthese )examples?(?!\s+groups?\b)|for instance|like (?:this|so)|in action|(?:could|might|would) look like|"
+_USAGE = re.compile(r"\b(?:usage|(?<!\bnew )(?<!\bthese )examples?(?!\s+groups?\b)|for instance|like (?:this|so)|"
+                    r"in action|(?:could|might|would) look like|"
                     r"(?:you can|you'd|you would|now you can) (?:now )?(?:call|use|run|test|try|invoke)|"
                     r"how to (?:use|call|test|try)|(?:from|in) (?:the |your )?(?:browser(?:'s)? )?(?:dev ?tools )?"
                     r"console)\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",

@@ -319,13 +319,16 @@ def names(defined: str, name: str) -> bool:
     return re.fullmatch(rf"(?:.*(?:\.|::|\s))?{re.escape(name)}", defined) is not None
 
 
-_CLAUSE_HEAD = re.compile(r"""^\s*(?:defp?|defmacrop?)\s+[\w]+[?!]?\(\s*(?P<literal>"[^"]*"|'[^']*'|:\w+|%\{\s*"[^"]*")""")
+# A function clause's head (Elixir's ``def handle_in("typing", payload, socket) do``): its name, and the literal
+# its first argument matches where it matches one
+CLAUSE_HEAD = re.compile(r"""^\s*(?:defp?|defmacrop?)\s+(?P<name>\w+[?!]?)\(\s*"""
+                         r"""(?P<literal>"[^"]*"|'[^']*'|:\w+|%\{\s*"[^"]*")?""")
 
 
 def clause_literal(lines: list[str]) -> str | None:
     """The literal a function clause's head matches its first argument on (Elixir's ``def handle_in("typing",
     ...)``), or None: clauses of one name for other literals are other clauses, each kept."""
-    head = next((m for line in lines[:4] if (m := _CLAUSE_HEAD.match(line))), None)
+    head = next((m for line in lines[:4] if (m := CLAUSE_HEAD.match(line))), None)
     return head["literal"] if head else None
 
 

@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .blocks import DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, names
+from .blocks import CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, names
 from .config_keys import (
     append_yaml_items, json_commas, json_fragment, json_members_added, merge_table_keys, merge_yaml_keys)
 from .indentation import as_the_file_indents
@@ -872,21 +872,18 @@ def _another_clause(doc_lines: list[str], update_lines: list[str]) -> str | None
     ``def handle_in("new_message", ...)``): the update one whole definition, its head matching a literal none of
     the file's clauses of that name match.  Such a clause goes after them, not in place of one."""
     keys = [line_key(line) for line in update_lines]
-    heads = [k for k, key in enumerate(keys) if _CLAUSE_NAME.match(key)]
+    heads = [k for k, key in enumerate(keys) if CLAUSE_HEAD.match(key)]
     if len(heads) != 1 or any(is_marker(line) for line in update_lines):
         return None
-    literal, name = clause_literal(keys[heads[0]:heads[0] + 1]), _CLAUSE_NAME.match(keys[heads[0]])["name"]
+    literal, name = clause_literal(keys[heads[0]:heads[0] + 1]), CLAUSE_HEAD.match(keys[heads[0]])["name"]
     shown = [k for k, key in enumerate(keys) if key.strip()]
     if literal is None or block_end(keys, heads[0]) <= shown[-1]:
         return None
     doc_keys = [line_key(line) for line in doc_lines]
-    clauses = [j for j, key in enumerate(doc_keys) if (m := _CLAUSE_NAME.match(key)) and m["name"] == name]
+    clauses = [j for j, key in enumerate(doc_keys) if (m := CLAUSE_HEAD.match(key)) and m["name"] == name]
     if not clauses or any(clause_literal(doc_keys[j:j + 1]) in (None, literal) for j in clauses):
         return None
     return name
-
-
-_CLAUSE_NAME = re.compile(r"^\s*(?:defp?|defmacrop?)\s+(?P<name>\w+[?!]?)\(")
 
 
 def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[str, str]) -> Merge | None:

@@ -156,15 +156,17 @@ def call_rewrapped(new: str, old: str) -> bool:
     if head.endswith(" {") and not head.lstrip().startswith(("if ", "for ", "while ", "else")):  # (a lambda as a
         return len(head.strip()) >= 8 and old.lstrip().startswith(head.strip()) and indent_of(new) == \
             indent_of(old) and old.rstrip().endswith(("}", "},", "})", "});"))  # named argument: ``topBar = {``)
-    return head.endswith(("(", "=>", "({", "([")) and len(head.strip()) >= 12 and old.lstrip().startswith(head.strip()) and \
-        indent_of(new) == indent_of(old) and old.rstrip().endswith((");", ")", "),"))
+    return head.endswith(("(", "=>", "({", "([")) and len(head.strip()) >= 12 and \
+        old.lstrip().startswith(head.strip()) and indent_of(new) == indent_of(old) and \
+        old.rstrip().endswith((");", ")", "),"))
 
 
 _ASSIGNED_OBJECT = re.compile(r"^\s*(?:export\s+)?(?:const|let|var|val)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?="
                               r"\s*[{\[(]")  # (``export const Danger: Story = {``)
 
 
-_OPENS_LAMBDA = re.compile(r"\{\s*[\w\s,:()]*(?:->|\bin)\s*$")  # a block given parameters: Kotlin's ``{ call, cause ->``
+# a block given parameters: Kotlin's ``{ call, cause ->``, Swift's ``{ item in``
+_OPENS_LAMBDA = re.compile(r"\{\s*[\w\s,:()]*(?:->|\bin)\s*$")
 
 
 def defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> bool:
