@@ -766,8 +766,6 @@ NOT_YET: dict[str, str] = {
     "cr-php-laravel-invoices-csv-export-llama": "not examined yet: ``resources/views/invoices/index.blade.php`` "
                                                 "differs from the expected",
     "cr-rust-tasks-cli-task-priority-claude": "not examined yet: ``src/main.rs`` differs from the expected",
-    "cr-cpp-ringbuf-header-only-resize-llama": "not examined yet: ``include/ringbuf/ring_buffer.hpp`` differs from "
-                                               "the expected",
     "cs-php-laravel-invoices-csv-export-cody": "not examined yet: ``app/Http/Controllers/InvoiceController.php``, "
                                                "``tests/Feature/InvoiceControllerTest.php`` differ from the expected",
     "cs-lua-neovim-config-conform-format-on-save-mistral": "not examined yet: ``lua/config/autocmds.lua`` differs "

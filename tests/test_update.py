@@ -6,7 +6,7 @@ import random
 import pytest
 
 from cad_lsp.program import apply_program, oracle_for_selection, resolve
-from cad_lsp.program.update import MARKER, NEW, UpdateError, align_update, is_marker, merge_update
+from cad_lsp.program.update import MARKER, NEW, SKIP, UpdateError, align_update, is_marker, merge_update
 from cad_lsp.program.syntax import breaks
 from cad_lsp.train import updates
 
@@ -4172,3 +4172,18 @@ def test_markers_naming_the_tests_they_keep_leave_the_test_between_them_to_its_r
     placement = align_update(doc, update)  # (the line reading: each marker keeps lines 3-5 and 11-13, its test)
     kept = sorted(n for first, last in placement.kept.values() for n in range(first, last + 1))
     assert kept == [3, 4, 5, 11, 12, 13]
+
+
+def test_a_blank_line_between_two_markers_is_not_written_as_a_new_one():
+    """``// ... other includes unchanged ...``, a blank line, ``    // ... push, pop unchanged ...``, then the
+    shown ``clear()``: the blank line between the markers sets them apart; it is not added above ``clear()``,
+    where the file has its own blank line already."""
+    doc = ("#pragma once\n\n#include <cstddef>\n#include <memory>\n\nclass RingBuffer {\npublic:\n"
+           "    void push(int v) { data_[size_++] = v; }\n    int pop() { return data_[--size_]; }\n\n"
+           "    void clear() noexcept {\n        size_ = 0;\n    }\n\nprivate:\n    int size_ = 0;\n};\n")
+    update = ("#include <algorithm>\n#include <cstddef>\n// ... other includes unchanged ...\n\n"
+              "    // ... push, pop unchanged ...\n\n    void clear() noexcept {\n        size_ = 0;\n    }\n\n"
+              "    void shrink() { size_ = std::min(size_, 1); }\n")
+    placement = align_update(doc, update)  # (the line reading, which such an update gets in a longer file)
+    assert placement.lines[:6] == [NEW, 3, MARKER, SKIP, MARKER, 10]  # the blank line: neither new nor the file's
+    assert merge_update(doc, update, "ring_buffer.hpp").merged.count("\n\n\n") == 0

@@ -453,9 +453,9 @@ def share_blank_lines(lines: list[int], keys: list[str], doc_keys: list[str], ke
         for i in range(shared):  # in order: the stretch's last blank lines become the update's first ones
             lines[k + 1 + i] = last - shared + 1 + i
         following = (rewrites or {}).get(k + 1 + after, lines[k + 1 + after]) if k + 1 + after < len(lines) else None
-        if shared < after and following == last + 1 and first <= last:  # the file has no blank line there: the
-            for i in range(shared, after):  # update's blank lines only set the marker apart
-                lines[k + 1 + i] = SKIP
+        if shared < after and (following == last + 1 and first <= last or following == MARKER):  # the file has no
+            for i in range(shared, after):  # blank line there, or another marker follows: the update's blank lines
+                lines[k + 1 + i] = SKIP  # only set the markers apart
         last -= shared
         before = 0
         while k - 1 - before >= 0 and lines[k - 1 - before] == NEW and not keys[k - 1 - before].strip():
