@@ -777,6 +777,47 @@ NOT_YET: dict[str, str] = {
     "cs-python-fastapi-photos-upload-size-limit-qwen": "not examined yet: ``app/api/uploads.py`` differs from the "
                                                        "expected",
     "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",
+    "ct-scala-http4s-bookshelf-isbn-validation-cursor": "not examined yet: ``src/main/scala/bookshelf/Routes.scala`` "
+                                                        "differs from the expected",
+    "ct-zig-tinykv-key-ttl-expiry-zed": "not examined yet: ``src/main.zig`` differs from the expected",
+    "ct-ocaml-todo-cli-due-dates-continue": "not examined yet: ``bin/main.ml``, ``lib/todo.ml`` differ from the "
+                                            "expected",
+    "ct-solidity-foundry-vault-pausable-withdrawals-claude": "not examined yet: refused",
+    "ct-julia-statskit-weighted-median-qwen": "not examined yet: ``src/StatsKit.jl`` differs from the expected",
+    "ct-fsharp-giraffe-todo-api-patch-endpoint-copilot-chat": "not examined yet: ``src/TodoApi/Handlers.fs``, "
+                                                              "``tests/TodoApi.Tests/HandlersTests.fs`` differ from the expected",
+    "ct-perl-mojolicious-pastebin-paste-expiry-mistral": "not examined yet: ``lib/Pastebin/Model/Pastes.pm``, "
+                                                         "``t/paste.t`` differ from the expected",
+    "ct-erlang-otp-chat-rate-limit-grok": "not examined yet: ``src/chat_sup.erl`` differs from the expected",
+    "ct-clojure-ring-shortener-click-stats-claude": "not examined yet: ``src/shortener/handler.clj`` differs from "
+                                                    "the expected",
+    "ct-r-package-tidyreport-outlier-flagging-llama": "not examined yet: ``NAMESPACE`` differs from the expected",
+    "ct-objc-noteskit-pinned-notes-cody": "not examined yet: refused",
+    "ct-ansible-nginx-role-request-rate-limiting-grok": "not examined yet: ``roles/nginx/templates/nginx.conf.j2``, "
+                                                        "``roles/nginx/templates/site.conf.j2`` differ from the expected",
+    "ct-cmake-cpp-imgtool-sanitizer-option-claude": "not examined yet: ``CMakePresets.json`` differs from the expected",
+    "ct-sql-dbt-shop-customer-lifetime-value-chatgpt": "not examined yet: ``models/marts/schema.yml`` differs from "
+                                                       "the expected",
+    "cu-go-shortlink-api-create-rate-limit-claude": "not examined yet: ``internal/config/config.go`` differs from "
+                                                    "the expected",
+    "cu-typescript-react-todo-status-filter-copilot-chat": "not examined yet: refused",
+    "cu-java-spring-orders-soft-delete-gemini": "not examined yet: "
+                                                "``src/test/java/com/acme/orders/service/OrderServiceTest.java`` differs from the expected",
+    "cu-php-laravel-invoices-csv-export-llama": "not examined yet: refused",
+    "cu-terraform-aws-s3-access-logging-grok": "not examined yet: ``envs/prod/main.tf`` differs from the expected",
+    "cu-elixir-phoenix-chat-typing-indicator-cody": "not examined yet: refused",
+    "cu-cpp-sdl-platformer-input-edge-detection-chatgpt": "not examined yet: ``src/game/Player.cpp``, "
+                                                          "``src/input/InputMap.cpp`` differ from the expected",
+    "cu-javascript-express-accounts-zod-validation-claude": "not examined yet: ``package.json`` differs from the "
+                                                            "expected",
+    "cu-dart-flutter-shop-cart-quantity-stepper-gemini": "not examined yet: ``lib/widgets/cart_item_tile.dart`` "
+                                                         "differs from the expected",
+    "cu-python-django-blog-comment-moderation-copilot-chat": "not examined yet: ``blog/views.py`` differs from the "
+                                                             "expected",
+    "cu-helm-k8s-api-chart-autoscaling-windsurf": "not examined yet: ``charts/api/values.yaml`` differs from the "
+                                                  "expected",
+    "cu-sql-dbt-sales-marts-order-discounts-deepseek": "not examined yet: ``models/marts/fct_orders.sql``, "
+                                                       "``models/marts/schema.yml`` differ from the expected",
 }
 
 
