@@ -803,7 +803,6 @@ NOT_YET: dict[str, str] = {
     "cu-typescript-react-todo-status-filter-copilot-chat": "not examined yet: refused",
     "cu-java-spring-orders-soft-delete-gemini": "not examined yet: "
                                                 "``src/test/java/com/acme/orders/service/OrderServiceTest.java`` differs from the expected",
-    "cu-php-laravel-invoices-csv-export-llama": "not examined yet: refused",
     "cu-terraform-aws-s3-access-logging-grok": "not examined yet: ``envs/prod/main.tf`` differs from the expected",
     "cu-elixir-phoenix-chat-typing-indicator-cody": "not examined yet: refused",
     "cu-cpp-sdl-platformer-input-edge-detection-chatgpt": "not examined yet: ``src/game/Player.cpp``, "
@@ -2363,3 +2362,10 @@ def test_a_sentence_after_a_block_placing_it_then_introducing_commands_still_pla
               "    {\n    }\n```\n\nThis goes just before `test_guests_are_redirected()`. Then run:\n\n"
               "```bash\nphp artisan test\n```\n")
     assert read_answer(answer).blocks[0].before == "test_guests_are_redirected"
+
+
+def test_a_static_call_titled_in_backticks_names_its_place():
+    """"**above** the `Route::resource('invoices', ...)` line": PHP's ``Route::resource`` with its title."""
+    answer = ("In `routes/web.php`, add the export route **above** the `Route::resource('invoices', ...)` line:\n\n"
+              "```php\n    Route::get('/invoices/export', [InvoiceController::class, 'export']);\n```\n")
+    assert read_answer(answer).blocks[0].before == "Route::resource invoices"

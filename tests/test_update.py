@@ -4187,3 +4187,15 @@ def test_a_blank_line_between_two_markers_is_not_written_as_a_new_one():
     placement = align_update(doc, update)  # (the line reading, which such an update gets in a longer file)
     assert placement.lines[:6] == [NEW, 3, MARKER, SKIP, MARKER, 10]  # the blank line: neither new nor the file's
     assert merge_update(doc, update, "ring_buffer.hpp").merged.count("\n\n\n") == 0
+
+
+def test_new_code_said_to_go_above_a_titled_call_goes_above_that_statement_set_apart_as_it_is():
+    """"**above** the `Route::resource('invoices', ...)` line": the one call of that callee and title (a PHP
+    static call, its ``->only([...])`` on the next line), the new route above it and a blank line between, as the
+    file sets its routes apart (it was refused: the new route shares no line with the file)."""
+    doc = ("<?php\n\nRoute::middleware(['auth'])->group(function () {\n"
+           "    Route::resource('customers', CustomerController::class);\n\n"
+           "    Route::resource('invoices', InvoiceController::class)\n        ->only(['index', 'show']);\n});\n")
+    route = "    Route::get('/invoices/export', [InvoiceController::class, 'export'])\n        ->name('invoices.export');\n"
+    merged = merge_update(doc, route, "web.php", before="Route::resource invoices").merged
+    assert merged == doc.replace("    Route::resource('invoices'", route + "\n    Route::resource('invoices'")

@@ -1026,7 +1026,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
 def _titled_call(said: str) -> str | None:
     """A call named with its title in backticks (```router.get("/:id", ...)```) as the file's lines name it
     (``router.get /:id``): one route among the file's ``router.get`` calls."""
-    m = re.search(r"`([\w.$]+)\(\s*([\"'])([^\"'`]+)\2[^`]*`", said)
+    m = re.search(r"`([\w.$]+(?:::\w+)?)\(\s*([\"'])([^\"'`]+)\2[^`]*`", said)  # (PHP's ``Route::resource``)
     return f"{m[1]} {m[3]}" if m else None
 
 

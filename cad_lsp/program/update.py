@@ -907,6 +907,17 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         about = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and " " in defined and
                  re.match(rf"{re.escape(name)}(?:/\d+)?(?:\s|$)", defined.split(" ", 1)[1])]
         found = about if len(about) == 1 else []
+    if not found and " " in name and not any(is_marker(line) for line in update_lines):
+        callee, title = name.split(" ", 1)  # ("above the `Route::resource('invoices', ...)` line": the one call so
+        calls = [j for j, key in enumerate(keys)  # titled, with the lines that continue it)
+                 if re.match(rf"\s*{re.escape(callee)}\(\s*([\"']){re.escape(title)}\1", key)]
+        if len(calls) == 1:
+            at = calls[0] if side == "before" else block_end(keys, calls[0])
+            gap = [Piece(_terminator(doc_lines), None, None)]
+            apart = at > 0 and not keys[at - 1].strip() if side == "before" else at < len(keys) and not keys[at].strip()
+            new = _shown_pieces(update_lines)
+            return _inserted(doc_lines, update_lines, at, new + gap if side == "before" and apart else
+                             gap + new if apart else new)
     titled = [j for j, key in enumerate(keys) if re.match(rf"\s*[\w.$]+\(\s*([\"']){re.escape(name)}\1.*\)\s*;?\s*$", key)]
     if not found and len(titled) == 1 and not any(is_marker(line) for line in update_lines):
         at = titled[0] + (side == "after")  # (a one-line call titled by it: "after `--out`" for an argument)
