@@ -772,8 +772,6 @@ NOT_YET: dict[str, str] = {
                                                            "from the expected",
     "cs-terraform-aws-static-site-cloudfront-logging-llama": "not examined yet: ``main.tf`` differs from the expected",
     "cs-bash-nas-backup-retention-pruning-grok": "not examined yet: ``backup.sh`` differs from the expected",
-    "cs-dart-flutter-shop-cart-quantity-limits-gemini": "not examined yet: ``lib/models/cart.dart`` differs from the "
-                                                        "expected",
     "cs-python-fastapi-photos-upload-size-limit-qwen": "not examined yet: ``app/api/uploads.py`` differs from the "
                                                        "expected",
     "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",

@@ -4199,3 +4199,24 @@ def test_new_code_said_to_go_above_a_titled_call_goes_above_that_statement_set_a
     route = "    Route::get('/invoices/export', [InvoiceController::class, 'export'])\n        ->name('invoices.export');\n"
     merged = merge_update(doc, route, "web.php", before="Route::resource invoices").merged
     assert merged == doc.replace("    Route::resource('invoices'", route + "\n    Route::resource('invoices'")
+
+
+def test_a_marker_naming_the_method_it_keeps_keeps_it_whole_and_the_rewritten_one_goes():
+    """``// ... decrement() unchanged ...``, a new ``setQuantity`` (its ``_items.remove(product.id);``, ``}`` and
+    ``notifyListeners();`` lines are also the ones ``decrement`` ends with), ``// ... remove() and clear()
+    unchanged ...``: ``decrement`` stays whole and the old ``setQuantity`` gives way.  (The new lines were placed
+    on ``decrement``'s last ones, which went unseen, and the old ``setQuantity`` stayed.)"""
+    doc = ("class Cart extends ChangeNotifier {\n  final Map<String, CartItem> _items = {};\n\n"
+           "  void decrement(Product product) {\n    final existing = _items[product.id];\n"
+           "    if (existing == null) return;\n    if (existing.quantity > 1) {\n      existing.quantity--;\n"
+           "    } else {\n      _items.remove(product.id);\n    }\n    notifyListeners();\n  }\n\n"
+           "  void setQuantity(Product product, int quantity) {\n    if (quantity <= 0) {\n"
+           "      _items.remove(product.id);\n    } else {\n      _items[product.id]!.quantity = quantity;\n    }\n"
+           "    notifyListeners();\n  }\n\n  void remove(Product product) {\n    _items.remove(product.id);\n"
+           "    notifyListeners();\n  }\n\n  void clear() {\n    _items.clear();\n    notifyListeners();\n  }\n}\n")
+    new = ("  int setQuantity(Product product, int quantity) {\n    final clamped = min(quantity, product.limit);\n"
+           "    if (clamped <= 0) {\n      _items.remove(product.id);\n    } else {\n"
+           "      _items[product.id]!.quantity = clamped;\n    }\n    notifyListeners();\n    return clamped;\n  }\n")
+    update = ("  // ... decrement() unchanged ...\n\n" + new + "\n  // ... remove() and clear() unchanged ...\n")
+    old = doc[doc.index("  void setQuantity"):doc.index("  void remove")]
+    assert merge_update(doc, update, "cart.dart").merged == doc.replace(old, new + "\n")

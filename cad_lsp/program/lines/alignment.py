@@ -17,7 +17,7 @@ from dataclasses import replace
 from ..blocks import names
 from ..markers import marker_lines, next_shown
 from ..ops import split_lines
-from .extents import marker_extents
+from .extents import marker_extents, said_kept
 from .fresh import inside_unshown, named_rewrites, new_definition_lines, outside_their_block, under_new_headers
 from .likeness import other_entries
 from .passes import (
@@ -182,6 +182,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     # place beside a marker either: it took the file's next form's, and that form's lines went)
     kept_pairs = _not_across_block_ends(_without_far_repeats(chain, keys, markers, doc_keys), keys, markers,
                                         doc_keys)
+    kept_pairs = _not_in_what_markers_keep(kept_pairs, keys, markers, doc_keys, defined)
     elsewhere |= {k for k, _ in chain} - {k for k, _ in kept_pairs}  # (nor a place to fill the edge with)
     chain = kept_pairs
     if chain and not _trusted(chain, keys, markers, doc_keys):
@@ -398,6 +399,23 @@ def _not_across_block_ends(chain: list[tuple[int, int]], keys: list[str], marker
         if depth and any(key.strip() and indent_of(key) < depth for key in doc_keys[j0 + 1: j1]):
             stop = next((m for m in range(k1, len(keys)) if markers[m]), len(keys))
             return chain[:n] + [(k, j) for k, j in chain[n:] if k > stop]
+    return chain
+
+
+def _not_in_what_markers_keep(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
+                              doc_keys: list[str], defined: dict[int, str]) -> list[tuple[int, int]]:
+    """The chain less the pairs that place update lines inside a definition a marker before them says it keeps
+    (``// ... decrement() unchanged ...``, then a new ``setQuantity`` whose ``_items.remove(product.id);`` and
+    ``}`` lines were placed on those ``decrement`` ends with, and its last lines went): the new code's own."""
+    for k, marker in enumerate(markers):
+        if not marker:
+            continue
+        said = said_kept(keys[k])[1]
+        kept = [(j, block_end(doc_keys, j)) for name in said
+                if len(heads := [j for j, defined_name in defined.items() if defined_name == name]) == 1
+                for j in heads]
+        stop = next((m for m in range(k + 1, len(keys)) if markers[m]), len(keys))
+        chain = [(u, j) for u, j in chain if not (k < u < stop and any(first < j < end for first, end in kept))]
     return chain
 
 

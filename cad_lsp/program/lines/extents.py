@@ -77,22 +77,38 @@ def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: 
     return cut
 
 
+_UNCHANGED = re.compile(r"\b(?:unchanged|as before|as[- ]is|untouched|stays?|remains?)\b", re.IGNORECASE)
+
+
+def said_kept(marker: str) -> tuple[list[str], set[str]]:
+    """The test titles and definition names a marker says it keeps as they are (``// ... decrement() unchanged
+    ...``, ``# ... "with valid data" unchanged ...``); none where it does not say so (``// ... in Load():`` names
+    where the next lines go, not what it keeps)."""
+    if not _UNCHANGED.search(marker):
+        return [], set()
+    return re.findall(r'"([^"]{3,})"', marker), set(re.findall(r"\b([A-Za-z_]\w*)\(\)", marker))
+
+
 def _its_own(k: int, lines: list[int], keys: list[str], doc_keys: list[str], defined: dict[int, str], done: int,
              end: int) -> tuple[int, int]:
-    """The file lines marker k keeps where it names by its title the one definition it keeps (``# ... "with valid
-    data creates a product" unchanged ...``) and new lines stand beside it: from that definition's first line
-    where new lines come before the marker, to its last where new lines follow, so that the file's test the new
-    lines rewrite is not kept beside them; else (``done`` + 1, ``end``)."""
-    titles = re.findall(r'"([^"]{3,})"', keys[k])
-    named = [j for j in sorted(defined) if done <= j < end and f'"{titles[0]}"' in doc_keys[j]] if len(titles) == 1 \
-        else []
-    if len(named) != 1:
+    """The file lines marker k keeps where it names the definitions it keeps, each once in its stretch (``# ...
+    "with valid data creates a product" unchanged ...``, ``// ... remove() and clear() unchanged ...``) and new
+    lines stand beside it: from the first one's first line where new lines come before the marker, to the last
+    one's last where new lines follow, so that the file's definition the new lines rewrite is not kept beside
+    them; else (``done`` + 1, ``end``)."""
+    titles, names = said_kept(keys[k])
+    if not titles and not names:
         return done + 1, end
+    named = [[j for j in sorted(defined) if done <= j < end and f'"{title}"' in doc_keys[j]] for title in titles] + \
+        [[j for j in sorted(defined) if done <= j < end and defined[j] == name] for name in names]
+    if any(len(found) != 1 for found in named):
+        return done + 1, end
+    heads = sorted(found[0] for found in named)
     shown = [m for m in range(len(lines)) if keys[m].strip()]
     before = [m for m in shown if m < k]
     after = [m for m in shown if m > k]
-    start = attached_start(doc_keys, named[0]) + 1 if before and lines[before[-1]] == NEW else done + 1
-    stop = block_end(doc_keys, named[0]) if after and lines[after[0]] == NEW else end
+    start = attached_start(doc_keys, heads[0]) + 1 if before and lines[before[-1]] == NEW else done + 1
+    stop = block_end(doc_keys, heads[-1]) if after and lines[after[0]] == NEW else end
     return max(start, done + 1), min(stop, end)
 
 
