@@ -419,7 +419,7 @@ def _new_imports(old_units: list[Unit], new_units: list[Unit], merger: "_Merger"
         text = "".join(merger.new.lines[r] for r in range(unit.start, unit.end + 1))
         beside = [u for u in theirs if "__future__" not in merger.old.lines[u.start]] or theirs  # (Python's
         nearest = max(beside, key=lambda u: difflib.SequenceMatcher(  # ``from __future__`` stays alone, first)
-            None, _module_of(text), _module_of("".join(merger.old.lines[u.start: u.end + 1])),
+            None, module_of(text), module_of("".join(merger.old.lines[u.start: u.end + 1])),
             autojunk=False).ratio())  # (by the module: ``import logging`` beside ``from typing import ...``)
         if merger.indented and _standard(text) and not any(_standard(merger.old.lines[u.start]) for u in beside):
             first = min(u.start for u in beside)  # Python's standard library, in a file that imports none of
@@ -495,7 +495,7 @@ def _sorted_place(imports: list[Unit], at: int, text: str, lines: list[str]) -> 
     return imports[at].end
 
 
-def _module_of(text: str) -> str:
+def module_of(text: str) -> str:
     """What an import imports from (``from a.b import c``, ``import a.b``: ``a.b``; ``import x from "y"``: ``y``),
     else its text."""
     m = re.match(r"\s*(?:from\s+(\S+)\s+import\b|import\s+([\w.]+)\s*$|.*\bfrom\s+[\"']([^\"']+))", text)

@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .blocks import CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, names
+from .blocks import CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, module_of, names
 from .config_keys import (
     append_yaml_items, json_commas, json_fragment, json_members_added, merge_table_keys, merge_yaml_keys)
 from .indentation import as_the_file_indents
@@ -362,12 +362,13 @@ def _imports_widened(doc_lines: list[str], update_lines: list[str]) -> Merge | N
 
 
 def _imported_from(line: str) -> str | None:
-    """The module an import line imports from: ``std::fmt`` for ``use std::fmt::{self, Write};`` and ``use
-    std::fmt;``, ``app.db`` for ``from app.db import x``, ``./api`` for ``import { x } from './api';``."""
-    m = re.match(r"\s*use\s+([\w:]+?)(?:::\{.*\})?\s*;", line) or \
-        re.match(r"\s*from\s+(\S+)\s+import\b", line) or \
-        re.match(r"\s*import\b.*\bfrom\s+['\"]([^'\"]+)['\"]", line)
-    return m[1] if m else None
+    """The module an import line imports from (``blocks.module_of``), and Rust's: ``std::fmt`` for ``use
+    std::fmt::{self, Write};`` and ``use std::fmt;``; None where the line names none."""
+    m = re.match(r"\s*use\s+([\w:]+?)(?:::\{.*\})?\s*;", line)
+    if m:
+        return m[1]
+    module = module_of(line)
+    return module if module != line else None
 
 
 def _among_the_imports(doc_lines: list[str], update_lines: list[str]) -> Merge | None:
@@ -1000,20 +1001,11 @@ def _at_named_element(doc_lines: list[str], update_lines: list[str], side: str, 
     if last is None:
         return None
     indent = doc_lines[first][:len(doc_lines[first]) - len(doc_lines[first].lstrip())]
-    base = indent_of(shown[0])
-    steps = sorted({indent_of(line) - base for line in shown if indent_of(line) > base})
-    new = []
-    for k, line in enumerate(update_lines):
-        if line.strip():
-            deeper = indent_of(line) - base
-            if deeper < 0:
-                return None  # (lines less indented than the first: not one run of entries)
-            extra = "\t" * (deeper // steps[0]) if indent.startswith("\t") and steps else " " * deeper
-            new.append(Piece(indent + extra + line.lstrip(), None, k + 1))
-        elif new:
-            new.append(Piece(line, None, k + 1))
-    while new and not new[-1].text.strip():
-        new.pop()
+    base = indent_of(shown[0])  # (the update is indented with the file's tabs or spaces already: its own depths
+    if any(indent_of(line) < base for line in shown):  # below its first line are kept as they are)
+        return None  # (lines less indented than the first: not one run of entries)
+    new = [replace(piece, text=indent + piece.text[base:]) if piece.text.strip() else piece
+           for piece in _shown_pieces(update_lines)]
     return _inserted(doc_lines, update_lines, last + 1 if side == "after" else first, new)
 
 

@@ -481,11 +481,10 @@ def _rewritten_run(ks, js, keys: list[str], doc_keys: list[str], placed: list[in
 def _one_line_given_a_body(new: str, doc_keys: list[str], j: int) -> bool:
     """Whether file line j (0-based) is a statement of one line, nothing below it deeper, that new line ``new``
     opens again as the head of lines: the same first two words at the same indentation."""
-    old = doc_keys[j]
+    old, words = doc_keys[j], TOKEN.findall(new)
     return not any(line.strip() for line in doc_keys[j + 1:block_end(doc_keys, j)]) and \
-        indent_of(new) == indent_of(old) and \
-        len(TOKEN.findall(new)) > 2 and TOKEN.findall(new)[:2] == TOKEN.findall(old)[:2] and \
-        TOKEN.findall(old)[1].isidentifier()
+        indent_of(new) == indent_of(old) and len(words) > 2 and words[:2] == TOKEN.findall(old)[:2] and \
+        words[1].isidentifier()
 
 
 SPLIT_LINES = 8  # a file line rewritten over at most this many new lines (a JSX tag given a prop a line)
