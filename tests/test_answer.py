@@ -775,9 +775,6 @@ NOT_YET: dict[str, str] = {
     "cs-python-fastapi-photos-upload-size-limit-qwen": "not examined yet: ``app/api/uploads.py`` differs from the "
                                                        "expected",
     "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",
-    "ct-scala-http4s-bookshelf-isbn-validation-cursor": "not examined yet: ``src/main/scala/bookshelf/Routes.scala`` "
-                                                        "differs from the expected",
-    "ct-zig-tinykv-key-ttl-expiry-zed": "not examined yet: ``src/main.zig`` differs from the expected",
     "ct-ocaml-todo-cli-due-dates-continue": "not examined yet: ``bin/main.ml``, ``lib/todo.ml`` differ from the "
                                             "expected",
     "ct-solidity-foundry-vault-pausable-withdrawals-claude": "not examined yet: refused",
@@ -787,8 +784,6 @@ NOT_YET: dict[str, str] = {
     "ct-perl-mojolicious-pastebin-paste-expiry-mistral": "not examined yet: ``lib/Pastebin/Model/Pastes.pm``, "
                                                          "``t/paste.t`` differ from the expected",
     "ct-erlang-otp-chat-rate-limit-grok": "not examined yet: ``src/chat_sup.erl`` differs from the expected",
-    "ct-clojure-ring-shortener-click-stats-claude": "not examined yet: ``src/shortener/handler.clj`` differs from "
-                                                    "the expected",
     "ct-r-package-tidyreport-outlier-flagging-llama": "not examined yet: ``NAMESPACE`` differs from the expected",
     "ct-objc-noteskit-pinned-notes-cody": "not examined yet: refused",
     "ct-ansible-nginx-role-request-rate-limiting-grok": "not examined yet: ``roles/nginx/templates/nginx.conf.j2``, "
@@ -2367,3 +2362,16 @@ def test_a_static_call_titled_in_backticks_names_its_place():
     answer = ("In `routes/web.php`, add the export route **above** the `Route::resource('invoices', ...)` line:\n\n"
               "```php\n    Route::get('/invoices/export', [InvoiceController::class, 'export']);\n```\n")
     assert read_answer(answer).blocks[0].before == "Route::resource invoices"
+
+
+def test_right_below_it_places_a_block_after_what_the_block_before_showed_of_that_file():
+    """"Replace `redirect` with this version:", its block, then "Add the stats handler right below it:": the new
+    handler goes after ``redirect`` (it went to the file's end; "it" is the last definition the block before, of
+    the same file, shows)."""
+    answer = ("Replace `redirect` with this version:\n\n```clojure\n;; src/shortener/handler.clj\n"
+              "(defn redirect [ds]\n  (fn [req]\n    (resp/redirect (:url req))))\n```\n\n"
+              "Add the stats handler right below it:\n\n```clojure\n;; src/shortener/handler.clj\n"
+              "(defn link-stats [ds]\n  (fn [req]\n    {:status 200}))\n```\n\n"
+              "Then run it below that:\n\n```bash\nlein test\n```\n")
+    blocks = read_answer(answer).blocks
+    assert [b.after for b in blocks] == [None, "redirect"]

@@ -4220,3 +4220,52 @@ def test_a_marker_naming_the_method_it_keeps_keeps_it_whole_and_the_rewritten_on
     update = ("  // ... decrement() unchanged ...\n\n" + new + "\n  // ... remove() and clear() unchanged ...\n")
     old = doc[doc.index("  void setQuantity"):doc.index("  void remove")]
     assert merge_update(doc, update, "cart.dart").merged == doc.replace(old, new + "\n")
+
+
+def test_a_marker_at_the_left_edge_after_a_rewritten_case_leaves_the_old_body_to_its_rewrite():
+    """A Scala route ``case ... =>`` shown with a new body, then ``// ... existing code ...`` at the left edge:
+    the marker stands for what follows the case (its head opens no bracket, so its body ends where the
+    indentation comes back), and the old body goes (it stayed below the new one)."""
+    doc = ("final class Routes(repo: Repo) {\n  val routes = HttpRoutes.of[IO] {\n"
+           "    case GET -> Root / \"books\" =>\n      repo.list.flatMap(books => Ok(books.asJson))\n\n"
+           "    case req @ POST -> Root / \"books\" =>\n      for {\n        input <- req.as[NewBook]\n"
+           "        created <- repo.create(input)\n        response <- Created(created.asJson)\n"
+           "      } yield response\n\n    case DELETE -> Root / \"books\" / LongVar(id) =>\n"
+           "      repo.delete(id).flatMap(_ => NoContent())\n  }\n}\n")
+    new = ("    case req @ POST -> Root / \"books\" =>\n      req.as[NewBook].flatMap { input =>\n"
+           "        Isbn.normalize(input.isbn) match {\n          case Left(error) => BadRequest(error.asJson)\n"
+           "          case Right(isbn) => repo.create(input.copy(isbn = isbn)).flatMap(Created(_))\n"
+           "        }\n      }\n")
+    update = "// ... existing code ...\n\n" + new + "\n// ... existing code ...\n"
+    old = doc[doc.index("    case req @ POST"):doc.index("\n    case DELETE")]
+    assert merge_update(doc, update, "Routes.scala").merged == doc.replace(old, new)
+
+
+def test_a_marker_inside_a_branch_the_update_then_leaves_keeps_that_branch_whole():
+    """``} else if (cmd == "GET") {``, ``// ... unchanged ...`` indented into it, then a new ``TTL`` branch:
+    the marker keeps the whole ``GET`` branch, so the new branch's ``const key = ...`` and ``}`` lines are not
+    placed on the ``GET`` branch's (which went, unseen)."""
+    doc = ("fn handle(cmd: []const u8, it: anytype, out: anytype) !void {\n"
+           "    if (eql(cmd, \"SET\")) {\n        const key = it.next() orelse return usage(out);\n"
+           "        try store.put(key);\n    } else if (eql(cmd, \"GET\")) {\n"
+           "        const key = it.next() orelse return usage(out);\n        if (store.get(key)) |value| {\n"
+           "            try out.print(\"{s}\\n\", .{value});\n        } else {\n"
+           "            try out.writeAll(\"(nil)\\n\");\n        }\n    } else if (eql(cmd, \"DEL\")) {\n"
+           "        const key = it.next() orelse return usage(out);\n        store.remove(key);\n    }\n}\n")
+    ttl = ("    } else if (eql(cmd, \"TTL\")) {\n        const key = it.next() orelse return usage(out);\n"
+           "        if (store.ttl(key)) |ms| {\n            try out.print(\"{d}\\n\", .{ms});\n        } else {\n"
+           "            try out.writeAll(\"-2\\n\");\n        }\n")
+    update = ("    } else if (eql(cmd, \"GET\")) {\n        // ... unchanged ...\n" + ttl +
+              "    } else if (eql(cmd, \"DEL\")) {\n        // ... unchanged ...\n")
+    assert merge_update(doc, update, "main.zig").merged == doc.replace("    } else if (eql(cmd, \"DEL\"))",
+                                                                         ttl + "    } else if (eql(cmd, \"DEL\"))")
+
+
+def test_a_new_lisp_function_shaped_like_another_is_added_not_written_over_it():
+    """Clojure's ``(defn link-stats [ds]`` defines a name the file does not have: placed after ``redirect`` as
+    said, it is new code, not a rewrite of ``delete-link`` whose lines it resembles (which went)."""
+    doc = ("(ns a)\n\n(defn redirect [ds]\n  (fn [x]\n    (foo x)))\n\n(defn delete-link [ds]\n  (fn [x]\n"
+           "    (bar x)))\n\n(defn app [ds]\n  (baz ds))\n")
+    new = "(defn link-stats [ds]\n  (fn [x]\n    (qux x)))\n"
+    merged = merge_update(doc, new, "handler.clj", after="redirect").merged
+    assert merged == doc.replace("(defn delete-link", new + "\n(defn delete-link")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .lines.reading import IMPORT_LINE
+from .lines.reading import IMPORT_LINE, definitions_in, line_key
 from .patch import codex_patch_files, looks_like_codex_patch, looks_like_patch, patch_files
 from .search_replace import looks_like_search_replace, parse_sections
 
@@ -404,6 +404,10 @@ def read_answer(markdown: str) -> Reading:
                     (last_lines := _REPLACE_LAST_LINES.search(said.replace("**", ""))):
                 count = last_lines["count"] or "one"
                 read = replace(read, replaces_last=int(count) if count.isdigit() else _COUNTS[count.lower()])
+            if isinstance(read, Block) and read.path and read.after is None and read.before is None and \
+                    _BELOW_IT.search(_last_said(prose)):  # ("Add the stats handler right below it:")
+                shown = [b for b in blocks if b.path == read.path][-1:]
+                read = replace(read, after=_last_defined(shown[0].text) if shown else None)
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1
@@ -931,6 +935,17 @@ _REPLACE_LAST_LINES = re.compile(r"\breplace\s+the\s+(?:file'?s\s+)?last\s+(?:(?
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _REPLACE_THESE = re.compile(r"\breplace\s+(?:the\s+)?(?:existing\s+)?(?P<names>`[^`]+`(?:\s*(?:,|and|,\s*and)\s*"
                             r"(?:the\s+)?`[^`]+`)+)", re.IGNORECASE)
+
+
+_BELOW_IT = re.compile(r"\b(?:after|below|beneath|under|underneath)\s+(?:it|that|this)(?:\s+one)?\s*[:.,]",
+                       re.IGNORECASE)
+
+
+def _last_defined(text: str) -> str | None:
+    """The name of the last definition a block shows: what "right below it" in the next sentence names."""
+    keys = [line_key(line) for line in text.splitlines()]
+    defined = definitions_in(keys)
+    return defined[max(defined)] if defined else None
 
 
 def _defines(text: str, name: str | None) -> bool:

@@ -182,7 +182,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     # place beside a marker either: it took the file's next form's, and that form's lines went)
     kept_pairs = _not_across_block_ends(_without_far_repeats(chain, keys, markers, doc_keys), keys, markers,
                                         doc_keys)
-    kept_pairs = _not_in_what_markers_keep(kept_pairs, keys, markers, doc_keys, defined)
+    kept_pairs, kept_whole = _not_in_what_markers_keep(kept_pairs, keys, markers, doc_keys, defined)
     elsewhere |= {k for k, _ in chain} - {k for k, _ in kept_pairs}  # (nor a place to fill the edge with)
     chain = kept_pairs
     if chain and not _trusted(chain, keys, markers, doc_keys):
@@ -221,7 +221,8 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
             fill_gap(lines, keys, doc_keys, range(k0 + 1, k1), range(j0 + 1, j1))
         else:  # next to a marker, the lines around it repeat those after and before the placed ones
             fill_edge(lines, keys, doc_keys, list(range(k0 + 1, inside[0])), range(j0 + 1, j1), elsewhere)
-            fill_edge(lines, keys, doc_keys, list(range(k1 - 1, inside[-1], -1)), range(j1 - 1, j0, -1),
+            below = max([j0] + [end - 1 for k in inside for _, end in kept_whole.get(k, [])])
+            fill_edge(lines, keys, doc_keys, list(range(k1 - 1, inside[-1], -1)), range(j1 - 1, below, -1),
                       elsewhere)
     (k_first, j_first), (k_last, j_last) = chain[0], chain[-1]
     head = list(range(k_first - 1, -1, -1))
@@ -241,6 +242,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
     if context:
         place_context(lines, keys, doc_keys)
     rewritten = file_lines_rewritten(lines, keys, doc_keys, fresh) | rest_of_block(lines, keys, doc_keys)
+    rewritten -= {j + 1 for spans in kept_whole.values() for first, end in spans for j in range(first + 1, end)}
     replaced = with_continuations(rewritten, lines, doc_keys) | doc_comments_rewritten(lines, keys, doc_keys)
     replaced |= dead_after_return(lines, keys, doc_keys, replaced) | old_ending(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
@@ -403,10 +405,14 @@ def _not_across_block_ends(chain: list[tuple[int, int]], keys: list[str], marker
 
 
 def _not_in_what_markers_keep(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
-                              doc_keys: list[str], defined: dict[int, str]) -> list[tuple[int, int]]:
+                              doc_keys: list[str], defined: dict[int, str]
+                              ) -> tuple[list[tuple[int, int]], dict[int, list[tuple[int, int]]]]:
     """The chain less the pairs that place update lines inside a definition a marker before them says it keeps
     (``// ... decrement() unchanged ...``, then a new ``setQuantity`` whose ``_items.remove(product.id);`` and
-    ``}`` lines were placed on those ``decrement`` ends with, and its last lines went): the new code's own."""
+    ``}`` lines were placed on those ``decrement`` ends with, and its last lines went) or inside the block a
+    marker keeps whole (``_rest_of_block_kept``): the new code's own.  Also, per marker, the block it keeps
+    whole (its head and the first line past it), which no line after the marker places in or rewrites."""
+    kept_whole = {}
     for k, marker in enumerate(markers):
         if not marker:
             continue
@@ -415,8 +421,32 @@ def _not_in_what_markers_keep(chain: list[tuple[int, int]], keys: list[str], mar
                 if len(heads := [j for j, defined_name in defined.items() if defined_name == name]) == 1
                 for j in heads]
         stop = next((m for m in range(k + 1, len(keys)) if markers[m]), len(keys))
+        kept_whole[k] = _rest_of_block_kept(k, chain, keys, markers, doc_keys)
+        kept += kept_whole[k]
         chain = [(u, j) for u, j in chain if not (k < u < stop and any(first < j < end for first, end in kept))]
-    return chain
+    return chain, kept_whole
+
+
+def _rest_of_block_kept(k: int, chain: list[tuple[int, int]], keys: list[str], markers: list[bool],
+                        doc_keys: list[str]) -> list[tuple[int, int]]:
+    """The file block marker k keeps whole, as (its head, its end): the marker is indented into the block the
+    shown line before it opens, and the next shown line is back out of it (``// ... unchanged ...`` in the
+    ``GET`` branch, then a new ``} else if (cmd == "TTL")`` whose ``const key = ...`` was placed on the
+    ``GET`` branch's, which went).  None where the lines around the marker say otherwise."""
+    before = next((m for m in range(k - 1, -1, -1) if keys[m].strip()), None)
+    after = next((m for m in range(k + 1, len(keys)) if keys[m].strip()), None)
+    if before is None or after is None or markers[before] or markers[after]:
+        return []
+    depth = indent_of(keys[k])
+    if not indent_of(keys[before]) < depth or not indent_of(keys[after]) < depth:
+        return []
+    head = next((j for m, j in chain if m == before), None)
+    if head is None:
+        return []
+    end = head + 1
+    while end < len(doc_keys) and (not doc_keys[end].strip() or indent_of(doc_keys[end]) > indent_of(doc_keys[head])):
+        end += 1
+    return [(head, end)] if end > head + 1 else []
 
 
 def _without_far_repeats(chain: list[tuple[int, int]], keys: list[str], markers: list[bool],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .placement import MARKER, NEW
-from .reading import ATTACHED_LINE, CLOSING, CLOSING_TAG, attached_start, block_end, closes_new_block, indent_of
+from .reading import ATTACHED_LINE, CLOSING, CLOSING_TAG, OPENS, attached_start, block_end, closes_new_block, indent_of
 
 
 def marker_extents(lines: list[int], keys: list[str], doc_keys: list[str],
@@ -126,6 +126,11 @@ def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys
         j += 1
     if j >= end or indent_of(doc_keys[j]) <= indent:
         return done
+    head = doc_keys[done - 1] if done else ""
+    if head.strip() and indent < indent_of(head) < indent_of(doc_keys[j]) and _ends_by_dedent(head) and \
+            indent_of(new_end) > indent_of(head):
+        indent = indent_of(head)  # the marker is outside the block the shown head opens, whose body the update
+        # shows whole (a Scala ``case ... =>``, a Python ``def``): the block ends where the file's lines come back
     while j < end and (not doc_keys[j].strip() or indent_of(doc_keys[j]) > indent):
         j += 1
     if j >= end:
@@ -136,3 +141,10 @@ def _rewritten_block_end(done: int, indent: int, following: int | None, doc_keys
     while j > done and not doc_keys[j - 1].strip():
         j -= 1  # the blank lines before what follows the block stay with it
     return j
+
+
+def _ends_by_dedent(head: str) -> bool:
+    """Whether a block head's body ends where the indentation comes back, not on a closing line: it opens no
+    bracket (``case x =>``, ``def f():``, not ``f() {`` or ``do``)."""
+    code = head.split("//")[0].split(" #")[0]
+    return sum(code.count(c) for c in "([{") == sum(code.count(c) for c in ")]}") and not OPENS.search(code)

@@ -7,7 +7,7 @@ import difflib
 import re
 from collections import Counter
 
-from .reading import DECLARES, OPENS, SIGNATURE, TOKEN, definition_name, indent_of, is_renamed, other_titles
+from .reading import DECLARES, LISP_DEFINES, OPENS, SIGNATURE, TOKEN, definition_name, indent_of, is_renamed, other_titles
 
 
 REWRITE_SIMILARITY = 0.6  # a new line next to a kept stretch rewrites the file line it resembles this much
@@ -178,7 +178,7 @@ def defines_another(keys: list[str], k: int, doc_keys: list[str], j: int) -> boo
     assigned = _ASSIGNED_OBJECT.match(keys[k]) and _ASSIGNED_OBJECT.match(doc_keys[j])
     if assigned:  # (``export const Danger: Story = {`` beside ``export const WithIcon: Story = {``)
         return not is_renamed(_ASSIGNED_OBJECT.match(keys[k])["name"], _ASSIGNED_OBJECT.match(doc_keys[j])["name"])
-    if not DECLARES.match(keys[k]):
+    if not (DECLARES.match(keys[k]) or LISP_DEFINES.match(keys[k])):
         return False  # (``expect(x).toHaveBeenCalledWith('a', {`` opens a block, but declares nothing)
     new = definition_name(keys, k)
     return new is not None and not is_renamed(new, definition_name(doc_keys, j) or "")

@@ -29,6 +29,8 @@ SIGNATURE = re.compile(r"^\s*(?:[\w<>\[\]?,*&:'.]+\s+)*?[*&]*(?P<name>[A-Za-z_]\
 TITLED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)(?:\s*\(\s*|\s+)([\"'`])(?P<title>.*?)\2")
 _OPENED_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w$.]*)\s*\(\s*$")  # ``router.post(`` alone on its line
 _TITLE_LINE = re.compile(r"^\s*([\"'`])(?P<title>[^\"'`]*)\1\s*,")  # ``'/:id/password',`` on the line after
+# A Lisp's top-level form: Clojure's ``(defn link-stats [ds]``, ``(defn- parse``, Scheme's ``(define (area r)``
+LISP_DEFINES = re.compile(r"^\((?:defn-?|defmacro|defmulti|defmethod|deftest|defun|define)\s+\(?(?P<name>[^\s()\[\]{}]+)")
 _BACKTICKED = re.compile(r"^\s*(?:\w+\s+)*fun\s+`(?P<name>[^`]+)`\s*\(")  # Kotlin's ``fun `rejects blank titles`()``
 _RECEIVER = re.compile(r"^\s*func\s*\([^)]*\)\s*")  # Go's ``func (s *Store)`` before a method's name
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "with", "return", "using", "lock", "foreach", "elif",
@@ -92,7 +94,7 @@ def definition_name(keys: list[str], k: int) -> str | None:
     publish(Post $post): RedirectResponse`` with its ``{`` on the next line, ``func (s *Store) Update(id int) {``),
     else None (a call, a statement, a control line)."""
     key = keys[k]
-    m = _DEFINES.match(key) or _BACKTICKED.match(key)
+    m = _DEFINES.match(key) or _BACKTICKED.match(key) or LISP_DEFINES.match(key)
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
@@ -169,7 +171,7 @@ def definitions_in(keys: list[str]) -> dict[int, str]:
 
 def is_declaration(line: str) -> bool:
     """Whether a line declares a definition (``def``, ``defp``, ``fun``, ``public Order cancel(``), not calls one."""
-    return bool(_DEFINES.match(line) or DECLARES.match(line) or R_FUNCTION.match(line))
+    return bool(_DEFINES.match(line) or DECLARES.match(line) or R_FUNCTION.match(line) or LISP_DEFINES.match(line))
 
 
 def attached_start(keys: list[str], k: int) -> int:
