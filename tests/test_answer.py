@@ -490,8 +490,6 @@ NOT_YET: dict[str, str] = {
                                            "does not read: the merged header does not parse, and it is refused",
     "csharp-blazor-todo-validation-copilot": "a Razor block (no grammar) ending on a ``</div>`` that closes an "
                                              "element opened above what it shows: written as a new line",
-    "python-fastapi-deps-copilot": "a router shown from its second import on, the first (``Optional``, no longer "
-                                   "used) left out: the merge keeps a file's first lines an update does not show",
     "yaml-ci-docker-windsurf": "a workflow's last job replaced by two new ones, said in the prose only: the new "
                                "jobs' steps repeat the old job's, and the old job's last steps stay",
     "ts-nestjs-order-status-copilot": "a new call shown after a line and before a marker, meant to replace the "
@@ -772,8 +770,6 @@ NOT_YET: dict[str, str] = {
                                                            "from the expected",
     "cs-terraform-aws-static-site-cloudfront-logging-llama": "not examined yet: ``main.tf`` differs from the expected",
     "cs-bash-nas-backup-retention-pruning-grok": "not examined yet: ``backup.sh`` differs from the expected",
-    "cs-python-fastapi-photos-upload-size-limit-qwen": "not examined yet: ``app/api/uploads.py`` differs from the "
-                                                       "expected",
     "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",
     "ct-ocaml-todo-cli-due-dates-continue": "not examined yet: ``bin/main.ml``, ``lib/todo.ml`` differ from the "
                                             "expected",
@@ -794,8 +790,6 @@ NOT_YET: dict[str, str] = {
     "cu-go-shortlink-api-create-rate-limit-claude": "not examined yet: ``internal/config/config.go`` differs from "
                                                     "the expected",
     "cu-typescript-react-todo-status-filter-copilot-chat": "not examined yet: refused",
-    "cu-java-spring-orders-soft-delete-gemini": "not examined yet: "
-                                                "``src/test/java/com/acme/orders/service/OrderServiceTest.java`` differs from the expected",
     "cu-terraform-aws-s3-access-logging-grok": "not examined yet: ``envs/prod/main.tf`` differs from the expected",
     "cu-elixir-phoenix-chat-typing-indicator-cody": "not examined yet: refused",
     "cu-cpp-sdl-platformer-input-edge-detection-chatgpt": "not examined yet: ``src/game/Player.cpp``, "
@@ -2375,3 +2369,14 @@ def test_right_below_it_places_a_block_after_what_the_block_before_showed_of_tha
               "Then run it below that:\n\n```bash\nlein test\n```\n")
     blocks = read_answer(answer).blocks
     assert [b.after for b in blocks] == [None, "redirect"]
+
+
+def test_replace_a_test_in_a_named_file_with_the_block_removes_the_old_test():
+    """"**And replace `deleteRemovesOrder` in `OrderServiceTest.java` with:**" and a block defining
+    ``deleteMarksOrderAsDeleted``: the old test goes (it stayed beside the new one: the file's name between the
+    old name and "with", and no new name after it, were not read)."""
+    answer = ("**And replace `deleteRemovesOrder` in `OrderServiceTest.java` with:**\n\n"
+              "```java\n    @Test\n    void deleteMarksOrderAsDeleted() {\n        service.delete(1L);\n    }\n```\n")
+    reading = read_answer(answer)
+    assert reading.blocks[0].before == "deleteRemovesOrder"
+    assert [r.names for r in reading.removals] == [("deleteRemovesOrder",)]

@@ -4269,3 +4269,25 @@ def test_a_new_lisp_function_shaped_like_another_is_added_not_written_over_it():
     new = "(defn link-stats [ds]\n  (fn [x]\n    (qux x)))\n"
     merged = merge_update(doc, new, "handler.clj", after="redirect").merged
     assert merged == doc.replace("(defn delete-link", new + "\n(defn delete-link")
+
+
+def test_an_import_the_update_leaves_off_the_top_of_the_imports_goes_when_nothing_uses_it():
+    """The update starts with the file's imports less ``import shutil``, then rewrites the one function that used
+    ``shutil``: the import goes too (it stayed, unused) and is named as removed unseen.  One still used, a
+    ``from __future__`` import, and a Kotlin import whose last name the file uses, stay."""
+    doc = ("import shutil\nimport uuid\nfrom pathlib import Path\n\n\ndef save(src, dest: Path) -> str:\n"
+           "    with dest.open(\"wb\") as out:\n        shutil.copyfileobj(src, out)\n    return uuid.uuid4().hex\n")
+    update = ("import uuid\nfrom pathlib import Path\n\n\ndef save(src, dest: Path) -> str:\n"
+              "    dest.write_bytes(src.read())\n    return uuid.uuid4().hex\n")
+    merge = merge_update(doc, update, "uploads.py")
+    assert merge.merged == update and merge.unseen == ((1, 1),)
+    used = doc + "\n\ndef clean(d):\n    shutil.rmtree(d)\n"
+    assert merge_update(used, update + "\n\n# ... clean() unchanged ...\n", "uploads.py").merged == \
+        "import shutil\n" + update + "\n\ndef clean(d):\n    shutil.rmtree(d)\n"
+    future = "from __future__ import annotations\n\n" + doc[len("import shutil\n"):]
+    assert merge_update(future, update, "uploads.py").merged.startswith("from __future__ import annotations\n")
+    kotlin = ("package a\n\nimport io.ktor.client.request.get\nimport io.ktor.client.request.post\n\n"
+              "class T {\n    fun a() = client.get(\"/\")\n    fun b() = client.post(\"/\")\n}\n")
+    merged = merge_update(kotlin, "import io.ktor.client.request.post\n\n// ...\n    fun b() = client.post(\"/x\")\n}\n",
+                          "T.kt").merged
+    assert "import io.ktor.client.request.get\n" in merged

@@ -215,10 +215,11 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
 _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?"
-                          r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:\w+\s+)?with\s+"
+                          r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
+                          r"(?:\w+\s+)?with(?:\s*:|\s+"  # ("replace `x` in `FooTest.java` with:")
                           r"(?:(?:a|an|the|your|new|two|three|one)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
-                          r"versions?|implementations?)\b)", re.IGNORECASE)
+                          r"versions?|implementations?)\b))", re.IGNORECASE)
 # "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and
 # `Create_ReturnsBadRequest_WhenNoLines` needs replacing"
 _REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\b(?:replace\s+it|needs?\s+(?:to\s+be\s+)?"

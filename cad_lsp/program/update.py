@@ -146,7 +146,9 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
             return said
         merge = _imports_then_rest(document, update, language, force=force, after=after, before=before,
                                    whole=whole, into=into)
-        return _below_the_header(merge)
+        grammar = language_of(language) if language is not None else guess_language(document)
+        return _unused_imports_above(_below_the_header(merge), update) if grammar in _IMPORTS_USED_BY_NAME else \
+            _below_the_header(merge)
     except UpdateError:
         raise
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
@@ -196,6 +198,70 @@ def _below_the_header(merge: Merge) -> Merge:
     body = rest[below + len(gap):]
     gap = gap or [_terminator(doc_lines)]
     return Merge.spanning(merge.document, "".join(rest[:below] + gap + new + gap + body), merge.unseen)
+
+
+# Where an import's use shows in the text by the name it binds (not Scala's implicits, C#'s namespaces, C's headers)
+_IMPORTS_USED_BY_NAME = {"python", "javascript", "typescript", "tsx", "java", "kotlin"}
+
+
+def _unused_imports_above(merge: Merge, update: str) -> Merge:
+    """An update that starts with the file's imports, down to their last, less one or two at their top that
+    nothing uses any more (``import shutil`` after its last ``shutil.copyfileobj`` was rewritten): those go too,
+    as the update shows the imports as they are to be.  Lines the update did not show, so named as removed unseen."""
+    shown = [line for line in split_lines(update) if line.strip()]
+    if not shown or not IMPORT_LINE.match(shown[0]) or indent_of(shown[0]) or not merge.changed:
+        return merge
+    merged = split_lines(merge.merged)
+    top = next((r for r, line in enumerate(merged) if line_key(line) == line_key(shown[0])), None)
+    if top is None:
+        return merge
+    above = [r for r in range(top) if merged[r].strip()]
+    if not above or not all(IMPORT_LINE.match(merged[r]) for r in above[-2:]):
+        return merge
+    text = "".join(line for r, line in enumerate(merged) if not IMPORT_LINE.match(line))
+    unused = [r for r in above if IMPORT_LINE.match(merged[r]) and merged[r] not in split_lines(update) and
+              (bound := _bound_names(merged[r])) and not any(re.search(rf"\b{re.escape(name)}\b", text)
+                                                            for name in bound)]
+    if not unused or len(unused) > 2 or unused != above[len(above) - len(unused):] and unused != above[:len(unused)]:
+        return merge
+    doc_lines = split_lines(merge.document)
+    rows = [next((j for j, line in enumerate(doc_lines) if line == merged[r]), None) for r in unused]
+    header = [line for line in doc_lines[:_header_end(doc_lines)] if IMPORT_LINE.match(line) and not indent_of(line)]
+    if None in rows or not header or line_key(header[-1]) not in {line_key(line) for line in shown}:
+        return merge  # (the update shows the first imports only, one to add: it says nothing of the others)
+    kept = [line for r, line in enumerate(merged) if r not in unused]
+    while top - len(unused) > 0 and kept and not kept[0].strip():
+        kept.pop(0)  # (the blank line that set the removed import apart at the file's top)
+    return Merge.spanning(merge.document, "".join(kept), merge.unseen + tuple((j + 1, j + 1) for j in rows))
+
+
+_PY_IMPORT = re.compile(r"^import\s+(?P<modules>[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)\s*$")
+_PY_FROM = re.compile(r"^from\s+[\w.]+\s+import\s+(?P<names>\w+(?:\s+as\s+\w+)?(?:\s*,\s*\w+(?:\s+as\s+\w+)?)*)\s*$")
+_JS_IMPORT = re.compile(r"^import\s+(?:type\s+)?(?P<names>[\w$]+|\*\s+as\s+[\w$]+|\{[^{}]*\}|[\w$]+\s*,\s*\{[^{}]*\})"
+                        r"\s+from\s+['\"][^'\"]+['\"];?\s*$")
+_JVM_IMPORT = re.compile(r"^import\s+(?:static\s+)?[\w.]+\.(?P<name>\w+)(?:\s+as\s+(?P<alias>\w+))?;?\s*$")
+
+
+def _bound_names(line: str) -> list[str]:
+    """The names an import line binds (Python's, JavaScript's, Java's and Kotlin's); none where it binds what a
+    file's text cannot show the use of (``import './styles.css'``, ``import java.util.*``, ``using``,
+    ``#include``): such a line is never taken for unused."""
+    key = line.strip()
+    if key.startswith("from __future__"):
+        return []  # (it binds nothing the text uses, and is never unused)
+    if m := _PY_IMPORT.match(key):  # (``import a.b`` binds ``a`` in Python, ``b`` in Kotlin: either, used, keeps it)
+        if "*" in key or key.endswith("._"):
+            return []
+        return [name for part in m["modules"].split(",") for name in
+                ([part.split(" as ")[-1].strip()] if " as " in part else [part.strip().split(".")[0],
+                                                                           part.strip().split(".")[-1]])]
+    if m := _PY_FROM.match(key):
+        return [part.split(" as ")[-1].strip() for part in m["names"].split(",")]
+    if m := _JS_IMPORT.match(key):
+        return [part.split(" as ")[-1].strip() for part in re.split(r"[{},]", m["names"]) if part.strip()]
+    if m := _JVM_IMPORT.match(key):
+        return [m["alias"] or m["name"]]
+    return []
 
 
 _PHONY = re.compile(r"^\.PHONY\s*:")
