@@ -796,8 +796,6 @@ NOT_YET: dict[str, str] = {
                                                           "``src/input/InputMap.cpp`` differ from the expected",
     "cu-javascript-express-accounts-zod-validation-claude": "not examined yet: ``package.json`` differs from the "
                                                             "expected",
-    "cu-dart-flutter-shop-cart-quantity-stepper-gemini": "not examined yet: ``lib/widgets/cart_item_tile.dart`` "
-                                                         "differs from the expected",
     "cu-python-django-blog-comment-moderation-copilot-chat": "not examined yet: ``blog/views.py`` differs from the "
                                                              "expected",
     "cu-helm-k8s-api-chart-autoscaling-windsurf": "not examined yet: ``charts/api/values.yaml`` differs from the "

@@ -4291,3 +4291,19 @@ def test_an_import_the_update_leaves_off_the_top_of_the_imports_goes_when_nothin
     merged = merge_update(kotlin, "import io.ktor.client.request.post\n\n// ...\n    fun b() = client.post(\"/x\")\n}\n",
                           "T.kt").merged
     assert "import io.ktor.client.request.get\n" in merged
+
+
+def test_entries_after_a_placed_entry_rewrite_the_file_s_entries_of_their_keys():
+    """``title:`` (the file's), then ``subtitle:`` and ``trailing: Row(`` over several lines, nothing after: the
+    file's own ``subtitle:`` and ``trailing: Text(...)`` with its lines and its ``),`` are rewritten, not kept
+    below the new ones."""
+    doc = ("Widget build(BuildContext context) {\n  return Card(\n    child: ListTile(\n"
+           "      leading: Icon(Icons.shopping_cart),\n      title: Text(item.name),\n"
+           "      subtitle: Text('${item.quantity} x ${item.price}'),\n      trailing: Text(\n"
+           "        formatMoney(item.total),\n        style: theme.textTheme.titleMedium,\n      ),\n"
+           "      onTap: () => open(item),\n    ),\n  );\n}\n")
+    update = ("      title: Text(item.name),\n      subtitle: Text(formatMoney(item.price)),\n      trailing: Row(\n"
+              "        children: [\n          Stepper(quantity: item.quantity),\n          Text(formatMoney(item.total)),\n"
+              "        ],\n      ),\n")
+    old = doc[doc.index("      subtitle:"):doc.index("      onTap:")]
+    assert merge_update(doc, update, "cart_item_tile.dart").merged == doc.replace(old, update[update.index("      subtitle"):])

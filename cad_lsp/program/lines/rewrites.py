@@ -302,6 +302,8 @@ def file_lines_rewritten(lines: list[int], keys: list[str], doc_keys: list[str],
                 found = {before + 1}  # (a one-line ``data class`` written one parameter a line)
             if not found:
                 found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
+            if not found:
+                found = _same_keys_rewritten(run, before, keys, doc_keys, placed, out)
             out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
 
@@ -359,6 +361,54 @@ def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys:
     end = block_end(doc_keys, head - 1)  # (0-based, exclusive: the 1-based last line)
     lines = set(range(before + 1, end + 1))  # (the blank lines above it too: the new code's own stand for them)
     return set() if lines & set(placed) or lines & taken else lines
+
+
+_ENTRY = re.compile(r"^\s*(?P<key>[A-Za-z_$][\w$-]*)\s*:(?!:)\s*\S")  # ``subtitle: Text(``, ``color: red;``
+_NOT_KEYS = {"if", "elif", "else", "for", "while", "try", "except", "finally", "with", "def", "class", "case",
+             "default", "return", "lambda", "async", "match", "http", "https"}
+
+
+def _entry_key(key: str) -> str | None:
+    m = _ENTRY.match(key)
+    return m["key"] if m and m["key"] not in _NOT_KEYS else None
+
+
+def _same_keys_rewritten(run: list[int], before: int, keys: list[str], doc_keys: list[str], placed: list[int],
+                         taken: set[int]) -> set[int]:
+    """The file's entries after a placed entry that new entries after it rewrite by their keys (``title:``
+    placed, then ``subtitle:`` and ``trailing: Row(`` and its lines, where the file goes on with its own
+    ``subtitle:`` and ``trailing: Text(``): each with its continuation lines, up to its closing line.  A named
+    argument, a property, a style: a list of entries holds a key once.  None unless the placed line is an entry
+    too and every entry the run rewrites follows it in the same list."""
+    depth = indent_of(doc_keys[before - 1])
+    if _entry_key(doc_keys[before - 1]) is None:
+        return set()
+    entries: dict[str, tuple[int, int]] = {}  # the file's entries after the placed one: key -> (first, last)
+    j = before + 1
+    while j <= len(doc_keys):
+        if doc_keys[j - 1].strip() and indent_of(doc_keys[j - 1]) < depth or j in placed or j in taken:
+            break
+        if doc_keys[j - 1].strip() and indent_of(doc_keys[j - 1]) == depth:
+            name = _entry_key(doc_keys[j - 1])
+            if name is None:
+                break
+            last = j
+            while last < len(doc_keys) and (not doc_keys[last].strip() or indent_of(doc_keys[last]) > depth):
+                last += 1
+            if last < len(doc_keys) and indent_of(doc_keys[last]) == depth and CLOSING.match(doc_keys[last]) and \
+                    doc_keys[last].strip()[0] in ")]}":
+                last += 1  # (the ``),`` that closes it)
+            entries.setdefault(name, (j, last))
+            j = last + 1
+            continue
+        j += 1
+    ours = [_entry_key(keys[k]) for k in run if indent_of(keys[k]) == indent_of(keys[run[0]]) and keys[k].strip()
+            and not CLOSING.match(keys[k])]
+    if indent_of(keys[run[0]]) != indent_of(doc_keys[before - 1]) or None in ours \
+            or len(set(ours)) != len(ours):
+        return set()
+    spans = [entries[name] for name in ours if name in entries]
+    return {n for first, last in spans for n in range(first, last + 1)} if spans else set()
 
 
 def alike_line_for_line(pairs: list[tuple[int, int]], keys: list[str], doc_keys: list[str]) -> bool:
