@@ -2378,3 +2378,42 @@ def test_replace_a_test_in_a_named_file_with_the_block_removes_the_old_test():
     reading = read_answer(answer)
     assert reading.blocks[0].before == "deleteRemovesOrder"
     assert [r.names for r in reading.removals] == [("deleteRemovesOrder",)]
+
+
+def test_a_line_of_code_said_replaced_gives_way_to_the_block_where_it_stood(tmp_path):
+    """"replace `final client = WeatherClient();` in `main` with:" and three new lines: they go where that line
+    stood (the line went, and the new ones went to the file's end); "replace `TryJump()` with" names a method,
+    not a line."""
+    doc = ("void main(List<String> argv) {\n  final args = parser.parse(argv);\n\n  final client = WeatherClient();\n"
+           "  try {\n    run(client);\n  } finally {\n    client.close();\n  }\n}\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "weather.dart").write_text(doc)
+    new = ("  final home = Platform.environment['HOME'] ?? '.';\n  final cacheDir = Directory('$home/.cache');\n"
+           "  final client = WeatherClient(cacheDir: cacheDir);\n")
+    answer = ("and replace `final client = WeatherClient();` in `main` with:\n\n```dart name=bin/weather.dart\n" +
+              new + "```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("  final client = WeatherClient();\n", new)
+    method = "`Player.cs` — replace `TryJump()` with this version:\n\n```csharp\nvoid TryJump() { }\n```\n"
+    assert read_answer(method).blocks[0].replaces == ()
+
+
+def test_a_new_fixture_shaped_like_one_the_tests_still_use_goes_where_the_prose_says(tmp_path):
+    """"Add a second fixture and the new tests at the bottom of the file:", a ``secured_client`` fixture whose
+    body is the ``client`` fixture's but one line: not ``client`` renamed, since the tests the answer leaves
+    still take ``client`` (it replaced ``client`` and no line said so); its ``@pytest.fixture`` is its own, not
+    a line of context."""
+    doc = ("import pytest\n\n\n@pytest.fixture\ndef client():\n    session = make_session()\n"
+           "    app.dependency_overrides[get_session] = lambda: session\n"
+           "    app.dependency_overrides[get_settings] = lambda: Settings(size=5)\n"
+           "    with TestClient(app) as c:\n        yield c\n    app.dependency_overrides.clear()\n\n\n"
+           "def test_health(client):\n    assert client.get(\"/health\").status_code == 200\n")
+    new = doc[doc.index("@pytest.fixture"):doc.index("\n\n\ndef test_health")].replace("def client", "def secured_client") \
+        .replace("Settings(size=5)", "Settings(keys={\"k\"})") + \
+        "\n\n\ndef test_write_needs_a_key(secured_client):\n    assert secured_client.post(\"/items\").status_code == 401\n"
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_items.py").write_text(doc)
+    answer = "**`tests/test_items.py`**\n\nAdd a second fixture and the new tests at the bottom of the file:\n\n" \
+             "```python\n" + new + "```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc + "\n\n" + new

@@ -402,6 +402,9 @@ def read_answer(markdown: str) -> Reading:
                     (lines_said := _REPLACE_LINES.search(said.replace("**", ""))):
                 read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(r"`[^`]+`", lines_said["names"])))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
+                    (code_said := _REPLACE_CODE.search(said.replace("**", ""))):
+                read = replace(read, replaces=(code_said["code"].strip(),))
+            elif isinstance(read, Block) and read.path and not read.is_patch and \
                     (last_lines := _REPLACE_LAST_LINES.search(said.replace("**", ""))):
                 count = last_lines["count"] or "one"
                 read = replace(read, replaces_last=int(count) if count.isdigit() else _COUNTS[count.lower()])
@@ -930,6 +933,10 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
                             r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b",
                             re.IGNORECASE)
+# "replace `final client = WeatherClient();` in `main` with:": a line of code quoted whole (not a name)
+_REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:line\s+)?`(?P<code>[^`\n]*\w[^`\n]*[\s=;][^`\n]*)`"
+                           r"(?:\s+line)?(?:\s+(?:in|of|inside)\s+(?:the\s+)?`[^`\n]+`(?:\s+\w+)?)?\s+with\b",
+                           re.IGNORECASE)
 # "replace the last two lines with:": of the file
 _REPLACE_LAST_LINES = re.compile(r"\breplace\s+the\s+(?:file'?s\s+)?last\s+(?:(?P<count>\d+|two|three|four|five|six)"
                                  r"\s+lines|line)\b", re.IGNORECASE)

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
-from .lines.reading import TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
+from .lines.reading import DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
 from .place_words import place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -357,8 +357,9 @@ def _added_at_end(current: str, block: Block, name: str, unplaced: bool = False)
     ``unplaced``: the block names this file and repeats none of its lines (a new test, a new handler, shown alone
     where no reading places it): the end is where a developer adds what nothing places, so it goes there too."""
     lines = [line for line in block.text.splitlines() if line.strip()]
+    first = next((line for line in lines if not DECORATOR.match(line)), "")  # (``@pytest.fixture``: the new one's)
     if not (block.adds or unplaced) or not lines or any(is_marker(line) for line in lines) or \
-            lines[0].strip() in {line.strip() for line in current.splitlines()}:
+            first.strip() in {line.strip() for line in current.splitlines()}:
         return None  # (its first line the file's: context, not new lines)
     last = [line for line in current.splitlines() if line.strip()][-1:]
     flat = "\n\n" not in current.strip()  # a list with no blank line in it (``requirements.txt``): none added
@@ -545,7 +546,10 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
     if not gone:
         return None
     kept = "".join(line for k, line in enumerate(lines) if k not in gone)
+    ours = {line.strip() for k, line in enumerate(lines) if k not in gone}
     try:
+        if not block.replaces_last and not any(line.strip() in ours for line in block.text.splitlines() if line.strip()):
+            raise NoSharedLine("none of the block's lines is the file's")  # (not new code for the file's end)
         merge = merge_update(kept, block.text, name, force=force, after=after, before=block.before, into=block.into)
     except NoSharedLine:  # (the new lines alone: where the old ones stood, as one run)
         first, last = min(gone), max(gone)

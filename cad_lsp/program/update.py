@@ -1292,8 +1292,9 @@ def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | N
 
 
 def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
-    """Whether an update is new code alone: no marker, and its first line is none of the file's (not context)."""
-    first = next((line.strip() for line in update_lines if line.strip()), "")
+    """Whether an update is new code alone: no marker, and its first line is none of the file's (not context;
+    a decorator the file has, ``@pytest.fixture``, is the new definition's below it)."""
+    first = next((line.strip() for line in update_lines if line.strip() and not DECORATOR.match(line)), "")
     return not any(is_marker(line) for line in update_lines) and first not in {line.strip() for line in doc_lines}
 
 

@@ -64,8 +64,11 @@ def new_definition_lines(keys: list[str], doc_keys: list[str], markers: list[boo
             # of the file's line, not new code
         end = block_end(keys, k, markers)
         body = {keys[i] for i in range(k + 1, end) if weight(keys[i]) >= DISTINCTIVE}
-        if any(_same_body(body, doc_keys, j, bodies) for j in defined):
-            continue  # a definition renamed (its whole body shown again): the file's, rewritten
+        if any(_same_body(body, doc_keys, j, bodies) and not _used_elsewhere(defined[j], j, doc_keys, set(keys))
+               for j in defined):
+            continue  # a definition renamed (its whole body shown again): the file's, rewritten (not where the
+            # file's lines the update leaves as they are still use the old name: a sibling, ``secured_client``
+            # beside the ``client`` fixture the tests below still take)
         start = k
         while start > 0 and keys[start - 1].strip() and not markers[start - 1] and \
                 indent_of(keys[start - 1]) in (indent_of(key), indent_of(key) + 1):
@@ -204,6 +207,14 @@ def outside_their_block(keys: list[str], doc_keys: list[str], markers: list[bool
             continue  # the file's line opens a block already: the update shows that block
         out |= {k for k in range(h + 1, block_end(keys, h, markers)) if keys[k].strip() and not markers[k]}
     return out
+
+
+def _used_elsewhere(name: str, j: int, doc_keys: list[str], shown: set[str]) -> bool:
+    """Whether file lines outside the definition line j opens, which the update does not show, use ``name`` more
+    than once: a rename leaves a caller or so for another block of the answer, not every test that takes it."""
+    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    end = block_end(doc_keys, j)
+    return sum(1 for i, key in enumerate(doc_keys) if not j <= i < end and key not in shown and word.search(key)) > 1
 
 
 def _same_body(shown: set[str], doc_keys: list[str], j: int,
