@@ -2417,3 +2417,32 @@ def test_a_new_fixture_shaped_like_one_the_tests_still_use_goes_where_the_prose_
              "```python\n" + new + "```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc + "\n\n" + new
+
+
+def test_an_import_said_to_go_goes_from_the_one_file_that_has_it(tmp_path):
+    """"Also remove the now-unused `import org.springframework.http.HttpStatus;`" after a block for the
+    controller: the import goes from the controller (the one file the answer changes that has it), and is not
+    read as an import to add (it stayed, written again)."""
+    (tmp_path / "Api.java").write_text("package a;\n\nimport org.springframework.http.HttpStatus;\n"
+                                       "import org.springframework.http.ResponseEntity;\n\nclass Api {\n"
+                                       "    ResponseEntity<String> get() {\n        return null;\n    }\n}\n")
+    answer = ("**`Api.java`**\n\n```java\n    ResponseEntity<String> get() {\n        return ResponseEntity.ok(\"x\");\n"
+              "    }\n```\n\nAlso remove the now-unused `import org.springframework.http.HttpStatus;` (keep "
+              "`ResponseEntity`).\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert "HttpStatus" not in change.after and 'ResponseEntity.ok("x")' in change.after
+
+
+def test_css_for_a_component_goes_inside_its_style_section(tmp_path):
+    """"And a bit of styling at the end of the `<style scoped>` block:" and a ```css block for a ``.vue`` file:
+    the rule goes before ``</style>`` (it went after it, outside the section); "the old `x` is replaced by one
+    that ..." names the test the block's new one replaces."""
+    vue = "<template>\n  <div class=\"t\"></div>\n</template>\n\n<style scoped>\n.t {\n  width: 100%;\n}\n</style>\n"
+    (tmp_path / "UserTable.vue").write_text(vue)
+    answer = ("And a bit of styling at the end of the `<style scoped>` block:\n\n```css\n/* UserTable.vue */\n"
+              ".search {\n  width: 100%;\n}\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == vue.replace("</style>", ".search {\n  width: 100%;\n}\n</style>")
+    said = ("Update `PostTest.php`; the old `test_drafts_are_not_shown` is replaced by one that also covers "
+            "scheduled posts:\n\n```php\n    public function test_unpublished_are_not_shown(): void\n    {\n    }\n```\n")
+    assert [r.names for r in read_answer(said).removals] == [("test_drafts_are_not_shown",)]

@@ -225,8 +225,9 @@ _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+
 _REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\b(?:replace\s+it|needs?\s+(?:to\s+be\s+)?"
                          r"replac(?:ing|ed)|should\s+be\s+replaced)\b(?P<new>)", re.IGNORECASE)
 # "The old `deleteRemovesCustomer` test verifies `deleteById`, which no longer happens. Replace it with:"
-_OLD_ONE_REPLACED = re.compile(r"\b(?:old|existing|current)\s+`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`.*?\breplace\s+it\b"
-                               r"(?P<new>)", re.IGNORECASE)
+_OLD_ONE_REPLACED = re.compile(r"\b(?:old|existing|current)\s+`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`(?:.*?\breplace\s+it\b|"
+                               r"\s+(?:\w+\s+)?(?:is|gets|will\s+be)\s+replaced\s+(?:by|with)\b)(?P<new>)",
+                               re.IGNORECASE)  # ("the old `test_drafts_are_not_shown` is replaced by one that")
 _FOR_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|for (?:example|instance)|such as|something like)", re.IGNORECASE)
 _CITATION = re.compile(r"^(\d+):(\d+):(\S+)$")
 # Lines of the file a block stands for, after its path: Continue's ``(12-30)``, ``(L12-L30)``, ``#L12-L30``.
@@ -508,8 +509,9 @@ def _imports_said_after(block: Block, prose: list[str]) -> list[Block]:
     kotlinx.coroutines.CancellationException` in that file."), as a block of their own for that file; none where
     the sentence names another file, or the block has them already."""
     said = next((line for line in prose if line.strip()), "")
-    spans = [span for span in _IMPORT_SAID.findall(said) if span not in block.text]
-    if not spans or block.path is None or block.is_patch or not _NEEDS_IMPORT.search(said) or \
+    gone = {m["head"].strip() for m in _IMPORT_REMOVAL.finditer(said)}  # ("Also remove the now-unused `import x;`")
+    spans = [span for span in _IMPORT_SAID.findall(said) if span not in block.text and span.strip() not in gone]
+    if not spans or block.path is None or block.is_patch or not _NEEDS_IMPORT.search(re.sub(r"`[^`]*`", "", said)) or \
             any(_names_file(word) and word != block.path for word in _BACKTICKED.findall(said)):
         return []
     return [replace(block, text="".join(f"{span}\n" for span in spans), label=None, after=None, before=None,
@@ -595,6 +597,10 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
         for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"
             if not _NOT_DONE.search(line[:m.end()]) and _names_file(m["path"]):
                 out.append(Removal((m["head"],), m["path"], number, m[0], lines=True))
+        for m in _IMPORT_REMOVAL.finditer(line):  # "Also remove the now-unused `import x.HttpStatus;`"
+            if not _NOT_DONE.search(line[:m.end()]):
+                path = m["path"] if m["path"] and _names_file(m["path"]) else None
+                out.append(Removal((m["head"].strip(),), path, number, m[0], lines=True))
         for m in _SECTION_REMOVAL.finditer(line):  # 'in `lua/config/autocmds.lua`, delete the whole "Format on
             sentence = line[:m.end()]  # save" autocmd'
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
@@ -620,6 +626,13 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
 
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
+
+
+# An import line quoted whole, said to go: of the file the sentence names, else of the one file the answer changes
+# that has it (and no block of the answer shows it there)
+_IMPORT_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:now[- ]unused\s+|unused\s+|old\s+|stale\s+)?"
+                             r"`(?P<head>(?:import|using|use|from|require|#\s*include)\s[^`\n]+)`"
+                             r"(?:[^.`\n]*?\b(?:from|in)\s+`(?P<path>[^`\n]+)`)?", re.IGNORECASE)
 
 
 def _code_of(language: str | None, path: str) -> bool:

@@ -388,6 +388,25 @@ _GROUP_OPENER = re.compile(r"^\s*(?:[\w$]+\.)*(?:describe|context|suite|group|fe
 # groups: ``describe("cart", () => {``, ``RSpec.describe Cart do``)
 
 
+_STYLE_END = re.compile(r"^\s*</style>\s*$")
+
+
+def _styles_for_the_component(current: str, block: Block, name: str) -> Block:
+    """New CSS rules for a component's one ``<style>`` section (a ```` ```css ```` block for ``UserTable.vue``,
+    "at the end of the `<style scoped>` block"), none of their lines the file's and no place said: the block
+    with that section's ``</style>`` as its last line, so the rules go before it, not after the section ("the end"
+    said is the section's)."""
+    lines = current.splitlines(keepends=True)
+    ends = [line for line in lines if _STYLE_END.match(line)]
+    first = next((line.strip() for line in block.text.splitlines() if line.strip()), "")
+    if (block.language or "").lower() not in ("css", "scss", "sass", "less") or \
+            not name.endswith((".vue", ".svelte", ".astro", ".html")) or len(ends) != 1 or \
+            block.after not in (None, "") or block.before or any(line.strip() == first for line in lines) or \
+            any(is_marker(line) for line in block.text.splitlines()):
+        return block  # (a rule the file has, rewritten; a place said: the block as it is)
+    return replace(block, text=block.text.rstrip("\n") + "\n" + ends[0].rstrip("\r\n") + "\n", after=None)
+
+
 def _inside_the_last_block(current: str, text: str) -> Merge | None:
     """Members shown alone, indented as those of the block the file ends in (new ``<string>`` entries for a
     ``strings.xml``, a new test for a class): before that block's closing line, the file's last; set apart where
@@ -459,6 +478,11 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
             target = resolve_path(root, tail)[0] if tail is not None else None
         targets = [target] if target is not None and problem is None else []
     if removal.lines:
+        if removal.path is None:  # (the one file the answer changes that has the line, no block showing it there)
+            head = removal.names[0]
+            targets = [c.target for c in changes if c.exists and c.after is not None and
+                       sum(line.strip().startswith(head) for line in c.after.splitlines()) == 1 and
+                       not any(head in block.text for block in c.blocks)]
         _remove_lines(removal, targets, changes, by_target, root, read)
         return
     if removal.rule:
@@ -692,6 +716,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                 block = replace(block, **{side: named})
         if block.label is not None and current.lstrip().startswith(block.label.strip()):
             block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
+        block = _styles_for_the_component(current, block, target.name)
         try:
             merge = _lines_said_replaced(current, block, target.name, force) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
