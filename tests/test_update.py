@@ -4307,3 +4307,16 @@ def test_entries_after_a_placed_entry_rewrite_the_file_s_entries_of_their_keys()
               "        ],\n      ),\n")
     old = doc[doc.index("      subtitle:"):doc.index("      onTap:")]
     assert merge_update(doc, update, "cart_item_tile.dart").merged == doc.replace(old, update[update.index("      subtitle"):])
+
+
+def test_a_new_field_after_a_shown_one_is_added_not_written_over_the_next():
+    """``field :name``, a new ``field :slug``, then ``# ... other fields unchanged ...``: the slug is a field added
+    beside ``field :description`` (another entry, by its symbol), which stays; ``field :name`` is not an entry
+    keyed ``field``."""
+    doc = ("defmodule Club do\n  use Ecto.Schema\n\n  schema \"clubs\" do\n    field :name, :string\n"
+           "    field :description, :string\n    field :visibility, :string\n    timestamps()\n  end\n\n"
+           "  def changeset(club, attrs) do\n    cast(club, attrs, [:name])\n  end\nend\n")
+    update = ("  schema \"clubs\" do\n    field :name, :string\n    field :slug, :string\n"
+              "    # ... other fields and associations unchanged ...\n  end\n")
+    placement = align_update(doc, update)  # (the line reading, which such an update gets in a longer file)
+    assert placement.lines[:4] == [4, 5, NEW, MARKER] and not placement.replaced

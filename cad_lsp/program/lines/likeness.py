@@ -63,6 +63,9 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"),
                # a Maven coordinate: ``<artifactId>spring-boot-starter-validation</artifactId>``
                re.compile(r"^\s*<(?P<call>artifactId|module|include)>(?P<key>[^<]+)</(?P=call)>\s*$"),
+               # a call declaring by a symbol: Ecto's ``field :slug, :string``, Rails' ``t.string :title``,
+               # ``belongs_to :team``, ``plug :auth``
+               re.compile(r"^\s*(?P<call>[a-z_][\w.]*)\s+:(?P<key>\w+[?!]?)(?:\s*,|\s*$)"),
                # a declaration: CSS's ``color: #656d76;``, an interface's ``id: string;``
                re.compile(r"^\s*(?P<key>-{0,2}[A-Za-z][\w-]*\??)\s*:\s*[^;{}]*;\s*$"))
 _DECLARATION = _ENTRY_KEYS[-1]

@@ -363,7 +363,7 @@ def _same_name_rewritten(run: list[int], before: int, keys: list[str], doc_keys:
     return set() if lines & set(placed) or lines & taken else lines
 
 
-_ENTRY = re.compile(r"^\s*(?P<key>[A-Za-z_$][\w$-]*)\s*:(?!:)\s*\S")  # ``subtitle: Text(``, ``color: red;``
+_ENTRY = re.compile(r"^\s*(?P<key>[A-Za-z_$][\w$-]*):\s+\S")  # ``subtitle: Text(``, ``color: red;``
 _NOT_KEYS = {"if", "elif", "else", "for", "while", "try", "except", "finally", "with", "def", "class", "case",
              "default", "return", "lambda", "async", "match", "http", "https"}
 
