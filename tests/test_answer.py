@@ -2446,3 +2446,16 @@ def test_css_for_a_component_goes_inside_its_style_section(tmp_path):
     said = ("Update `PostTest.php`; the old `test_drafts_are_not_shown` is replaced by one that also covers "
             "scheduled posts:\n\n```php\n    public function test_unpublished_are_not_shown(): void\n    {\n    }\n```\n")
     assert [r.names for r in read_answer(said).removals] == [("test_drafts_are_not_shown",)]
+
+
+def test_an_import_said_to_add_before_a_block_under_a_file_s_bold_line_is_added_to_that_file():
+    """A bold line names the file, then "Add `use App\\Pricing\\Coupon;` to the imports, then replace `calculate()`:"
+    and the method: the import is a block of that file too (it was read only where the block named its file
+    itself)."""
+    answer = ("## Step 3\n\n**`src/Service/PriceCalculator.php`**\n\nAdd `use App\\Pricing\\Coupon;` to the imports, then replace "
+              "`calculate()`:\n\n```php\n    public function calculate(Cart $cart, ?Coupon $coupon = null): int\n"
+              "    {\n        return 1;\n    }\n```\n")
+    blocks = read_answer(answer).blocks
+    assert [(b.path, b.text.splitlines()[0]) for b in blocks] == [
+        ("src/Service/PriceCalculator.php", "use App\\Pricing\\Coupon;"),
+        ("src/Service/PriceCalculator.php", "    public function calculate(Cart $cart, ?Coupon $coupon = null): int")]

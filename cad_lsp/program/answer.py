@@ -712,7 +712,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     read = replace(read, text=_without_import_notes(read.text))
     said = _last_said(prose)
     said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text] \
-        if read.path is not None and _ADD_AN_IMPORT.search(said) else []
+        if _ADD_AN_IMPORT.search(said) else []
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
     read = replace(read, go_imports=_go_imports_said(said, read))
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
