@@ -770,7 +770,6 @@ NOT_YET: dict[str, str] = {
                                                            "from the expected",
     "cs-terraform-aws-static-site-cloudfront-logging-llama": "not examined yet: ``main.tf`` differs from the expected",
     "cs-bash-nas-backup-retention-pruning-grok": "not examined yet: ``backup.sh`` differs from the expected",
-    "cs-nextjs-blog-reading-time-cody": "not examined yet: ``lib/format.ts`` differs from the expected",
     "ct-ocaml-todo-cli-due-dates-continue": "not examined yet: ``bin/main.ml``, ``lib/todo.ml`` differ from the "
                                             "expected",
     "ct-solidity-foundry-vault-pausable-withdrawals-claude": "not examined yet: refused",
@@ -2459,3 +2458,14 @@ def test_an_import_said_to_add_before_a_block_under_a_file_s_bold_line_is_added_
     assert [(b.path, b.text.splitlines()[0]) for b in blocks] == [
         ("src/Service/PriceCalculator.php", "use App\\Pricing\\Coupon;"),
         ("src/Service/PriceCalculator.php", "    public function calculate(Cart $cart, ?Coupon $coupon = null): int")]
+
+
+def test_a_go_package_said_after_a_block_to_go_in_its_file_s_imports_goes_there(tmp_path):
+    """A test block, then "and add `"time"` to the test file's imports.": the package joins the file's import
+    group, once."""
+    (tmp_path / "w_test.go").write_text("package w\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\n"
+                                        "func TestA(t *testing.T) {\n\tvar mu sync.Mutex\n\tmu.Lock()\n}\n")
+    answer = ("```go\n// w_test.go\nfunc TestB(t *testing.T) {\n\ttime.Sleep(time.Millisecond)\n}\n```\n\n"
+              "and add `\"time\"` to the test file's imports.\n\n```sh\ngo test ./...\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after.count('\t"time"\n') == 1 and '\t"testing"\n\t"time"\n)' in change.after

@@ -4320,3 +4320,15 @@ def test_a_new_field_after_a_shown_one_is_added_not_written_over_the_next():
               "    # ... other fields and associations unchanged ...\n  end\n")
     placement = align_update(doc, update)  # (the line reading, which such an update gets in a longer file)
     assert placement.lines[:4] == [4, 5, NEW, MARKER] and not placement.replaced
+
+
+def test_new_definitions_shown_one_right_below_the_other_stay_so():
+    """Go's one-line ``Error()`` and ``Unwrap()`` shown one below the other, new at the file's end or after a
+    marker: no blank line is put between them (each new definition was set off as the file sets off its own)."""
+    doc = ("package worker\n\nimport \"errors\"\n\n// Run runs.\nfunc Run() error {\n\treturn errors.New(\"x\")\n}\n\n"
+           "// Stop stops.\nfunc Stop() error {\n\treturn nil\n}\n")
+    new = ("type permanentError struct{ err error }\n\nfunc (e permanentError) Error() string { return e.err.Error() }\n"
+           "func (e permanentError) Unwrap() error { return e.err }\n\n// Permanent wraps err.\n"
+           "func Permanent(err error) error {\n\treturn permanentError{err: err}\n}\n")
+    assert merge_update(doc, new, "worker.go", after="").merged == doc + "\n" + new
+    assert merge_update(doc, "// ... existing code ...\n\n" + new, "worker.go").merged == doc + "\n" + new

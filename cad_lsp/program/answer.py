@@ -353,7 +353,7 @@ def read_answer(markdown: str) -> Reading:
             body[-1] += "\n"
         prose = lines[prose_start:index]
         if blocks and last is blocks[-1]:
-            last = blocks[-1] = _placed_by_what_follows(blocks[-1], prose)
+            last = blocks[-1] = _go_imports_said_after(_placed_by_what_follows(blocks[-1], prose), prose)
             blocks += _imports_said_after(last, prose)
         for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading; a path in
             # bold alone on its line, then a sentence: as a heading)
@@ -419,7 +419,8 @@ def read_answer(markdown: str) -> Reading:
         prose_start = index
     removals += _removals(lines[prose_start:], prose_start)
     if blocks and last is blocks[-1]:
-        blocks[-1] = _placed_by_what_follows(blocks[-1], lines[prose_start:])
+        blocks[-1] = _go_imports_said_after(_placed_by_what_follows(blocks[-1], lines[prose_start:]),
+                                            lines[prose_start:])
         blocks += _imports_said_after(blocks[-1], lines[prose_start:])
     if any(block.path is not None for block in blocks):  # the answer names its files: one that names none is
         examples = [b for b in blocks if b.path is None and not b.is_patch]  # a usage example or a suggestion
@@ -518,9 +519,18 @@ def _imports_said_after(block: Block, prose: list[str]) -> list[Block]:
                     into=None, whole=False, near_words=None, replaces=(), replaces_last=0)]
 
 
-# "Add `"strings"` to the imports", "add `"encoding/csv"`, `"fmt"` and `"time"` to the imports in this file"
+# "Add `"strings"` to the imports", "add `"encoding/csv"`, `"fmt"` and `"time"` to the imports in this file",
+# "and add `"time"` to the test file's imports."
 _GO_IMPORTS = re.compile(r"\badd(?:ing)?\s+(?P<paths>`\"[\w./-]+\"`(?:\s*(?:,|and|,\s*and)\s*`\"[\w./-]+\"`)*)\s+to\s+"
-                         r"(?:the|your)\s+(?:file's\s+)?imports?\b", re.IGNORECASE)
+                         r"(?:the|your|this)\s+(?:test\s+)?(?:file's\s+)?imports?\b", re.IGNORECASE)
+
+
+def _go_imports_said_after(block: Block, prose: list[str]) -> Block:
+    """A Go block with the packages the sentence right after it says to add to its file's imports ("and add
+    `"time"` to the test file's imports.")."""
+    said = next((line for line in prose if line.strip()), "")
+    return replace(block, go_imports=tuple(dict.fromkeys(block.go_imports + _go_imports_said(said, block)))) \
+        if not said.rstrip().endswith(":") and _go_imports_said(said, block) else block
 
 
 def _go_imports_said(said: str, block: Block) -> tuple[str, ...]:

@@ -759,7 +759,7 @@ def _with_go_imports(text: str, packages: tuple[str, ...]) -> str | None:
         elif runs[-1]:
             runs.append([])
     runs = [run for run in runs if run]
-    new = [p for p in packages if p not in have]
+    new = [p for p in dict.fromkeys(packages) if p not in have]
     if not new or not runs:
         return None
     indent = re.match(r"\s*", lines[runs[0][0]])[0]

@@ -183,7 +183,10 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         at = siblings.index(named[0])
         gap = [Piece(lines[r], r + 1, None) for r in range(siblings[at - 1].end + 1, named[0].start)]
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
-    added = [piece for unit in shown for piece in lead + merger._lines(unit.start, unit.end, None)]
+    added = [piece for n, unit in enumerate(shown) for piece in
+             ([] if n and shown[n - 1].end + 1 == unit.start else lead) + merger._lines(unit.start, unit.end, None)]
+    # (each set off as the file sets off its definitions, but those the update shows one right below the other:
+    # Go's one-line ``Error()`` and ``Unwrap()``)
     if below_marker:
         added = below_marker + added[len(lead):]
     if last_body is not None:
@@ -977,9 +980,11 @@ class _Merger:
                 self.seen.update(range(first + 1, last + 2))
             elif id(new) in anchors:  # a unit the update keeps unshown, new ones after it (past a marker)
                 pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(first, last + 1)]
-                for k in sorted(k for k, after in added.items() if after is new):
+                for n, k in enumerate(sorted(k for k, after in added.items() if after is new)):
                     shift = (_indent(self.new.lines[new_units[k].start]), _indent(self.old.lines[new.start]))
-                    pieces += gap + self._lines(new_units[k].start, new_units[k].end, shift)
+                    below = n > 0 and new_units[k - 1].end + 1 == new_units[k].start and \
+                        not self.is_marker(new_units[k - 1])  # (Go's one-line ``Error()`` and ``Unwrap()``)
+                    pieces += ([] if below else gap) + self._lines(new_units[k].start, new_units[k].end, shift)
                     self.new_definitions += 1
             else:
                 old = next(o for o in targets.values() if o.start == first)
