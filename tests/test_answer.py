@@ -2469,3 +2469,23 @@ def test_a_go_package_said_after_a_block_to_go_in_its_file_s_imports_goes_there(
               "and add `\"time\"` to the test file's imports.\n\n```sh\ngo test ./...\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after.count('\t"time"\n') == 1 and '\t"testing"\n\t"time"\n)' in change.after
+
+
+def test_imports_said_to_add_or_to_remove_by_name_in_prose(tmp_path):
+    """"Add `import org.jetbrains.exposed.sql.and`, then:" and a class block: the import goes where it sorts
+    among the file's (it went to the file's end); "`java.util.Arrays` is no longer used, so remove that import."
+    takes out ``import java.util.Arrays;``."""
+    kotlin = ("package a\n\nimport org.jetbrains.exposed.sql.SortOrder\nimport org.jetbrains.exposed.sql.insert\n\n"
+              "class Repo {\n    fun a() = 1\n}\n")
+    java = ("package b;\n\nimport java.util.ArrayList;\nimport java.util.Arrays;\nimport java.util.List;\n\nclass P {\n"
+            "    List<String> f(String s) {\n        return new ArrayList<>(Arrays.asList(s.split(\",\")));\n    }\n}\n")
+    (tmp_path / "Repo.kt").write_text(kotlin)
+    (tmp_path / "P.java").write_text(java)
+    answer = ("In `Repo.kt`, add `import org.jetbrains.exposed.sql.and`, then:\n\n```kotlin\nclass Repo {\n"
+              "    fun a() = 2\n}\n```\n\n**`P.java`**\n\n```java\n    List<String> f(String s) {\n"
+              "        return new ArrayList<>(List.of(s.split(\",\")));\n    }\n```\n\n"
+              "`java.util.Arrays` is no longer used, so remove that import.\n")
+    changes = {c.path: c.after for c in plan_answer(answer, tmp_path).files}
+    assert changes["Repo.kt"] == kotlin.replace("sql.SortOrder\n", "sql.SortOrder\nimport org.jetbrains.exposed.sql.and\n") \
+        .replace("fun a() = 1", "fun a() = 2")
+    assert changes["P.java"] == java.replace("import java.util.Arrays;\n", "").replace("Arrays.asList", "List.of")

@@ -611,6 +611,9 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
                 out.append(Removal((m["head"].strip(),), path, number, m[0], lines=True))
+        for m in _NAMED_IMPORT_REMOVAL.finditer(line):  # "`java.util.Arrays` is no longer used, so remove that
+            if not _NOT_DONE.search(line[:m.end()]):  # import"; "remove the `java.util.Arrays` import"
+                out.append(Removal((f"import {m['name'] or m['other']}",), None, number, m[0], lines=True))
         for m in _SECTION_REMOVAL.finditer(line):  # 'in `lua/config/autocmds.lua`, delete the whole "Format on
             sentence = line[:m.end()]  # save" autocmd'
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
@@ -643,6 +646,12 @@ _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+`(?P<head>[^`\n]+)
 _IMPORT_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:now[- ]unused\s+|unused\s+|old\s+|stale\s+)?"
                              r"`(?P<head>(?:import|using|use|from|require|#\s*include)\s[^`\n]+)`"
                              r"(?:[^.`\n]*?\b(?:from|in)\s+`(?P<path>[^`\n]+)`)?", re.IGNORECASE)
+
+
+# An import named by its dotted path, said to go (Java's, Kotlin's, Scala's: ``import java.util.Arrays;``)
+_NAMED_IMPORT_REMOVAL = re.compile(r"`(?P<name>[a-z]\w*(?:\.\w+)+)`[^.`]*?\b(?:remove|delete|drop)\s+(?:that|the|this|its)\s+"
+                                   r"import\b|\b(?:remove|delete|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+)?"
+                                   r"`(?P<other>[a-z]\w*(?:\.\w+)+)`\s+import\b", re.IGNORECASE)
 
 
 def _code_of(language: str | None, path: str) -> bool:

@@ -444,8 +444,10 @@ def _among_the_imports(doc_lines: list[str], update_lines: list[str]) -> Merge |
     has no imports at the left edge."""
     shown = [line for line in update_lines if line.strip()]
     ours = {line.strip() for line in doc_lines}
-    if not shown or any(not IMPORT_LINE.match(line) or indent_of(line) or line.strip() in ours for line in shown):
-        return None
+    modules = {module_of(line) for line in doc_lines if IMPORT_LINE.match(line) and not indent_of(line)}
+    if not shown or any(not IMPORT_LINE.match(line) or indent_of(line) or line.strip() in ours or
+                        " import " in line and module_of(line) in modules for line in shown):
+        return None  # (``from flask import a, b`` where the file imports from ``flask``: that import widened)
     runs: list[list[int]] = []
     for r, line in enumerate(doc_lines):
         if IMPORT_LINE.match(line) and not indent_of(line):
@@ -660,8 +662,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                 _new_members(doc_lines, update_lines, grammar, into)
             if placed is None and place is None and into:  # ("In the `candidateFiles` suite:", new tests)
                 placed = _at_the_end_of_named(doc_lines, update_lines, into)
-            if placed is None and place is None and grammar is None:
-                placed = _among_the_imports(doc_lines, update_lines)  # ("Import the new widget at the top")
+            if placed is None and place is None:
+                placed = _among_the_imports(doc_lines, update_lines)  # ("Import the new widget at the top"; one
+                # Kotlin import, "Add `import org.jetbrains.exposed.sql.and`": not the file's end)
             if placed is None and grammar is None and place is None and _unrelated_new_code(doc_lines, update_lines):
                 placed = _appended(document, update)  # (new CSS rules, a new query: where a reader adds them)
             if placed is None and place is None:
