@@ -4332,3 +4332,28 @@ def test_new_definitions_shown_one_right_below_the_other_stay_so():
            "func Permanent(err error) error {\n\treturn permanentError{err: err}\n}\n")
     assert merge_update(doc, new, "worker.go", after="").merged == doc + "\n" + new
     assert merge_update(doc, "// ... existing code ...\n\n" + new, "worker.go").merged == doc + "\n" + new
+
+
+def test_methods_shown_whole_with_their_parameters_a_line_replace_the_file_s():
+    """Two methods pasted alone, the first with black's signature over three lines (``) -> list[Entry]:`` at the
+    method's depth): each replaces the file's of its name, although lines of the old bodies come again in the
+    new ones (the old head and first line stayed above the new method, the old second method below)."""
+    doc = ("class Store:\n    def add(self, e):\n        self.rows.append(e)\n\n"
+           "    def entries(self, project: str | None = None) -> list[Entry]:\n"
+           "        query = \"SELECT * FROM entries\"\n        params: list[str] = []\n        if project:\n"
+           "            query += \" WHERE project = ?\"\n            params.append(project)\n"
+           "        return [self._to_entry(row) for row in self.conn.execute(query, params)]\n\n"
+           "    def totals(self) -> dict[str, int]:\n        rows = self.conn.execute(\"SELECT project FROM entries\")\n"
+           "        return {row[\"project\"]: 1 for row in rows}\n\n    @staticmethod\n    def _to_entry(row):\n"
+           "        return Entry(**row)\n")
+    new = ("    def entries(\n        self, project: str | None = None, since: datetime | None = None\n"
+           "    ) -> list[Entry]:\n        clauses: list[str] = []\n        params: list[str] = []\n        if project:\n"
+           "            clauses.append(\"project = ?\")\n            params.append(project)\n"
+           "        query = \"SELECT * FROM entries\"\n        if clauses:\n"
+           "            query += \" WHERE \" + \" AND \".join(clauses)\n"
+           "        return [self._to_entry(row) for row in self.conn.execute(query, params)]\n\n"
+           "    def totals(self, since: datetime | None = None) -> dict[str, int]:\n"
+           "        query = \"SELECT project FROM entries\"\n        params: list[str] = []\n"
+           "        return {row[\"project\"]: 1 for row in self.conn.execute(query, params)}\n")
+    start, end = doc.index("    def entries"), doc.index("    @staticmethod")
+    assert merge_update(doc, new, "store.py").merged == doc[:start] + new + "\n" + doc[end:]

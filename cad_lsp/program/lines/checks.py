@@ -12,7 +12,7 @@ from ..blocks import Piece
 from ..markers import is_marker, next_shown
 from .likeness import looks_alike
 from .reading import (
-    ANCHOR_WEIGHT, CLOSING, DECORATOR, DISTINCTIVE, LEAVES, definition_name, definitions_in, enclosing_callables,
+    ANCHOR_WEIGHT, CLOSING, DECORATOR, DISTINCTIVE, LEAVES, block_end, definition_name, definitions_in, enclosing_callables,
     indent_of, is_declaration, line_key, weight)
 
 
@@ -105,16 +105,19 @@ def _moved_between_shown(keys: list[str], doc_keys: list[str], ours_defined: dic
                          theirs_defined: dict[int, str]):
     """A test of file line j: whether the update moves that line itself: the file's definition holding it is one
     the update shows (rewritten), and the update writes the line in another definition (``delete`` made a soft
-    delete and its ``DELETE FROM orders`` line moved into a new ``purge``), not as context for new code.
+    delete and its ``DELETE FROM orders`` line moved into a new ``purge``), or in that one shown whole (its
+    ``return [...]`` line below a new ``WHERE`` built of clauses), not as context for new code.
     ``ours_defined`` and ``theirs_defined``: the update's and the file's definitions."""
     shown = {name for k in range(len(keys)) if is_declaration(keys[k]) and (name := definition_name(keys, k))}
+    whole = {name for k, name in ours_defined.items() if name in shown and
+             not any(is_marker(keys[i]) for i in range(k, block_end(keys, k)))}  # (shown whole: no marker in it)
 
     def moved(j: int) -> bool:
         if doc_keys[j] not in keys:
             return False
         ours = enclosing_callables(keys, keys.index(doc_keys[j]), ours_defined)
         theirs = enclosing_callables(doc_keys, j, theirs_defined)
-        return bool(ours and theirs) and ours[0] != theirs[0] and theirs[0] in shown
+        return bool(ours and theirs) and theirs[0] in shown and (ours[0] != theirs[0] or ours[0] in whole)
 
     return moved
 

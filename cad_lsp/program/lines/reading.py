@@ -209,8 +209,10 @@ def enclosing_callables(doc_keys: list[str], j: int, defined: dict[int, str]) ->
         if doc_keys[i].strip() and indent_of(doc_keys[i]) < depth:
             if _callable(doc_keys, i, defined):
                 out.append(defined[i])
-            # (a lone brace, or a branch such as Ruby's ``rescue`` at the method's depth: its header is above)
-            depth = indent_of(doc_keys[i]) + (doc_keys[i].strip() == "{" or bool(_BRANCH.match(doc_keys[i])))
+            # (a lone brace, or a branch such as Ruby's ``rescue`` at the method's depth: its header is above; so
+            # is the line that closes a head's parameters, ``) -> list[Entry]:``)
+            depth = indent_of(doc_keys[i]) + (doc_keys[i].strip() == "{" or bool(_BRANCH.match(doc_keys[i])) or
+                                              bool(_ARGUMENTS_GO_ON.match(doc_keys[i])))
         i -= 1
     return out
 
@@ -239,8 +241,8 @@ def block_end(keys: list[str], k: int, markers: list[bool] | None = None) -> int
 
 
 # A callback closed and another argument opened (Lua's ``end, {``), or a head's parameters closed and its body
-# opened (``) async {`` below one parameter a line): the block goes on
-_ARGUMENTS_GO_ON = re.compile(r"^\s*(?:(?:end|[)\]}]+)\s*,.*[\[{(]|\)[^;]*\{)\s*$")
+# opened (``) async {`` below one parameter a line; black's Python ``) -> list[Entry]:``): the block goes on
+_ARGUMENTS_GO_ON = re.compile(r"^\s*(?:(?:end|[)\]}]+)\s*,.*[\[{(]|\)[^;]*\{|\)(?:\s*->\s*[^:]+)?\s*:)\s*$")
 
 
 def indent_of(key: str) -> int:
