@@ -4357,3 +4357,21 @@ def test_methods_shown_whole_with_their_parameters_a_line_replace_the_file_s():
            "        return {row[\"project\"]: 1 for row in self.conn.execute(query, params)}\n")
     start, end = doc.index("    def entries"), doc.index("    @staticmethod")
     assert merge_update(doc, new, "store.py").merged == doc[:start] + new + "\n" + doc[end:]
+
+
+def test_a_closing_line_below_a_marker_closes_the_block_its_head_and_lone_brace_open():
+    """``modelBuilder.Entity<Order>(entity =>``, its ``{`` alone below, two new lines, ``// ... HasMany(o =>
+    o.Lines) unchanged ...`` and ``});``: the ``});`` is that block's (it was refused as fitting two blocks'
+    ends), and the ``HasMany`` line the marker quotes is kept, not rewritten by the new lines like it."""
+    doc = ("class AppDbContext : DbContext\n{\n    protected override void OnModelCreating(ModelBuilder modelBuilder)\n"
+           "    {\n        modelBuilder.Entity<Order>(entity =>\n        {\n"
+           "            entity.Property(o => o.Total).HasPrecision(12, 2);\n            entity.HasIndex(o => o.Email);\n"
+           "            entity.HasMany(o => o.Lines)\n                .WithOne()\n                .HasForeignKey(l => l.OrderId);\n"
+           "        });\n\n        modelBuilder.Entity<OrderLine>(entity =>\n        {\n"
+           "            entity.Property(l => l.Sku).HasMaxLength(32);\n        });\n    }\n}\n")
+    new = "            entity.HasIndex(o => o.DeletedAt);\n            entity.HasQueryFilter(o => o.DeletedAt == null);\n"
+    update = ("        modelBuilder.Entity<Order>(entity =>\n        {\n"
+              "            entity.Property(o => o.Total).HasPrecision(12, 2);\n            entity.HasIndex(o => o.Email);\n" +
+              new + "            // ... HasMany(o => o.Lines) unchanged ...\n        });\n")
+    assert merge_update(doc, update, "AppDbContext.cs").merged == doc.replace(
+        "            entity.HasMany(o => o.Lines)\n", new + "            entity.HasMany(o => o.Lines)\n")

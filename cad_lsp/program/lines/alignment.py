@@ -11,13 +11,14 @@ deterministic merge."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 
 from ..blocks import names
 from ..markers import marker_lines, next_shown
 from ..ops import split_lines
-from .extents import marker_extents, said_kept
+from .extents import marker_extents, said_kept, says_unchanged
 from .fresh import inside_unshown, named_rewrites, new_definition_lines, outside_their_block, under_new_headers
 from .likeness import other_entries
 from .passes import (
@@ -243,6 +244,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
         place_context(lines, keys, doc_keys)
     rewritten = file_lines_rewritten(lines, keys, doc_keys, fresh) | rest_of_block(lines, keys, doc_keys)
     rewritten -= {j + 1 for spans in kept_whole.values() for first, end in spans for j in range(first + 1, end)}
+    rewritten -= _said_unchanged(keys, markers, doc_keys)
     replaced = with_continuations(rewritten, lines, doc_keys) | doc_comments_rewritten(lines, keys, doc_keys)
     replaced |= dead_after_return(lines, keys, doc_keys, replaced) | old_ending(lines, keys, doc_keys, replaced)
     reached = [n for n in lines if n > 0 and doc_keys[n - 1].strip()] + [n for n in replaced if doc_keys[n - 1].strip()]
@@ -425,6 +427,17 @@ def _not_in_what_markers_keep(chain: list[tuple[int, int]], keys: list[str], mar
         kept += kept_whole[k]
         chain = [(u, j) for u, j in chain if not (k < u < stop and any(first < j < end for first, end in kept))]
     return chain, kept_whole
+
+
+def _said_unchanged(keys: list[str], markers: list[bool], doc_keys: list[str]) -> set[int]:
+    """File lines (1-based) that a marker quotes as unchanged (``// ... HasMany(o => o.Lines) unchanged ...``):
+    not rewritten by the new lines beside it, however alike (``entity.HasIndex(o => o.DeletedAt);``)."""
+    out: set[int] = set()
+    for k, marker in enumerate(markers):
+        if marker and says_unchanged(keys[k]):
+            for call in re.findall(r"[A-Za-z_][\w.]*\([^()]+\)", keys[k]):
+                out |= {j + 1 for j, key in enumerate(doc_keys) if call in key}
+    return out
 
 
 def _rest_of_block_kept(k: int, chain: list[tuple[int, int]], keys: list[str], markers: list[bool],

@@ -80,6 +80,11 @@ def _before_the_next_named(k: int, lines: list[int], keys: list[str], doc_keys: 
 _UNCHANGED = re.compile(r"\b(?:unchanged|as before|as[- ]is|untouched|stays?|remains?)\b", re.IGNORECASE)
 
 
+def says_unchanged(marker: str) -> bool:
+    """Whether a marker says what it stands for stays as it is ("unchanged", "as before", "stays")."""
+    return _UNCHANGED.search(marker) is not None
+
+
 def said_kept(marker: str) -> tuple[list[str], set[str]]:
     """The test titles and definition names a marker says it keeps as they are (``// ... decrement() unchanged
     ...``, ``# ... "with valid data" unchanged ...``); none where it does not say so (``// ... in Load():`` names

@@ -583,9 +583,14 @@ def closing_lines_pinned(chain: list[tuple[int, int]], keys: list[str], markers:
         depth = indent_of(keys[k])
         opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip() and not markers[o]
                        and indent_of(keys[o]) <= depth), None)
+        if opener is not None and keys[opener].strip() == "{" and opener not in placed:
+            opener = next((o for o in range(opener - 1, -1, -1) if keys[o].strip()), None)  # (C#'s ``{`` alone
+            # below ``modelBuilder.Entity<Order>(entity =>``: the head above opens the block)
         if opener is None or indent_of(keys[opener]) != depth or CLOSING.match(keys[opener]) or opener not in placed:
             continue
         end = placed[opener] + 1
+        if end < len(doc_keys) and doc_keys[end].strip() == "{":
+            end += 1
         while end < len(doc_keys) and (not doc_keys[end].strip() or indent_of(doc_keys[end]) > depth):
             end += 1
         low = out[n - 1][1] if n else -1
