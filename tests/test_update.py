@@ -4375,3 +4375,18 @@ def test_a_closing_line_below_a_marker_closes_the_block_its_head_and_lone_brace_
               new + "            // ... HasMany(o => o.Lines) unchanged ...\n        });\n")
     assert merge_update(doc, update, "AppDbContext.cs").merged == doc.replace(
         "            entity.HasMany(o => o.Lines)\n", new + "            entity.HasMany(o => o.Lines)\n")
+
+
+def test_jsx_closing_lines_below_a_props_marker_are_the_element_s_own():
+    """``<TodoItem``, ``key={todo.id}``, ``// ... existing props ...``, then ``/>`` and ``))}`` above the file's
+    ``</ul>``: they are the file's closing lines of that element and that map, not new ones written again below
+    the props the marker keeps (the file would not parse)."""
+    doc = ("export function TodoList({ todos }: Props) {\n  return (\n    <section>\n      <ul>\n"
+           "        {todos.map((todo) => (\n          <TodoItem\n            key={todo.id}\n            todo={todo}\n"
+           "            onToggle={() => onToggle(todo.id)}\n          />\n        ))}\n      </ul>\n"
+           "      <TodoFooter remaining={remaining} />\n    </section>\n  );\n}\n")
+    update = ("      <ul>\n        {visibleTodos.map((todo) => (\n          <TodoItem\n            key={todo.id}\n"
+              "            // ... existing props ...\n          />\n        ))}\n      </ul>\n"
+              "      {visibleTodos.length === 0 && <p>No todos.</p>}\n")
+    assert merge_update(doc, update, "TodoList.tsx").merged == doc.replace("{todos.map", "{visibleTodos.map").replace(
+        "      </ul>\n", "      </ul>\n      {visibleTodos.length === 0 && <p>No todos.</p>}\n")

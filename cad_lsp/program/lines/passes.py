@@ -155,11 +155,11 @@ def close_below_markers(lines: list[int], keys: list[str], doc_keys: list[str]) 
     second ones the marker's stretch would keep beside them."""
     placed = {n for n in lines if n > 0}
     for i, n in enumerate(lines):
-        if n <= 0 or not CLOSING.match(keys[i]):
-            continue
+        if n <= 0 or not (CLOSING.match(keys[i]) or CLOSING_TAG.match(keys[i])):
+            continue  # (``</ul>`` after ``/>`` and ``))}``: JSX's elements closed below ``// ... existing props ...``)
         m, j = i - 1, n - 1  # j: 1-based, the file line above the placed one
-        while m > 0 and lines[m] == NEW and CLOSING.match(keys[m]) and j > 0 and j not in placed and \
-                doc_keys[j - 1] == keys[m]:
+        while m > 0 and lines[m] == NEW and (CLOSING.match(keys[m]) or keys[m].strip().startswith("/>")) and \
+                j > 0 and j not in placed and doc_keys[j - 1] == keys[m]:
             m, j = m - 1, j - 1
         if m < i - 1 and lines[m] == MARKER:
             for r in range(m + 1, i):
