@@ -801,6 +801,18 @@ NOT_YET: dict[str, str] = {
                                                   "expected",
     "cu-sql-dbt-sales-marts-order-discounts-deepseek": "not examined yet: ``models/marts/fct_orders.sql``, "
                                                        "``models/marts/schema.yml`` differ from the expected",
+    "cw-rust-jot-cli-env-config-overrides-zed": "the answer joins two lines (``};    let config = ...``), so the "
+    "old ``let Some(config_path) = ...`` lines it rewrites stay",
+    "cw-lua-neovim-conform-format-toggle-gemini": "not examined yet: ``lua/plugins/lsp.lua`` differs from the expected",
+    "cw-lua-neovim-scratch-plugin-per-filetype-buffers-llama": "not examined yet: refused",
+    "cw-js-react-vite-expenses-localstorage-delete-gemini": "the syntax reading keeps the one-line "
+    "``<ExpenseList expenses={visibleExpenses} />`` beside its rewrite after ``{/* ... */}``; the line reading "
+    "is right but ties and loses",
+    "cw-rust-axum-bookmarks-app-error-type-claude": "not examined yet: ``Cargo.toml`` differs from the expected",
+    "cw-elixir-otp-inventory-cache-periodic-sweep-chatgpt": "not examined yet: ``lib/inventory/application.ex`` "
+                                                            "differs from the expected",
+    "cw-ruby-gem-linkcheck-threaded-checks-grok": "not examined yet: ``lib/linkcheck/checker.rb``, "
+                                                  "``spec/linkcheck/checker_spec.rb`` differ from the expected",
 }
 
 
