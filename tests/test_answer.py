@@ -809,8 +809,6 @@ NOT_YET: dict[str, str] = {
     "``<ExpenseList expenses={visibleExpenses} />`` beside its rewrite after ``{/* ... */}``; the line reading "
     "is right but ties and loses",
     "cw-rust-axum-bookmarks-app-error-type-claude": "not examined yet: ``Cargo.toml`` differs from the expected",
-    "cw-elixir-otp-inventory-cache-periodic-sweep-chatgpt": "not examined yet: ``lib/inventory/application.ex`` "
-                                                            "differs from the expected",
     "cw-ruby-gem-linkcheck-threaded-checks-grok": "not examined yet: ``lib/linkcheck/checker.rb``, "
                                                   "``spec/linkcheck/checker_spec.rb`` differ from the expected",
 }

@@ -4390,3 +4390,15 @@ def test_jsx_closing_lines_below_a_props_marker_are_the_element_s_own():
               "      {visibleTodos.length === 0 && <p>No todos.</p>}\n")
     assert merge_update(doc, update, "TodoList.tsx").merged == doc.replace("{todos.map", "{visibleTodos.map").replace(
         "      </ul>\n", "      </ul>\n      {visibleTodos.length === 0 && <p>No todos.</p>}\n")
+
+
+def test_a_line_shown_wrapped_after_its_context_rewrites_the_file_s():
+    """``# In-memory cache for stock lookups``, then ``{Inventory.Cache, Application.get_env(...)},``: the
+    file's ``Inventory.Cache,`` below that comment, given its options, is rewritten (it stayed below the new
+    line)."""
+    doc = ("  def start(_type, _args) do\n    children = [\n      Inventory.Repo,\n"
+           "      # In-memory cache for stock lookups\n      Inventory.Cache,\n      InventoryWeb.Endpoint\n    ]\n\n"
+           "    Supervisor.start_link(children, strategy: :one_for_one)\n  end\n")
+    wrapped = "      {Inventory.Cache, Application.get_env(:inventory, Inventory.Cache, [])},\n"
+    update = "      # In-memory cache for stock lookups\n" + wrapped
+    assert merge_update(doc, update, "application.ex").merged == doc.replace("      Inventory.Cache,\n", wrapped)

@@ -304,6 +304,10 @@ def file_lines_rewritten(lines: list[int], keys: list[str], doc_keys: list[str],
                 found = _same_name_rewritten(run, before, keys, doc_keys, placed, out)
             if not found:
                 found = _same_keys_rewritten(run, before, keys, doc_keys, placed, out)
+            if not found and len(run) == 1:
+                nxt = next((j for j in range(before + 1, len(doc_keys) + 1) if doc_keys[j - 1].strip()), None)
+                if nxt is not None and nxt not in placed and nxt not in out and _wraps(keys[run[0]], doc_keys[nxt - 1]):
+                    found = set(range(before + 1, nxt + 1))  # (``Inventory.Cache,`` given its options)
             out |= found | _tail_rewritten(run, fresh, max(found | {before}), keys, doc_keys, placed, out)
     return frozenset(out)
 
@@ -409,6 +413,14 @@ def _same_keys_rewritten(run: list[int], before: int, keys: list[str], doc_keys:
         return set()
     spans = [entries[name] for name in ours if name in entries]
     return {n for first, last in spans for n in range(first, last + 1)} if spans else set()
+
+
+def _wraps(new: str, old: str) -> bool:
+    """Whether a new line holds a file line whole, wrapped or given more (``{Inventory.Cache, opts},`` for
+    ``Inventory.Cache,``), at its indentation: that line rewritten."""
+    core = old.strip().rstrip(",;")
+    return len(core) >= 8 and indent_of(new) == indent_of(old) and new.strip() != old.strip() and \
+        re.search(rf"(?<![\w.]){re.escape(core)}(?![\w(])", new) is not None
 
 
 def alike_line_for_line(pairs: list[tuple[int, int]], keys: list[str], doc_keys: list[str]) -> bool:
