@@ -809,8 +809,6 @@ NOT_YET: dict[str, str] = {
     "``<ExpenseList expenses={visibleExpenses} />`` beside its rewrite after ``{/* ... */}``; the line reading "
     "is right but ties and loses",
     "cw-rust-axum-bookmarks-app-error-type-claude": "not examined yet: ``Cargo.toml`` differs from the expected",
-    "cw-ruby-gem-linkcheck-threaded-checks-grok": "not examined yet: ``lib/linkcheck/checker.rb``, "
-                                                  "``spec/linkcheck/checker_spec.rb`` differ from the expected",
 }
 
 
@@ -2499,3 +2497,29 @@ def test_imports_said_to_add_or_to_remove_by_name_in_prose(tmp_path):
     assert changes["Repo.kt"] == kotlin.replace("sql.SortOrder\n", "sql.SortOrder\nimport org.jetbrains.exposed.sql.and\n") \
         .replace("fun a() = 1", "fun a() = 2")
     assert changes["P.java"] == java.replace("import java.util.Arrays;\n", "").replace("Arrays.asList", "List.of")
+
+
+def test_a_definition_rewritten_whole_after_a_sentence_goes_on_in_the_file_before_and_an_example_added_is_a_test(tmp_path):
+    """"Then replace `check_all` with a thread-pool version." and a block that names no file: it defines
+    ``check_all`` again, which the file of the block before defines once, so it goes there (it shares too few
+    lines with the old one to be found so); "add this example inside the `describe` block" adds an RSpec
+    example, not a use of the change."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "spec").mkdir()
+    checker = ("module Linkcheck\n  class Checker\n    def initialize(timeout: 10)\n      @timeout = timeout\n    end\n\n"
+               "    def check_all(urls)\n      urls.map { |url| check(url) }\n    end\n  end\nend\n")
+    spec = ("RSpec.describe Linkcheck::Checker do\n  describe \"#check_all\" do\n    it \"checks\" do\n"
+            "      expect(1).to eq(1)\n    end\n  end\nend\n")
+    (tmp_path / "lib" / "checker.rb").write_text(checker)
+    (tmp_path / "spec" / "checker_spec.rb").write_text(spec)
+    new = ("    def check_all(urls)\n      queue = Queue.new\n      urls.each { |url| queue << url }\n"
+           "      Array.new(@concurrency) { Thread.new { check(queue.pop) } }.each(&:join)\n    end\n")
+    example = "    it \"keeps the order\" do\n      expect(2).to eq(2)\n    end\n"
+    answer = ("In `lib/checker.rb`, swap the constructor for this:\n\n```ruby\n    def initialize(timeout: 10, concurrency: 8)\n"
+              "      @timeout = timeout\n      @concurrency = concurrency\n    end\n```\n\n"
+              "Then replace `check_all` with a thread-pool version:\n\n```ruby\n" + new + "```\n\n"
+              "For `spec/checker_spec.rb`, add this example inside the `describe \"#check_all\"` block:\n\n```ruby\n" +
+              example + "```\n")
+    changes = {c.path: c.after for c in plan_answer(answer, tmp_path).files}
+    assert new in changes["lib/checker.rb"] and "urls.map" not in changes["lib/checker.rb"]
+    assert example in changes["spec/checker_spec.rb"]

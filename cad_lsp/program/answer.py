@@ -1101,11 +1101,15 @@ def _shows_usage(prose: list[str], body: list[str]) -> bool:
     this:", "### Usage", "Then test it:"), or the block is a REPL session (``>>> f(3)``)."""
     heading = [line for line in prose if line.lstrip().startswith("#")][-1:]  # ("### Usage" above the sentence)
     first = next((line.lstrip() for line in body if line.strip()), "")
-    return any(_USAGE.search(_DOTTED.sub(" ", _BACKTICKED.sub("", line))) for line in [_last_said(prose)] + heading) \
+    return any(_USAGE.search(_ADDS_EXAMPLE.sub(" ", _DOTTED.sub(" ", _BACKTICKED.sub("", line))))
+               for line in [_last_said(prose)] + heading) \
         or first.startswith((">>> ", "$ ", "In [1]:", "irb(", "iex("))  # (not "example" in `.env.example`)
 
 
 _DOTTED = re.compile(r"[\w./*-]*\.[\w*]+")  # a file's name in a sentence (**.env.example**)
+# RSpec's examples added: "add this example inside the `describe` block" (a test, not a use of the change)
+_ADDS_EXAMPLE = re.compile(r"\b(?:add|adding|append|put|insert)\s+(?:this|these|an?|the|one|two|three)?\s*(?:new\s+)?"
+                           r"examples?\b", re.IGNORECASE)
 
 
 def _shows_output(prose: list[str]) -> bool:

@@ -189,7 +189,7 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
         if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before) or
-                     _holds_a_line_inside(text, block.text, block.inside)):
+                     _holds_a_line_inside(text, block.text, block.inside) or _defines_again(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
@@ -204,6 +204,14 @@ def _holds_lines_of(text: str, block: str) -> bool:
     lines = {line.strip() for line in text.splitlines()}
     own = [line.strip() for line in block.splitlines() if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)]
     return sum(line in lines for line in own) >= 2
+
+
+def _defines_again(text: str, block: str) -> bool:
+    """Whether a block opens by defining a name the file defines once (a ``check_all`` rewritten whole, after
+    "Then replace `check_all` with a thread-pool version."): that definition anew."""
+    ours = definitions_in(keys_of(block.splitlines()))
+    theirs = list(definitions_in(keys_of(text.splitlines())).values())
+    return bool(ours) and theirs.count(ours[min(ours)]) == 1
 
 
 def _holds_a_line_inside(text: str, block: str, name: str | None) -> bool:
