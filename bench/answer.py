@@ -365,7 +365,11 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-13.jsonl",
               "a thirteenth set of 24, 8 per convention, by the same brief as the twelfth (at least eight languages), "
               "never read while tuning; 14 of 24 were right with the merge of the day it came (info 7, first line "
-              "4, line before 3), 14 with that round's starting merge"))
+              "4, line before 3), 14 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-14.jsonl",
+              "a fourteenth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 17 of 24 were right with the merge of the day it came (info 7, "
+              "first line 6, line before 4), 16 with that round's starting merge"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:
