@@ -4402,3 +4402,18 @@ def test_a_line_shown_wrapped_after_its_context_rewrites_the_file_s():
     wrapped = "      {Inventory.Cache, Application.get_env(:inventory, Inventory.Cache, [])},\n"
     update = "      # In-memory cache for stock lookups\n" + wrapped
     assert merge_update(doc, update, "application.ex").merged == doc.replace("      Inventory.Cache,\n", wrapped)
+
+
+def test_a_callback_declared_with_another_call_and_symbol_is_rewritten_not_added():
+    """``after_create :send_welcome_email`` shown as ``after_create_commit :enqueue_welcome_email`` above a marker
+    and the rewritten private method: the callback line is rewritten (another symbol to the same call would be
+    another entry, ``field :slug`` beside ``field :name``; another call is the line changed)."""
+    doc = ("class User < ApplicationRecord\n  has_secure_password\n\n  validates :name, presence: true\n\n"
+           "  after_create :send_welcome_email\n\n  def first_name\n    name.split.first\n  end\n\n  private\n\n"
+           "  def send_welcome_email\n    UserMailer.welcome(self).deliver_now\n  end\nend\n")
+    update = ("  after_create_commit :enqueue_welcome_email\n\n  # ...\n\n  private\n\n  def enqueue_welcome_email\n"
+              "    WelcomeEmailJob.perform_later(self)\n  end\nend\n")
+    assert merge_update(doc, update, "user.rb").merged == doc.replace(
+        "after_create :send_welcome_email", "after_create_commit :enqueue_welcome_email").replace(
+        "  def send_welcome_email\n    UserMailer.welcome(self).deliver_now\n",
+        "  def enqueue_welcome_email\n    WelcomeEmailJob.perform_later(self)\n")

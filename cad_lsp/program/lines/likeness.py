@@ -63,12 +63,12 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"),
                # a Maven coordinate: ``<artifactId>spring-boot-starter-validation</artifactId>``
                re.compile(r"^\s*<(?P<call>artifactId|module|include)>(?P<key>[^<]+)</(?P=call)>\s*$"),
-               # a call declaring by a symbol: Ecto's ``field :slug, :string``, Rails' ``t.string :title``,
-               # ``belongs_to :team``, ``plug :auth``
-               re.compile(r"^\s*(?P<call>[a-z_][\w.]*)\s+:(?P<key>\w+[?!]?)(?:\s*,|\s*$)"),
                # a declaration: CSS's ``color: #656d76;``, an interface's ``id: string;``
                re.compile(r"^\s*(?P<key>-{0,2}[A-Za-z][\w-]*\??)\s*:\s*[^;{}]*;\s*$"))
 _DECLARATION = _ENTRY_KEYS[-1]
+# A call declaring by a symbol: Ecto's ``field :slug, :string``, Rails' ``t.string :title``, ``belongs_to :team``:
+# another symbol to the same call is another entry
+_SYMBOL_ENTRY = re.compile(r"^\s*(?P<call>[a-z_][\w.]*)\s+:(?P<key>\w+[?!]?)(?:\s*,|\s*$)")
 _NOT_IN_NAME = re.compile(r"[\d._-]+")  # a version, and the separators a key is respelt with (``poll_interval``)
 
 
@@ -81,6 +81,9 @@ def other_entries(a: str, b: str) -> bool:
     ``poll-interval-secs``), the entry is the same (a rewrite)."""
     if _other_elements(a, b):
         return True  # (``<form class="search-form">`` beside ``<form class="bookmark-form">``: another element)
+    m, n = _SYMBOL_ENTRY.match(a), _SYMBOL_ENTRY.match(b)
+    if m and n:  # (``after_create :send_welcome_email`` made ``after_create_commit :enqueue...``: a rewrite)
+        return m["call"] == n["call"] and m["key"] != n["key"]
     for pattern in _ENTRY_KEYS:
         m, n = pattern.match(a), pattern.match(b)
         if m and n:
