@@ -4417,3 +4417,15 @@ def test_a_callback_declared_with_another_call_and_symbol_is_rewritten_not_added
         "after_create :send_welcome_email", "after_create_commit :enqueue_welcome_email").replace(
         "  def send_welcome_email\n    UserMailer.welcome(self).deliver_now\n",
         "  def enqueue_welcome_email\n    WelcomeEmailJob.perform_later(self)\n")
+
+
+def test_a_go_import_group_shown_alone_rewrites_the_file_s_import():
+    """"change the import to:" and ``import ( "testing" "time" )`` for a file with ``import "testing"``: the
+    file's import is rewritten (the group went to the file's end and the old line stayed), and so is a group
+    given one more package."""
+    doc = "package cache\n\nimport \"testing\"\n\nfunc TestGet(t *testing.T) {\n\tt.Log(1)\n}\n"
+    group = "import (\n\t\"testing\"\n\t\"time\"\n)\n"
+    assert merge_update(doc, group, "lru_test.go").merged == doc.replace("import \"testing\"\n", group)
+    grouped = doc.replace("import \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n")
+    assert merge_update(grouped, "import (\n\t\"fmt\"\n\t\"testing\"\n\t\"time\"\n)\n", "lru_test.go").merged == \
+        grouped.replace("\t\"testing\"\n)", "\t\"testing\"\n\t\"time\"\n)")

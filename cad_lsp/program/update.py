@@ -141,6 +141,9 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                 return Merge.spanning(document, second.merged, first.unseen + second.unseen)
             except UpdateError:
                 pass
+        regrouped = _go_imports_regrouped(document, update)
+        if regrouped is not None:
+            return regrouped
         said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
         if said is not None:
             return said
@@ -425,6 +428,40 @@ def _imports_widened(doc_lines: list[str], update_lines: list[str]) -> Merge | N
               for r, line in enumerate(doc_lines)]
     return _finish("".join(doc_lines), "".join(update_lines), pieces, frozenset(r + 1 for r in rewritten), None,
                    False)  # (the rewritten lines are seen: the update shows their new form)
+
+
+_GO_IMPORT_ONE = re.compile(r'^import\s+(?:\w+\s+)?"[^"]+"\s*$')
+
+
+def _go_imports_regrouped(document: str, update: str) -> Merge | None:
+    """A Go ``import ( ... )`` group shown alone ("change the import to:") for a file with one import
+    declaration, ``import "testing"`` or a group, whose packages it holds all: that declaration rewritten.  None
+    for anything else."""
+    lines = [line for line in split_lines(update) if line.strip()]
+    if len(lines) < 3 or lines[0].strip() != "import (" or lines[-1].strip() != ")" or \
+            not all(re.match(r'^\s*(?:\w+\s+)?"[^"]+"\s*$', line) for line in lines[1:-1]):
+        return None
+    doc_lines = split_lines(document)
+    starts = [r for r, line in enumerate(doc_lines) if line.startswith("import")]
+    if len(starts) != 1:
+        return None
+    first = starts[0]
+    if _GO_IMPORT_ONE.match(doc_lines[first]):
+        last = first
+    elif doc_lines[first].strip() == "import (":
+        last = next((r for r in range(first + 1, len(doc_lines)) if doc_lines[r].strip() == ")"), None)
+        if last is None:
+            return None
+    else:
+        return None
+    theirs = set(re.findall(r'"([^"]+)"', "".join(doc_lines[first:last + 1])))
+    if not theirs <= set(re.findall(r'"([^"]+)"', "".join(lines))):
+        return None
+    newline = _terminator(doc_lines)
+    group = [line.rstrip("\r\n") + newline for line in split_lines(update)]
+    while group and not group[-1].strip():
+        group.pop()
+    return Merge.spanning(document, "".join(doc_lines[:first] + group + doc_lines[last + 1:]))
 
 
 def _imported_from(line: str) -> str | None:
