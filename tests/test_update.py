@@ -4429,3 +4429,16 @@ def test_a_go_import_group_shown_alone_rewrites_the_file_s_import():
     grouped = doc.replace("import \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n")
     assert merge_update(grouped, "import (\n\t\"fmt\"\n\t\"testing\"\n\t\"time\"\n)\n", "lru_test.go").merged == \
         grouped.replace("\t\"testing\"\n)", "\t\"testing\"\n\t\"time\"\n)")
+
+
+def test_a_route_of_another_path_after_a_shown_one_is_added_not_written_over_the_next():
+    """``Route::resource(...)`` shown, then a new ``Route::post('/posts/{post}/publish', ...)``: another path is
+    another route, added; the file's ``/posts/{post}/comments`` route below stays (it was read as rewritten)."""
+    doc = ("<?php\n\nRoute::middleware('auth')->group(function () {\n"
+           "    Route::resource('posts', PostController::class)->except(['index', 'show']);\n"
+           "    Route::post('/posts/{post}/comments', [CommentController::class, 'store'])->name('comments.store');\n"
+           "});\n")
+    new = "    Route::post('/posts/{post}/publish', [PostController::class, 'publish'])->name('posts.publish');\n"
+    update = "    Route::resource('posts', PostController::class)->except(['index', 'show']);\n" + new
+    assert merge_update(doc, update, "web.php").merged == doc.replace("    Route::post('/posts/{post}/comments'",
+                                                                      new + "    Route::post('/posts/{post}/comments'")

@@ -63,6 +63,9 @@ _ENTRY_KEYS = (re.compile(r'^\s*"(?P<key>[^"]+)"\s*:'),  # JSON: ``"react": "^18
                re.compile(r"^\s*(?P<key>[.#&@][^{};]*?)\s*\{\s*$"),
                # a Maven coordinate: ``<artifactId>spring-boot-starter-validation</artifactId>``
                re.compile(r"^\s*<(?P<call>artifactId|module|include)>(?P<key>[^<]+)</(?P=call)>\s*$"),
+               # a call registered by a path or a name as its first argument: Laravel's ``Route::post('/posts/{post}/
+               # publish', [...])->name(...)`` beside ``.../comments``; not a message, which has spaces
+               re.compile(r"^\s*(?P<call>[\w.$\\]+(?:::\w+)?)\s*\(\s*(['\"])(?P<key>[^'\"\s]+)\2\s*,"),
                # a declaration: CSS's ``color: #656d76;``, an interface's ``id: string;``
                re.compile(r"^\s*(?P<key>-{0,2}[A-Za-z][\w-]*\??)\s*:\s*[^;{}]*;\s*$"))
 _DECLARATION = _ENTRY_KEYS[-1]
