@@ -809,6 +809,15 @@ NOT_YET: dict[str, str] = {
     "``<ExpenseList expenses={visibleExpenses} />`` beside its rewrite after ``{/* ... */}``; the line reading "
     "is right but ties and loses",
     "cw-rust-axum-bookmarks-app-error-type-claude": "not examined yet: ``Cargo.toml`` differs from the expected",
+    "cx-java-spring-shop-soft-cancel-orders-chatgpt": "not examined yet: "
+                                                      "``src/main/java/com/acme/shop/order/OrderController.java`` differs from the expected",
+    "cx-python-django-blog-tag-filter-copilot-chat": "not examined yet: ``blog/tests.py``, ``blog/urls.py`` differ "
+                                                     "from the expected",
+    "cx-ts-express-api-login-rate-limit-claude": "not examined yet: ``src/app.ts`` differs from the expected",
+    "cx-python-script-sales-report-since-filter-chatgpt": "not examined yet: ``tools/csv_report.py`` differs from "
+                                                          "the expected",
+    "cx-yaml-kubernetes-checkout-hpa-probes-llama": "not examined yet: ``k8s/deployment.yaml`` differs from the "
+                                                    "expected",
 }
 
 
