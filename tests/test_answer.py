@@ -813,11 +813,10 @@ NOT_YET: dict[str, str] = {
                                                       "``src/main/java/com/acme/shop/order/OrderController.java`` differs from the expected",
     "cx-python-django-blog-tag-filter-copilot-chat": "not examined yet: ``blog/tests.py``, ``blog/urls.py`` differ "
                                                      "from the expected",
-    "cx-ts-express-api-login-rate-limit-claude": "not examined yet: ``src/app.ts`` differs from the expected",
-    "cx-python-script-sales-report-since-filter-chatgpt": "not examined yet: ``tools/csv_report.py`` differs from "
-                                                          "the expected",
-    "cx-yaml-kubernetes-checkout-hpa-probes-llama": "not examined yet: ``k8s/deployment.yaml`` differs from the "
-                                                    "expected",
+    "cx-ts-express-api-login-rate-limit-claude": "the new import goes where it sorts among the file's; the answer "
+    "expects it after the last one, which nothing in the answer says",
+    "cx-python-script-sales-report-since-filter-chatgpt": "the expected file has one blank line between two "
+    "functions where the file and the answer have two",
 }
 
 
@@ -2532,3 +2531,16 @@ def test_a_definition_rewritten_whole_after_a_sentence_goes_on_in_the_file_befor
     changes = {c.path: c.after for c in plan_answer(answer, tmp_path).files}
     assert new in changes["lib/checker.rb"] and "urls.map" not in changes["lib/checker.rb"]
     assert example in changes["spec/checker_spec.rb"]
+
+
+def test_a_line_said_removed_from_a_key_goes_from_the_one_file_that_has_it(tmp_path):
+    """"Remove the fixed `replicas: 3` line from `spec`": ``spec`` is the YAML key that holds it, not a file;
+    the line goes from the one file the answer changes that has it."""
+    (tmp_path / "k8s").mkdir()
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 3\n  template:\n    spec:\n"
+                  "      containers:\n        - name: web\n          image: web:1.0\n")
+    (tmp_path / "k8s" / "deployment.yaml").write_text(deployment)
+    answer = ("In `k8s/deployment.yaml`, remove the fixed `replicas: 3` line from `spec` (the HPA owns it now). Then "
+              "bump the image:\n\n```yaml\n          image: web:1.1\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == deployment.replace("  replicas: 3\n", "").replace("web:1.0", "web:1.1")

@@ -604,9 +604,10 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 path = named[0] if len(named) == 1 else None
             if names and not other:
                 out.append(Removal(tuple(names), path, number, sentence.strip(), within=within))
-        for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"
-            if not _NOT_DONE.search(line[:m.end()]) and _names_file(m["path"]):
-                out.append(Removal((m["head"],), m["path"], number, m[0], lines=True))
+        for m in _LINE_REMOVAL.finditer(line):  # "Delete the `HEALTHCHECK` line from the Dockerfile"; "Remove the
+            if not _NOT_DONE.search(line[:m.end()]):  # fixed `replicas: 3` line from `spec`" (a key: the one file)
+                out.append(Removal((m["head"],), m["path"] if _names_file(m["path"]) else None, number, m[0],
+                                   lines=True))
         for m in _IMPORT_REMOVAL.finditer(line):  # "Also remove the now-unused `import x.HttpStatus;`"
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
@@ -637,7 +638,8 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
                            re.IGNORECASE)
 
 
-_LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
+_LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|now[- ]unused|unused|stale)\s+)?"
+                           r"`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
 
 
