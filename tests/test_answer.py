@@ -808,7 +808,8 @@ NOT_YET: dict[str, str] = {
     "cw-js-react-vite-expenses-localstorage-delete-gemini": "the syntax reading keeps the one-line "
     "``<ExpenseList expenses={visibleExpenses} />`` beside its rewrite after ``{/* ... */}``; the line reading "
     "is right but ties and loses",
-    "cw-rust-axum-bookmarks-app-error-type-claude": "not examined yet: ``Cargo.toml`` differs from the expected",
+    "cw-rust-axum-bookmarks-app-error-type-claude": "the new dependency goes at the end of ``[dependencies]``; the "
+    "answer expects it where it sorts, which other answers' authors do not",
     "cx-java-spring-shop-soft-cancel-orders-chatgpt": "not examined yet: "
                                                       "``src/main/java/com/acme/shop/order/OrderController.java`` differs from the expected",
     "cx-python-django-blog-tag-filter-copilot-chat": "not examined yet: ``blog/tests.py``, ``blog/urls.py`` differ "
@@ -2544,3 +2545,14 @@ def test_a_line_said_removed_from_a_key_goes_from_the_one_file_that_has_it(tmp_p
               "bump the image:\n\n```yaml\n          image: web:1.1\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == deployment.replace("  replicas: 3\n", "").replace("web:1.0", "web:1.1")
+
+
+def test_keys_said_to_go_in_a_toml_table_go_in_that_table(tmp_path):
+    """"Add `thiserror` to the `[dependencies]` in `Cargo.toml`" and ``thiserror = "1"`` alone: the key goes at
+    the end of ``[dependencies]`` (it went to the end of the file, under ``[lints.clippy]``)."""
+    cargo = ("[package]\nname = \"api\"\n\n[dependencies]\nanyhow = \"1\"\naxum = \"0.7\"\n\n[dev-dependencies]\n"
+             "axum-test = \"15\"\n\n[lints.clippy]\npedantic = \"warn\"\n")
+    (tmp_path / "Cargo.toml").write_text(cargo)
+    answer = "Add `thiserror` to the `[dependencies]` in `Cargo.toml`:\n\n```toml\nthiserror = \"1\"\n```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == cargo.replace("axum = \"0.7\"\n", "axum = \"0.7\"\nthiserror = \"1\"\n")

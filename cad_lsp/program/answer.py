@@ -656,6 +656,15 @@ _NAMED_IMPORT_REMOVAL = re.compile(r"`(?P<name>[a-z]\w*(?:\.\w+)+)`[^.`]*?\b(?:r
                                    r"`(?P<other>[a-z]\w*(?:\.\w+)+)`\s+import\b", re.IGNORECASE)
 
 
+# A TOML or INI table a sentence puts the block's keys in: "Add `thiserror` to the `[dependencies]` in `Cargo.toml`"
+_TABLE_SAID = re.compile(r"\b(?:to|in|under|into)\s+(?:the\s+|your\s+)?`(?P<table>\[[\w.\-\"]+\])`")
+
+
+def _table_said(said: str) -> str | None:
+    m = _TABLE_SAID.search(said)
+    return m["table"] if m else None
+
+
 def _code_of(language: str | None, path: str) -> bool:
     """Whether a block is code in its file's own programming language (```php`` for a ``.php``): a file, never
     what commands print (which may be JSON, YAML, HTML or rows, whatever file the sentence names)."""
@@ -739,7 +748,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
-                                             into=_class_named(prose) or _end_of_named(said),
+                                             into=_class_named(prose) or _end_of_named(said) or _table_said(said),
                                              inside=_inside_named(said), near_words=_near_words(in_words)))
 
 

@@ -396,6 +396,20 @@ _GROUP_OPENER = re.compile(r"^\s*(?:[\w$]+\.)*(?:describe|context|suite|group|fe
 # groups: ``describe("cart", () => {``, ``RSpec.describe Cart do``)
 
 
+def _under_the_table_said(current: str, block: Block) -> Block:
+    """Keys said to go in a TOML or INI table ("Add `thiserror` to the `[dependencies]`"), shown without its
+    header: the block under that header, as the file has it, so the keys go in that table."""
+    table = block.into if block.into and block.into.startswith("[") else None
+    if table is None:
+        return block
+    lines = current.splitlines(keepends=True)
+    header = next((line for line in lines if line.strip() == table), None)
+    if header is None or any(line.lstrip().startswith("[") for line in block.text.splitlines()):
+        return replace(block, into=None)
+    return replace(block, text=header.rstrip("\r\n") + "\n" + block.text + "# ...\n", into=None)  # (the marker:
+    # the table's other keys stay)
+
+
 _STYLE_END = re.compile(r"^\s*</style>\s*$")
 
 
@@ -724,7 +738,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                 block = replace(block, **{side: named})
         if block.label is not None and current.lstrip().startswith(block.label.strip()):
             block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
-        block = _styles_for_the_component(current, block, target.name)
+        block = _styles_for_the_component(current, _under_the_table_said(current, block), target.name)
         try:
             merge = _lines_said_replaced(current, block, target.name, force) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
