@@ -361,6 +361,13 @@ def read_answer(markdown: str) -> Reading:
                     _PATH_LINE.match(heading.strip()) and "".join(prose[k + 1:]).strip():
                 section_path = _path_named(heading)
         for read in _read_block(opening["info"].strip(), body, prose, index + 1):
+            if isinstance(read, Block) and not read.is_patch and (gone := _lines_marked_gone(read.text)):
+                read = replace(read, text="".join(line for line in read.text.splitlines(keepends=True)
+                                                  if not _GONE_MARK.match(line)))
+                removals += [Removal((code,), read.path, index + 1, f"{code}: marked to be removed", lines=True)
+                             for code in gone]  # (no path: of the one file the answer changes that has it)
+                if not read.text.strip():
+                    read = Skipped(read.line, read.language, "lines marked to be removed, and nothing else")
             if isinstance(read, Block) and not read.is_patch and _output_of(last, prose) and \
                     (read.path is None or read.named_by == "line before" and _in_passing(prose) and
                      not _code_of(read.language, read.path)):
@@ -663,6 +670,17 @@ _TABLE_SAID = re.compile(r"\b(?:to|in|under|into)\s+(?:the\s+|your\s+)?`(?P<tabl
 def _table_said(said: str) -> str | None:
     m = _TABLE_SAID.search(said)
     return m["table"] if m else None
+
+
+# A line of the file a block marks for removal: ``import x.DeleteMapping; // remove this line``, Lua's
+# ``-- delete: local group = ...``
+_GONE_MARK = re.compile(r"^\s*(?:(?P<code>\S.*?)\s*(?://|#|--)\s*(?:remove|delete|drop)(?:\s+this)?(?:\s+line)?\.?|"
+                        r"(?://|#|--)\s*(?:remove|delete|drop):\s*(?P<said>\S.*?))\s*$", re.IGNORECASE)
+
+
+def _lines_marked_gone(text: str) -> list[str]:
+    """The file lines a block marks for removal, as the code they hold."""
+    return [(m["code"] or m["said"]).strip() for line in text.splitlines() if (m := _GONE_MARK.match(line))]
 
 
 def _code_of(language: str | None, path: str) -> bool:
