@@ -2558,7 +2558,8 @@ def test_keys_said_to_go_in_a_toml_table_go_in_that_table(tmp_path):
 
 def test_a_line_a_block_marks_to_be_removed_goes(tmp_path):
     """A block of the controller's imports with ``import ...DeleteMapping; // remove this line``, alone: that
-    import goes (the block was refused as empty, or the line written again with its comment)."""
+    import goes (the block was refused as empty, or the line written again with its comment).  A comment that
+    says what a line does (``os.remove(tmp)  # remove``) marks nothing."""
     (tmp_path / "OrderController.java").write_text(
         "package a;\n\nimport org.springframework.http.HttpStatus;\nimport org.springframework.web.bind.annotation.DeleteMapping;\n"
         "import org.springframework.web.bind.annotation.GetMapping;\n\nclass OrderController {\n}\n")
@@ -2567,3 +2568,5 @@ def test_a_line_a_block_marks_to_be_removed_goes(tmp_path):
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == ("package a;\n\nimport org.springframework.http.HttpStatus;\n"
                             "import org.springframework.web.bind.annotation.GetMapping;\n\nclass OrderController {\n}\n")
+    said = read_answer("```python\n# tools/clean.py\ndef clean(tmp):\n    os.remove(tmp)  # remove\n```\n")
+    assert said.removals == () and "os.remove(tmp)  # remove" in said.blocks[0].text  # (what the code does)

@@ -673,8 +673,8 @@ def _table_said(said: str) -> str | None:
 
 
 # A line of the file a block marks for removal: ``import x.DeleteMapping; // remove this line``, Lua's
-# ``-- delete: local group = ...``
-_GONE_MARK = re.compile(r"^\s*(?:(?P<code>\S.*?)\s*(?://|#|--)\s*(?:remove|delete|drop)(?:\s+this)?(?:\s+line)?\.?|"
+# ``-- delete: local group = ...`` (not ``os.remove(tmp)  # remove``, a comment on what the code does)
+_GONE_MARK = re.compile(r"^\s*(?:(?P<code>\S.*?)\s*(?://|#|--)\s*(?:remove|delete|drop)\s+this(?:\s+line)?\.?|"
                         r"(?://|#|--)\s*(?:remove|delete|drop):\s*(?P<said>\S.*?))\s*$", re.IGNORECASE)
 
 
