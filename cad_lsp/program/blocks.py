@@ -982,8 +982,7 @@ class _Merger:
                 pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(first, last + 1)]
                 for n, k in enumerate(sorted(k for k, after in added.items() if after is new)):
                     shift = (_indent(self.new.lines[new_units[k].start]), _indent(self.old.lines[new.start]))
-                    below = n > 0 and new_units[k - 1].end + 1 == new_units[k].start and \
-                        not self.is_marker(new_units[k - 1])  # (Go's one-line ``Error()`` and ``Unwrap()``)
+                    below = n > 0 and self.right_below(new_units, k)  # (Go's one-line ``Error()``, ``Unwrap()``)
                     pieces += ([] if below else gap) + self._lines(new_units[k].start, new_units[k].end, shift)
                     self.new_definitions += 1
             else:
@@ -994,7 +993,7 @@ class _Merger:
                     self.new_definitions += 1
                 pieces += self.pair(old, new, None)
                 for k in sorted(k for k, after in added.items() if after is old):
-                    below = new_units[k - 1].end + 1 == new_units[k].start and not self.is_marker(new_units[k - 1])
+                    below = self.right_below(new_units, k)
                     pieces += ([] if below else gap) + self._lines(new_units[k].start, new_units[k].end, shift)
                     self.new_definitions += 1  # (shown right below the one before it: as the file's one-line
                     # ``def``s are, with no blank line between)
@@ -1002,6 +1001,10 @@ class _Merger:
         pieces += [Piece(self.old.lines[r], r + 1, None) for r in range(at, len(self.old.lines))]
         return BlockMerge(pieces, frozenset(self.seen), partly_by_lines=self.by_lines_used,
                           place_unused=self.place_unused())
+
+    def right_below(self, units: list[Unit], k: int) -> bool:
+        """Whether the update shows unit k right below the one before it, no blank line or marker between."""
+        return units[k - 1].end + 1 == units[k].start and not self.is_marker(units[k - 1])
 
     # -- matching one level
     @staticmethod

@@ -149,9 +149,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
             return said
         merge = _imports_then_rest(document, update, language, force=force, after=after, before=before,
                                    whole=whole, into=into)
-        grammar = language_of(language) if language is not None else guess_language(document)
-        return _unused_imports_above(_below_the_header(merge), update) if grammar in _IMPORTS_USED_BY_NAME else \
-            _below_the_header(merge)
+        return _unused_imports_above(_below_the_header(merge), update, language)
     except UpdateError:
         raise
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
@@ -207,7 +205,7 @@ def _below_the_header(merge: Merge) -> Merge:
 _IMPORTS_USED_BY_NAME = {"python", "javascript", "typescript", "tsx", "java", "kotlin"}
 
 
-def _unused_imports_above(merge: Merge, update: str) -> Merge:
+def _unused_imports_above(merge: Merge, update: str, language: str | None) -> Merge:
     """An update that starts with the file's imports, down to their last, less one or two at their top that
     nothing uses any more (``import shutil`` after its last ``shutil.copyfileobj`` was rewritten): those go too,
     as the update shows the imports as they are to be.  Lines the update did not show, so named as removed unseen."""
@@ -226,6 +224,9 @@ def _unused_imports_above(merge: Merge, update: str) -> Merge:
               (bound := _bound_names(merged[r])) and not any(re.search(rf"\b{re.escape(name)}\b", text)
                                                             for name in bound)]
     if not unused or len(unused) > 2 or unused != above[len(above) - len(unused):] and unused != above[:len(unused)]:
+        return merge
+    grammar = language_of(language) if language is not None else guess_language(merge.document)
+    if grammar not in _IMPORTS_USED_BY_NAME:  # (read only now: guessing parses the file)
         return merge
     doc_lines = split_lines(merge.document)
     rows = [next((j for j, line in enumerate(doc_lines) if line == merged[r]), None) for r in unused]

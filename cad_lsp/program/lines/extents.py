@@ -89,7 +89,7 @@ def said_kept(marker: str) -> tuple[list[str], set[str]]:
     """The test titles and definition names a marker says it keeps as they are (``// ... decrement() unchanged
     ...``, ``# ... "with valid data" unchanged ...``); none where it does not say so (``// ... in Load():`` names
     where the next lines go, not what it keeps)."""
-    if not _UNCHANGED.search(marker):
+    if not says_unchanged(marker):
         return [], set()
     return re.findall(r'"([^"]{3,})"', marker), set(re.findall(r"\b([A-Za-z_]\w*)\(\)", marker))
 
