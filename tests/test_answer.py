@@ -476,9 +476,6 @@ NOT_YET: dict[str, str] = {
                                            "sets its functions apart",
     "rust-reqwest-weather-client-retries-mistral": "a function's body moved into a new private one, shown only as a "
                                                    "marker there: the body is not carried over",
-    "java-spring-book-404-validation-copilot": "a marker right after the imports that stands for the rest of them, "
-                                               "the class's head and its first members: the merged file does not "
-                                               "parse, and it is refused",
     "csharp-wpf-contacts-search-copilot": "a XAML ``ListBox`` replaced by a ``DockPanel`` at its grid cell, said by "
                                           "the surrounding context only, with markers at the left edge: kept beside it",
     "nginx-docker-gzip-healthcheck-windsurf": "a marker that names the directives it keeps (\"listen, server_name, "

@@ -4442,3 +4442,39 @@ def test_a_route_of_another_path_after_a_shown_one_is_added_not_written_over_the
     update = "    Route::resource('posts', PostController::class)->except(['index', 'show']);\n" + new
     assert merge_update(doc, update, "web.php").merged == doc.replace("    Route::post('/posts/{post}/comments'",
                                                                       new + "    Route::post('/posts/{post}/comments'")
+
+
+def test_members_below_the_package_and_imports_merge_into_the_class_the_update_does_not_show():
+    """``package``, the file's imports with new ones, ``// ...existing code...``, then the class's members (its
+    declaration not shown, one body a marker) and its closing brace: the imports merge with the file's, the
+    members with theirs; read whole, the members were placed on the wrong lines and the merge was refused."""
+    doc = ("package com.example.book;\n\nimport java.util.List;\n\nimport org.springframework.http.ResponseEntity;\n"
+           "import org.springframework.web.bind.annotation.GetMapping;\n"
+           "import org.springframework.web.bind.annotation.PostMapping;\n\n@RestController\n"
+           "public class BookController {\n\n    private final BookService books;\n\n"
+           "    public record CreateBookRequest(String title, String isbn) {\n    }\n\n    @GetMapping\n"
+           "    public List<Book> list() {\n        return books.findAll();\n    }\n\n    @GetMapping(\"/{id}\")\n"
+           "    public ResponseEntity<Book> get(@PathVariable long id) {\n        Book book = books.findById(id);\n"
+           "        if (book == null) {\n            return ResponseEntity.ok().build();\n        }\n"
+           "        return ResponseEntity.ok(book);\n    }\n\n    @PostMapping\n"
+           "    public ResponseEntity<Book> create(@RequestBody CreateBookRequest request) {\n"
+           "        Book created = books.create(request.title(), request.isbn());\n"
+           "        return ResponseEntity.ok(created);\n    }\n}\n")
+    update = ("package com.example.book;\n\nimport java.util.List;\n\nimport jakarta.validation.Valid;\n"
+              "import jakarta.validation.constraints.NotBlank;\n\n"
+              "import org.springframework.http.ResponseEntity;\n// ...existing code...\n\n"
+              "    public record CreateBookRequest(\n            @NotBlank String title,\n"
+              "            @NotBlank String isbn) {\n    }\n\n    // ...existing code...\n\n"
+              "    @GetMapping(\"/{id}\")\n    public Book get(@PathVariable long id) {\n"
+              "        return books.findById(id);\n    }\n\n    @PostMapping\n"
+              "    public ResponseEntity<Book> create(@Valid @RequestBody CreateBookRequest request) {\n"
+              "        // ...existing code...\n    }\n}\n")
+    assert merge_update(doc, update, "BookController.java").merged == doc.replace(
+        "import java.util.List;\n\n", "import java.util.List;\n\nimport jakarta.validation.Valid;\n"
+        "import jakarta.validation.constraints.NotBlank;\n\n").replace(
+        "(String title, String isbn) {", "(\n            @NotBlank String title,\n            @NotBlank String isbn) {"
+    ).replace("    public ResponseEntity<Book> get(@PathVariable long id) {\n        Book book = books.findById(id);\n"
+              "        if (book == null) {\n            return ResponseEntity.ok().build();\n        }\n"
+              "        return ResponseEntity.ok(book);\n",
+              "    public Book get(@PathVariable long id) {\n        return books.findById(id);\n").replace(
+        "create(@RequestBody", "create(@Valid @RequestBody")

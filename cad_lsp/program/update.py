@@ -343,33 +343,60 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
     # New imports (after a marker for the file's own, or none), then the rest: the imports go where they sort
     # among the file's, then the rest is merged (a handler pasted for a class the prose names; a class shown
     # below "// ... existing imports" and two new ones, which lines put after the file's imports).
-    parts = _imports_then_code(split_lines(update), split_lines(document), language)
-    if parts is not None:
-        try:
-            imports = _imports_widened(split_lines(document), split_lines(parts[0])) or \
-                _merge_update(document, parts[0], language, force=force)
-            try:
-                code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
-                                     into=into)
-            except UpdateError:
-                code = _below_the_imports(imports.merged, parts[1]) if after is None and before is None else None
-                if code is None:
-                    raise
-            if not imports.unseen and not code.unseen and not (parts[2] and _lost_above(document, parts[0],
-                                                                                        imports.merged)):
-                return Merge.spanning(document, code.merged)
-        except UpdateError:
-            pass
+    apart = _header_apart(document, update, language, force=force, after=after, before=before, into=into)
+    if apart is not None:
+        return apart
     try:
-        return _merge_update(document, update, language, force=force, after=after, before=before, whole=whole,
-                             into=into)
+        merge = _merge_update(document, update, language, force=force, after=after, before=before, whole=whole,
+                              into=into)
+    except UpdateError as error:
+        merge, refusal = None, error
+    if merge is None or _defines_twice(document, update, merge.merged):
+        apart = _header_apart(document, update, language, force=force, after=after, before=before, into=into,
+                              members=True)  # (``package``, the imports, a marker, then members of a class not
+        if apart is not None:  # shown, which the whole update placed on the wrong lines)
+            return apart
+    if merge is not None:
+        return merge
+    placed = _members_before_the_closing_line(split_lines(document), split_lines(update)) \
+        if after in (None, "") and before is None else None
+    if placed is None:
+        raise refusal
+    return _checked(placed, language_of(language) if language is not None else guess_language(document), force,
+                    update)
+
+
+def _defines_twice(document: str, update: str, merged: str) -> bool:
+    """Whether a merge defines a name more often than the file and the update each do (a rewritten method written
+    beside its old self)."""
+    def counted(text: str) -> Counter:
+        return Counter(definitions_in(keys_of(split_lines(text))).values())
+    ours, shown = counted(document), counted(update)
+    return any(n > max(ours[name], shown[name]) for name, n in counted(merged).items())
+
+
+def _header_apart(document: str, update: str, language: str | None, *, force: bool, after: str | None,
+                  before: str | None, into: str | None, members: bool = False) -> Merge | None:
+    """The update's imports merged first, then the rest into that (``_imports_then_code``); None where the update
+    is not so made, or either part does not merge cleanly."""
+    parts = _imports_then_code(split_lines(update), split_lines(document), language, members)
+    if parts is None:
+        return None
+    try:
+        imports = _imports_widened(split_lines(document), split_lines(parts[0])) or \
+            _merge_update(document, parts[0], language, force=force)
+        try:
+            code = _merge_update(imports.merged, parts[1], language, force=force, after=after, before=before,
+                                 into=into)
+        except UpdateError:
+            code = _below_the_imports(imports.merged, parts[1]) if after is None and before is None else None
+            if code is None:
+                raise
     except UpdateError:
-        placed = _members_before_the_closing_line(split_lines(document), split_lines(update)) \
-            if after in (None, "") and before is None else None
-        if placed is None:
-            raise
-        return _checked(placed, language_of(language) if language is not None else guess_language(document), force,
-                        update)
+        return None
+    if imports.unseen or code.unseen or parts[2] and _lost_above(document, parts[0], imports.merged):
+        return None
+    return Merge.spanning(document, code.merged)
 
 
 # A line comment in each grammar, for a marker its parser must read as one
@@ -522,25 +549,28 @@ def _lost_above(document: str, shown: str, merged: str) -> bool:
     return first is not None and any(line in lost for line in doc_lines[:first])
 
 
-def _imports_then_code(update_lines: list[str], doc_lines: list[str],
-                       language: str | None) -> tuple[str, str, bool] | None:
+def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: str | None,
+                       members: bool = False) -> tuple[str, str, bool] | None:
     """An update that is markers, new import lines (none of them the file's), perhaps a marker, then the rest:
     (the imports, the rest, False), or None.  Only where the file's syntax places imports (``blocks._new_imports``).
     Also the file's imports with new ones, then a marker and one fragment inside a function, or new code alone:
-    (..., True)."""
+    (..., True).  With ``members``, the file's ``package`` line and imports with new ones, a marker, then members
+    of a class the update does not show: (the header to its marker, the members, False)."""
     grammar = language_of(language) if language is not None else None
     if grammar is None or grammar in ("markdown", "bash"):
         return None
+    in_file = {line.strip() for line in doc_lines}
     k = 0
-    while k < len(update_lines) and (not update_lines[k].strip() or is_marker(update_lines[k])):
-        k += 1
+    while k < len(update_lines) and (not update_lines[k].strip() or is_marker(update_lines[k]) or
+                                     _HEADER_LINE.match(update_lines[k]) and update_lines[k].strip() in in_file):
+        k += 1  # (the file's own ``package`` line above them: only for members, below)
+    headed = any(_HEADER_LINE.match(line) for line in update_lines[:k])
     first = k
     while k < len(update_lines) and (not update_lines[k].strip() or IMPORT_LINE.match(update_lines[k]) or
                                      is_marker(update_lines[k]) and IMPORT_LINE.match(next(
                                          (line for line in update_lines[k + 1:] if line.strip()), ""))):
         k += 1  # (a marker between imports stands for the file's others)
     imports = [line for line in update_lines[first:k] if line.strip() and not is_marker(line)]
-    in_file = {line.strip() for line in doc_lines}
     marked = k < len(update_lines) and is_marker(update_lines[k])
     rest = update_lines[k + 1:] if marked else update_lines[k:]
     while rest and not rest[0].strip():
@@ -553,9 +583,16 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str],
         defined = set(definitions_in(keys_of(doc_lines)).values())  # (or then new definitions alone: "Add `csv`
         new = set(definitions_in(keys_of(rest)).values())  # to the imports, and put the view right after ...:")
         inside = inside or bool(new) and not new & defined
-    if not imports or (all if inside else any)(line.strip() in in_file for line in imports) or \
+    members = members and marked and shown and all(indent_of(rest[n]) > 0 for n in shown[:-1]) and \
+        (indent_of(rest[shown[-1]]) > 0 or CLOSING.match(rest[shown[-1]])) and \
+        (any(is_marker(line) for line in rest) or bool(set(definitions_in(keys_of(rest)).values()) &
+                                                       set(definitions_in(keys_of(doc_lines)).values())))  # (the file's imports with new ones, a marker,
+    # then members of a class the update does not show: the imports merge with the file's, the members by theirs)
+    if not imports or headed and not members or (all if inside or members else any)(line.strip() in in_file for line in imports) or \
             not any(IMPORT_LINE.match(line) for line in doc_lines):
         return None
+    if members:  # (the header as shown, its marker keeping the rest: the shown imports place and rewrite the file's)
+        return "".join(update_lines[:k + 1]), "".join(rest), False
     if inside or any(is_marker(line) for line in update_lines[first:k]):  # (as the update groups them: the
         imports = update_lines[first:k]  # blank line between the file's groups is the file's; a marker between
         # them keeps the file's others)
