@@ -625,7 +625,6 @@ NOT_YET: dict[str, str] = {
                                               "default:``) says where the next fragment goes; read as code, the merge "
                                               "would not parse and is refused",
     "lua-neovim-format-on-save-llama": "not examined yet: ``lua/config/keymaps.lua`` differs from the expected",
-    "vue-signup-password-rules-windsurf": "not examined yet: ``src/utils/validators.ts`` differs from the expected",
     "go-cobra-export-csv-format-cody": "not examined yet: ``cmd/export.go`` differs from the expected",
     "python-django-drf-order-filters-deepseek": "not examined yet: ``orders/views.py`` differs from the expected; "
                                                 "refused: orders/views.py: the block at line 89 of the answer: the "
@@ -2567,3 +2566,21 @@ def test_a_line_a_block_marks_to_be_removed_goes(tmp_path):
                             "import org.springframework.web.bind.annotation.GetMapping;\n\nclass OrderController {\n}\n")
     said = read_answer("```python\n# tools/clean.py\ndef clean(tmp):\n    os.remove(tmp)  # remove\n```\n")
     assert said.removals == () and "os.remove(tmp)  # remove" in said.blocks[0].text  # (what the code does)
+
+
+def test_a_declaration_said_replaced_with_its_body_elided_goes_in_place(tmp_path):
+    """"Replace the whole `listenAddress = lib.mkOption { ... };` declaration with these three:" and three new
+    options whose only lines the file has are ``type = ...`` and ``};``: they take the old option's place (they
+    went to the file's end and the old one stayed)."""
+    module = ("{ lib, ... }:\n{\n  options.services.pastebin = {\n    enable = lib.mkEnableOption \"pastebin\";\n\n"
+              "    listenAddress = lib.mkOption {\n      type = lib.types.str;\n      default = \"127.0.0.1:8080\";\n"
+              "    };\n\n    dataDir = lib.mkOption {\n      type = lib.types.path;\n      default = \"/var/lib/p\";\n"
+              "    };\n  };\n}\n")
+    (tmp_path / "module.nix").write_text(module)
+    block = ("    address = lib.mkOption {\n      type = lib.types.str;\n      default = \"127.0.0.1\";\n    };\n\n"
+             "    port = lib.mkOption {\n      type = lib.types.port;\n      default = 8080;\n    };\n")
+    answer = ("Replace the whole `listenAddress = lib.mkOption { ... };` declaration with these two:\n\n"
+              f"```nix file=module.nix\n{block}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    old = module[module.index("    listenAddress"):module.index("\n\n    dataDir") + 1]
+    assert change.after == module.replace(old, block)

@@ -4478,3 +4478,25 @@ def test_members_below_the_package_and_imports_merge_into_the_class_the_update_d
               "        return ResponseEntity.ok(book);\n",
               "    public Book get(@PathVariable long id) {\n        return books.findById(id);\n").replace(
         "create(@RequestBody", "create(@Valid @RequestBody")
+
+
+def test_new_code_said_to_go_at_the_end_whose_only_file_lines_are_docstring_quotes_is_appended():
+    """"Append to the end of `quantiles.jl`:" and new documented functions: their ``\"\"\"`` lines are the file's
+    too, so the update was neither new code alone nor placed by its lines, and it was refused."""
+    doc = ('"""\n    iqr(v)\n\nInterquartile range.\n"""\nfunction iqr(v)\n    return quantile(v, 0.75) - '
+           'quantile(v, 0.25)\nend\n')
+    update = ('"""\n    weighted_median(x, w)\n\nThe weighted median.\n"""\n'
+              'weighted_median(x, w) = weighted_quantile(x, w, 0.5)\n')
+    assert merge_update(doc, update, "quantiles.jl", after="").merged == doc + "\n" + update
+
+
+def test_context_lines_above_new_lines_are_not_written_twice():
+    """``in`` and ``{`` shown above a new ``imports`` list, then the file's ``options`` line: the two are the
+    file's lines above it, not new ones written a second time."""
+    doc = ("{ config, lib, ... }:\n\nlet\n  cfg = config.services.pastebin;\nin\n{\n"
+           "  options.services.pastebin = {\n    enable = lib.mkEnableOption \"pastebin\";\n  };\n}\n")
+    update = ("in\n{\n  imports = [\n    (lib.mkRemovedOptionModule [ \"services\" \"pastebin\" \"listenAddress\" ] \"gone\")\n"
+              "  ];\n\n  options.services.pastebin = {\n")
+    assert merge_update(doc, update, "module.nix").merged == doc.replace(
+        "in\n{\n", "in\n{\n  imports = [\n    (lib.mkRemovedOptionModule [ \"services\" \"pastebin\" \"listenAddress\" ] "
+        "\"gone\")\n  ];\n\n")

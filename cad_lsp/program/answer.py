@@ -995,8 +995,10 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old
                             r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b",
                             re.IGNORECASE)
 # "replace `final client = WeatherClient();` in `main` with:": a line of code quoted whole (not a name)
-_REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:line\s+)?`(?P<code>[^`\n]*\w[^`\n]*[\s=;][^`\n]*)`"
-                           r"(?:\s+line)?(?:\s+(?:in|of|inside)\s+(?:the\s+)?`[^`\n]+`(?:\s+\w+)?)?\s+with\b",
+_REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:line\s+)?"
+                           r"`(?P<code>[^`\n]*\w[^`\n]*[\s=;][^`\n]*)`(?:\s+(?:line|declaration|definition|block|"
+                           r"option|setting|entry|call))?(?:\s+(?:in|of|inside)\s+(?:the\s+)?`[^`\n]+`(?:\s+\w+)?)?"
+                           r"\s+with\b",
                            re.IGNORECASE)
 # "replace the last two lines with:": of the file
 _REPLACE_LAST_LINES = re.compile(r"\breplace\s+the\s+(?:file'?s\s+)?last\s+(?:(?P<count>\d+|two|three|four|five|six)"

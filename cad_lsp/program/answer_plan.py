@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
-from .lines.reading import DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
+from .lines.reading import CLOSING, DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
 from .place_words import place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -593,9 +593,12 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
         return None
     kept = "".join(line for k, line in enumerate(lines) if k not in gone)
     ours = {line.strip() for k, line in enumerate(lines) if k not in gone}
+    shown = [line.strip() for line in block.text.splitlines() if line.strip()]
     try:
-        if not block.replaces_last and not any(line.strip() in ours for line in block.text.splitlines() if line.strip()):
-            raise NoSharedLine("none of the block's lines is the file's")  # (not new code for the file's end)
+        if not block.replaces_last and (not any(line in ours for line in shown) or
+                                        shown[0] not in ours and (shown[-1] not in ours or CLOSING.match(shown[-1]))):
+            raise NoSharedLine("none of the block's lines is the file's, or none around it")  # (not new code for
+            # the file's end; nothing of the file around it, the lines it says go in place of the old ones)
         merge = merge_update(kept, block.text, name, force=force, after=after, before=block.before, into=block.into)
     except NoSharedLine:  # (the new lines alone: where the old ones stood, as one run)
         first, last = min(gone), max(gone)
@@ -613,7 +616,11 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
 
 def _sets(line: str, said: str) -> bool:
     """Whether a line is the one a sentence names by ``said``: it starts with it (``HEALTHCHECK``,
-    ``STATUS_LED = 0``), or sets it (``M.STATUS_LED = 0``, ``export API_URL=``, ``"port": 80``)."""
+    ``STATUS_LED = 0``), or sets it (``M.STATUS_LED = 0``, ``export API_URL=``, ``"port": 80``).  Said with its
+    body elided (``listenAddress = lib.mkOption { ... };``), it starts with what comes before the elision."""
+    elided = re.split(r"\.\.\.|\u2026", said)[0].rstrip() if re.search(r"\.\.\.|\u2026", said) else ""
+    if elided and len(elided) >= 8 and line.strip().startswith(elided):
+        return True
     if line.strip().startswith(said) and not re.match(r"\w", line.strip()[len(said):]):
         return True
     return re.match(rf"""\s*(?:(?:export|local|const|let|var|set|readonly|ENV|ARG)\s+)?(?:[\w$]+\.)*"""

@@ -744,6 +744,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
                 placed = _appended(document, update)  # (new CSS rules, a new query: where a reader adds them)
             if placed is None and place is None:
                 placed = _entries_at_the_end(doc_lines, update_lines)
+            if placed is None and after == "" and not any(is_marker(line) for line in update_lines):
+                placed = _appended(document, update)  # ("Append to the end of `quantiles.jl`:", a docstring's
+                # ``"""`` the only lines the file has too)
             if placed is None:
                 raise
             candidates = [(0, placed)]
@@ -782,6 +785,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), _dropped(document, update,
                                                                                             merge.merged),
                                  _stray(document, merge.merged), merge.unseen_lines,
+                                 _stutters(document, merge.merged),
                                  merge.repeats_moved, dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
@@ -793,7 +797,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         return min(tied, key=lambda c: (out_of_order(update_lines, split_lines(c[1].merged)), c[0]))
 
     best = best_of(candidates)
-    if score(best) != (False, 0, 0, 0, 0, False):
+    if score(best) != (False, 0, 0, 0, 0, 0, False):
         try:
             best = best_of([best, (2, _line_merge(document, update, context=True, place=place))])
         except UpdateError:
@@ -866,6 +870,24 @@ def _stray(document: str, merged: str) -> int:
         if tag in ("insert", "replace") and new and all(indent_of(line) >= 4 for line in new) and \
                 CLOSING.match(above) and not indent_of(above) and not indent_of(below):
             count += len(new)
+    return count
+
+
+def _stutters(document: str, merged: str) -> int:
+    """How many lines a merge writes again right below or above themselves: new lines that open with the two or
+    more lines just above where they go (``in`` and ``{`` shown as context above a new ``imports`` list, read as
+    new and written twice), or end with the ones just below."""
+    before, after = split_lines(document), split_lines(merged)
+    count = 0
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag not in ("insert", "replace"):
+            continue
+        new = [line.strip() for line in after[j1:j2] if line.strip()]
+        above = [line.strip() for line in after[:j1] if line.strip()][-len(new):][::-1]
+        below = [line.strip() for line in after[j2:] if line.strip()][:len(new)]
+        top = next((m for m in range(len(new), 1, -1) if new[:m] == above[:m][::-1]), 0)
+        bottom = next((m for m in range(len(new), 1, -1) if new[-m:] == below[:m]), 0)
+        count += max(top, bottom) if max(top, bottom) < len(new) else 0
     return count
 
 
