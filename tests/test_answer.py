@@ -2584,3 +2584,11 @@ def test_a_declaration_said_replaced_with_its_body_elided_goes_in_place(tmp_path
     [change] = plan_answer(answer, tmp_path).files
     old = module[module.index("    listenAddress"):module.index("\n\n    dataDir") + 1]
     assert change.after == module.replace(old, block)
+
+
+def test_a_test_named_by_its_single_quoted_title_places_the_block_after_it():
+    """"Add this test after `'refetches after the TTL expires'`:" (Dart's quotes): after that test, not at the
+    file's end."""
+    [block] = read_answer("Add this test after `'refetches after the TTL expires'`:\n\n```dart\n"
+                          "// test/feed_test.dart\n  test('x', () {});\n```\n").blocks
+    assert (block.after, block.before) == ("refetches after the TTL expires", None)

@@ -4500,3 +4500,35 @@ def test_context_lines_above_new_lines_are_not_written_twice():
     assert merge_update(doc, update, "module.nix").merged == doc.replace(
         "in\n{\n", "in\n{\n  imports = [\n    (lib.mkRemovedOptionModule [ \"services\" \"pastebin\" \"listenAddress\" ] "
         "\"gone\")\n  ];\n\n")
+
+
+def test_a_line_that_only_gains_a_trailing_comma_places_the_new_field_below_it():
+    """``userAgent: String = "acme-fetch/1.0",`` then a new field and the case class's ``)``: the file's line
+    without the comma is the one rewritten (no line of the update was the file's, and it was refused)."""
+    doc = ("final case class FetchConfig(\n    baseUrl: String,\n    userAgent: String = \"acme-fetch/1.0\"\n)\n\n"
+           "object FetchConfig {\n  val default = FetchConfig(\"http://localhost\")\n}\n")
+    update = "    userAgent: String = \"acme-fetch/1.0\",\n    retry: RetryPolicy = RetryPolicy.default\n)\n"
+    assert merge_update(doc, update, "FetchConfig.scala").merged == doc.replace(
+        "\"acme-fetch/1.0\"\n", "\"acme-fetch/1.0\",\n    retry: RetryPolicy = RetryPolicy.default\n")
+
+
+def test_a_scala_companion_object_is_not_its_class_rewritten():
+    """``object HttpFetcher { ... }`` "at the bottom of the file" below ``class HttpFetcher``: a companion, added;
+    the class stayed whole (it was replaced by the object, silently)."""
+    doc = ("package io.acme\n\nfinal class HttpFetcher(config: FetchConfig) {\n\n"
+           "  def get(path: String): Future[String] =\n    client.send(path)\n}\n")
+    update = ("object HttpFetcher {\n\n  def isRetryable(e: Throwable): Boolean = e match {\n"
+              "    case _: java.io.IOException => true\n    case _ => false\n  }\n}\n")
+    assert merge_update(doc, update, "HttpFetcher.scala", after="").merged == doc + "\n" + update
+
+
+def test_a_method_said_to_go_after_a_dart_getter_goes_below_it_set_apart():
+    """"add `copyWith` right after the `isOverdue` getter:" (``bool get isOverdue =>`` over two lines): below
+    the getter, a blank line on each side (the getter was no definition by name, and the method was refused)."""
+    doc = ("class Task {\n  Task(this.title, this.done);\n\n  final String title;\n  final bool done;\n\n"
+           "  bool get isOverdue =>\n      !done && title.isNotEmpty;\n\n  Map<String, dynamic> toJson() => {\n"
+           "        'title': title,\n      };\n}\n")
+    update = ("  Task copyWith({String? title, bool? done}) {\n    return Task(title ?? this.title, done ?? this.done);\n"
+              "  }\n")
+    assert merge_update(doc, update, "task.dart", after="isOverdue").merged == doc.replace(
+        "title.isNotEmpty;\n\n", "title.isNotEmpty;\n\n" + update + "\n")

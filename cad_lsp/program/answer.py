@@ -83,8 +83,9 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|betwee
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
                     r"(?:[\w.:]+(?:\.|::))?(?P<name>[A-Za-z]\w*(?:-\w+)+|\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*[=?!]?)(?:/\d+)?(?:\([^`]*\))?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
-                    r"`?\"(?P<quoted>[^\"`]{1,60})\"`?)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
-# section, bold; a test by its title, ``right after `"show renders the article"` ``; CSS's ``:root``)
+                    r"`?\"(?P<quoted>[^\"`]{1,60})\"`?|`'(?P<single>[^'`]{1,60})'`)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
+# section, bold; a test by its title, ``right after `"show renders the article"` `` or ``after `'refetches'` ``; CSS's
+# ``:root``)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
                      r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|[.#][A-Za-z_][\w-]*)(?:/\d+)?(?:\([^`]*\))?`|"
                      r"`#{1,6}\s+(?P<heading>[^`]{1,60})`|`(?P<tag><[\w.:-]+)[^`<>]*>`)",
@@ -1099,7 +1100,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else \
                 " tests" if m["name"] and _TESTS.match(line, m.end()) else ""  # ("after the existing `check`
             return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or m["name"] or "") + calls or \
-                m["section"] or m["heading"] or m["quoted"], None  # calls": the last line calling it) (the impl,
+                m["section"] or m["heading"] or m["quoted"] or m["single"], None  # calls": the last line calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)
         if end:
             return "", None

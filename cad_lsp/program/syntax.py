@@ -349,6 +349,8 @@ def _key(node, source: bytes, kind: str) -> tuple[str, str] | None:
         name = _name(node, source)
         if kind == "class_declaration" and any(c.type == "extension" for c in node.children) and name:
             name = "extension " + name  # Swift: ``extension Store`` is not ``class Store`` rewritten
+        if kind == "object_definition" and name:
+            name = "object " + name  # Scala: a companion ``object HttpFetcher`` is not ``class HttpFetcher`` rewritten
         if name and re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and category == "function" and \
                 node.child_by_field_name("type") is None:  # a test macro (no return type):
             declarator = node.child_by_field_name("declarator")  # ``TEST(PolygonTest, Contains)``, by its arguments

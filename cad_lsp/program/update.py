@@ -41,7 +41,7 @@ from .lines.moved import with_moved_bodies
 from .lines.passes import TRUNCATED_TAIL
 from .lines.placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
+    CLOSING, DECORATOR, GETTER, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
     definition_name, definitions_in, indent_of, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
@@ -147,8 +147,14 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
         said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
         if said is not None:
             return said
-        merge = _imports_then_rest(document, update, language, force=force, after=after, before=before,
-                                   whole=whole, into=into)
+        try:
+            merge = _imports_then_rest(document, update, language, force=force, after=after, before=before,
+                                       whole=whole, into=into)
+        except NoSharedLine:  # (no line the file's but one that now ends with a comma, a new field below it:
+            merge = _said_anew_then_rest(document, update, language, force=force, after=after, before=before,
+                                         into=into, commas=True)  # ``userAgent: String = "acme-fetch/1.0",``)
+            if merge is None:
+                raise
         return _unused_imports_above(_below_the_header(merge), update, language)
     except UpdateError:
         raise
@@ -289,10 +295,11 @@ def _fragments_apart(update: str, language: str | None, document: str) -> tuple[
     return None
 
 
-def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | None) -> dict[int, int]:
+def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | None,
+               commas: bool = False) -> dict[int, int]:
     """File lines an update shows rewritten in a way no reading pairs, as they place nothing: a Makefile's one
-    ``.PHONY:`` line grown; in JSON, a member that gains (or loses) its trailing comma, now that new members
-    follow it.  {file line index: update line index}"""
+    ``.PHONY:`` line grown; in JSON (or, with ``commas``, any file), a member that gains (or loses) its trailing
+    comma, now that new members follow it.  {file line index: update line index}"""
     out = {}
     ours = [j for j, line in enumerate(doc_lines) if _PHONY.match(line)]
     theirs = [k for k, line in enumerate(update_lines) if _PHONY.match(line)]
@@ -300,7 +307,7 @@ def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | No
         old, new = set(doc_lines[ours[0]].split()), set(update_lines[theirs[0]].split())
         if len(old & new) >= len(old) / 2:
             out[ours[0]] = theirs[0]
-    if (language or "").lower().endswith("json"):
+    if commas or (language or "").lower().endswith("json"):
         bare: dict[str, list[int]] = {}
         for j, line in enumerate(doc_lines):
             bare.setdefault(line.strip().rstrip(","), []).append(j)
@@ -313,13 +320,13 @@ def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | No
 
 
 def _said_anew_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
-                         before: str | None, into: str | None) -> Merge | None:
+                         before: str | None, into: str | None, commas: bool = False) -> Merge | None:
     """The file lines an update shows rewritten so that they place nothing (``_said_anew``) rewritten first, then
     the update merged into that: the rewritten lines now the file's, they place the rest (a ``.PHONY`` line was
     written a second time above the new targets).  A ``.PHONY`` line on top of the update is not a context for
     the targets below it, which go where they say or the answer does.  None where there are none."""
     doc_lines, update_lines = split_lines(document), split_lines(update)
-    said = _said_anew(doc_lines, update_lines, language)
+    said = _said_anew(doc_lines, update_lines, language, commas)
     if not said:
         return None
     rewritten_lines = list(doc_lines)
@@ -1113,8 +1120,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     while new and not new[0].text.strip():
         new.pop(0)
     head = line_key(new[0].text).rstrip() if new else ""  # (a test, a route: set apart as definitions are; a new one
-    definition = is_declaration(keys[found[-1]]) or TITLED_CALL.match(keys[found[-1]]) or \
-        MAKE_TARGET.match(keys[found[-1]]) or keys[found[-1]].rstrip().endswith("{") and head.endswith("{") or \
+    definition = is_declaration(keys[found[-1]]) or GETTER.match(keys[found[-1]]) or \
+        TITLED_CALL.match(keys[found[-1]]) or MAKE_TARGET.match(keys[found[-1]]) or keys[found[-1]].rstrip().endswith("{") and head.endswith("{") or \
         TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)

@@ -98,6 +98,9 @@ def definition_name(keys: list[str], k: int) -> str | None:
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
+    getter = GETTER.match(key)  # Dart's ``bool get isOverdue =>``
+    if getter:
+        return getter["name"]
     assigned = R_FUNCTION.match(key)  # R's ``predict_churn <- function(model, data) {``
     if assigned:
         return assigned["name"]
@@ -134,6 +137,7 @@ def definition_name(keys: list[str], k: int) -> str | None:
     return m["name"]
 
 
+GETTER = re.compile(r"^\s*(?:static\s+)?(?:[\w<>?,]+\s+)?(?:get|set)\s+(?P<name>\w+)\s*(?:=>|\{\s*$)")
 _HCL_BLOCK = re.compile(r'^\s*(resource|data|module|variable|output)\s+"([^"]+)"(?:\s+"([^"]+)")?\s*\{\s*$')
 R_FUNCTION = re.compile(r"^\s*(?P<name>[A-Za-z.][\w.]*)\s*<-\s*function\b")
 MAKE_TARGET = re.compile(r"^(?P<name>[A-Za-z0-9_][\w.-]*)\s*:(?![=:])")  # ``release-major: ## Cut a release``
