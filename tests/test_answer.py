@@ -2592,3 +2592,10 @@ def test_a_test_named_by_its_single_quoted_title_places_the_block_after_it():
     [block] = read_answer("Add this test after `'refetches after the TTL expires'`:\n\n```dart\n"
                           "// test/feed_test.dart\n  test('x', () {});\n```\n").blocks
     assert (block.after, block.before) == ("refetches after the TTL expires", None)
+
+
+def test_a_block_said_to_go_between_two_calls_with_elided_bodies_goes_after_the_first():
+    """"drop the route in between `post { ... }` and `delete("/{id}")`:": after the ``post`` route."""
+    [block] = read_answer("Now drop the route in between `post { ... }` and `delete(\"/{id}\")`:\n\n```kotlin\n"
+                          "// Routing.kt\n            patch(\"/{id}\") {\n            }\n```\n").blocks
+    assert (block.after, block.before) == ("post", None)

@@ -4532,3 +4532,48 @@ def test_a_method_said_to_go_after_a_dart_getter_goes_below_it_set_apart():
               "  }\n")
     assert merge_update(doc, update, "task.dart", after="isOverdue").merged == doc.replace(
         "title.isNotEmpty;\n\n", "title.isNotEmpty;\n\n" + update + "\n")
+
+
+def test_a_chained_call_whose_semicolon_moves_to_the_new_last_line_places_it():
+    """``.option("-q, --quiet", ...)`` without its ``;`` and a new ``.option(...);`` below: the file's last
+    option is the one rewritten (no line was the file's, and it was refused)."""
+    doc = ('program\n  .option("-b, --bucket <name>", "target bucket")\n  .option("-q, --quiet", "only the summary");\n\n'
+           "async function main(dir, options) {\n  return dir;\n}\n")
+    update = '  .option("-q, --quiet", "only the summary")\n  .option("-n, --dry-run", "list only");\n'
+    assert merge_update(doc, update, "sync.js").merged == doc.replace(
+        '"only the summary");\n', '"only the summary")\n  .option("-n, --dry-run", "list only");\n')
+
+
+def test_one_dotted_assignment_shown_alone_rewrites_the_file_s_one_line_that_sets_it():
+    """"In `init`, change the decoder's date strategy:" and ``decoder.dateDecodingStrategy = .flexibleISO8601``:
+    the one file line that sets it is rewritten (it was refused)."""
+    doc = ("struct APIClient {\n    init() {\n        let decoder = JSONDecoder()\n"
+           "        decoder.dateDecodingStrategy = .iso8601\n        encoder.dateEncodingStrategy = .iso8601\n    }\n}\n")
+    update = "        decoder.dateDecodingStrategy = .flexibleISO8601\n"
+    assert merge_update(doc, update, "APIClient.swift").merged == doc.replace(
+        "decoder.dateDecodingStrategy = .iso8601", "decoder.dateDecodingStrategy = .flexibleISO8601")
+
+
+def test_a_method_said_to_go_below_a_swift_computed_property_goes_there_set_apart():
+    """"add below the `favorites` property:" (``var favorites: [Recipe] {`` with a body): below it, a blank line
+    between (it was refused: the property was no definition by name)."""
+    doc = ("final class RecipeStore {\n    var recipes: [Recipe] = []\n\n    var favorites: [Recipe] {\n"
+           "        recipes.filter(\\.isFavorite)\n    }\n}\n")
+    update = "    func count() -> Int {\n        recipes.count\n    }\n"
+    assert merge_update(doc, update, "RecipeStore.swift", after="favorites").merged == doc.replace(
+        "isFavorite)\n    }\n", "isFavorite)\n    }\n\n" + update)
+
+
+def test_a_php_property_shown_above_the_constructor_it_rewrites_goes_above_it():
+    """A new ``private readonly Closure $clock;`` (doc comment above it), then the constructor and ``verify``
+    rewritten, pasted alone: the property goes above the constructor, which is replaced whole (the old head
+    stayed above the new one and the merge was refused)."""
+    doc = ("<?php\n\nfinal class Verifier\n{\n    public function __construct(private readonly string $secret)\n    {\n"
+           "        $this->check();\n    }\n\n    public function verify(string $payload): bool\n    {\n"
+           "        return $payload !== '';\n    }\n}\n")
+    update = ("    /** @var Closure(): int */\n    private readonly Closure $clock;\n\n    public function __construct(\n"
+              "        private readonly string $secret,\n        ?Closure $clock = null,\n    ) {\n"
+              "        $this->check();\n        $this->clock = $clock ?? static fn (): int => time();\n    }\n\n"
+              "    public function verify(string $payload): bool\n    {\n        return $payload !== '' && true;\n"
+              "    }\n")
+    assert merge_update(doc, update, "Verifier.php").merged == "<?php\n\nfinal class Verifier\n{\n" + update + "}\n"

@@ -931,8 +931,9 @@ class _Merger:
             before = [m for m in shown if m < k and m in targets]  # first after it (an ``enum`` the new ``split``
             after = [m for m in shown if m > k and m in targets]  # takes, shown right above it)
             key, element = new_units[k].key, new_units[k].kind == "element"  # (XML: a new ``<dependency>``)
-            if key is None or key[0] not in ("function", "type") and not element or \
-                    self.namesakes(new_units[k], old_units):
+            field = key is not None and key[0] == "variable" and not before and after  # (a new property above
+            if key is None or key[0] not in ("function", "type") and not element and not field or \
+                    self.namesakes(new_units[k], old_units):  # the constructor shown: above it)
                 raise _Refused
             if before and ((targets[before[-1]].key or ("",))[0] == "function" or
                            element and targets[before[-1]].kind == "element"):

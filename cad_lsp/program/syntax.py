@@ -437,7 +437,8 @@ def _first_identifier(node, source: bytes) -> str | None:
     stack = [c for c in node.named_children if c.type not in _NOT_THE_NAME]
     while stack:
         child = stack.pop(0)
-        if child.type in ("identifier", "field_identifier", "property_identifier", "simple_identifier"):
+        if child.type in ("identifier", "field_identifier", "property_identifier", "simple_identifier",
+                          "variable_name"):  # (PHP's ``private readonly Closure $clock;``: ``$clock``)
             return _text(child, source)
         stack = list(child.named_children) + stack
     return None

@@ -41,8 +41,8 @@ from .lines.moved import with_moved_bodies
 from .lines.passes import TRUNCATED_TAIL
 from .lines.placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, GETTER, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
-    definition_name, definitions_in, indent_of, is_declaration, keys_of, line_key)
+    CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
+    definition_name, definitions_in, indent_of, is_accessor, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .place_words import heading
@@ -299,7 +299,8 @@ def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | No
                commas: bool = False) -> dict[int, int]:
     """File lines an update shows rewritten in a way no reading pairs, as they place nothing: a Makefile's one
     ``.PHONY:`` line grown; in JSON (or, with ``commas``, any file), a member that gains (or loses) its trailing
-    comma, now that new members follow it.  {file line index: update line index}"""
+    comma, now that new members follow it (with ``commas``, or its ``;``); with ``commas``, where no line does so,
+    the one file line that sets the dotted name an update line sets.  {file line index: update line index}"""
     out = {}
     ours = [j for j, line in enumerate(doc_lines) if _PHONY.match(line)]
     theirs = [k for k, line in enumerate(update_lines) if _PHONY.match(line)]
@@ -308,15 +309,27 @@ def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | No
         if len(old & new) >= len(old) / 2:
             out[ours[0]] = theirs[0]
     if commas or (language or "").lower().endswith("json"):
+        ends = ",;" if commas else ","  # (a chained call's ``;`` moved to the new last line)
         bare: dict[str, list[int]] = {}
         for j, line in enumerate(doc_lines):
-            bare.setdefault(line.strip().rstrip(","), []).append(j)
+            bare.setdefault(line.strip().rstrip(ends), []).append(j)
         for k, line in enumerate(update_lines):
-            text = line.strip().rstrip(",")
+            text = line.strip().rstrip(ends)
             found = bare.get(text, [])
             if len(text) > 2 and len(found) == 1 and doc_lines[found[0]].strip() != line.strip():
                 out[found[0]] = k
+    if commas and not out:  # (``decoder.dateDecodingStrategy = .flexibleISO8601``: the one file line that sets it)
+        for k, line in enumerate(update_lines):
+            head = _SETS.match(line)
+            found = [j for j, ours in enumerate(doc_lines) if head and (theirs := _SETS.match(ours)) and
+                     theirs["target"] == head["target"]]
+            if head and len(found) == 1 and sum(1 for other in update_lines if (m := _SETS.match(other)) and
+                                                m["target"] == head["target"]) == 1:
+                out[found[0]] = k
     return out
+
+
+_SETS = re.compile(r"^\s*(?P<target>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*=(?!=)")  # ``self.x.y =``
 
 
 def _said_anew_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
@@ -1120,7 +1133,7 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     while new and not new[0].text.strip():
         new.pop(0)
     head = line_key(new[0].text).rstrip() if new else ""  # (a test, a route: set apart as definitions are; a new one
-    definition = is_declaration(keys[found[-1]]) or GETTER.match(keys[found[-1]]) or \
+    definition = is_declaration(keys[found[-1]]) or is_accessor(keys[found[-1]]) or \
         TITLED_CALL.match(keys[found[-1]]) or MAKE_TARGET.match(keys[found[-1]]) or keys[found[-1]].rstrip().endswith("{") and head.endswith("{") or \
         TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():

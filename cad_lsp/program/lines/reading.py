@@ -98,8 +98,8 @@ def definition_name(keys: list[str], k: int) -> str | None:
     if m:
         return m["name"]
     following = next((keys[i] for i in range(k + 1, len(keys)) if keys[i].strip()), "")
-    getter = GETTER.match(key)  # Dart's ``bool get isOverdue =>``
-    if getter:
+    getter = _GETTER.match(key) or _COMPUTED.match(key)  # Dart's ``bool get isOverdue =>``, Swift's ``var
+    if getter:  # favorites: [Recipe] {``
         return getter["name"]
     assigned = R_FUNCTION.match(key)  # R's ``predict_churn <- function(model, data) {``
     if assigned:
@@ -137,7 +137,9 @@ def definition_name(keys: list[str], k: int) -> str | None:
     return m["name"]
 
 
-GETTER = re.compile(r"^\s*(?:static\s+)?(?:[\w<>?,]+\s+)?(?:get|set)\s+(?P<name>\w+)\s*(?:=>|\{\s*$)")
+_GETTER = re.compile(r"^\s*(?:static\s+)?(?:[\w<>?,]+\s+)?(?:get|set)\s+(?P<name>\w+)\s*(?:=>|\{\s*$)")
+_COMPUTED = re.compile(r"^\s*(?:(?:public|private|internal|fileprivate|open|static|class|override|final)\s+)*"
+                       r"var\s+(?P<name>\w+)\s*:[^={]+\{\s*$")
 _HCL_BLOCK = re.compile(r'^\s*(resource|data|module|variable|output)\s+"([^"]+)"(?:\s+"([^"]+)")?\s*\{\s*$')
 R_FUNCTION = re.compile(r"^\s*(?P<name>[A-Za-z.][\w.]*)\s*<-\s*function\b")
 MAKE_TARGET = re.compile(r"^(?P<name>[A-Za-z0-9_][\w.-]*)\s*:(?![=:])")  # ``release-major: ## Cut a release``
@@ -171,6 +173,12 @@ def definitions_in(keys: list[str]) -> dict[int, str]:
     """The lines that open a definition, and the name each defines (read once per placement)."""
     names = {k: definition_name(keys, k) for k in range(len(keys))}
     return {k: name for k, name in names.items() if name is not None}
+
+
+def is_accessor(line: str) -> bool:
+    """Whether a line opens a property's accessor: Dart's ``bool get isOverdue =>``, Swift's ``var favorites:
+    [Recipe] {``; a definition by name, set apart as methods are."""
+    return bool(_GETTER.match(line) or _COMPUTED.match(line))
 
 
 def is_declaration(line: str) -> bool:
