@@ -4577,3 +4577,31 @@ def test_a_php_property_shown_above_the_constructor_it_rewrites_goes_above_it():
               "    public function verify(string $payload): bool\n    {\n        return $payload !== '' && true;\n"
               "    }\n")
     assert merge_update(doc, update, "Verifier.php").merged == "<?php\n\nfinal class Verifier\n{\n" + update + "}\n"
+
+
+def test_a_method_pasted_after_a_named_one_is_not_the_interface_s_declaration_of_its_name():
+    """``Search(...)`` with its body "directly after `GetAll`", in a file whose interface declares ``Search(...);``:
+    the class gets the method; the interface's declaration stays (it was replaced by the body)."""
+    doc = ("public interface IProductService\n{\n    IReadOnlyList<Product> GetAll();\n"
+           "    IReadOnlyList<Product> Search(ProductQuery query);\n}\n\n"
+           "public sealed class InMemoryProductService : IProductService\n{\n"
+           "    public IReadOnlyList<Product> GetAll() =>\n        _products.Values.ToList();\n\n"
+           "    public Product? GetById(int id) => null;\n}\n")
+    update = ("    public IReadOnlyList<Product> Search(ProductQuery query)\n    {\n"
+              "        return _products.Values.Where(p => p.Name == query.Text).ToList();\n    }\n")
+    assert merge_update(doc, update, "ProductService.cs", after="GetAll").merged == doc.replace(
+        "ToList();\n\n", "ToList();\n\n" + update + "\n")
+
+
+def test_a_route_of_another_title_said_to_go_after_a_route_is_added_set_apart():
+    """``products.MapGet("/search", ...)`` "right after the existing `products.MapGet("/", ...)` line": a route
+    of another path is another route, added after that one with a blank line on each side; the
+    ``/{id:int}`` route below stays (it was replaced)."""
+    doc = ("var products = app.MapGroup(\"/products\");\n\n"
+           "products.MapGet(\"/\", (IProductService service) => Results.Ok(service.GetAll()));\n\n"
+           "products.MapGet(\"/{id:int}\", (int id, IProductService service) =>\n"
+           "    service.GetById(id) is { } product ? Results.Ok(product) : Results.NotFound());\n\napp.Run();\n")
+    update = ("products.MapGet(\"/search\", (string? q, IProductService service) =>\n{\n"
+              "    return Results.Ok(service.Search(q));\n});\n")
+    assert merge_update(doc, update, "Program.cs", after="products.MapGet /").merged == doc.replace(
+        "GetAll()));\n\n", "GetAll()));\n\n" + update + "\n")

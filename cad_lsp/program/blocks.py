@@ -637,6 +637,8 @@ def _normal(lines: list[str]) -> tuple[str, ...]:
     return tuple(line.strip() for line in lines if line.strip())
 
 
+_CALL_TITLE = re.compile(r"^\s*[\w$.]+\s*\(\s*([\"'`])(?P<title>.*?)\1")  # ``products.MapGet("/search", ...``
+
 class _Merger:
     """One merge: the file's and the update's lines, and the file lines the update removes in sight."""
 
@@ -1225,6 +1227,13 @@ class _Merger:
         ours, theirs = clause_literal(self.text(self.old, old)), clause_literal(self.text(self.new, new))
         if ours is not None and theirs is not None and ours != theirs:
             return True  # (another clause: Elixir's ``def handle_in("typing", ...)`` beside ``"new_message"``)
+        if old.key is not None and old.key[0] == "call" and old.key == new.key:
+            titles = [_CALL_TITLE.match(side.lines[unit.start]) for side, unit in ((self.old, old), (self.new, new))]
+            if all(titles) and titles[0]["title"] != titles[1]["title"]:
+                return True  # (another route: ``products.MapGet("/search", ...)`` beside ``MapGet("/{id:int}"``)
+        if old.key is not None and old.key[0] == "function" and old.start == old.end and new.end > new.start and \
+                self.old.lines[old.start].rstrip().endswith(";") and any("{" in line for line in self.text(self.new, new)):
+            return True  # (an interface's ``Search(ProductQuery query);`` is not the class's method of that name)
         return _repeatable(old) and old.key == new.key and not self.has_marker(new) and _members(old) and \
             _members(new) and not _members(old) & _members(new)  # another ``extension Note``, another ``impl Foo``
 

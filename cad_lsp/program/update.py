@@ -1100,6 +1100,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
                  if re.match(rf"\s*{re.escape(callee)}\(\s*([\"']){re.escape(title)}\1", key)]
         if len(calls) == 1:
             at = calls[0] if side == "before" else block_end(keys, calls[0])
+            while side == "after" and at > calls[0] + 1 and not keys[at - 1].strip():
+                at -= 1  # (the blank lines below the call stay below the new code)
             gap = [Piece(_terminator(doc_lines), None, None)]
             apart = at > 0 and not keys[at - 1].strip() if side == "before" else at < len(keys) and not keys[at].strip()
             new = _shown_pieces(update_lines)
