@@ -2599,3 +2599,10 @@ def test_a_block_said_to_go_between_two_calls_with_elided_bodies_goes_after_the_
     [block] = read_answer("Now drop the route in between `post { ... }` and `delete(\"/{id}\")`:\n\n```kotlin\n"
                           "// Routing.kt\n            patch(\"/{id}\") {\n            }\n```\n").blocks
     assert (block.after, block.before) == ("post", None)
+
+
+def test_a_section_said_to_go_above_a_quoted_one_is_placed_before_it():
+    """"add an "Added" section above the existing "Changed" one:": before the "Changed" section."""
+    [block] = read_answer("Add an \"Added\" section above the existing \"Changed\" one:\n\n```markdown CHANGELOG.md\n"
+                          "### Added\n\n- Quoted fields.\n```\n").blocks
+    assert (block.after, block.before) == (None, "Changed")

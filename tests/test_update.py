@@ -4605,3 +4605,27 @@ def test_a_route_of_another_title_said_to_go_after_a_route_is_added_set_apart():
               "    return Results.Ok(service.Search(q));\n});\n")
     assert merge_update(doc, update, "Program.cs", after="products.MapGet /").merged == doc.replace(
         "GetAll()));\n\n", "GetAll()));\n\n" + update + "\n")
+
+
+CHANGELOG = ("# Changelog\n\n## [Unreleased]\n\n### Changed\n\n- Require Java 17.\n\n## [0.3.0] - 2024-03-18\n\n"
+             "### Added\n\n- `CsvReader.readHeader()`.\n\n### Fixed\n\n- Trailing empty fields.\n\n"
+             "## [0.2.0] - 2024-01-09\n\n### Added\n\n- `CsvWriter`.\n")
+
+
+def test_a_changelog_section_said_to_go_under_a_heading_goes_there_not_over_an_older_one():
+    """"Under `## [Unreleased]`, add an "Added" section" and ``### Added`` with a new entry: below that heading;
+    the older releases' "Added" sections stay (the 0.3.0 one was replaced, silently)."""
+    update = "### Added\n\n- Quoted fields (RFC 4180).\n"
+    assert merge_update(CHANGELOG, update, "CHANGELOG.md", after="[Unreleased]").merged == CHANGELOG.replace(
+        "## [Unreleased]\n\n", "## [Unreleased]\n\n" + update + "\n")
+
+
+def test_a_changelog_section_the_file_has_several_of_is_not_written_over_one_by_guess():
+    """The same ``### Added`` with no place said: none of the file's two "Added" sections shares a line with it,
+    so neither is replaced (one was, chosen by likeness alone)."""
+    update = "### Added\n\n- Quoted fields (RFC 4180).\n"
+    try:
+        merged = merge_update(CHANGELOG, update, "CHANGELOG.md").merged
+    except UpdateError:
+        return
+    assert "- `CsvReader.readHeader()`.\n" in merged and "- `CsvWriter`.\n" in merged

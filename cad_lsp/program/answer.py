@@ -88,7 +88,8 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|betwee
 # ``:root``)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
                      r"(?:`(?:[\w.:]+(?:\.|::))?(?P<name>\w+[?!]?|[.#][A-Za-z_][\w-]*)(?:/\d+)?(?:\([^`]*\))?`|"
-                     r"`#{1,6}\s+(?P<heading>[^`]{1,60})`|`(?P<tag><[\w.:-]+)[^`<>]*>`)",
+                     r"`#{1,6}\s+(?P<heading>[^`]{1,60})`|`(?P<tag><[\w.:-]+)[^`<>]*>`|"
+                     r"\"(?P<quoted>[^\"`]{1,60})\"(?=\s+(?:one|section|heading|test|block|entry)\b))",
                      re.IGNORECASE)  # (a Markdown section: `## Notes`; an element: "right above the `<table>`")
 # A sentence that ends saying what follows is printed or answered, or a heading that is only that word.
 # A block's first line saying where its code goes, as a comment: "# Add after send_payment_failed()", "// Insert
@@ -1106,7 +1107,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
             return "", None
         m = _BEFORE.search(line) or _BEFORE.search(said)
         if m:
-            return None, _titled_call(m[0]) or m["name"] or m["heading"] or m["tag"] + ">"
+            return None, _titled_call(m[0]) or m["name"] or m["heading"] or m["quoted"] or m["tag"] + ">"
     return None, None
 
 

@@ -149,9 +149,11 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         depth = _indent(merger.new.lines[shown[0].start])
     if not shown or any(merger.is_marker(u) or u.key is None or u.key[0] not in ("function", "type", "variable",
                                                                                   "section")
-                        or u.key in names or _indent(merger.new.lines[u.start]) != depth for u in shown) or \
+                        or u.key in names and not (named and u.key[0] == "section")
+                        or _indent(merger.new.lines[u.start]) != depth for u in shown) or \
             not any(u.key[0] in ("function", "type", "section") for u in shown):
-        return None
+        return None  # (a section the file has under another heading is new where the answer places it: a
+        # changelog's "### Added" under "## [Unreleased]")
     functions = {u.key[1].rsplit(".", 1)[-1] for u in old_units if u.key is not None and u.key[0] == "function"}
     # (the file's own functions, not its types' methods: a new type may well have a ``validations`` too)
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
@@ -900,8 +902,8 @@ class _Merger:
         if not found:
             raise _Refused
         scores = [(self.lines_shared(o, unit), self.resemblance(o, unit)) for o in found]
-        if scores.count(max(scores)) > 1:
-            raise _Refused
+        if scores.count(max(scores)) > 1 or unit.key[0] == "section" and len(found) > 1 and not max(scores)[0]:
+            raise _Refused  # (a new "### Added" of a changelog: none of the file's several, which share no line)
         return found[scores.index(max(scores))], unit
 
     def covers(self) -> bool:
@@ -1068,6 +1070,9 @@ class _Merger:
             if len(by_key.get(unit.key, [])) > 1:  # overloads: the one of the same argument labels (Swift's
                 found = [j for j in found if self.same_labels(old_units[j], unit)]
                 # ``tableView(_:didSelectRowAt:)`` is not ``tableView(_:trailingSwipeActionsConfigurationForRowAt:)``)
+            if unit.key[0] == "section" and len(found) > 1 and \
+                    not any(self.lines_shared(old_units[j], unit) for j in found):
+                continue  # (a new "### Added" of a changelog: none of the file's several, which share no line)
             if found:
                 matches[i] = max(found, key=lambda j: (self.lines_shared(old_units[j], unit),
                                                        round(self.resemblance(old_units[j], unit), 2), j > after,
