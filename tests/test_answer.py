@@ -2606,3 +2606,18 @@ def test_a_section_said_to_go_above_a_quoted_one_is_placed_before_it():
     [block] = read_answer("Add an \"Added\" section above the existing \"Changed\" one:\n\n```markdown CHANGELOG.md\n"
                           "### Added\n\n- Quoted fields.\n```\n").blocks
     assert (block.after, block.before) == (None, "Changed")
+
+
+def test_blocks_naming_no_file_said_to_go_at_its_end_go_on_in_the_file_named_before(tmp_path):
+    """A bold path, a block, then "put the `expired` helper at the very bottom of the file, after
+    `removeElement`:" and a block that names no file: a new helper for the file named before (it was skipped as
+    an example, and the change lost it)."""
+    (tmp_path / "cache.go").write_text("package cache\n\nfunc (c *Cache) Set(k string) {\n\tc.m[k] = true\n}\n\n"
+                                       "func (c *Cache) removeElement(k string) {\n\tdelete(c.m, k)\n}\n")
+    helper = "func (c *Cache) expired(k string) bool {\n\treturn c.m[k]\n}\n"
+    answer = ("**`cache.go`**\n```go\nfunc (c *Cache) Set(k string) {\n\tc.m[k] = false\n}\n```\n\n"
+              "And put the `expired` helper at the very bottom of the file, after `removeElement`:\n\n"
+              f"```go\n{helper}```\n")
+    plan = plan_answer(answer, tmp_path)
+    [change] = plan.files
+    assert change.after.endswith("delete(c.m, k)\n}\n\n" + helper) and not plan.skipped

@@ -4629,3 +4629,14 @@ def test_a_changelog_section_the_file_has_several_of_is_not_written_over_one_by_
     except UpdateError:
         return
     assert "- `CsvReader.readHeader()`.\n" in merged and "- `CsvWriter`.\n" in merged
+
+
+def test_a_call_renamed_alone_between_markers_rewrites_the_one_line_like_it():
+    """``// ...``, ``s.cache.SetWithTTL(ip, res, s.ttl)``, ``// ...`` inside a handler: the handler's one line
+    like it, ``s.cache.Set(ip, res)``, is rewritten (it stayed, and the new line went to the body's end)."""
+    doc = ("func (s *server) handle(w http.ResponseWriter, ip string) {\n\tres, ok := s.cache.Get(ip)\n\tif !ok {\n"
+           "\t\tres = s.client.Lookup(ip)\n\t\ts.cache.Set(ip, res)\n\t}\n\tjson.NewEncoder(w).Encode(res)\n}\n")
+    update = ("func (s *server) handle(w http.ResponseWriter, ip string) {\n\t// ...\n"
+              "\t\ts.cache.SetWithTTL(ip, res, s.ttl)\n\t// ...\n}\n")
+    assert merge_update(doc, update, "main.go").merged == doc.replace(
+        "s.cache.Set(ip, res)", "s.cache.SetWithTTL(ip, res, s.ttl)")

@@ -189,7 +189,8 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
         if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before) or
-                     _holds_a_line_inside(text, block.text, block.inside) or _defines_again(text, block.text)):
+                     _holds_a_line_inside(text, block.text, block.inside) or _defines_again(text, block.text) or
+                     block.after == "" and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
@@ -212,6 +213,13 @@ def _defines_again(text: str, block: str) -> bool:
     ours = definitions_in(keys_of(block.splitlines()))
     theirs = list(definitions_in(keys_of(text.splitlines())).values())
     return bool(ours) and theirs.count(ours[min(ours)]) == 1
+
+
+def _defines_anew(text: str, block: str) -> bool:
+    """Whether a block defines names, none of which the file defines (a helper "at the very bottom of the
+    file", a test "at the end of the file"): new code for the file's end."""
+    ours = set(definitions_in(keys_of(block.splitlines())).values())
+    return bool(ours) and not ours & set(definitions_in(keys_of(text.splitlines())).values())
 
 
 def _holds_a_line_inside(text: str, block: str, name: str | None) -> bool:

@@ -23,6 +23,7 @@ from .reading import (
 REWRITE_LOOKAHEAD = 3  # a file line's rewrite is looked for among this many next new lines (a statement wrapped
 # in try: is the second)
 REWRITE_ALONE = 0.75  # a new line between markers rewrites the file line it resembles this much (and clearly most)
+REWRITE_CLEARLY = 0.6  # or this much, where no other line there comes within 0.3 of it
 LONE_LINES = 6  # an update of at most this many lines and no line of the file rewrites the run it resembles
 WRAPPED_LINES = 3  # a file line rewritten over up to this many lines (a continuation) is found as one
 REWRITE_SLACK = 3  # new lines beyond those that rewrite file lines: more, and the run is an insertion
@@ -246,6 +247,9 @@ def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) 
                     reverse=True)
     if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
         return scores[0][1]
+    if scores and scores[0][0] >= REWRITE_CLEARLY and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.3):
+        return scores[0][1]  # (``s.cache.SetWithTTL(ip, res, s.ttl)`` for ``s.cache.Set(ip, res)``, nothing else
+        # there alike)
     extended = [j for _, j in scores if key.strip().startswith(doc_keys[j - 1].strip().rstrip(";,)"))]
     if len(extended) == 1:  # the one line it extends: ``result += item.price`` gaining `` * item.quantity``
         return extended[0]
