@@ -2621,3 +2621,11 @@ def test_blocks_naming_no_file_said_to_go_at_its_end_go_on_in_the_file_named_bef
     plan = plan_answer(answer, tmp_path)
     [change] = plan.files
     assert change.after.endswith("delete(c.m, k)\n}\n\n" + helper) and not plan.skipped
+
+
+def test_a_sentence_that_ends_naming_a_new_file_names_the_block_below_it():
+    """"Finally, add a regression test in a new file, `internal/worker/pool_test.go`." (a full stop, not a
+    colon), a blank line, then the block: it is that file (the block was skipped as an example)."""
+    [block] = read_answer("Finally, add a regression test in a new file, `internal/worker/pool_test.go`.\n\n```go\n"
+                          "package worker\n```\n").blocks
+    assert block.path == "internal/worker/pool_test.go"

@@ -4640,3 +4640,13 @@ def test_a_call_renamed_alone_between_markers_rewrites_the_one_line_like_it():
               "\t\ts.cache.SetWithTTL(ip, res, s.ttl)\n\t// ...\n}\n")
     assert merge_update(doc, update, "main.go").merged == doc.replace(
         "s.cache.Set(ip, res)", "s.cache.SetWithTTL(ip, res, s.ttl)")
+
+
+def test_a_new_constant_said_to_go_below_another_goes_there_one_blank_line_between():
+    """"Put the symbol table right below `DEFAULT_WIDTH`:" and ``CURRENCY_SYMBOLS = {...}``: below that constant,
+    a blank line between (it went to the file's end)."""
+    doc = ('from decimal import Decimal\n\nCENTS = Decimal("0.01")\nDEFAULT_WIDTH = 60\n\n\n'
+           "def format_amount(value):\n    return str(value)\n")
+    update = 'CURRENCY_SYMBOLS = {\n    "USD": "$",\n    "EUR": "€",\n}\n'
+    assert merge_update(doc, update, "formatting.py", after="DEFAULT_WIDTH").merged == doc.replace(
+        "DEFAULT_WIDTH = 60\n", "DEFAULT_WIDTH = 60\n\n" + update)

@@ -1176,7 +1176,9 @@ def _path_named(line: str) -> str | None:
     if not quoted and looks_like_path(alone):
         return alone
     example = _FOR_EXAMPLE.search(stripped)
-    if not (heading or bold or body.rstrip().endswith(":")) or \
+    ends_naming = stripped.endswith("`.") and bool(quoted) and _names_file(quoted[-1])  # ("..., add a test in a
+    # new file, `internal/worker/pool_test.go`.": the sentence ends naming the file)
+    if not (heading or bold or body.rstrip().endswith(":") or ends_naming) or \
             example and any(_names_file(m[1]) and len(stripped[example.end():m.start()].split()) <= 3
                             for m in _BACKTICKED.finditer(stripped, example.end())):  # (the example's own words:
         # not "a catcher such as Mailpit by adding this after `HealthChecks` in `appsettings.json`:")

@@ -151,9 +151,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
                                                                                   "section")
                         or u.key in names and not (named and u.key[0] == "section")
                         or _indent(merger.new.lines[u.start]) != depth for u in shown) or \
-            not any(u.key[0] in ("function", "type", "section") for u in shown):
-        return None  # (a section the file has under another heading is new where the answer places it: a
-        # changelog's "### Added" under "## [Unreleased]")
+            not named and not any(u.key[0] in ("function", "type", "section") for u in shown):
+        return None  # (new variables alone go where the answer places them; a section the file has under another
+        # heading is new where the answer places it: a changelog's "### Added" under "## [Unreleased]")
     functions = {u.key[1].rsplit(".", 1)[-1] for u in old_units if u.key is not None and u.key[0] == "function"}
     # (the file's own functions, not its types' methods: a new type may well have a ``validations`` too)
     if any(u.key is not None and u.key[0] == "function" and u.key[1].rsplit(".", 1)[-1] in functions
@@ -185,6 +185,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         at = siblings.index(named[0])
         gap = [Piece(lines[r], r + 1, None) for r in range(siblings[at - 1].end + 1, named[0].start)]
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
+    if named and named[0].key[0] == "variable":
+        lead = lead[:1]  # (a table below a constant: one blank line, not the two between functions)
     added = [piece for n, unit in enumerate(shown) for piece in
              ([] if n and shown[n - 1].end + 1 == unit.start else lead) + merger._lines(unit.start, unit.end, None)]
     # (each set off as the file sets off its definitions, but those the update shows one right below the other:
@@ -400,7 +402,7 @@ def _named(unit: Unit, name: str | None) -> bool:
     if name and name.startswith("impl ") and unit.key is not None:  # "after the `impl Config` block"
         return unit.key[0] == "impl" and unit.key[1].split()[-1] == name.split()[-1]
     return bool(name) and unit.key is not None and (
-        unit.key[0] in ("function", "type") and names(unit.key[1], name)
+        unit.key[0] in ("function", "type", "variable") and names(unit.key[1], name)
         or unit.key[0] == "section" and unit.key[1] == name.strip().lower())
 
 
