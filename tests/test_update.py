@@ -4650,3 +4650,13 @@ def test_a_new_constant_said_to_go_below_another_goes_there_one_blank_line_betwe
     update = 'CURRENCY_SYMBOLS = {\n    "USD": "$",\n    "EUR": "€",\n}\n'
     assert merge_update(doc, update, "formatting.py", after="DEFAULT_WIDTH").merged == doc.replace(
         "DEFAULT_WIDTH = 60\n", "DEFAULT_WIDTH = 60\n\n" + update)
+
+
+def test_new_code_said_to_go_after_a_statement_goes_after_that_line_and_its_block():
+    """"placed right after the `after_create_commit` line:" and two class methods: below that line, a blank line
+    between (the line defines nothing, and the update was refused)."""
+    doc = ("class Notification < ApplicationRecord\n  belongs_to :recipient\n\n  after_create_commit :broadcast_badge\n\n"
+           "  def read?\n    read_at.present?\n  end\nend\n")
+    update = "  def self.mark_all_as_read!(user)\n    where(recipient: user).update_all(read_at: Time.current)\n  end\n"
+    assert merge_update(doc, update, "notification.rb", after="after_create_commit").merged == doc.replace(
+        ":broadcast_badge\n", ":broadcast_badge\n\n" + update)

@@ -1123,7 +1123,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
             return _inserted(doc_lines, update_lines, at, (gap if above and side == "after" else []) + new +
                              (gap if below and side == "before" else []))
         return _at_named_element(doc_lines, update_lines, side, name) or \
-            _at_named_section(doc_lines, update_lines, side, name)
+            _at_named_section(doc_lines, update_lines, side, name) or \
+            _at_named_line(doc_lines, update_lines, side, name)
     if not found or any(is_marker(line) for line in update_lines):
         return None
     at = block_end(keys, found[-1]) if side == "after" else found[0]  # (clauses, overloads: all of them)
@@ -1280,6 +1281,31 @@ def _after_yaml_key(doc_lines: list[str], update_lines: list[str], key: str) -> 
     apart = any(not doc_lines[j - 1].strip() for j in tops[1:])
     gap = [Piece(_terminator(doc_lines), None, None)] if apart else []
     return _inserted(doc_lines, update_lines, end, gap + _shown_pieces(update_lines))
+
+
+def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
+    """New code put after (or before) the one file line that starts with the name the answer gives, a statement
+    rather than a definition ("right after the existing `member` block", "after the `after_create_commit`
+    line"): after the block that line opens, if any; set off by a blank line where the new code opens a
+    definition and the file line is not the last of its block.  None where no line, or several, start so."""
+    keys = [line_key(line) for line in doc_lines]
+    found = [j for j, key in enumerate(keys) if key.strip().startswith(name) and
+             not re.match(r"[\w$]", key.strip()[len(name):len(name) + 1])]
+    new = _shown_pieces(update_lines)
+    if len(found) != 1 or not new or any(is_marker(line) for line in update_lines):
+        return None
+    j = found[0]
+    if side == "before":
+        return _inserted(doc_lines, update_lines, j, new)
+    at = block_end(keys, j)
+    while at > j + 1 and not keys[at - 1].strip():
+        at -= 1  # (the blank lines below it stay below the new code)
+    gap = [Piece(_terminator(doc_lines), None, None)]
+    opens = is_declaration(line_key(new[0].text))
+    last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
+    above = gap if opens and not last_of_block else []
+    below = gap if opens and at < len(keys) and keys[at].strip() and not last_of_block else []
+    return _inserted(doc_lines, update_lines, at, above + new + below)
 
 
 def _shown_pieces(update_lines: list[str]) -> list[Piece]:
