@@ -2629,3 +2629,24 @@ def test_a_sentence_that_ends_naming_a_new_file_names_the_block_below_it():
     [block] = read_answer("Finally, add a regression test in a new file, `internal/worker/pool_test.go`.\n\n```go\n"
                           "package worker\n```\n").blocks
     assert block.path == "internal/worker/pool_test.go"
+
+
+def test_a_place_named_with_its_semicolon_is_read():
+    """"Then register it right after `app.setGlobalPrefix('api');`:": after that call (the ``;`` hid it)."""
+    [block] = read_answer("Then register it right after `app.setGlobalPrefix('api');`:\n\n```ts src/main.ts\n"
+                          "  app.useGlobalPipes(new ValidationPipe());\n```\n").blocks
+    assert block.after == "app.setGlobalPrefix api"
+
+
+def test_a_line_said_changed_in_a_named_function_rewrites_its_call_there(tmp_path):
+    """"in `testDelete` change the delete call to:" and one line: the one line of that function calling the
+    same method is rewritten (it was refused: no line of the update is the file's)."""
+    tests = ("final class NotesTests: XCTestCase {\n    func testLoad() async {\n        await sut.load()\n"
+             "        XCTAssertEqual(sut.notes.count, 2)\n    }\n\n    func testDelete() async {\n"
+             "        await sut.load()\n        await sut.delete(at: IndexSet(integer: 0))\n"
+             "        XCTAssertEqual(sut.notes.count, 1)\n    }\n}\n")
+    (tmp_path / "NotesTests.swift").write_text(tests)
+    answer = ("The delete test uses the old API, so in `testDelete` change the delete call to:\n\n"
+              "```swift\n// NotesTests.swift\n        await sut.delete([sut.notes[0]])\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == tests.replace("await sut.delete(at: IndexSet(integer: 0))", "await sut.delete([sut.notes[0]])")

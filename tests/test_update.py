@@ -4660,3 +4660,21 @@ def test_new_code_said_to_go_after_a_statement_goes_after_that_line_and_its_bloc
     update = "  def self.mark_all_as_read!(user)\n    where(recipient: user).update_all(read_at: Time.current)\n  end\n"
     assert merge_update(doc, update, "notification.rb", after="after_create_commit").merged == doc.replace(
         ":broadcast_badge\n", ":broadcast_badge\n\n" + update)
+
+
+def test_a_statement_said_to_go_after_a_call_follows_it_directly():
+    """"register it right after `app.setGlobalPrefix('api');`:" and ``app.useGlobalPipes(...)``: the next
+    statement, no blank line between (one was added, as between routes)."""
+    doc = ("async function bootstrap() {\n  const app = await NestFactory.create(AppModule);\n"
+           "  app.setGlobalPrefix('api');\n\n  await app.listen(3000);\n}\n")
+    update = "  app.useGlobalPipes(\n    new ValidationPipe({ whitelist: true }),\n  );\n"
+    assert merge_update(doc, update, "main.ts", after="app.setGlobalPrefix api").merged == doc.replace(
+        "app.setGlobalPrefix('api');\n", "app.setGlobalPrefix('api');\n" + update)
+
+
+def test_an_entry_said_to_go_after_one_shown_above_it_is_not_written_twice():
+    """"Add `ParseIntPipe` to the import list, after `Param`:" and ``Param,`` then ``ParseIntPipe,``: the first
+    is the file's line (it was written a second time)."""
+    doc = "import {\n  Body,\n  Controller,\n  Param,\n  Patch,\n} from '@nestjs/common';\n"
+    assert merge_update(doc, "  Param,\n  ParseIntPipe,\n", "users.controller.ts", after="Param").merged == \
+        doc.replace("  Param,\n", "  Param,\n  ParseIntPipe,\n")

@@ -81,7 +81,7 @@ _TRAILING_NOTE = re.compile(r"\s*(?:\([^()]{1,40}\)|[-\u2013\u2014]\s+[\w ]{1,30
 _AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|between|next\s+to)\s+(?:the\s+)?(?:existing\s+)?"
                     r"(?:[a-z-]+\s+){0,2}?"  # (a word or two between: "below the catch-all `handleUnexpected`")
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
-                    r"(?:[\w.:]+(?:\.|::))?(?P<name>[A-Za-z]\w*(?:-\w+)+|\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*[=?!]?)(?:/\d+)?(?:\([^`]*\))?(?:\s*\{[^`]*\})?`|"
+                    r"(?:[\w.:]+(?:\.|::))?(?P<name>[A-Za-z]\w*(?:-\w+)+|\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*[=?!]?)(?:/\d+)?(?:\([^`]*\))?(?:\s*\{[^`]*\})?;?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
                     r"`?\"(?P<quoted>[^\"`]{1,60})\"`?|`'(?P<single>[^'`]{1,60})'`)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
 # section, bold; a test by its title, ``right after `"show renders the article"` `` or ``after `'refetches'` ``; CSS's

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import CLOSING, DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
+from .lines.rewrites import REWRITE_CLEARLY
 from .place_words import place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -761,7 +762,11 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         except UpdateError as exc:
             unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
                 _stands_alone(block.text, current)
-            merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name, unplaced)
+            merge = _rewritten_inside(current, block, target.name) if isinstance(exc, NoSharedLine) else None
+            if merge is not None:
+                unplaced = False
+            else:
+                merge = _at_lines(before, current, block) or _added_at_end(current, block, target.name, unplaced)
             if merge is None and isinstance(exc, NoSharedLine) and block.path is not None and not block.after \
                     and not block.before and (merge := _inside_the_last_block(current, block.text)) is not None:
                 unplaced = True  # (members of the block the file ends in: a ``<string>`` for ``</resources>``)
@@ -777,6 +782,38 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = imported
     return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as,
                       at_end=at_end)
+
+
+def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
+    """A line the sentence says is changed in a definition it names ("in `testDeleteRemovesNoteOptimistically`
+    change the delete call to:", one line that is none of the file's): the definition's one line most like it,
+    rewritten, where it is clearly the most alike (``REWRITE_CLEARLY``, none other within ``0.3``); None
+    otherwise."""
+    shown = [line for line in block.text.splitlines() if line.strip()]
+    if block.inside is None or len(shown) != 1 or is_marker(shown[0]):
+        return None
+    span = definition_lines(current, block.inside, name)
+    if span is None:
+        return None
+    lines = current.splitlines(keepends=True)
+    new = shown[0].strip()
+    scores = sorted(((difflib.SequenceMatcher(None, new, lines[j].strip(), autojunk=False).ratio(), j)
+                     for j in range(span[0] + 1, span[1] + 1) if len(lines[j].strip()) >= DISTINCTIVE_LINE),
+                    reverse=True)
+    callee = _FIRST_CALL.search(new)
+    same = [j for _, j in scores if callee and (m := _FIRST_CALL.search(lines[j])) and m[1] == callee[1]]
+    if len(same) == 1:  # (``await sut.delete([note])`` for the one ``await sut.delete(at: ...)`` there)
+        j = same[0]
+    elif not scores or scores[0][0] < REWRITE_CLEARLY or len(scores) > 1 and scores[1][0] > scores[0][0] - 0.3:
+        return None
+    else:
+        j = scores[0][1]
+    old = lines[j]
+    lines[j] = old[:len(old) - len(old.lstrip())] + new + old[len(old.rstrip("\r\n")):]
+    return Merge.spanning(current, "".join(lines))
+
+
+_FIRST_CALL = re.compile(r"([A-Za-z_$][\w$.]*)\s*\(")  # a line's first call: ``sut.delete`` of ``await sut.delete(``
 
 
 def _with_go_imports(text: str, packages: tuple[str, ...]) -> str | None:

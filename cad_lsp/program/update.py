@@ -1105,6 +1105,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
             gap = [Piece(_terminator(doc_lines), None, None)]
             apart = at > 0 and not keys[at - 1].strip() if side == "before" else at < len(keys) and not keys[at].strip()
             new = _shown_pieces(update_lines)
+            head = line_key(new[0].text) if new else ""
+            apart = apart and (side == "before" or bool(re.match(r"\s*[\w$.:]+\s*\(\s*[\"'`]", head) or
+                                                        is_declaration(head)))  # (a route after a route is set
+            # apart; ``app.useGlobalPipes(`` after ``app.setGlobalPrefix('api');`` is its next statement)
             return _inserted(doc_lines, update_lines, at, new + gap if side == "before" and apart else
                              gap + new if apart else new)
     titled = [j for j, key in enumerate(keys) if re.match(rf"\s*[\w.$]+\(\s*([\"']){re.escape(name)}\1.*\)\s*;?\s*$", key)]
@@ -1292,6 +1296,8 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     found = [j for j, key in enumerate(keys) if key.strip().startswith(name) and
              not re.match(r"[\w$]", key.strip()[len(name):len(name) + 1])]
     new = _shown_pieces(update_lines)
+    if len(found) == 1 and new and side == "after" and line_key(new[0].text).strip() == keys[found[0]].strip():
+        new = new[1:]  # (the line itself shown above the new ones: "after `Param`", ``Param,`` then ``ParseIntPipe,``)
     if len(found) != 1 or not new or any(is_marker(line) for line in update_lines):
         return None
     j = found[0]
