@@ -2650,3 +2650,13 @@ def test_a_line_said_changed_in_a_named_function_rewrites_its_call_there(tmp_pat
               "```swift\n// NotesTests.swift\n        await sut.delete([sut.notes[0]])\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == tests.replace("await sut.delete(at: IndexSet(integer: 0))", "await sut.delete([sut.notes[0]])")
+
+
+def test_keys_said_to_go_after_a_key_of_a_table_go_after_it(tmp_path):
+    """"Add these two lines under `[dependencies]`, after `flate2`:": after that key, not at the table's end."""
+    cargo = '[package]\nname = "logstat"\n\n[dependencies]\nanyhow = "1.0"\nflate2 = "1.0"\nonce_cell = "1.19"\n'
+    (tmp_path / "Cargo.toml").write_text(cargo)
+    block = 'serde = "1.0"\nserde_json = "1.0"\n'
+    answer = f"Add these two lines under `[dependencies]`, after `flate2`:\n\n```toml path=Cargo.toml\n{block}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == cargo.replace('flate2 = "1.0"\n', 'flate2 = "1.0"\n' + block)

@@ -4678,3 +4678,13 @@ def test_an_entry_said_to_go_after_one_shown_above_it_is_not_written_twice():
     doc = "import {\n  Body,\n  Controller,\n  Param,\n  Patch,\n} from '@nestjs/common';\n"
     assert merge_update(doc, "  Param,\n  ParseIntPipe,\n", "users.controller.ts", after="Param").merged == \
         doc.replace("  Param,\n", "  Param,\n  ParseIntPipe,\n")
+
+
+def test_a_field_said_to_go_below_a_typed_field_goes_there():
+    """"directly below the `createdAt` field:" and a new annotated field: below ``private Instant createdAt =
+    ...;`` (a type between the modifiers and the name hid it, and the field was refused)."""
+    doc = ("public class Customer {\n    @Id\n    private Long id;\n\n    @Column(name = \"created_at\")\n"
+           "    private Instant createdAt = Instant.now();\n\n    protected Customer() {\n    }\n}\n")
+    update = "    @Column(name = \"deleted_at\")\n    private Instant deletedAt;\n"
+    assert merge_update(doc, update, "Customer.java", after="createdAt").merged == doc.replace(
+        "Instant.now();\n", "Instant.now();\n\n" + update)

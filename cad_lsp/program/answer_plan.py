@@ -411,6 +411,8 @@ def _under_the_table_said(current: str, block: Block) -> Block:
     table = block.into if block.into and block.into.startswith("[") else None
     if table is None:
         return block
+    if block.after and re.search(rf"^{re.escape(block.after)}\s*=", current, re.MULTILINE):
+        return replace(block, into=None)  # ("under `[dependencies]`, after `flate2`": after that key)
     lines = current.splitlines(keepends=True)
     header = next((line for line in lines if line.strip() == table), None)
     if header is None or any(line.lstrip().startswith("[") for line in block.text.splitlines()):

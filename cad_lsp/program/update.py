@@ -749,6 +749,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             candidates.append((1, _line_merge(document, update)))
         except UpdateError:
             pass
+    elif blockwise is None and place is not None and _nothing_of_the_file(doc_lines, update_lines) and \
+            (named_place := _at_named_block(doc_lines, update_lines, place)) is not None:
+        candidates = [(0, named_place)]  # (new code alone, its place said: there, not onto a line like its own)
     elif blockwise is None:
         try:
             candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
@@ -1154,7 +1157,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
 # A property or a constant declared on one line: ``val contacts: Flow<...> = ...``, ``private readonly ttl = 60;``
 _DECLARED_ALONE = re.compile(r"^\s*(?:(?:private|public|protected|internal|override|static|readonly|final|lateinit|open|"
                              r"export|pub|const|let|var|val|local|type|typealias|@Published|@State)\s+)+(?:\([^)]*\)\s*)?"
-                             r"(?P<name>[A-Za-z_$][\w$]*)\s*[:=]")
+                             r"(?:[A-Za-z_$][\w$<>\[\]?,.]*\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*[:=;]")  # (Java's ``private
+# Instant createdAt = Instant.now();``: a type before the name)
 
 
 def _section_heads(keys: list[str], name: str) -> list[int]:
@@ -1443,6 +1447,16 @@ def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | N
         return None
     at, new = found
     return _inserted(doc_lines, update_lines, at, [Piece(line, None, None) for line in new])
+
+
+def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str]) -> bool:
+    """Whether an update is new declarations alone: no marker, a line that declares something, and no line of
+    it (but blank and closing ones) the file's (not a comment rewritten: "update the grammar comment above
+    `expr`")."""
+    ours = {line.strip() for line in doc_lines}
+    return not any(is_marker(line) for line in update_lines) and \
+        any(is_declaration(line) or _DECLARED_ALONE.match(line) for line in update_lines) and \
+        not any(line.strip() in ours for line in update_lines if line.strip() and not CLOSING.match(line))
 
 
 def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
