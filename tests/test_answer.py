@@ -685,7 +685,6 @@ NOT_YET: dict[str, str] = {
                                          "the update matches a lin",
     "php-laravel-product-search-cody": "not examined yet: ``app/Http/Controllers/ProductController.php`` differs from "
                                        "the expected",
-    "node-express-jwt-auth-grok": "not examined yet: ``.env`` differs from the expected",
     "python-click-config-file-gemini": "not examined yet: ``~/.config/imgshrink/config.toml`` differs from the expected",
     "go-nethttp-user-roles-deepseek": "not examined yet: ``internal/store/users.go`` differs from the expected",
     "elixir-phoenix-profile-update-cursor": "not examined yet: ``lib/linkly_web/router.ex`` differs from the expected",
@@ -2660,3 +2659,19 @@ def test_keys_said_to_go_after_a_key_of_a_table_go_after_it(tmp_path):
     answer = f"Add these two lines under `[dependencies]`, after `flate2`:\n\n```toml path=Cargo.toml\n{block}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == cargo.replace('flate2 = "1.0"\n', 'flate2 = "1.0"\n' + block)
+
+
+def test_commands_after_a_sentence_naming_the_env_file_are_not_its_lines(tmp_path):
+    """"Then copy the secret into your real `.env` and clear the config cache:" and ``php artisan
+    config:clear``: commands, not the ``.env`` file's text (the file was written with the command)."""
+    reading = read_answer("Then copy the signing secret into your real `.env` and clear the config cache:\n\n"
+                          "```bash\nphp artisan config:clear\n```\n")
+    assert not reading.blocks and reading.skipped
+
+
+def test_a_bold_file_label_names_the_blocks_below_its_captions():
+    """"**File:** `src/Service/Notifier.php`", then "New imports:" above the block: the block is that file's
+    (it was skipped as an example, and so was every block after it)."""
+    reading = read_answer("**File:** `src/Service/Notifier.php`\n\nNew imports:\n\n```php\nuse Psr\\Log\\LoggerInterface;\n"
+                          "```\n")
+    assert [b.path for b in reading.blocks] == ["src/Service/Notifier.php"]

@@ -953,6 +953,11 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
             path = named_by = None  # "`main.go` needs no change; run:" then ```sh: commands, not main.go
         if path is not None and language in _SHELL and _RUN_THERE.search(said):
             path = named_by = None  # "Run this from the `src/Catalog.Api` folder:": where commands run
+        if path is not None and language in _SHELL and re.fullmatch(r"(?:.*/)?\.env(?:\.[\w-]+)?", path) and \
+                any(line.strip() and not line.lstrip().startswith("#") and
+                    not re.match(r"\s*(?:export\s+)?[A-Za-z_][\w.]*=", line) for line in body):
+            path = named_by = None  # ("... into your real `.env` and clear the config cache:", ``php artisan
+            # config:clear``: commands, not lines of ``.env``)
     if language in _NOT_CODE and path is None:
         return Skipped(line, language, _NOT_CODE[language])
     if path is None and language in _SHELL:
@@ -1071,6 +1076,12 @@ def _path_before(prose: list[str]) -> str | None:
     named = _path_named(lines[-1])
     if named is not None:
         return named
+    above = [line for line in lines[:-1] if line.strip()]
+    if above and lines[-1].rstrip().endswith(":") and len(lines[-1].split()) <= 6 and \
+            not _BACKTICKED.sub("", lines[-1]).strip().lower().startswith(("run", "then run", "output", "example")):
+        label = above[-1].strip()  # ("**File:** `src/Service/Notifier.php`", then "New imports:" above the block)
+        if label.startswith(("**", "__", "#")) and (named := _path_named(label)) is not None:
+            return named
     heading = next((line for line in reversed(lines[:-1]) if line.lstrip().startswith("#")), None)
     return _path_named(heading) if heading is not None else None
 
