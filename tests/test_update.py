@@ -4688,3 +4688,25 @@ def test_a_field_said_to_go_below_a_typed_field_goes_there():
     update = "    @Column(name = \"deleted_at\")\n    private Instant deletedAt;\n"
     assert merge_update(doc, update, "Customer.java", after="createdAt").merged == doc.replace(
         "Instant.now();\n", "Instant.now();\n\n" + update)
+
+
+def test_a_commented_new_dependency_after_a_shown_one_is_added_not_written_over_the_next():
+    """The JPA ``<dependency>`` shown, then ``<!-- Caching -->`` and two new ones: added after it, the comment
+    with them; the actuator dependency below stays (its artifact was rewritten to the new one, silently)."""
+    deps = ("        <dependency>\n            <groupId>org.springframework.boot</groupId>\n"
+            "            <artifactId>spring-boot-starter-{}</artifactId>\n        </dependency>\n")
+    doc = ("<project>\n    <dependencies>\n" + deps.format("web") + deps.format("data-jpa") + deps.format("actuator") +
+           "    </dependencies>\n</project>\n")
+    new = ("        <!-- Caching -->\n" + deps.format("cache") + "        <dependency>\n"
+           "            <groupId>com.github.ben-manes.caffeine</groupId>\n            <artifactId>caffeine</artifactId>\n"
+           "        </dependency>\n")
+    assert merge_update(doc, deps.format("data-jpa") + new, "pom.xml").merged == doc.replace(
+        deps.format("data-jpa"), deps.format("data-jpa") + new)
+
+
+def test_a_setting_appended_to_the_run_of_settings_the_file_ends_with_joins_it():
+    """"At the end of the `# --- Shop ---` block:" and one setting, that block the file's last: the setting
+    joins the run, no blank line above it (one was added, as between blocks)."""
+    doc = "DEBUG = False\n\n# --- Shop ---\nCART_SESSION_KEY = \"cart_id\"\nMAX_CART_ITEMS = 50\n"
+    update = "CART_TTL_DAYS = env.int(\"CART_TTL_DAYS\", default=30)\n"
+    assert merge_update(doc, update, "settings.py", after="").merged == doc + update

@@ -933,9 +933,11 @@ class _Merger:
                 targets[k] = self.target(new_units[k], old_units)[0]
             except _Refused:
                 unplaced.append(k)
-        for k in unplaced:  # a new definition beside the shown ones: after the last before it, else before the
-            before = [m for m in shown if m < k and m in targets]  # first after it (an ``enum`` the new ``split``
-            after = [m for m in shown if m > k and m in targets]  # takes, shown right above it)
+        notes = [k for k in unplaced if new_units[k].key is None and "comment" in new_units[k].kind.lower() and
+                 k + 1 in unplaced]  # (``<!-- Caching -->`` above a new ``<dependency>``: it goes with it)
+        for k in [k for k in unplaced if k not in notes]:  # a new definition beside the shown ones: after the last
+            before = [m for m in shown if m < k and m in targets]  # before it, else before the first after it (an
+            after = [m for m in shown if m > k and m in targets]  # ``enum`` the new ``split`` takes, shown above it)
             key, element = new_units[k].key, new_units[k].kind == "element"  # (XML: a new ``<dependency>``)
             field = key is not None and key[0] == "variable" and not before and after  # (a new property above
             if key is None or key[0] not in ("function", "type") and not element and not field or \
@@ -955,6 +957,13 @@ class _Merger:
             elif not before and after and ((targets[after[0]].key or ("",))[0] == "function" or
                                            element and targets[after[0]].kind == "element"):
                 ahead[k] = targets[after[0]]
+            else:
+                raise _Refused
+        for k in notes[::-1]:
+            if k + 1 in added:
+                added[k] = added[k + 1]
+            elif k + 1 in ahead:
+                ahead[k] = ahead[k + 1]
             else:
                 raise _Refused
         for k, m in [(k, m) for k in shown for m in shown if k != m and k in targets and m in targets]:

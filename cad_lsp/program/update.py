@@ -1512,6 +1512,9 @@ def _gap_before_last_block(doc_lines: list[str]) -> int:
     return 1
 
 
+_SETTING = re.compile(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")  # ``MAX_CART_ITEMS = 50`` at the left edge
+
+
 def _appended(document: str, update: str) -> Merge:
     """The update after the file's last line, set off as the file sets off its last block (a blank line, two
     in PEP 8's Python) unless either has a blank line there."""
@@ -1520,8 +1523,10 @@ def _appended(document: str, update: str) -> Merge:
     pieces = [Piece(line, n, None) for n, line in enumerate(doc_lines, 1)]
     if not doc_lines[-1].endswith(("\n", "\r")):
         pieces[-1] = Piece(doc_lines[-1] + newline, len(doc_lines), None)
-    if doc_lines[-1].strip() and split_lines(update)[0].strip():
-        pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines)
+    shown = [line for line in split_lines(update) if line.strip()]
+    in_the_run = all(_SETTING.match(line) for line in shown) and _SETTING.match(doc_lines[-1]) is not None
+    if doc_lines[-1].strip() and split_lines(update)[0].strip() and not in_the_run:  # (a new setting below the
+        pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines)  # run of settings it ends)
     pieces += [Piece(line, None, k) for k, line in enumerate(split_lines(update), 1)]
     return _finish(document, update, pieces, frozenset(), None, False)
 
