@@ -4710,3 +4710,14 @@ def test_a_setting_appended_to_the_run_of_settings_the_file_ends_with_joins_it()
     doc = "DEBUG = False\n\n# --- Shop ---\nCART_SESSION_KEY = \"cart_id\"\nMAX_CART_ITEMS = 50\n"
     update = "CART_TTL_DAYS = env.int(\"CART_TTL_DAYS\", default=30)\n"
     assert merge_update(doc, update, "settings.py", after="").merged == doc + update
+
+
+def test_a_json_section_shown_first_in_place_of_the_file_s_first_replaces_it():
+    """``{``, a new ``"Serilog"`` section, then the file's ``"AllowedHosts"`` and a marker: the section before
+    it goes, ``{`` is the file's own (it was written a second time above the file, which was kept whole)."""
+    doc = ('{\n  "Logging": {\n    "LogLevel": {\n      "Default": "Information"\n    }\n  },\n'
+           '  "AllowedHosts": "*",\n  "Features": {\n    "EnableBackorders": false\n  }\n}\n')
+    update = ('{\n  "Serilog": {\n    "MinimumLevel": {\n      "Default": "Information"\n    }\n  },\n'
+              '  "AllowedHosts": "*",\n  // ... rest of the file unchanged\n}\n')
+    assert merge_update(doc, update, "appsettings.json").merged == doc.replace('"Logging": {\n    "LogLevel"',
+                                                                               '"Serilog": {\n    "MinimumLevel"')

@@ -219,7 +219,7 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
 _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?"
                           r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
                           r"(?:\w+\s+)?with(?:\s*:|\s+"  # ("replace `x` in `FooTest.java` with:")
-                          r"(?:(?:a|an|the|your|new|two|three|one)\s+)*"
+                          r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?)\b))", re.IGNORECASE)
 # "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and

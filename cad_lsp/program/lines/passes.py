@@ -47,9 +47,11 @@ def unplace_openers_of_new_entries(lines: list[int], keys: list[str], doc_keys: 
     """A call opened alone on its line and placed on the file's (``parser.add_argument(``), whose next line is new
     and names another entry than the file's next line (``"--retries",`` where the file has ``"--include-drafts",
     ...``): the call is a new one beside the file's, its opening line new too, not the file's call rewritten."""
+    first = next((j for j, key in enumerate(doc_keys) if key.strip()), None)
     for k in range(len(keys) - 1):
         j = lines[k]
-        if 0 < j < len(doc_keys) and lines[k + 1] == NEW and opens_another_entry(keys[k], keys[k + 1], doc_keys[j]):
+        if 0 < j < len(doc_keys) and lines[k + 1] == NEW and j - 1 != first and \
+                opens_another_entry(keys[k], keys[k + 1], doc_keys[j]):  # (not a JSON file's opening ``{``)
             lines[k] = NEW
 
 
@@ -340,15 +342,15 @@ def _closes_a_type(doc_keys: list[str], j: int) -> bool:
 
 
 def place_common_start(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
-    """An update that starts with the file's first line (a JSON file's ``{``), then a marker or a placed line,
-    starts where the file does: that line is the file's, not a second one (too short to be placed earlier)."""
+    """An update that starts with the file's first line (a JSON file's ``{``), then (after new lines) a marker or a
+    placed line, starts where the file does: that line is the file's, not a second one (too short to be placed earlier)."""
     k = next((k for k, key in enumerate(keys) if key.strip()), None)
     j = next((j for j, key in enumerate(doc_keys) if key.strip()), None)
     if k is None or j is None or lines[k] != NEW or keys[k] != doc_keys[j] or any(0 < n <= j + 1 for n in lines):
         return
-    following = next((n for key, n in zip(keys[k + 1:], lines[k + 1:]) if key.strip()), NEW)
-    if following == MARKER or following > j + 1:
-        lines[k] = j + 1
+    following = next((n for key, n in zip(keys[k + 1:], lines[k + 1:]) if key.strip() and n != NEW), NEW)
+    if following == MARKER or following > j + 1:  # (new members first, then a placed one: ``{``, a new
+        lines[k] = j + 1  # ``"Serilog"`` section, then the file's ``"AllowedHosts"``)
 
 
 def close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
