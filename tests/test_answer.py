@@ -2675,3 +2675,18 @@ def test_a_bold_file_label_names_the_blocks_below_its_captions():
     reading = read_answer("**File:** `src/Service/Notifier.php`\n\nNew imports:\n\n```php\nuse Psr\\Log\\LoggerInterface;\n"
                           "```\n")
     assert [b.path for b in reading.blocks] == ["src/Service/Notifier.php"]
+
+
+def test_lines_said_replaced_by_a_listing_in_brackets_go(tmp_path):
+    """"Replace the two commented-out Redis lines (`# Use Redis ...` and `# gem "redis", ">= 4.0.1"`) with:":
+    those two lines go and the block takes their place (it went to the file's end, the old lines kept)."""
+    gemfile = ('source "https://rubygems.org"\n\ngem "rails", "~> 7.1"\n\n'
+               '# Use Redis adapter to run Action Cable in production\n# gem "redis", ">= 4.0.1"\n\n'
+               'group :development do\n  gem "web-console"\nend\n')
+    (tmp_path / "Gemfile").write_text(gemfile)
+    block = '# Background jobs (Sidekiq) and its Redis client\ngem "redis", ">= 4.0.1"\ngem "sidekiq", "~> 7.2"\n'
+    answer = ("Replace the two commented-out Redis lines (`# Use Redis adapter to run Action Cable in production` and "
+              f"`# gem \"redis\", \">= 4.0.1\"`) with:\n\n`Gemfile`\n```ruby\n{block}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == gemfile.replace('# Use Redis adapter to run Action Cable in production\n'
+                                           '# gem "redis", ">= 4.0.1"\n', block)

@@ -409,7 +409,8 @@ def read_answer(markdown: str) -> Reading:
                     removals.append(Removal(tuple(gone), read.path, index + 1, listed[0]))  # `test_retries`
                     # ...:" and a block that defines the second and new ones: the first goes)
             if isinstance(read, Block) and read.path and not read.is_patch and \
-                    (lines_said := _REPLACE_LINES.search(said.replace("**", ""))):
+                    (lines_said := _REPLACE_LINES.search(said.replace("**", "")) or
+                     _REPLACE_LINES_LISTED.search(said.replace("**", ""))):
                 read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(r"`[^`]+`", lines_said["names"])))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
                     (code_said := _REPLACE_CODE.search(said.replace("**", ""))):
@@ -1001,6 +1002,10 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
                             r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b",
                             re.IGNORECASE)
+# "Replace the two commented-out Redis lines (`# Use Redis ...` and `# gem "redis"`) with:": the lines listed after
+_REPLACE_LINES_LISTED = re.compile(r"\b(?:replace|swap)\s+the\s+(?:[\w-]+\s+){0,4}?lines?\s*\("
+                                   r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*)\)\s+with\b",
+                                   re.IGNORECASE)
 # "replace `final client = WeatherClient();` in `main` with:": a line of code quoted whole (not a name)
 _REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:line\s+)?"
                            r"`(?P<code>[^`\n]*\w[^`\n]*[\s=;][^`\n]*)`(?:\s+(?:line|declaration|definition|block|"
