@@ -2690,3 +2690,11 @@ def test_lines_said_replaced_by_a_listing_in_brackets_go(tmp_path):
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == gemfile.replace('# Use Redis adapter to run Action Cable in production\n'
                                            '# gem "redis", ">= 4.0.1"\n', block)
+
+
+def test_a_css_class_named_in_a_sentence_is_not_a_file():
+    """"Replace the `Qty:` span inside `.cart__details` with a stepper:" under a heading naming
+    `src/lib/components/Cart.svelte`: the block is that file's (``.cart__details`` was read as a dotfile)."""
+    [block] = read_answer("### 2. `src/lib/components/Cart.svelte`\n\nReplace the `Qty:` span inside `.cart__details` "
+                          "with a stepper:\n\n```svelte\n<div class=\"cart__qty\"></div>\n```\n").blocks
+    assert block.path == "src/lib/components/Cart.svelte"

@@ -4721,3 +4721,13 @@ def test_a_json_section_shown_first_in_place_of_the_file_s_first_replaces_it():
               '  "AllowedHosts": "*",\n  // ... rest of the file unchanged\n}\n')
     assert merge_update(doc, update, "appsettings.json").merged == doc.replace('"Logging": {\n    "LogLevel"',
                                                                                '"Serilog": {\n    "MinimumLevel"')
+
+
+def test_a_rule_said_to_go_after_another_keeps_the_file_s_rules_one_below_the_other():
+    """"add these styles after the `.cart__details` rule:" in a stylesheet whose rules have no blank line between
+    them: none around the new ones either (a blank line was put on each side)."""
+    doc = ("  .cart__item {\n    display: flex;\n  }\n  .cart__details {\n    flex: 1;\n  }\n"
+           "  .cart__summary {\n    display: flex;\n  }\n")
+    update = "  .cart__qty {\n    display: inline-flex;\n  }\n"
+    assert merge_update(doc, update, "cart.css", after=".cart__details").merged == doc.replace(
+        "    flex: 1;\n  }\n", "    flex: 1;\n  }\n" + update)

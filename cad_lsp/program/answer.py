@@ -1230,7 +1230,8 @@ def _names_file(word: str) -> bool:
         return False  # ("to write `.xlsx` files": an extension, not a dotfile such as ``.env``)
     return "/" in word or name.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS or name in _BARE_NAMES or \
         re.fullmatch(r"\.[\w\-]+(?:\.(?:example|sample|template|local|dist|development|production|test))?",
-                     name) is not None  # (``.env``, ``.env.example``)
+                     name) is not None and "__" not in name and "--" not in name  # (``.env``, ``.env.example``;
+    # not a CSS class named as BEM names them: "inside `.cart__details`")
 
 
 def _looks_like_commands(body: list[str]) -> bool:

@@ -1146,9 +1146,11 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     definition = is_declaration(keys[found[-1]]) or is_accessor(keys[found[-1]]) or \
         TITLED_CALL.match(keys[found[-1]]) or MAKE_TARGET.match(keys[found[-1]]) or keys[found[-1]].rstrip().endswith("{") and head.endswith("{") or \
         TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
-    if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip():
+    tight = side == "after" and 0 < at < len(keys) and keys[at - 1].strip() and keys[at].strip() and \
+        not CLOSING.match(keys[at])  # (the file sets these blocks one right below the other: CSS rules, methods)
+    if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip() and not tight:
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
-    if definition and at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at]):
+    if definition and at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at]) and not tight:
         gap = next((g for g in range(at) if keys[at - g - 1].strip()), at)  # (the file's blank lines between
         new += [Piece(newline, None, None)] * max(gap, 1)  # definitions there: two in Python and GDScript)
     return _inserted(doc_lines, update_lines, at, new)
