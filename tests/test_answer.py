@@ -2698,3 +2698,11 @@ def test_a_css_class_named_in_a_sentence_is_not_a_file():
     [block] = read_answer("### 2. `src/lib/components/Cart.svelte`\n\nReplace the `Qty:` span inside `.cart__details` "
                           "with a stepper:\n\n```svelte\n<div class=\"cart__qty\"></div>\n```\n").blocks
     assert block.path == "src/lib/components/Cart.svelte"
+
+
+def test_just_before_the_final_end_is_the_end_of_the_file_s_block():
+    """"Add these two `describe` blocks at the end, just before the final `end`:": the file's end, not before the
+    first ``end`` (they went inside the first example)."""
+    [block] = read_answer("Add these two `describe` blocks at the end, just before the final `end`:\n\n```ruby spec/x_spec.rb\n"
+                          "  describe \".x\" do\n  end\n```\n").blocks
+    assert (block.after, block.before) == ("", None)

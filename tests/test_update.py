@@ -4731,3 +4731,22 @@ def test_a_rule_said_to_go_after_another_keeps_the_file_s_rules_one_below_the_ot
     update = "  .cart__qty {\n    display: inline-flex;\n  }\n"
     assert merge_update(doc, update, "cart.css", after=".cart__details").merged == doc.replace(
         "    flex: 1;\n  }\n", "    flex: 1;\n  }\n" + update)
+
+
+def test_one_call_line_shown_alone_rewrites_the_file_s_line_of_that_call_and_argument():
+    """"Narrow the validation:" and ``validates :current_period_end, ... if: ...``: the file's one
+    ``validates :current_period_end`` line is rewritten (it stayed, and the new one went to the file's end)."""
+    doc = ("class Subscription < ApplicationRecord\n  validates :status, presence: true\n"
+           "  validates :current_period_end, presence: true, unless: :trialing?\n\n  def active?\n    true\n  end\nend\n")
+    update = "  validates :current_period_end, presence: true, if: -> { active? || past_due? }\n"
+    assert merge_update(doc, update, "subscription.rb").merged == doc.replace(
+        "  validates :current_period_end, presence: true, unless: :trialing?\n", update)
+
+
+def test_new_tests_calling_a_function_do_not_rewrite_the_file_s_call_of_it():
+    """New tests appended, one of whose lines calls ``compute_total(cart, coupon, now=now)``: the file's
+    ``compute_total(cart, coupon)`` line is not theirs to rewrite (it was, silently)."""
+    doc = ("def test_minimum(cart):\n    with pytest.raises(CouponError):\n        compute_total(cart, coupon)\n")
+    update = ("def test_expired(cart, now):\n    with pytest.raises(CouponError, match=\"expired\"):\n"
+              "        compute_total(cart, coupon, now=now)\n")
+    assert "        compute_total(cart, coupon)\n" in merge_update(doc, update, "test_pricing.py", after="").merged

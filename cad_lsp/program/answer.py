@@ -1122,6 +1122,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         if end:
             return "", None
         m = _BEFORE.search(line) or _BEFORE.search(said)
+        if m and m["name"] in ("end", "fi", "done", "esac"):
+            return "", None  # ("just before the final `end`": the end of the block the file ends with)
         if m:
             return None, _titled_call(m[0]) or m["name"] or m["heading"] or m["quoted"] or m["tag"] + ">"
     return None, None

@@ -318,17 +318,22 @@ def _said_anew(doc_lines: list[str], update_lines: list[str], language: str | No
             found = bare.get(text, [])
             if len(text) > 2 and len(found) == 1 and doc_lines[found[0]].strip() != line.strip():
                 out[found[0]] = k
-    if commas and not out:  # (``decoder.dateDecodingStrategy = .flexibleISO8601``: the one file line that sets it)
-        for k, line in enumerate(update_lines):
-            head = _SETS.match(line)
-            found = [j for j, ours in enumerate(doc_lines) if head and (theirs := _SETS.match(ours)) and
-                     theirs["target"] == head["target"]]
-            if head and len(found) == 1 and sum(1 for other in update_lines if (m := _SETS.match(other)) and
-                                                m["target"] == head["target"]) == 1:
-                out[found[0]] = k
+    if commas and not out and sum(1 for line in update_lines if line.strip()) == 1:  # (one line shown,
+        # ``decoder.dateDecodingStrategy = .flexibleISO8601``: the one file line that sets it;
+        for pattern in (_SETS, _CALL_ENTRY):  # ``validates :current_period_end, ...``: the one line of that call
+            for k, line in enumerate(update_lines):  # and first argument)
+                head = pattern.match(line)
+                found = [j for j, ours in enumerate(doc_lines) if head and (theirs := pattern.match(ours)) and
+                         theirs["target"] == head["target"] and indent_of(ours) == indent_of(line)]
+                if head and len(found) == 1 and sum(1 for other in update_lines if (m := pattern.match(other)) and
+                                                    m["target"] == head["target"]) == 1:
+                    out[found[0]] = k
+            if out:
+                break
     return out
 
 
+_CALL_ENTRY = re.compile(r"^\s*(?P<target>[A-Za-z_][\w.]*(?:\s+|\s*\(\s*):?[\"']?[\w.-]+[\"']?)\s*[,)]")
 _SETS = re.compile(r"^\s*(?P<target>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*=(?!=)")  # ``self.x.y =``
 
 
