@@ -811,6 +811,60 @@ NOT_YET: dict[str, str] = {
     "expects it after the last one, which nothing in the answer says",
     "cx-python-script-sales-report-since-filter-chatgpt": "the expected file has one blank line between two "
     "functions where the file and the answer have two",
+    "cy-typescript-api-client-retry-backoff-windsurf": "not examined yet: ``src/api/client.ts`` differs from the "
+                                                       "expected",
+    "cy-go-mailer-config-env-overrides-deepseek": "not examined yet: ``README.md`` differs from the expected",
+    "cz-terraform-log-bucket-lifecycle-rules-windsurf": "not examined yet: refused",
+    "cz-haskell-dotsync-dry-run-flag-gemini": "not examined yet: ``src/Dotsync/Sync.hs`` differs from the expected",
+    "cz-sveltekit-signup-field-validation-cody": "not examined yet: ``.error``, ``src/routes/signup/+page.svelte`` "
+                                                 "differ from the expected",
+    "cz-r-shiny-sales-dashboard-date-range-llama": "not examined yet: ``R/data.R``, "
+                                                   "``tests/testthat/test-filter_sales.R`` differ from the expected",
+    "cz-dart-task-model-copywith-refactor-zed": "not examined yet: refused",
+    "da-terraform-storefront-plan-workflow-chatgpt": "not examined yet: ``infra/providers.tf``, "
+                                                     "``infra/variables.tf`` differ from the expected",
+    "da-python-roomie-api-readiness-probe-continue": "not examined yet: ``app/main.py`` differs from the expected",
+    "da-rust-geohashx-serde-feature-deepseek": "not examined yet: ``.github/workflows/ci.yml``, ``Cargo.toml`` "
+                                               "differ from the expected",
+    "da-dotnet-inventory-api-opentelemetry-cody": "not examined yet: ``src/Inventory.Api/Inventory.Api.csproj``, "
+                                                  "``src/Inventory.Api/Program.cs`` differ from the expected",
+    "db-go-link-shortener-server-timeouts-claude": "not examined yet: refused",
+    "db-csharp-dotnet-orders-health-checks-cody": "not examined yet: ``Program.cs``, "
+                                                  "``Services/PaymentGatewayClient.cs`` differ from the expected",
+    "db-ruby-rails-blog-post-slugs-gemini": "not examined yet: ``app/models/post.rb`` differs from the expected",
+    "db-vue-pinia-todos-inline-rename-chatgpt": "not examined yet: refused",
+    "db-rust-axum-inventory-thiserror-into-response-deepseek": "not examined yet: ``src/error.rs`` differs from the "
+                                                               "expected",
+    "db-typescript-nextjs-blog-optimistic-likes-chatgpt": "not examined yet: ``components/PostActions.tsx`` differs "
+                                                          "from the expected",
+    "db-java-spring-stays-booking-bean-validation-claude": "not examined yet: ``build.gradle``, "
+                                                           "``src/main/java/com/acme/stays/booking/api/BookingController.java`` differ from the expected",
+    "db-ruby-rails-notifications-mark-all-read-grok": "not examined yet: refused",
+    "dc-csharp-aspnet-shop-cancel-order-cody": "not examined yet: ``Services/OrderService.cs`` differs from the "
+                                               "expected",
+    "dc-rust-td-cli-json-list-output-zed": "not examined yet: refused",
+    "dc-typescript-api-client-retry-backoff-cursor": "not examined yet: ``src/api/client.test.ts`` differs from the "
+                                                     "expected",
+    "dc-kotlin-android-notes-search-debounce-gemini": "not examined yet: "
+                                                      "``app/src/test/java/com/example/notes/ui/search/SearchViewModelTest.kt`` differs from the expected",
+    "dc-lua-neovim-config-format-on-save-toggle-qwen": "not examined yet: ``lua/config/autocmds.lua`` differs from "
+                                                       "the expected",
+    "dc-cpp-telemetry-ringbuffer-overwrite-chatgpt": "not examined yet: ``src/log_sink.cpp``, ``src/log_sink.hpp`` "
+                                                     "differ from the expected",
+    "dc-svelte-sveltekit-shop-cart-quantity-stepper-deepseek": "not examined yet: ``src/lib/stores/cart.ts`` differs "
+                                                               "from the expected",
+    "dc-rust-uptime-monitor-retries-defaults-mistral": "not examined yet: ``src/checker.rs`` differs from the expected",
+    "dc-bash-pg-backup-scripts-upload-retry-cody": "not examined yet: ``scripts/backup.sh`` differs from the expected",
+    "dd-elixir-phoenix-blog-paginate-posts-copilot": "not examined yet: ``lib/blog/posts.ex`` differs from the "
+                                                     "expected",
+    "dd-vue-shop-debounced-product-search-mistral": "not examined yet: ``src/components/SearchBox.vue`` differs from "
+                                                    "the expected",
+    "dd-lua-neovim-config-toggle-format-on-save-grok": "not examined yet: ``lua/config/keymaps.lua`` differs from "
+                                                       "the expected",
+    "dd-swift-weather-package-forecast-cache-chatgpt": "not examined yet: "
+                                                       "``Sources/WeatherCore/ForecastClient.swift`` differs from the expected",
+    "dd-yaml-github-actions-node-api-ci-matrix-cody": "not examined yet: ``.github/workflows/ci.yml`` differs from "
+                                                      "the expected",
 }
 
 
