@@ -376,7 +376,8 @@ def _imports_then_rest(document: str, update: str, language: str | None, *, forc
                               into=into)
     except UpdateError as error:
         merge, refusal = None, error
-    if merge is None or _defines_twice(document, update, merge.merged):
+    if _imports_then_code(split_lines(update), split_lines(document), language, True) is not None and \
+            (merge is None or _defines_twice(document, update, merge.merged)):
         apart = _header_apart(document, update, language, force=force, after=after, before=before, into=into,
                               members=True)  # (``package``, the imports, a marker, then members of a class not
         if apart is not None:  # shown, which the whole update placed on the wrong lines)
@@ -810,10 +811,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     def score(candidate):
         rank, merge = candidate
         if id(merge) not in scores:
+            opcodes = _opcodes(document, merge.merged)
             scores[id(merge)] = (_breaks(document, merge.merged, grammar, update), _dropped(document, update,
                                                                                             merge.merged),
-                                 _stray(document, merge.merged), merge.unseen_lines,
-                                 _stutters(document, merge.merged),
+                                 _stray(document, merge.merged, opcodes), merge.unseen_lines,
+                                 _stutters(document, merge.merged, opcodes),
                                  merge.repeats_moved, dead_code(merge.merged) > dead_before)
         return scores[id(merge)]
 
@@ -885,13 +887,17 @@ def _dropped(document: str, update: str, merged: str) -> int:
                and norm(line) not in have)
 
 
-def _stray(document: str, merged: str) -> int:
+def _opcodes(document: str, merged: str) -> list[tuple]:
+    return difflib.SequenceMatcher(None, split_lines(document), split_lines(merged), autojunk=False).get_opcodes()
+
+
+def _stray(document: str, merged: str, opcodes: list[tuple] | None = None) -> int:
     """How many lines a merge writes after a block's closing line at the left edge, indented as if inside a
     block, with nothing after them but the left edge or the file's end: lines of a function or of markup placed
     past the file's end (two lone JSX lines shown between markers), which the parsers tolerate."""
-    before, after = split_lines(document), split_lines(merged)
+    after = split_lines(merged)
     count = 0
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    for tag, _, _, j1, j2 in opcodes if opcodes is not None else _opcodes(document, merged):
         new = [line for line in after[j1:j2] if line.strip()]
         above = next((line for line in reversed(after[:j1]) if line.strip()), "")
         below = next((line for line in after[j2:] if line.strip()), "")
@@ -901,13 +907,13 @@ def _stray(document: str, merged: str) -> int:
     return count
 
 
-def _stutters(document: str, merged: str) -> int:
+def _stutters(document: str, merged: str, opcodes: list[tuple] | None = None) -> int:
     """How many lines a merge writes again right below or above themselves: new lines that open with the two or
     more lines just above where they go (``in`` and ``{`` shown as context above a new ``imports`` list, read as
     new and written twice), or end with the ones just below."""
-    before, after = split_lines(document), split_lines(merged)
+    after = split_lines(merged)
     count = 0
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    for tag, _, _, j1, j2 in opcodes if opcodes is not None else _opcodes(document, merged):
         if tag not in ("insert", "replace"):
             continue
         new = [line.strip() for line in after[j1:j2] if line.strip()]
