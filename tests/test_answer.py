@@ -855,8 +855,6 @@ NOT_YET: dict[str, str] = {
                                                                "from the expected",
     "dc-rust-uptime-monitor-retries-defaults-mistral": "not examined yet: ``src/checker.rs`` differs from the expected",
     "dc-bash-pg-backup-scripts-upload-retry-cody": "not examined yet: ``scripts/backup.sh`` differs from the expected",
-    "dd-elixir-phoenix-blog-paginate-posts-copilot": "not examined yet: ``lib/blog/posts.ex`` differs from the "
-                                                     "expected",
     "dd-vue-shop-debounced-product-search-mistral": "not examined yet: ``src/components/SearchBox.vue`` differs from "
                                                     "the expected",
     "dd-lua-neovim-config-toggle-format-on-save-grok": "not examined yet: ``lua/config/keymaps.lua`` differs from "

@@ -4750,3 +4750,16 @@ def test_new_tests_calling_a_function_do_not_rewrite_the_file_s_call_of_it():
     update = ("def test_expired(cart, now):\n    with pytest.raises(CouponError, match=\"expired\"):\n"
               "        compute_total(cart, coupon, now=now)\n")
     assert "        compute_total(cart, coupon)\n" in merge_update(doc, update, "test_pricing.py", after="").merged
+
+
+def test_new_attributes_shown_one_below_the_other_stay_so_above_the_function_they_precede():
+    """``@default_per_page 10`` and ``@max_per_page 50`` shown one right below the other above a rewritten
+    function: no blank line between them (each was set off as definitions are)."""
+    doc = ("defmodule Blog.Posts do\n  alias Blog.Repo\n\n  @doc \"\"\"\n  Returns all published posts.\n  \"\"\"\n"
+           "  def list_published_posts do\n    Repo.all(Post)\n  end\nend\n")
+    update = ("  @default_per_page 10\n  @max_per_page 50\n\n  @doc \"\"\"\n  Returns a page of published posts.\n"
+              "  \"\"\"\n  def list_published_posts(opts \\\\ []) do\n    Repo.all(Post)\n  end\n")
+    assert merge_update(doc, update, "posts.ex").merged == doc.replace(
+        "  @doc \"\"\"\n  Returns all published posts.\n  \"\"\"\n  def list_published_posts do\n",
+        "  @default_per_page 10\n  @max_per_page 50\n\n  @doc \"\"\"\n  Returns a page of published posts.\n  \"\"\"\n"
+        "  def list_published_posts(opts \\\\ []) do\n")

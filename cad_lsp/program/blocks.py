@@ -1004,9 +1004,11 @@ class _Merger:
             else:
                 old = next(o for o in targets.values() if o.start == first)
                 shift = (_indent(self.new.lines[new.start]), _indent(self.old.lines[old.start]))
-                for k in sorted(k for k, before in ahead.items() if before is old):
-                    pieces += self._lines(new_units[k].start, new_units[k].end, shift) + gap
-                    self.new_definitions += 1
+                going = sorted(k for k, before in ahead.items() if before is old)
+                for n, k in enumerate(going):
+                    below = n + 1 < len(going) and going[n + 1] == k + 1 and self.right_below(new_units, k + 1)
+                    pieces += self._lines(new_units[k].start, new_units[k].end, shift) + ([] if below else gap)
+                    self.new_definitions += 1  # (``@max_per_page 50`` right below ``@default_per_page 10``)
                 pieces += self.pair(old, new, None)
                 for k in sorted(k for k, after in added.items() if after is old):
                     below = self.right_below(new_units, k)
