@@ -1250,7 +1250,8 @@ class _Merger:
             if all(titles) and titles[0]["title"] != titles[1]["title"]:
                 return True  # (another route: ``products.MapGet("/search", ...)`` beside ``MapGet("/{id:int}"``)
         if old.key is not None and old.key[0] == "function" and old.start == old.end and new.end > new.start and \
-                self.old.lines[old.start].rstrip().endswith(";") and any("{" in line for line in self.text(self.new, new)):
+                self.old.lines[old.start].rstrip().endswith(";") and \
+                any("{" in line for line in self.text(self.new, new)):
             return True  # (an interface's ``Search(ProductQuery query);`` is not the class's method of that name)
         return _repeatable(old) and old.key == new.key and not self.has_marker(new) and _members(old) and \
             _members(new) and not _members(old) & _members(new)  # another ``extension Note``, another ``impl Foo``

@@ -611,10 +611,12 @@ def _imports_then_code(update_lines: list[str], doc_lines: list[str], language: 
         inside = inside or bool(new) and not new & defined
     members = members and marked and shown and all(indent_of(rest[n]) > 0 for n in shown[:-1]) and \
         (indent_of(rest[shown[-1]]) > 0 or CLOSING.match(rest[shown[-1]])) and \
-        (any(is_marker(line) for line in rest) or bool(set(definitions_in(keys_of(rest)).values()) &
-                                                       set(definitions_in(keys_of(doc_lines)).values())))  # (the file's imports with new ones, a marker,
-    # then members of a class the update does not show: the imports merge with the file's, the members by theirs)
-    if not imports or headed and not members or (all if inside or members else any)(line.strip() in in_file for line in imports) or \
+        (any(is_marker(line) for line in rest) or
+         bool(set(definitions_in(keys_of(rest)).values()) & set(definitions_in(keys_of(doc_lines)).values())))
+    # (the file's imports with new ones, a marker, then members of a class the update does not show: the imports
+    # merge with the file's, the members by theirs)
+    if not imports or headed and not members or \
+            (all if inside or members else any)(line.strip() in in_file for line in imports) or \
             not any(IMPORT_LINE.match(line) for line in doc_lines):
         return None
     if members:  # (the header as shown, its marker keeping the rest: the shown imports place and rewrite the file's)
