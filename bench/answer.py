@@ -377,7 +377,15 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-16.jsonl",
               "a sixteenth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
               "languages), never read while tuning; 14 of 24 were right with the merge of the day it came (info 5, "
-              "first line 5, line before 4), 12 with that round's starting merge"))
+              "first line 5, line before 4), 12 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-17.jsonl",
+              "a seventeenth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 16 of 24 were right with the merge of the day it came (info 5, "
+              "first line 6, line before 5), 16 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-18.jsonl",
+              "an eighteenth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 17 of 24 were right with the merge of the day it came (info 7, "
+              "first line 5, line before 5), 17 with that round's starting merge"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:

@@ -840,11 +840,7 @@ NOT_YET: dict[str, str] = {
     "db-java-spring-stays-booking-bean-validation-claude": "not examined yet: ``build.gradle``, "
                                                            "``src/main/java/com/acme/stays/booking/api/BookingController.java`` differ from the expected",
     "db-ruby-rails-notifications-mark-all-read-grok": "not examined yet: refused",
-    "dc-csharp-aspnet-shop-cancel-order-cody": "not examined yet: ``Services/OrderService.cs`` differs from the "
-                                               "expected",
     "dc-rust-td-cli-json-list-output-zed": "not examined yet: refused",
-    "dc-typescript-api-client-retry-backoff-cursor": "not examined yet: ``src/api/client.test.ts`` differs from the "
-                                                     "expected",
     "dc-kotlin-android-notes-search-debounce-gemini": "not examined yet: "
                                                       "``app/src/test/java/com/example/notes/ui/search/SearchViewModelTest.kt`` differs from the expected",
     "dc-lua-neovim-config-format-on-save-toggle-qwen": "not examined yet: ``lua/config/autocmds.lua`` differs from "
@@ -2758,3 +2754,25 @@ def test_just_before_the_final_end_is_the_end_of_the_file_s_block():
     [block] = read_answer("Add these two `describe` blocks at the end, just before the final `end`:\n\n```ruby spec/x_spec.rb\n"
                           "  describe \".x\" do\n  end\n```\n").blocks
     assert (block.after, block.before) == ("", None)
+
+
+def test_a_shell_block_naming_no_file_after_a_script_s_block_goes_on_in_the_script(tmp_path):
+    """"2. `scripts/backup.sh`: ..." then "And replace the upload section at the end of the script:" and a bash
+    block of the script's lines: that script's (it was read as commands and left out, silently); "Run the
+    suite with:" and a command is still not a file."""
+    script = ('#!/usr/bin/env bash\nset -euo pipefail\n\nlabel=""\n\nlog_info "dump complete"\n\n'
+              'log_info "uploading to s3://$BACKUP_BUCKET/$name"\naws s3 cp "$workdir/$name" "s3://$BACKUP_BUCKET/$name"\n\n'
+              'log_info "backup finished"\n')
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "backup.sh").write_text(script)
+    upload = ('log_info "uploading to s3://$BACKUP_BUCKET/$name"\nretry 4 5 \\\n'
+              '  aws s3 cp "$workdir/$name" "s3://$BACKUP_BUCKET/$name"\n\nlog_info "backup finished"\n')
+    answer = ("1. `scripts/backup.sh`: a new variable:\n\n```bash\nlabel=\"\"\nupload=true\n```\n\n"
+              f"And replace the upload section at the end of the script:\n\n```bash\n{upload}```\n\n"
+              "Run the suite with:\n\n```bash\nbats tests/backup.bats\n```\n")
+    plan = plan_answer(answer, tmp_path)
+    [change] = plan.files
+    assert change.after == script.replace('label=""\n', 'label=""\nupload=true\n').replace(
+        'aws s3 cp', 'retry 4 5 \\\n  aws s3 cp')
+    [skipped] = plan.skipped
+    assert skipped.line == answer.splitlines().index("Run the suite with:") + 3 and "commands" in skipped.reason

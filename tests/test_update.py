@@ -4763,3 +4763,33 @@ def test_new_attributes_shown_one_below_the_other_stay_so_above_the_function_the
         "  @doc \"\"\"\n  Returns all published posts.\n  \"\"\"\n  def list_published_posts do\n",
         "  @default_per_page 10\n  @max_per_page 50\n\n  @doc \"\"\"\n  Returns a page of published posts.\n  \"\"\"\n"
         "  def list_published_posts(opts \\\\ []) do\n")
+
+
+def test_a_method_an_interface_only_declares_is_new_in_the_class_after_the_one_named():
+    """``CancelAsync`` "right after `PayAsync`", where the interface above already declares it: a new method
+    after ``PayAsync`` (it replaced ``PayAsync``, whose body it resembles, silently)."""
+    pay = ("    public async Task<Order> PayAsync(int id)\n    {\n        var order = await GetAsync(id);\n"
+           "        order.MarkPaid();\n        await _db.SaveChangesAsync();\n        return order;\n    }\n")
+    doc = ("public interface IOrderService\n{\n    Task<Order> PayAsync(int id);\n    Task<Order> CancelAsync(int id);\n"
+           "}\n\npublic class OrderService : IOrderService\n{\n" + pay + "}\n")
+    update = pay.replace("PayAsync", "CancelAsync").replace("MarkPaid", "Cancel")
+    assert merge_update(doc, update, "OrderService.cs", after="PayAsync").merged == doc.replace(
+        pay, pay + "\n" + update)
+
+
+def test_new_members_at_the_end_of_the_block_below_a_rewritten_top_level_function():
+    """``// ... existing code ...``, a rewritten ``makeClient``, ``// ... existing code ...``, then new ``it``
+    cases and the ``});`` the file ends with, "at the end of the `describe` block": the helper rewritten, the
+    cases after the file's last one (one was merged onto a case it resembles, and ``});`` written twice)."""
+    case = ("  it(\"wraps fetch failures\", async () => {\n    const client = makeClient(fetchFailing);\n"
+            "    await expect(client.get(\"/users\")).rejects.toBeInstanceOf(NetworkError);\n  });\n")
+    doc = ("import { it } from \"vitest\";\n\nfunction makeClient(fetchImpl) {\n  return new ApiClient({ fetchImpl });\n}\n\n"
+           "describe(\"ApiClient\", () => {\n" + case + "\n  it(\"returns undefined for 204\", async () => {\n"
+           "    await expect(makeClient(empty).delete(\"/users/1\")).resolves.toBeUndefined();\n  });\n});\n")
+    new = ("  it(\"gives up after three attempts\", async () => {\n    const client = makeClient(fetchFailing);\n"
+           "    await expect(client.get(\"/users\")).rejects.toBeInstanceOf(NetworkError);\n"
+           "    expect(fetchFailing).toHaveBeenCalledTimes(3);\n  });\n")
+    update = ("// ... existing code ...\n\nfunction makeClient(fetchImpl) {\n  return new ApiClient({ fetchImpl, retry: "
+              "{ baseDelayMs: 0 } });\n}\n\n// ... existing code ...\n\n" + new + "});\n")
+    assert merge_update(doc, update, "client.test.ts", after="").merged == doc.replace(
+        "fetchImpl });", "fetchImpl, retry: { baseDelayMs: 0 } });").replace("  });\n});\n", "  });\n\n" + new + "});\n")

@@ -362,7 +362,8 @@ def read_answer(markdown: str) -> Reading:
             if heading.lstrip().startswith("#") or heading.lstrip().startswith(("**", "__")) and \
                     _PATH_LINE.match(heading.strip()) and "".join(prose[k + 1:]).strip():
                 section_path = _path_named(heading)
-        for read in _read_block(opening["info"].strip(), body, prose, index + 1):
+        script = (last.path or last.goes_on) if isinstance(last, Block) and not last.is_patch else None
+        for read in _read_block(opening["info"].strip(), body, prose, index + 1, script):
             if isinstance(read, Block) and not read.is_patch and (gone := _lines_marked_gone(read.text)):
                 read = replace(read, text="".join(line for line in read.text.splitlines(keepends=True)
                                                   if not _GONE_MARK.match(line)))
@@ -728,7 +729,8 @@ def _dedent(line: str, indent: int) -> str:
     return line[min(spaces, indent):]
 
 
-def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list[Block | Skipped]:
+def _read_block(info: str, body: list[str], prose: list[str], line: int,
+                script: str | None = None) -> list[Block | Skipped]:
     citation = _CITATION.match(info)
     if citation:  # Cursor's ```12:15:src/app.py: lines of a file quoted, not changed
         return [Skipped(line, None, f"a quote of lines {citation[1]}-{citation[2]} of {citation[3]}, not a change")]
@@ -742,7 +744,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int) -> list
     parts = _files_in_one_block(body) if info_path is None else []
     if len(parts) > 1:  # ``// src/a.ts`` ... then, after a blank line, ``// src/b.ts`` ...: a block per file
         return [b for part in parts for b in _read_block(info, part, [], line)]
-    read = _read_code(language, info_path, body, prose, line)
+    read = _read_code(language, info_path, body, prose, line, script)
     if not isinstance(read, Block):
         return [read]
     after, before = _place_named(prose)
@@ -921,7 +923,9 @@ def _read_search_replace(language: str | None, body: list[str], info_path: str |
 
 
 def _read_code(language: str | None, info_path: str | None, body: list[str], prose: list[str],
-               line: int) -> Block | Skipped:
+               line: int, script: str | None = None) -> Block | Skipped:
+    """A block's file and text; ``script``, the file the block before named, which a shell block naming none
+    may go on in where that file is a shell script and the prose says no command is run."""
     named_by = "info" if info_path else None
     path = info_path
     first = _naming_first_line(body)
@@ -961,6 +965,9 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
             # config:clear``: commands, not lines of ``.env``)
     if language in _NOT_CODE and path is None:
         return Skipped(line, language, _NOT_CODE[language])
+    if path is None and _goes_on_in_script(script, language, body, prose):
+        return Block("".join(body), None, None, language, line, goes_on=script)  # ("And replace the upload
+        # section at the end of the script:" after a block of ``scripts/backup.sh``: there, if it holds its lines)
     if path is None and language in _SHELL:
         return Skipped(line, language, "commands or their output, not a file")
     if path is None and language is None and _looks_like_commands(body):
@@ -1234,6 +1241,22 @@ def _names_file(word: str) -> bool:
         re.fullmatch(r"\.[\w\-]+(?:\.(?:example|sample|template|local|dist|development|production|test))?",
                      name) is not None and "__" not in name and "--" not in name  # (``.env``, ``.env.example``;
     # not a CSS class named as BEM names them: "inside `.cart__details`")
+
+
+_SCRIPT_LANGUAGES = {"bash", "sh", "shell", "zsh"}
+_SCRIPT_FILE = re.compile(r"\.(?:sh|bash|zsh|ksh|bats)$")
+# Prose that has a block run, not written: "Run the suite with:", "then execute", "to try it", "Usage:"
+_RUN_SAID = re.compile(r"\b(?:run|running|execute|invoke|try|install|usage|output|prints?|terminal|commands?|"
+                       r"test it|check it|call it|like this|for example|e\.g\.)\b", re.IGNORECASE)
+
+
+def _goes_on_in_script(script: str | None, language: str | None, body: list[str], prose: list[str]) -> bool:
+    """Whether a shell block that names no file may be more of the shell script the block before it named: a
+    sentence of its own says what it changes, and nothing says it is run or shown."""
+    return script is not None and language in _SCRIPT_LANGUAGES and _last_said(prose).rstrip().endswith(":") and \
+        (_SCRIPT_FILE.search(script) is not None or _SCRIPT_PATH.fullmatch(script) is not None) and \
+        not _RUN_SAID.search(" ".join(prose)) and not _looks_like_commands(body) and not _shows_output(prose) and \
+        not any(_path_named(line) or any(_names_file(w) for w in _BACKTICKED.findall(line)) for line in prose)
 
 
 def _looks_like_commands(body: list[str]) -> bool:

@@ -100,7 +100,7 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
     old_units = parsed[0]
     markers = marker_lines(document_lines, update_lines)
     new = _update_units(update, update_lines, language, markers) or \
-        _in_enclosing(update_lines, language, markers, old_units, document_lines)
+        _in_enclosing(update_lines, language, markers, old_units, document_lines, after == "")
     if new is None:
         return None
     new_units, new_lines, rows = new
@@ -138,8 +138,8 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
             below_marker = [Piece(line, None, None) for line in merger.new.lines[shown[0].end + 1: shown[1].start]]
         shown = shown[1:]
     names = {u.key for u in _walk(old_units) if u.key is not None}
-    names -= {u.key for u in new_units if _repeatable(u) and not any(  # (another ``extension Note``: new)
-        o.key == u.key and not merger.other_entry(o, u) for o in _walk(old_units))}
+    names -= {u.key for u in new_units if not any(  # (another ``extension Note``, a method an interface only
+        o.key == u.key and not merger.other_entry(o, u) for o in _walk(old_units))}  # declares: new)
     named = [u for u in _walk(old_units) if _named(u, after or before)]
     named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
     depth = _indent(merger.old.lines[named[0].start]) if named else ""
@@ -595,10 +595,13 @@ def _in_container(update_lines: list[str], language: str, markers: list[bool]):
 
 
 def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], old_units: list[Unit],
-                  document_lines: list[str]):
+                  document_lines: list[str], at_the_end: bool = False):
     """An update that starts with a marker, ends on the closing line the file ends with (``}  // namespace
     ratelimit``) and reads only inside the block that line closes: read under that block's own head, taken from
-    the file (the head is the file's, not the update's).  As ``_update_units`` answers, or None."""
+    the file (the head is the file's, not the update's).  ``at_the_end``: the answer says the new code goes at
+    the block's end; then the code between markers above the last marker at the closing line's depth is the
+    file's top level (a rewritten helper, then the new tests of the ``describe`` the file ends with).  As
+    ``_update_units`` answers, or None."""
     last = old_units[-1] if old_units else None
     lines = _terminated(update_lines)
     split = 0  # the imports it starts with (``#include <atomic>``): the file's top level, above the block
@@ -611,14 +614,20 @@ def _in_enclosing(update_lines: list[str], language: str, markers: list[bool], o
             shown[-1].strip() != document_lines[last.end].strip() or not _closes(shown[-1]):
         return None
     head = _terminated(document_lines[last.start: last.body_start])
-    above = [lines[split]] if split else []  # (the marker stands for the file's lines between them and the block)
-    read = lines[:split] + above + head + lines[split:]
-    rows = list(range(1, split + 1)) + [split + 1] * len(above) + [None] * len(head) + \
-        list(range(split + 1, len(lines) + 1))
+    closing = _indent(shown[-1])
+    end = max(k for k, line in enumerate(lines) if line.strip())
+    inner = next((m for m in range(end - 1, split - 1, -1) if markers[m] and _indent(lines[m]) == closing and
+                  all(not line.strip() or len(_indent(line)) > len(closing) for line in lines[m + 1: end])),
+                 None) if at_the_end else None
+    top = split if inner is None else inner
+    above = [lines[top]] if top else []  # (the marker stands for the file's lines between them and the block)
+    read = lines[:top] + above + head + lines[top:]
+    rows = list(range(1, top + 1)) + [top + 1] * len(above) + [None] * len(head) + \
+        list(range(top + 1, len(lines) + 1))
     parsed = parse_units("".join(read), language, read)
     if parsed is None or parsed[1] or not parsed[0] or parsed[0][-1].key != last.key or \
             any(u.key is None or u.key[0] != "import" for u in parsed[0][:-1]
-                if rows[u.start] is None or not markers[rows[u.start] - 1]):
+                if rows[u.start] is None or not markers[rows[u.start] - 1] and rows[u.start] <= split):
         return None
     return parsed[0], read, rows
 
