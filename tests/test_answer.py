@@ -859,6 +859,43 @@ NOT_YET: dict[str, str] = {
                                                        "``Sources/WeatherCore/ForecastClient.swift`` differs from the expected",
     "dd-yaml-github-actions-node-api-ci-matrix-cody": "not examined yet: ``.github/workflows/ci.yml`` differs from "
                                                       "the expected",
+    "de-elixir-library-api-update-delete-mistral": "not examined yet: ``lib/library/catalog.ex`` differs from the "
+                                                   "expected",
+    "de-scala-fleet-telemetry-speeding-alert-claude": "not examined yet: "
+                                                      "``src/main/scala/io/fleet/telemetry/Domain.scala`` differs from the expected",
+    "de-python-django-recipes-rate-limit-llama": "not examined yet: ``recipes/views.py`` differs from the expected",
+    "de-python-importer-title-case-helper-zed": "not examined yet: ``tests/test_text.py`` differs from the expected",
+    "de-shell-zsh-dotfiles-fzf-branch-switch-qwen": "not examined yet: ``.config/zsh/functions.zsh``, ``.zshrc`` "
+                                                    "differ from the expected",
+    "de-elixir-weather-cache-clear-windsurf": "not examined yet: ``lib/weather/cache.ex`` differs from the expected",
+    "df-rust-taskq-cli-stop-timeout-claude": "not examined yet: refused",
+    "df-kotlin-android-notes-sort-order-gemini": "not examined yet: "
+                                                 "``app/src/main/java/com/example/notes/data/NotesRepository.kt`` differs from the expected",
+    "df-haskell-budget-report-currency-deepseek": "not examined yet: ``app/Main.hs`` differs from the expected",
+    "df-lua-nvim-config-format-on-save-qwen": "not examined yet: refused",
+    "df-php-laravel-invoices-overdue-filter-llama": "not examined yet: refused",
+    "df-python-fastapi-users-soft-delete-claude": "not examined yet: ``app/crud.py`` differs from the expected",
+    "df-rust-axum-shortener-link-expiry-chatgpt": "not examined yet: refused",
+    "df-ts-react-cart-coupon-codes-gemini": "not examined yet: ``src/cart/CartSummary.tsx``, ``src/cart/reducer.ts`` "
+                                            "differ from the expected",
+    "df-elixir-ecto-inventory-restock-dedupe-deepseek": "not examined yet: refused",
+    "df-csharp-aspnet-todo-api-due-filter-copilot-chat": "not examined yet: refused",
+    "df-kotlin-ktor-bookmarks-tags-qwen": "not examined yet: refused",
+    "dg-go-inventory-api-readiness-probe-gemini": "not examined yet: refused",
+    "dg-typescript-react-cart-quantity-merge-cursor": "not examined yet: ``src/components/Header.tsx`` differs from "
+                                                      "the expected",
+    "dg-python-django-recipes-favorite-toggle-deepseek": "not examined yet: refused",
+    "dg-elixir-phoenix-chat-room-rate-limit-chatgpt": "not examined yet: refused",
+    "dg-swift-ios-habits-streak-count-claude": "not examined yet: ``Habits/Views/HabitRow.swift`` differs from the "
+                                               "expected",
+    "dg-go-deployctl-config-env-override-aider": "not examined yet: refused",
+    "dg-ruby-rails-saas-invoice-overdue-scope-copilot": "not examined yet: refused",
+    "dg-typescript-react-signup-password-strength-chatgpt": "not examined yet: ``src/pages/Signup.tsx`` differs from "
+                                                            "the expected",
+    "dg-php-laravel-crm-contact-export-csv-claude": "not examined yet: ``routes/web.php`` differs from the expected",
+    "dg-csharp-minimal-api-inventory-api-key-auth-copilot": "not examined yet: ``Program.cs`` differs from the "
+                                                            "expected",
+    "dg-elixir-phoenix-liveview-todos-inline-edit-claude": "not examined yet: refused",
 }
 
 
@@ -2776,3 +2813,50 @@ def test_a_shell_block_naming_no_file_after_a_script_s_block_goes_on_in_the_scri
         'aws s3 cp', 'retry 4 5 \\\n  aws s3 cp')
     [skipped] = plan.skipped
     assert skipped.line == answer.splitlines().index("Run the suite with:") + 3 and "commands" in skipped.reason
+
+
+def test_a_bare_path_line_above_a_sentence_heads_the_blocks_below_it():
+    """``src/lib/types.ts`` alone on its line, then "Add the field after `createdAt`:" and a block, then "and this
+    helper at the bottom of the same file:" and another: both that file's (neither named a file)."""
+    reading = read_answer("src/lib/types.ts\n\nAdd the field after `createdAt`:\n\n```ts\n  dueDate?: string;\n```\n\n"
+                          "and this helper at the bottom, below `cardsIn`:\n\n```ts\nexport function isOverdue() {}\n```\n")
+    assert [b.path for b in reading.blocks] == ["src/lib/types.ts", "src/lib/types.ts"]
+
+
+def test_a_line_changed_inside_a_named_function_takes_the_new_lines_below_it(tmp_path):
+    """"Then inside `useTodos`, initialise from it and watch it:" and two lines, the first a rewrite of the
+    ``filter`` line, the second a new ``watch(filter, ...)``: the line rewritten, the watcher below it (the
+    file's ``watch(todos, ...)`` was taken for its rewrite and lost)."""
+    doc = ('import { ref, watch } from "vue";\n\nexport function useTodos() {\n  const todos = ref(load());\n'
+           '  const filter = ref<Filter>("all");\n\n'
+           '  watch(todos, (value) => localStorage.setItem(KEY, JSON.stringify(value)), {\n    deep: true,\n  });\n\n'
+           '  return { todos, filter };\n}\n')
+    (tmp_path / "useTodos.ts").write_text(doc)
+    answer = ("`useTodos.ts`\n\nThen inside `useTodos`, initialise from it and watch it:\n\n```ts\n"
+              "  const filter = ref<Filter>(loadFilter());\n\n"
+              "  watch(filter, (value) => localStorage.setItem(FILTER_KEY, value));\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace('  const filter = ref<Filter>("all");\n',
+                                       "  const filter = ref<Filter>(loadFilter());\n\n"
+                                       "  watch(filter, (value) => localStorage.setItem(FILTER_KEY, value));\n")
+
+
+def test_after_the_one_named_by_its_number_is_the_test_whose_title_holds_it():
+    """"Add a spec for the new branch after the 410 one:": after the example whose title holds ``410`` (it went
+    to the end)."""
+    [block] = read_answer("Add a spec for the new branch after the 410 one:\n\n```ruby spec/job_spec.rb\n"
+                          "  it \"reschedules on 429\" do\n  end\n```\n").blocks
+    assert block.near_words == ("after", "410")
+
+
+def test_a_route_said_replaced_by_its_path_goes_with_its_handler(tmp_path):
+    """"replace the inline `/health` route with the two new ones:": the file's ``r.Get("/health", func ...``
+    call, over four lines, gives way to the two new routes (the block was refused: no line of the file)."""
+    doc = ('func (s *Server) routes() http.Handler {\n\tr := chi.NewRouter()\n\n'
+           '\tr.Get("/health", func(w http.ResponseWriter, r *http.Request) {\n\t\tw.WriteHeader(http.StatusOK)\n'
+           '\t\t_, _ = w.Write([]byte("ok"))\n\t})\n\n\treturn r\n}\n')
+    (tmp_path / "routes.go").write_text(doc)
+    routes = '\tr.Get("/livez", s.handleLive)\n\tr.Get("/readyz", s.handleReady)\n'
+    answer = f"Then in `routes.go`, replace the inline `/health` route with the two new ones:\n\n```go\n{routes}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc[:doc.index('\tr.Get("/health"')] + routes + doc[doc.index("\n\treturn r"):]

@@ -4793,3 +4793,25 @@ def test_new_members_at_the_end_of_the_block_below_a_rewritten_top_level_functio
               "{ baseDelayMs: 0 } });\n}\n\n// ... existing code ...\n\n" + new + "});\n")
     assert merge_update(doc, update, "client.test.ts", after="").merged == doc.replace(
         "fetchImpl });", "fetchImpl, retry: { baseDelayMs: 0 } });").replace("  });\n});\n", "  });\n\n" + new + "});\n")
+
+
+def test_a_new_statement_goes_after_the_one_line_naming_the_place_said():
+    """"install it after `CallLogging`": right after the one line that names it, ``install(CallLogging)`` (no
+    line starts with it, and the update was refused)."""
+    doc = ("import io.ktor.server.plugins.callloging.CallLogging\n\nfun Application.module() {\n"
+           "    install(ContentNegotiation) {\n        json()\n    }\n    install(CallLogging)\n"
+           "    configureRouting()\n}\n")
+    assert merge_update(doc, "    install(ConditionalHeaders)\n", "Application.kt", after="CallLogging").merged == \
+        doc.replace("    install(CallLogging)\n", "    install(CallLogging)\n    install(ConditionalHeaders)\n")
+
+
+def test_a_watcher_of_another_subject_is_not_a_rewrite_of_the_file_s():
+    """``watch(filter, cb)`` beside the file's ``watch(todos, cb, {...})``: another watcher (the blocks took it for
+    the file's, which was lost)."""
+    doc = ("export function useTodos() {\n  const filter = ref(\"all\");\n\n"
+           "  watch(todos, (value) => save(STORAGE_KEY, value), {\n    deep: true,\n  });\n}\n")
+    update = ("export function useTodos() {\n  const filter = ref(\"all\");\n\n"
+              "  watch(filter, (value) => save(FILTER_KEY, value));\n\n  // ... existing code ...\n}\n")
+    merged = merge_update(doc, update, "useTodos.ts").merged
+    assert "  watch(todos, (value) => save(STORAGE_KEY, value), {\n    deep: true,\n  });\n" in merged and \
+        "  watch(filter, (value) => save(FILTER_KEY, value));\n" in merged

@@ -359,9 +359,11 @@ def read_answer(markdown: str) -> Reading:
             blocks += _imports_said_after(last, prose)
         for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading; a path in
             # bold alone on its line, then a sentence: as a heading)
-            if heading.lstrip().startswith("#") or heading.lstrip().startswith(("**", "__")) and \
-                    _PATH_LINE.match(heading.strip()) and "".join(prose[k + 1:]).strip():
-                section_path = _path_named(heading)
+            if heading.lstrip().startswith("#") or _PATH_LINE.match(heading.strip()) and \
+                    "".join(prose[k + 1:]).strip() and (heading.lstrip().startswith(("**", "__")) or
+                                                        _path_named(heading) is not None):
+                section_path = _path_named(heading)  # (a bare ``src/lib/types.ts`` line, then "Add the field
+                # after `createdAt`:": as a heading)
         script = (last.path or last.goes_on) if isinstance(last, Block) and not last.is_patch else None
         for read in _read_block(opening["info"].strip(), body, prose, index + 1, script):
             if isinstance(read, Block) and not read.is_patch and (gone := _lines_marked_gone(read.text)):
@@ -412,7 +414,8 @@ def read_answer(markdown: str) -> Reading:
             if isinstance(read, Block) and read.path and not read.is_patch and \
                     (lines_said := _REPLACE_LINES.search(said.replace("**", "")) or
                      _REPLACE_LINES_LISTED.search(said.replace("**", ""))):
-                read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(r"`[^`]+`", lines_said["names"])))
+                read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(
+                    r"`[^`]+`", lines_said["names"] or lines_said.groupdict().get("path") or "")))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
                     (code_said := _REPLACE_CODE.search(said.replace("**", ""))):
                 read = replace(read, replaces=(code_said["code"].strip(),))
@@ -457,9 +460,9 @@ _AFTER_SETTINGS = re.compile(r"\b(?:after|below|under|beneath)\s+(?:the|your)\s+
                              re.IGNORECASE)
 # A place named in words, by what is there: "after the invalid-data test", "below the login handler"
 _NEAR_WORDS = re.compile(r"\b(?P<where>after|below|beneath|under|following|before|above)\s+(?:the|your)\s+"
-                         r"(?:existing\s+|current\s+)?(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+"
+                         r"(?:existing\s+|current\s+)?(?P<words>(?:[A-Za-z0-9][\w/.-]*\s+){0,3}?[A-Za-z0-9][\w/.-]*)\s+"
                          r"(?:tests?|specs?|cases?|examples?|scenarios?|sections?|blocks?|handlers?|routes?|endpoints?|"
-                         r"functions?|methods?|helpers?|describe|context)\b")
+                         r"functions?|methods?|helpers?|describe|context|one)\b")  # ("after the 410 one")
 # ... or between two, by what is there: "between the Jumping and Ground Check sections" (before the second)
 _BETWEEN_WORDS = re.compile(r"\bbetween\s+(?:the|your)\s+(?:[A-Za-z][\w/.-]*\s+){1,3}?and\s+(?:the\s+)?"
                             r"(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+(?:sections|blocks|tests|"
@@ -1005,9 +1008,11 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
 # "Replace `a` and `b` at the end of ...:", "replace the `x`, `y` and `z` tests with:"
 # "replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:": the file's lines of those names are what the block's
 # new lines take the place of
-_REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+)?"
+_REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+|inline\s+)?"
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
-                            r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b",
+                            r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b|"
+                            r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+|inline\s+)?(?P<path>`/[^`\s]*`)\s+"
+                            r"(?:route|endpoint)\b",  # ("replace the inline `/health` route": by its path)
                             re.IGNORECASE)
 # "Replace the two commented-out Redis lines (`# Use Redis ...` and `# gem "redis"`) with:": the lines listed after
 _REPLACE_LINES_LISTED = re.compile(r"\b(?:replace|swap)\s+the\s+(?:[\w-]+\s+){0,4}?lines?\s*\("

@@ -21,7 +21,8 @@ from pathlib import Path, PurePosixPath
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import CLOSING, DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
-from .lines.rewrites import REWRITE_CLEARLY
+from .lines.likeness import looks_alike
+from .lines.rewrites import rewritten_alone
 from .place_words import place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -634,6 +635,8 @@ def _sets(line: str, said: str) -> bool:
         return True
     if line.strip().startswith(said) and not re.match(r"\w", line.strip()[len(said):]):
         return True
+    if said.startswith("/") and re.match(rf"""\s*[\w$.]+(?:::\w+)?\(\s*(["'`]){re.escape(said)}\1""", line):
+        return True  # (a route by its path: "replace the inline `/health` route", ``r.Get("/health", func(...``)
     return re.match(rf"""\s*(?:(?:export|local|const|let|var|set|readonly|ENV|ARG)\s+)?(?:[\w$]+\.)*"""
                     rf"""["']?{re.escape(said)}["']?\s*[:=]""", line) is not None
 
@@ -788,31 +791,48 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
 
 def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
     """A line the sentence says is changed in a definition it names ("in `testDeleteRemovesNoteOptimistically`
-    change the delete call to:", one line that is none of the file's): the definition's one line most like it,
-    rewritten, where it is clearly the most alike (``REWRITE_CLEARLY``, none other within ``0.3``); None
-    otherwise."""
-    shown = [line for line in block.text.splitlines() if line.strip()]
-    if block.inside is None or len(shown) != 1 or is_marker(shown[0]):
+    change the delete call to:", one line that is none of the file's): the definition's one line that it
+    rewrites, the one calling the same function, else as a line shown alone rewrites one
+    (``lines.rewrites.rewritten_alone``); None otherwise.  New lines shown below it ("inside `useTodos`,
+    initialise from it and watch it:") go right below the rewritten one, unless they read as rewrites of the
+    lines there."""
+    shown = [line for line in block.text.splitlines(keepends=True) if line.strip()]
+    if block.inside is None or not shown or any(is_marker(line) for line in shown):
         return None
     span = definition_lines(current, block.inside, name)
     if span is None:
         return None
     lines = current.splitlines(keepends=True)
     new = shown[0].strip()
-    scores = sorted(((difflib.SequenceMatcher(None, new, lines[j].strip(), autojunk=False).ratio(), j)
-                     for j in range(span[0] + 1, span[1] + 1) if len(lines[j].strip()) >= DISTINCTIVE_LINE),
-                    reverse=True)
+    inside = [j for j in range(span[0] + 1, span[1] + 1) if len(lines[j].strip()) >= DISTINCTIVE_LINE]
     callee = _FIRST_CALL.search(new)
-    same = [j for _, j in scores if callee and (m := _FIRST_CALL.search(lines[j])) and m[1] == callee[1]]
+    same = [j for j in inside if callee and (m := _FIRST_CALL.search(lines[j])) and m[1] == callee[1]]
     if len(same) == 1:  # (``await sut.delete([note])`` for the one ``await sut.delete(at: ...)`` there)
         j = same[0]
-    elif not scores or scores[0][0] < REWRITE_CLEARLY or len(scores) > 1 and scores[1][0] > scores[0][0] - 0.3:
-        return None
+    elif (found := rewritten_alone(new, keys_of(lines), range(span[0] + 2, span[1] + 2), any_depth=True)) is not None:
+        j = found - 1
     else:
-        j = scores[0][1]
+        return None
     old = lines[j]
-    lines[j] = old[:len(old) - len(old.lstrip())] + new + old[len(old.rstrip("\r\n")):]
+    indent, newline = old[:len(old) - len(old.lstrip())], old[len(old.rstrip("\r\n")):]
+    below = _lines_below(block.text, shown[0], indent, newline)
+    if any(looks_alike(line, lines[k]) for line in below if line.strip()
+           for k in range(j + 1, min(span[1] + 1, j + 1 + len(below)))):
+        return None  # (the lines below are rewrites too: lines place them)
+    lines[j:j + 1] = [indent + new + newline] + below
     return Merge.spanning(current, "".join(lines))
+
+
+def _lines_below(text: str, first: str, indent: str, newline: str) -> list[str]:
+    """The update's lines below its first shown one, moved to where that one goes (``indent``), blank lines
+    between them kept, those after the last dropped."""
+    lines = text.splitlines(keepends=True)
+    rest = lines[lines.index(first) + 1:]
+    while rest and not rest[-1].strip():
+        rest.pop()
+    shift = len(first) - len(first.lstrip())
+    return [indent + line[min(shift, len(line) - len(line.lstrip())):].rstrip("\r\n") + newline
+            if line.strip() else newline for line in rest]
 
 
 _FIRST_CALL = re.compile(r"([A-Za-z_$][\w$.]*)\s*\(")  # a line's first call: ``sut.delete`` of ``await sut.delete(``

@@ -319,6 +319,18 @@ def another_subject(new: list[str], old: list[str], update: list[str] = ()) -> b
         for line in update for f in fresh for g in gone)
 
 
+# A callback registered for a subject named first: ``watch(filter, (value) => ...)``, ``socket.on(ready, fn)``
+_SUBSCRIPTION = re.compile(r"^\s*(?P<call>[\w$.]+)\s*\(\s*(?P<subject>[A-Za-z_$][\w$]*)\s*,(?=.*(?:=>|->|\bfunction\b|"
+                           r"\bfn\b|\bdo\b|\{))")
+
+
+def other_subjects(a: str, b: str) -> bool:
+    """Whether two lines register callbacks for other subjects with one call: ``watch(filter, ...)`` beside
+    ``watch(todos, ...)`` is another watcher, not a rewrite of it."""
+    m, n = _SUBSCRIPTION.match(a), _SUBSCRIPTION.match(b)
+    return bool(m and n and m["call"] == n["call"] and m["subject"] != n["subject"])
+
+
 def names(defined: str, name: str) -> bool:
     """Whether a definition's name is the one an answer's sentence names, qualified or not (``create`` for
     ``create``, ``Store.Create`` for ``Create``, ``RingBuffer::pop`` for ``pop``, a call titled so:
@@ -1258,6 +1270,8 @@ class _Merger:
             titles = [_CALL_TITLE.match(side.lines[unit.start]) for side, unit in ((self.old, old), (self.new, new))]
             if all(titles) and titles[0]["title"] != titles[1]["title"]:
                 return True  # (another route: ``products.MapGet("/search", ...)`` beside ``MapGet("/{id:int}"``)
+            if other_subjects(self.old.lines[old.start], self.new.lines[new.start]):
+                return True  # (another watcher: ``watch(filter, ...)`` beside ``watch(todos, ...)``)
         if old.key is not None and old.key[0] == "function" and old.start == old.end and new.end > new.start and \
                 self.old.lines[old.start].rstrip().endswith(";") and \
                 any("{" in line for line in self.text(self.new, new)):

@@ -1309,12 +1309,20 @@ def _after_yaml_key(doc_lines: list[str], update_lines: list[str], key: str) -> 
 def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
     """New code put after (or before) the one file line that starts with the name the answer gives, a statement
     rather than a definition ("right after the existing `member` block", "after the `after_create_commit`
-    line"): after the block that line opens, if any; set off by a blank line where the new code opens a
-    definition and the file line is not the last of its block.  None where no line, or several, start so."""
+    line"), or, for new statements, where none does, the one line that names it (``install(CallLogging)``):
+    after the block that line opens, if any; set off by a blank line where the new code opens a definition and
+    the file line is not the last of its block.  None where no line, or several, start so (name it)."""
     keys = [line_key(line) for line in doc_lines]
     found = [j for j, key in enumerate(keys) if key.strip().startswith(name) and
              not re.match(r"[\w$]", key.strip()[len(name):len(name) + 1])]
     new = _shown_pieces(update_lines)
+    if not found and new and not is_declaration(line_key(new[0].text)) and not DECORATOR.match(new[0].text):
+        found = [j for j, key in enumerate(keys) if not IMPORT_LINE.match(key) and
+                 re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", key.split("//")[0].split(" #")[0])]  # (a
+        # statement, the one line naming it: "install it after `CallLogging`", "the scope after `unpaid`")
+        if len(found) == 1 and any(line_key(p.text).strip().rstrip(";,") == keys[found[0]].strip().rstrip(";,")
+                                   for p in new):
+            return None  # (the line shown, its ``;`` moved to the new last line: the other readings')
     if len(found) == 1 and new and side == "after" and line_key(new[0].text).strip() == keys[found[0]].strip():
         new = new[1:]  # (the line itself shown above the new ones: "after `Param`", ``Param,`` then ``ParseIntPipe,``)
     if len(found) != 1 or not new or any(is_marker(line) for line in update_lines):

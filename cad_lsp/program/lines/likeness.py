@@ -7,6 +7,7 @@ import difflib
 import re
 from collections import Counter
 
+from ..blocks import other_subjects
 from .reading import DECLARES, LISP_DEFINES, OPENS, SIGNATURE, TOKEN, definition_name, indent_of, is_renamed, other_titles
 
 
@@ -82,7 +83,7 @@ def other_entries(a: str, b: str) -> bool:
     rewritten is a rewrite).  Lines alike as text, but one names another thing: the new one is added, not a
     rewrite.  Its version or value changed, or its key respelt (``poll_interval_secs`` to
     ``poll-interval-secs``), the entry is the same (a rewrite)."""
-    if _other_elements(a, b):
+    if _other_elements(a, b) or other_subjects(a, b):
         return True  # (``<form class="search-form">`` beside ``<form class="bookmark-form">``: another element)
     m, n = _SYMBOL_ENTRY.match(a), _SYMBOL_ENTRY.match(b)
     if m and n:  # (``after_create :send_welcome_email`` made ``after_create_commit :enqueue...``: a rewrite)

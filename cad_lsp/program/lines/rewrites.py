@@ -111,7 +111,7 @@ def rewrites_between_markers(lines: list[int], keys: list[str], doc_keys: list[s
         else:
             edges = [run[0], run[-1]]
         found = {i: j for i in edges if keys[i] not in in_file and i not in fresh  # (a file line not placed, a
-                 and (j := _rewritten_alone(keys[i], doc_keys, range(below + 1, above), taken)) is not None}
+                 and (j := rewritten_alone(keys[i], doc_keys, range(below + 1, above), taken)) is not None}
         if len(found) == 1:  # new definition's attribute: no rewrite of either)
             out.update(found)
         elif not found:
@@ -214,7 +214,7 @@ def rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], repla
         below = max([m for m in lines[:start] if m > 0] + [0])
         if any(j in replaced for j in range(below + 1, after)):
             continue  # a rewrite next to the placed line was found: the alignment's reading stands
-        head = _rewritten_alone(keys[run[0]], doc_keys, range(below + 1, after), set(replaced))
+        head = rewritten_alone(keys[run[0]], doc_keys, range(below + 1, after), set(replaced))
         if head is None or defines_another(keys, run[0], doc_keys, head - 1):
             continue
         pairs, at = [], head
@@ -236,14 +236,17 @@ def rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], repla
     return out
 
 
-def _rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int]) -> int | None:
-    """The file line among ``js`` that a new line shown away from placed lines rewrites, or None."""
+def rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int] = frozenset(), *,
+                    any_depth: bool = False) -> int | None:
+    """The file line among ``js`` (1-based) that a new line shown away from placed lines rewrites, or None;
+    ``any_depth``: at whatever indentation (a line an answer shows alone, at the left edge)."""
     if weight(key) < DISTINCTIVE:
         return None
     scores = sorted(((difflib.SequenceMatcher(None, key.strip(), doc_keys[j - 1].strip(), autojunk=False).ratio(), j)
                      for j in js
                      if j not in taken and weight(doc_keys[j - 1]) >= DISTINCTIVE
-                     and indent_of(doc_keys[j - 1]) == indent_of(key) and not other_entries(key, doc_keys[j - 1])),
+                     and (any_depth or indent_of(doc_keys[j - 1]) == indent_of(key))
+                     and not other_entries(key.strip(), doc_keys[j - 1].strip())),
                     reverse=True)
     if scores and scores[0][0] >= REWRITE_ALONE and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.1):
         return scores[0][1]
