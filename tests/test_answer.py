@@ -785,7 +785,6 @@ NOT_YET: dict[str, str] = {
                                                     "the expected",
     "cu-typescript-react-todo-status-filter-copilot-chat": "not examined yet: refused",
     "cu-terraform-aws-s3-access-logging-grok": "not examined yet: ``envs/prod/main.tf`` differs from the expected",
-    "cu-elixir-phoenix-chat-typing-indicator-cody": "not examined yet: refused",
     "cu-cpp-sdl-platformer-input-edge-detection-chatgpt": "not examined yet: ``src/game/Player.cpp``, "
                                                           "``src/input/InputMap.cpp`` differ from the expected",
     "cu-javascript-express-accounts-zod-validation-claude": "not examined yet: ``package.json`` differs from the "
@@ -885,7 +884,6 @@ NOT_YET: dict[str, str] = {
     "dg-typescript-react-cart-quantity-merge-cursor": "not examined yet: ``src/components/Header.tsx`` differs from "
                                                       "the expected",
     "dg-python-django-recipes-favorite-toggle-deepseek": "not examined yet: refused",
-    "dg-elixir-phoenix-chat-room-rate-limit-chatgpt": "not examined yet: refused",
     "dg-swift-ios-habits-streak-count-claude": "not examined yet: ``Habits/Views/HabitRow.swift`` differs from the "
                                                "expected",
     "dg-go-deployctl-config-env-override-aider": "not examined yet: refused",
@@ -895,7 +893,6 @@ NOT_YET: dict[str, str] = {
     "dg-php-laravel-crm-contact-export-csv-claude": "not examined yet: ``routes/web.php`` differs from the expected",
     "dg-csharp-minimal-api-inventory-api-key-auth-copilot": "not examined yet: ``Program.cs`` differs from the "
                                                             "expected",
-    "dg-elixir-phoenix-liveview-todos-inline-edit-claude": "not examined yet: refused",
 }
 
 
@@ -2860,3 +2857,29 @@ def test_a_route_said_replaced_by_its_path_goes_with_its_handler(tmp_path):
     answer = f"Then in `routes.go`, replace the inline `/health` route with the two new ones:\n\n```go\n{routes}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc[:doc.index('\tr.Get("/health"')] + routes + doc[doc.index("\n\treturn r"):]
+
+
+def test_an_entry_named_in_code_places_the_new_one_after_it(tmp_path):
+    """"after `{Phoenix.PubSub, name: Chat.PubSub}` in the `children` list": the new child right below that
+    entry (no place was read, and the line was refused)."""
+    doc = ("  def start(_type, _args) do\n    children = [\n      Chat.Repo,\n      {Phoenix.PubSub, name: Chat.PubSub},\n"
+           "      ChatWeb.Endpoint\n    ]\n  end\n")
+    (tmp_path / "application.ex").write_text(doc)
+    answer = ("Start it in `application.ex`, after `{Phoenix.PubSub, name: Chat.PubSub}` in the `children` list:\n\n"
+              "```elixir\n      Chat.RateLimiter,\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("Chat.PubSub},\n", "Chat.PubSub},\n      Chat.RateLimiter,\n")
+
+
+def test_an_element_said_swapped_goes_whole_for_the_new_markup(tmp_path):
+    """"swap the `<span>` for an edit form when the todo is being edited:": the file's one ``<span>`` line gives
+    way to the form and the new span (it was refused: no line of the file)."""
+    doc = ('    <li :for={todo <- @todos}>\n      <input type="checkbox" checked={todo.done} />\n'
+           '      <span class={todo.done && "line-through"}>{todo.title}</span>\n      <button>Delete</button>\n'
+           '    </li>\n')
+    (tmp_path / "todo.heex").write_text(doc)
+    new = ('      <form :if={@editing_id == todo.id} phx-submit="save">\n        <input name="title" />\n      </form>\n'
+           '      <span :if={@editing_id != todo.id} phx-click="edit">\n        {todo.title}\n      </span>\n')
+    answer = f"### `todo.heex`\n\nThen swap the `<span>` for an edit form when the todo is being edited:\n\n```heex\n{new}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace('      <span class={todo.done && "line-through"}>{todo.title}</span>\n', new)

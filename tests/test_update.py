@@ -4815,3 +4815,13 @@ def test_a_watcher_of_another_subject_is_not_a_rewrite_of_the_file_s():
     merged = merge_update(doc, update, "useTodos.ts").merged
     assert "  watch(todos, (value) => save(STORAGE_KEY, value), {\n    deep: true,\n  });\n" in merged and \
         "  watch(filter, (value) => save(FILTER_KEY, value));\n" in merged
+
+
+def test_new_clauses_go_after_the_clause_for_the_literal_named():
+    """"Add these clauses after the `"delete"` handler:": below ``def handle_event("delete", ...)``, set off as
+    the clauses are (refused: no definition is named ``delete``)."""
+    delete = ('  def handle_event("delete", %{"id" => id}, socket) do\n    {:noreply, socket}\n  end\n')
+    doc = ('defmodule TodoLive do\n  def handle_event("toggle", %{"id" => id}, socket) do\n    {:noreply, socket}\n'
+           '  end\n\n' + delete + '\n  def render(assigns) do\n    ~H""\n  end\nend\n')
+    edit = '  def handle_event("edit", %{"id" => id}, socket) do\n    {:noreply, assign(socket, editing: id)}\n  end\n'
+    assert merge_update(doc, edit, "todo_live.ex", after="delete").merged == doc.replace(delete, delete + "\n" + edit)

@@ -83,7 +83,8 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|under|underneath|following|betwee
                     r"(?:`(?P<impl>impl\s+)?(?:(?:class|struct|enum|trait|interface|mod|module|fn|def|func|function)\s+)?"
                     r"(?:[\w.:]+(?:\.|::))?(?P<name>[A-Za-z]\w*(?:-\w+)+|\w+[?!]?|--?\w[\w-]*|/[\w/:{}.-]*|:[\w-]+|[.#][A-Za-z_][\w-]*[=?!]?)(?:/\d+)?(?:\([^`]*\))?(?:\s*\{[^`]*\})?;?`|"
                     r"\*\*(?P<section>[^*]{1,60})\*\*|`#{1,6}\s+(?P<heading>[^`]{1,60})`|"
-                    r"`?\"(?P<quoted>[^\"`]{1,60})\"`?|`'(?P<single>[^'`]{1,60})'`)", re.IGNORECASE)  # ("between `a` and `b`": after a; a
+                    r"`?\"(?P<quoted>[^\"`]{1,60})\"`?|`'(?P<single>[^'`]{1,60})'`|`(?P<code>[{(][^`]{2,80})`)",
+                    re.IGNORECASE)  # ("between `a` and `b`": after a; an entry: "after `{Phoenix.PubSub, ...}`"; a
 # section, bold; a test by its title, ``right after `"show renders the article"` `` or ``after `'refetches'` ``; CSS's
 # ``:root``)
 _BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|preceding)\s+(?:the\s+)?(?:existing\s+)?(?:[a-z-]+\s+){0,2}?"
@@ -413,9 +414,12 @@ def read_answer(markdown: str) -> Reading:
                     # ...:" and a block that defines the second and new ones: the first goes)
             if isinstance(read, Block) and read.path and not read.is_patch and \
                     (lines_said := _REPLACE_LINES.search(said.replace("**", "")) or
-                     _REPLACE_LINES_LISTED.search(said.replace("**", ""))):
+                     _REPLACE_LINES_LISTED.search(said.replace("**", ""))) and \
+                    (not lines_said.groupdict().get("tag") or f"</{lines_said['tag'][1:]}>" in read.text):  # (an
+                # element swapped, shown whole: not its opening tag alone, "Swap the `<button>` for one that ...")
                 read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(
-                    r"`[^`]+`", lines_said["names"] or lines_said.groupdict().get("path") or "")))
+                    r"`[^`]+`", lines_said["names"] or lines_said.groupdict().get("path") or
+                    f"`{lines_said.groupdict().get('tag') or ''}`")))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
                     (code_said := _REPLACE_CODE.search(said.replace("**", ""))):
                 read = replace(read, replaces=(code_said["code"].strip(),))
@@ -1012,7 +1016,9 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
                             r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b|"
                             r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+|inline\s+)?(?P<path>`/[^`\s]*`)\s+"
-                            r"(?:route|endpoint)\b",  # ("replace the inline `/health` route": by its path)
+                            r"(?:route|endpoint)\b|"  # ("replace the inline `/health` route": by its path)
+                            r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+)?`(?P<tag><[\w.:-]+)[^`]*`\s+"
+                            r"(?:element\s+|tag\s+)?(?:for|with)\b",  # ("swap the `<span>` for an edit form")
                             re.IGNORECASE)
 # "Replace the two commented-out Redis lines (`# Use Redis ...` and `# gem "redis"`) with:": the lines listed after
 _REPLACE_LINES_LISTED = re.compile(r"\b(?:replace|swap)\s+the\s+(?:[\w-]+\s+){0,4}?lines?\s*\("
@@ -1129,7 +1135,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else \
                 " tests" if m["name"] and _TESTS.match(line, m.end()) else ""  # ("after the existing `check`
             return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or m["name"] or "") + calls or \
-                m["section"] or m["heading"] or m["quoted"] or m["single"], None  # calls": the last line calling it) (the impl,
+                m["section"] or m["heading"] or m["quoted"] or m["single"] or m["code"], None  # calls": the last line calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)
         if end:
             return "", None

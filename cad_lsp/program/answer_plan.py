@@ -643,7 +643,12 @@ def _sets(line: str, said: str) -> bool:
 
 def _statement(lines: list[str], first: int) -> range | None:
     """The file lines of the statement that starts at ``first``: up to the line that closes the brackets it
-    opens (a call over two or three lines), at most ``STATEMENT_LINES``; None where none does."""
+    opens (a call over two or three lines), at most ``STATEMENT_LINES``, or that closes the element it opens
+    (``<span`` ... ``</span>``); None where none does."""
+    element = re.match(r"(\s*)<([\w.:-]+)", lines[first])
+    if element and not re.search(rf"</{re.escape(element[2])}>|/>\s*$", lines[first]):
+        return next((range(first, k + 1) for k in range(first + 1, len(lines))
+                     if lines[k].startswith(f"{element[1]}</{element[2]}>")), None)
     for last in range(first, min(first + STATEMENT_LINES, len(lines))):
         if _balanced("".join(lines[first:last + 1])):
             return range(first, last + 1)

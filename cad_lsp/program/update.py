@@ -1110,6 +1110,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         about = [j for j in range(len(keys)) if (defined := definition_name(keys, j)) and " " in defined and
                  re.match(rf"{re.escape(name)}(?:/\d+)?(?:\s|$)", defined.split(" ", 1)[1])]
         found = about if len(about) == 1 else []
+    if not found:  # ("after the `"delete"` handler": the one clause for that literal, ``def handle_event("delete",``)
+        clauses = [j for j, key in enumerate(keys) if (m := CLAUSE_HEAD.match(key)) and m["literal"] and
+                   m["literal"].strip("\"':") == name]
+        found = clauses if len(clauses) == 1 else []
     if not found and " " in name and not any(is_marker(line) for line in update_lines):
         callee, title = name.split(" ", 1)  # ("above the `Route::resource('invoices', ...)` line": the one call so
         calls = [j for j, key in enumerate(keys)  # titled, with the lines that continue it)
