@@ -740,10 +740,6 @@ NOT_YET: dict[str, str] = {
                                                   "differs from the expected",
     "swift-swiftui-feed-pull-to-refresh-chatgpt-cq": "not examined yet: ``Driftwood/Networking/APIClient.swift`` "
                                                      "differs from the expected",
-    "swift-feedkit-date-parser-locale-fix-claude": "not examined yet: ``Sources/FeedKit/Parsing/DateParser.swift``, "
-                                                   "``CHANGELOG.md`` differ from the expected; refused: "
-                                                   "Sources/FeedKit/Parsing/DateParser.swift: the block at line 12 of "
-                                                   "the answer: the merged file would ",
     "php-symfony-purge-inactive-sessions-continue": "not examined yet: ``src/Repository/SessionRepository.php``, "
                                                     "``tests/Command/PurgeSessionsCommandTest.php`` differ from the "
                                                     "expected; refused: src/Repository/SessionRepository.php: the block"
@@ -893,6 +889,50 @@ NOT_YET: dict[str, str] = {
     "dg-php-laravel-crm-contact-export-csv-claude": "not examined yet: ``routes/web.php`` differs from the expected",
     "dg-csharp-minimal-api-inventory-api-key-auth-copilot": "not examined yet: ``Program.cs`` differs from the "
                                                             "expected",
+    "dh-go-shortener-request-size-limit-copilot": "not examined yet: ``internal/api/handler.go`` differs from the "
+                                                  "expected",
+    "dh-rust-kvstore-ttl-expiry-cursor": "not examined yet: refused",
+    "dh-ruby-rails-blog-post-slugs-windsurf": "not examined yet: ``app/models/post.rb`` differs from the expected",
+    "dh-elixir-chat-room-membership-deepseek": "not examined yet: ``lib/chat/room.ex`` differs from the expected",
+    "dh-csharp-inventory-soft-delete-copilot-chat": "not examined yet: ``src/Inventory.Data/InventoryDbContext.cs`` "
+                                                    "differs from the expected",
+    "dh-php-shop-cart-percent-coupons-chatgpt": "not examined yet: ``src/Cart/Cart.php`` differs from the expected",
+    "dh-go-service-config-env-overrides-claude": "not examined yet: ``internal/config/config.go`` differs from the "
+                                                 "expected",
+    "dh-python-django-recipe-tags-grok": "not examined yet: ``recipes/models.py``, ``recipes/views.py`` differ from "
+                                         "the expected",
+    "dh-ts-react-usefetch-refetch-zed": "not examined yet: ``src/hooks/useFetch.ts`` differs from the expected",
+    "dh-ruby-tally-cli-json-output-aider": "not examined yet: refused",
+    "dh-php-laravel-tasks-overdue-scope-deepseek": "not examined yet: ``app/Http/Controllers/TaskController.php`` "
+                                                   "differs from the expected",
+    "dh-kotlin-ktor-bookmarks-tag-filter-gemini": "not examined yet: refused",
+    "di-typescript-react-analytics-dashboard-refresh-button-claude": "not examined yet: refused",
+    "di-go-ledger-api-liveness-readiness-probes-copilot-chat": "not examined yet: refused",
+    "di-rust-loc-cli-json-output-flag-gemini": "not examined yet: refused",
+    "di-ruby-rails-blog-soft-delete-posts-cursor": "not examined yet: ``app/controllers/posts_controller.rb``, "
+                                                   "``app/models/post.rb`` differ from the expected",
+    "di-elixir-phoenix-chat-room-presence-claude": "not examined yet: refused",
+    "di-java-spring-catalog-max-page-size-chatgpt": "not examined yet: "
+                                                    "``src/main/java/com/acme/catalog/web/ProductController.java``, ``src/main/resources/application.yml`` differ from the expected",
+    "di-csharp-aspnet-notes-api-rate-limit-writes-copilot-chat": "not examined yet: refused",
+    "di-php-laravel-billing-invoice-pdf-download-mistral": "not examined yet: "
+                                                           "``app/Http/Controllers/InvoiceController.php`` differs from the expected",
+    "di-kotlin-android-todo-undo-delete-gemini": "not examined yet: refused",
+    "di-swift-swiftui-notes-pin-notes-qwen": "not examined yet: refused",
+    "di-python-django-library-book-search-deepseek": "not examined yet: ``library/urls.py``, ``library/views.py`` "
+                                                     "differ from the expected",
+    "di-typescript-node-express-orders-request-id-windsurf": "not examined yet: refused",
+    "di-toml-python-weatherkit-retry-transient-errors-continue": "not examined yet: ``pyproject.toml``, "
+                                                                 "``src/weatherkit/client.py`` differ from the expected",
+    "di-go-mailer-worker-graceful-shutdown-aider": "not examined yet: refused",
+    "di-rust-axum-shortener-link-stats-endpoint-zed": "not examined yet: ``.route``, ``src/main.rs`` differ from the "
+                                                      "expected",
+    "di-java-shop-cart-percentage-discount-llama": "not examined yet: "
+                                                   "``src/main/java/com/acme/shop/cart/Cart.java``, ``src/test/java/com/acme/shop/cart/CartTest.java`` differ from the expected",
+    "di-php-symfony-events-ics-feed-grok": "not examined yet: refused",
+    "di-typescript-react-projects-app-save-toasts-cursor": "not examined yet: refused",
+    "di-yaml-github-actions-widgets-typecheck-artifact-copilot-chat": "not examined yet: "
+                                                                      "``.github/workflows/ci.yml``, ``package.json`` differ from the expected",
 }
 
 
@@ -2883,3 +2923,60 @@ def test_an_element_said_swapped_goes_whole_for_the_new_markup(tmp_path):
     answer = f"### `todo.heex`\n\nThen swap the `<span>` for an edit form when the todo is being edited:\n\n```heex\n{new}```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc.replace('      <span class={todo.done && "line-through"}>{todo.title}</span>\n', new)
+
+
+def test_places_named_by_a_line_of_code(tmp_path):
+    """Places said by the code there: "right under the `alias Chat.Messages` line", "below the line that declares
+    the `error` state", "after the method that ends with `items.add(...)`" (each was read as no place, and the
+    block was refused or went to the file's end)."""
+    channel = "defmodule RoomChannel do\n  alias Chat.Messages\n  alias Chat.Rooms\n\n  def join(_, _, s), do: {:ok, s}\nend\n"
+    hook = ("export function useStats() {\n  const [loading, setLoading] = useState(true);\n"
+            "  const [error, setError] = useState(null);\n\n  useEffect(() => {\n    if (error) setLoading(false);\n"
+            "  }, [error]);\n}\n")
+    cart = ("public class Cart {\n    public void add(String sku, int quantity) {\n        check(quantity);\n"
+            "        items.add(new LineItem(sku, quantity));\n    }\n\n    public int size() {\n        return items.size();\n"
+            "    }\n}\n")
+    for name, text in (("room_channel.ex", channel), ("useStats.ts", hook), ("Cart.java", cart)):
+        (tmp_path / name).write_text(text)
+    remove = "    public void remove(String sku) {\n        items.removeIf(i -> i.sku().equals(sku));\n    }\n"
+    answer = ("In `room_channel.ex`, right under the `alias Chat.Messages` line, add:\n\n```elixir\n  alias Chat.Presence\n```\n\n"
+              "In `useStats.ts`, below the line that declares the `error` state, add a counter:\n\n```ts\n"
+              "  const [reloadKey, setReloadKey] = useState(0);\n```\n\n"
+              "In `Cart.java`, add this method after the method that ends with `items.add(...)`:\n\n"
+              f"```java\n{remove}```\n")
+    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    assert after["room_channel.ex"] == channel.replace("Messages\n", "Messages\n  alias Chat.Presence\n")
+    assert after["useStats.ts"] == hook.replace("(null);\n", "(null);\n  const [reloadKey, setReloadKey] = useState(0);\n")
+    assert after["Cart.java"] == cart.replace("    }\n\n    public int size", "    }\n\n" + remove + "\n    public int size")
+
+
+def test_the_line_said_replaced_by_a_call_it_holds_keeps_the_block_it_opens(tmp_path):
+    """"And replace the line that calls `pool.Run(ctx)` with:" and one line opening an ``if``: that line only,
+    the ``if``'s body kept (the block went in beside it)."""
+    doc = ('func main() {\n\tctx := context.Background()\n\tif err := pool.Run(ctx); err != nil {\n'
+           '\t\tlog.Fatalf("worker pool: %v", err)\n\t}\n\tlog.Println("stopped")\n}\n')
+    (tmp_path / "main.go").write_text(doc)
+    line = "\tif err := pool.Run(ctx, *drainTimeout); err != nil {\n"
+    answer = f"In `main.go`, replace the line that calls `pool.Run(ctx)` with:\n\n```go\n{line}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("\tif err := pool.Run(ctx); err != nil {\n", line)
+
+
+def test_one_more_right_below_it_goes_on_in_the_same_file():
+    """"And one more right below it for the override:" after a block of ``tests/test_routes.py``: that file's
+    (a capital "And" was not read as going on)."""
+    reading = read_answer("Append this test at the bottom of `tests/test_routes.py`:\n\n```python\ndef test_a():\n"
+                          "    pass\n```\n\nAnd one more right below it for the override:\n\n```python\ndef test_b():\n"
+                          "    pass\n```\n")
+    assert [b.path for b in reading.blocks] == ["tests/test_routes.py", "tests/test_routes.py"]
+
+
+def test_an_import_said_with_an_ellipsis_is_a_description_not_a_line(tmp_path):
+    """"Update the routers import (the `from .routers import ...` line) to:": the block rewrites it, and no
+    line ``from .routers import ...`` is added to the file (it was, at its end)."""
+    doc = "from fastapi import FastAPI\n\nfrom .routers import projects, users\n\napp = FastAPI()\n"
+    (tmp_path / "main.py").write_text(doc)
+    answer = ("In `main.py`, update the routers import (the `from .routers import ...` line) to:\n\n```python\n"
+              "from .routers import meta, projects, users\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("import projects", "import meta, projects")

@@ -4825,3 +4825,20 @@ def test_new_clauses_go_after_the_clause_for_the_literal_named():
            '  end\n\n' + delete + '\n  def render(assigns) do\n    ~H""\n  end\nend\n')
     edit = '  def handle_event("edit", %{"id" => id}, socket) do\n    {:noreply, assign(socket, editing: id)}\n  end\n'
     assert merge_update(doc, edit, "todo_live.ex", after="delete").merged == doc.replace(delete, delete + "\n" + edit)
+
+
+def test_a_new_view_after_a_line_named_by_its_code_is_set_apart_as_the_file_sets_views():
+    """"add the new view directly after the `return jsonify(...)` line that ends the listing": below that line,
+    two blank lines on each side as between the file's views (it went to the file's end)."""
+    doc = ("@bp.get(\"/\")\ndef index():\n    items = Item.query.all()\n    return jsonify(items)\n\n\n"
+           "@bp.post(\"/\")\ndef create():\n    return jsonify(item), 201\n")
+    view = "@bp.get(\"/low\")\ndef low():\n    return jsonify([])\n"
+    assert merge_update(doc, view, "routes.py", after="return jsonify(items)").merged == doc.replace(
+        "    return jsonify(items)\n", "    return jsonify(items)\n\n\n" + view)
+
+
+def test_a_new_import_after_a_quoted_package_goes_in_the_import_block():
+    """"Add to the import block, after `"os"`:": the new packages below ``"os"`` (they went to the file's end)."""
+    doc = 'package main\n\nimport (\n\t"log"\n\t"os"\n\t"time"\n)\n\nfunc main() {\n\tlog.Println(os.Args, time.Now())\n}\n'
+    assert merge_update(doc, '\t"os/signal"\n\t"syscall"\n', "main.go", after="os").merged == doc.replace(
+        '\t"os"\n', '\t"os"\n\t"os/signal"\n\t"syscall"\n')

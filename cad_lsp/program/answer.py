@@ -288,6 +288,8 @@ class Block:
     replaces_last: int = 0  # ... or how many of the file's last lines ("replace the last two lines with:")
     go_imports: tuple[str, ...] = ()  # Go packages the prose says to add to the file's imports ("Add `"strings"` to
     # the imports")
+    near_code: tuple[str, str] | None = None  # ("after" or "before", code) where the prose names a definition by
+    # a line of it ("after the method that ends with `items.add(...)`"): the plan finds the one that holds it
     near_words: tuple[str, str] | None = None  # ("after" or "before", words) where the prose names the place in
     # words only ("after the invalid-data test"): the plan finds what of the file they name
 
@@ -419,6 +421,7 @@ def read_answer(markdown: str) -> Reading:
                 # element swapped, shown whole: not its opening tag alone, "Swap the `<button>` for one that ...")
                 read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(
                     r"`[^`]+`", lines_said["names"] or lines_said.groupdict().get("path") or
+                    lines_said.groupdict().get("code") or
                     f"`{lines_said.groupdict().get('tag') or ''}`")))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
                     (code_said := _REPLACE_CODE.search(said.replace("**", ""))):
@@ -455,7 +458,7 @@ _SAME_FILE = re.compile(r"\b(?:the same|that same|that|this same) (?:file|class|
 
 # Prose between two blocks that goes on with the sentence before the first: "and two new entries at the end of the
 # `StyleSheet.create` call:", "plus its test:"
-_GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$")
+_GOES_ON_SAYING = re.compile(r"(?:and|plus)\s[^\n]*:$", re.IGNORECASE)  # ("And one more right below it ...:")
 
 
 # "right after the database settings" of a settings file: the section its comment heads (``# Database``)
@@ -467,6 +470,16 @@ _NEAR_WORDS = re.compile(r"\b(?P<where>after|below|beneath|under|following|befor
                          r"(?:existing\s+|current\s+)?(?P<words>(?:[A-Za-z0-9][\w/.-]*\s+){0,3}?[A-Za-z0-9][\w/.-]*)\s+"
                          r"(?:tests?|specs?|cases?|examples?|scenarios?|sections?|blocks?|handlers?|routes?|endpoints?|"
                          r"functions?|methods?|helpers?|describe|context|one)\b")  # ("after the 410 one")
+# A line named by its code: "right under the `alias Chat.Messages` line", "below `import httpx`", "below the line
+# that declares the `error` state"
+_NEAR_LINE = re.compile(r"\b(?P<where>after|below|beneath|under|underneath|following|before|above)\s+(?:the\s+)?"
+                        r"(?:existing\s+)?(?:line\s+(?:that\s+(?:sets|declares|defines|creates|assigns|initiali[sz]es|"
+                        r"holds|reads)\s+(?:the\s+)?)?)?`(?P<code>[^`]{2,120})`", re.IGNORECASE)
+# A definition named by a line of it: "after the function that calls `dao.delete(task)`", "after the test that
+# expects `"17.00"`"
+_NEAR_CODE = re.compile(r"\b(?P<where>after|below|before|above)\s+the\s+(?:\w+\s+)?(?:function|method|test|handler|"
+                        r"action|helper|case|example|spec|route|endpoint)\s+that\s+(?:[\w-]+\s+){1,4}?"
+                        r"`(?P<code>[^`]{2,120})`", re.IGNORECASE)
 # ... or between two, by what is there: "between the Jumping and Ground Check sections" (before the second)
 _BETWEEN_WORDS = re.compile(r"\bbetween\s+(?:the|your)\s+(?:[A-Za-z][\w/.-]*\s+){1,3}?and\s+(?:the\s+)?"
                             r"(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+(?:sections|blocks|tests|"
@@ -758,8 +771,12 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
     if after is None and before is None and read.path and _SETTINGS_FILE.search(read.path) and \
             (section := _AFTER_SETTINGS.search(_last_said(prose))):
         after = section["words"]  # ("right after the database settings": the ``# Database`` section)
+    in_code = _NEAR_CODE.search(_last_said(prose)) if after is None and before is None else None
+    if after is None and before is None and in_code is None and (line_said := _NEAR_LINE.search(_last_said(prose))):
+        after, before = (None, line_said["code"]) if line_said["where"].lower() in ("before", "above") else \
+            (line_said["code"], None)  # (a line by its code: the merge finds the one that starts with it)
     in_words = (_NEAR_WORDS.search(_last_said(prose)) or _BETWEEN_WORDS.search(_last_said(prose))) \
-        if after is None and before is None else None
+        if after is None and before is None and in_code is None else None
     if after is None and before is None and read.named_by == "first line":
         after, before = _placed_by_first_line(body)
     placed = _PLACE_COMMENT.match(read.text)
@@ -771,7 +788,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
             after, before = (name, None) if near else (None, name)
     read = replace(read, text=_without_import_notes(read.text))
     said = _last_said(prose)
-    said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text] \
+    said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text and
+                    not re.search(r"\.\.\.|\u2026", span)] \
         if _ADD_AN_IMPORT.search(said) else []
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
     read = replace(read, go_imports=_go_imports_said(said, read))
@@ -779,7 +797,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said) or _table_said(said),
-                                             inside=_inside_named(said), near_words=_near_words(in_words)))
+                                             inside=_inside_named(said), near_words=_near_words(in_words),
+                                             near_code=_near_words(in_code, "code")))
 
 
 # A comment above imports saying they are the new ones ("// New imports", "# add these imports"): said to the
@@ -1022,7 +1041,11 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old
                             re.IGNORECASE)
 # "Replace the two commented-out Redis lines (`# Use Redis ...` and `# gem "redis"`) with:": the lines listed after
 _REPLACE_LINES_LISTED = re.compile(r"\b(?:replace|swap)\s+the\s+(?:[\w-]+\s+){0,4}?lines?\s*\("
-                                   r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*)\)\s+with\b",
+                                   r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*)\)\s+with\b|"
+                                   # "Replace the line that calls `pool.Run(ctx)` with:", "replace the first line of
+                                   # the `combine(...)` call": the one line holding that code
+                                   r"\b(?:replace|update|change)\s+the\s+(?:first\s+)?line\s+(?:that\s+[a-z]+s|of)\s+"
+                                   r"(?:the\s+)?(?P<code>`[^`\n]*[(\s][^`\n]*`)",
                                    re.IGNORECASE)
 # "replace `final client = WeatherClient();` in `main` with:": a line of code quoted whole (not a name)
 _REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:line\s+)?"
@@ -1109,11 +1132,11 @@ def _path_before(prose: list[str]) -> str | None:
     return _path_named(heading) if heading is not None else None
 
 
-def _near_words(said: re.Match | None) -> tuple[str, str] | None:
+def _near_words(said: re.Match | None, group: str = "words") -> tuple[str, str] | None:
     if said is None:
         return None
     where = said.groupdict().get("where") or "before"  # (between two: before the second)
-    return ("before" if where.lower() in ("before", "above") else "after"), said["words"]
+    return ("before" if where.lower() in ("before", "above") else "after"), said[group]
 
 
 def _place_named(prose: list[str]) -> tuple[str | None, str | None]:

@@ -23,7 +23,7 @@ from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import CLOSING, DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
 from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
-from .place_words import place_in_words
+from .place_words import place_by_code, place_in_words
 from .removal import definition_lines, remove_definition
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
@@ -596,7 +596,10 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
         after: str | None = ""
     elif block.replaces:
         found = [[k for k, line in enumerate(lines) if _sets(line, said)] for said in block.replaces]
-        spans = [_statement(lines, k[0]) for k in found if len(k) == 1]
+        one_line = not _balanced(block.text) and len([line for line in block.text.splitlines() if line.strip()]) == 1
+        spans = [range(k[0], k[0] + 1) if one_line and not _balanced(lines[k[0]]) else _statement(lines, k[0])
+                 for k in found if len(k) == 1]  # (a line that opens a block, shown alone: that line, not the
+        # block: "replace the line that calls `pool.Run(ctx)` with:" ``if err := pool.Run(...); err != nil {``)
         gone = {j for span in spans if span for j in span} if len(spans) == len(found) and all(spans) else None
         after = block.after
     else:
@@ -635,6 +638,9 @@ def _sets(line: str, said: str) -> bool:
         return True
     if line.strip().startswith(said) and not re.match(r"\w", line.strip()[len(said):]):
         return True
+    if re.search(r"[(\s]", said) and re.search(r"[\s\S]*?".join(
+            re.escape(part.strip()) for part in re.split(r"\.\.\.|\u2026", said)), line):
+        return True  # (code the line holds: "the line that calls `pool.Run(ctx)`", "`FastAPI(...)`")
     if said.startswith("/") and re.match(rf"""\s*[\w$.]+(?:::\w+)?\(\s*(["'`]){re.escape(said)}\1""", line):
         return True  # (a route by its path: "replace the inline `/health` route", ``r.Get("/health", func(...``)
     return re.match(rf"""\s*(?:(?:export|local|const|let|var|set|readonly|ENV|ARG)\s+)?(?:[\w$]+\.)*"""
@@ -754,6 +760,9 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                                   f"{what}: a new file needs its whole text", named_as)
             current = block.text
             continue
+        if block.near_code and block.after is None and block.before is None and \
+                (named := place_by_code(current, block.near_code[1])) is not None:
+            block = replace(block, **{block.near_code[0]: named})  # ("after the function that calls `x`")
         if block.near_words and block.after is None and block.before is None and \
                 (named := place_in_words(current, block.near_words[1])) is not None:
             block = replace(block, **{block.near_words[0]: named})  # ("after the invalid-data test")

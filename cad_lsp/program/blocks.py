@@ -142,6 +142,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         o.key == u.key and not merger.other_entry(o, u) for o in _walk(old_units))}  # declares: new)
     named = [u for u in _walk(old_units) if _named(u, after or before)]
     named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
+    if (after or before) and not named and \
+            sum(1 for line in merger.old.lines if line.strip().startswith(after or before)) == 1:
+        return None  # (a line named by its code, "after the `return jsonify(...)` line": the lines place it)
     depth = _indent(merger.old.lines[named[0].start]) if named else ""
     last_body = _last_body_at(old_units, merger, _indent(merger.new.lines[shown[0].start])) \
         if after == "" and shown and _indent(merger.new.lines[shown[0].start]) else None
@@ -187,6 +190,11 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     if named and named[0].key[0] == "variable":
         lead = lead[:1]  # (a table below a constant: one blank line, not the two between functions)
+        if siblings is not None and siblings.index(named[0]) > 0 and not any(not p.text.strip() for p in gap) and \
+                all(u.key[0] == "variable" for u in shown) and difflib.SequenceMatcher(
+                    None, lines[named[0].start].strip(), merger.new.lines[shown[0].start].strip()).ratio() >= 0.5:
+            lead = []  # (a variable like those of a tight run below one of them: ``const [key, setKey] = useState(0)``
+            # right below ``[error, setError] = useState(null)``; not ``refreshJob`` below ``uiState``)
     added = [piece for n, unit in enumerate(shown) for piece in
              ([] if n and shown[n - 1].end + 1 == unit.start else lead) + merger._lines(unit.start, unit.end, None)]
     # (each set off as the file sets off its definitions, but those the update shows one right below the other:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["heading", "place_in_words"]
+from .lines.reading import block_end, definitions_in, keys_of
+
+__all__ = ["heading", "place_by_code", "place_in_words"]
 
 _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`\n]{3,})\2""")  # test "adds" do, it('adds'
 _DEFINED = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|override|pub|default)\s+)*"
@@ -53,3 +55,19 @@ def place_in_words(text: str, said: str) -> str | None:
             if m and wanted <= _words(m[group]):
                 found.add(m[group].strip())
     return found.pop() if len(found) == 1 else None
+
+
+def place_by_code(text: str, code: str) -> str | None:
+    """The name of the one definition of ``text`` holding the one line that holds ``code`` ("after the method
+    that ends with `items.add(...)`": ``...`` stands for anything), the innermost where they nest; None where no
+    line, or several, hold it, or no definition holds it."""
+    parts = [re.escape(part.strip()) for part in re.split(r"\.\.\.|\u2026", code.strip())]
+    said = re.compile(r"[\s\S]*?".join(parts))
+    lines = text.splitlines()
+    found = [k for k, line in enumerate(lines) if said.search(line)]
+    if len(found) != 1:
+        return None
+    keys = keys_of(lines)
+    holding = [(start, name) for start, name in definitions_in(keys).items()
+               if start <= found[0] < block_end(keys, start)]
+    return max(holding)[1] if holding else None

@@ -49,7 +49,7 @@ from .place_words import heading
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
-from .syntax import breaks, guess_language, language_of
+from .syntax import COMMENT_LINE, breaks, guess_language, language_of
 
 
 __all__ = ["UpdateError", "NoSharedLine", "Placement", "Merge", "is_marker", "marker_lines", "align_update",
@@ -757,8 +757,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             candidates.append((1, _line_merge(document, update)))
         except UpdateError:
             pass
-    elif blockwise is None and place is not None and _nothing_of_the_file(doc_lines, update_lines) and \
-            (named_place := _at_named_block(doc_lines, update_lines, place)) is not None:
+    elif blockwise is None and place is not None and _nothing_of_the_file(doc_lines, update_lines, statements=True) \
+            and (named_place := _at_named_block(doc_lines, update_lines, place)) is not None:
         candidates = [(0, named_place)]  # (new code alone, its place said: there, not onto a line like its own)
     elif blockwise is None:
         try:
@@ -1319,11 +1319,16 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     keys = [line_key(line) for line in doc_lines]
     found = [j for j, key in enumerate(keys) if key.strip().startswith(name) and
              not re.match(r"[\w$]", key.strip()[len(name):len(name) + 1])]
+    if not found:  # (quoted: "after `"os"`" in a Go import block)
+        found = [j for j, key in enumerate(keys) if key.strip().strip(",;") in (f'"{name}"', f"'{name}'")]
     new = _shown_pieces(update_lines)
     if not found and new and not is_declaration(line_key(new[0].text)) and not DECORATOR.match(new[0].text):
         found = [j for j, key in enumerate(keys) if not IMPORT_LINE.match(key) and
                  re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", key.split("//")[0].split(" #")[0])]  # (a
         # statement, the one line naming it: "install it after `CallLogging`", "the scope after `unpaid`")
+        declaring = [j for j in found if _declares(keys[j], name)]
+        found = declaring if len(found) > 1 and len(declaring) == 1 else found  # ("below the line that declares
+        # the `error` state": ``const [error, setError] = ...``, not the lines that use it)
         if len(found) == 1 and any(line_key(p.text).strip().rstrip(";,") == keys[found[0]].strip().rstrip(";,")
                                    for p in new):
             return None  # (the line shown, its ``;`` moved to the new last line: the other readings')
@@ -1337,12 +1342,27 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     at = block_end(keys, j)
     while at > j + 1 and not keys[at - 1].strip():
         at -= 1  # (the blank lines below it stay below the new code)
-    gap = [Piece(_terminator(doc_lines), None, None)]
-    opens = is_declaration(line_key(new[0].text))
+    blanks = next((n for n in range(at, len(keys)) if keys[n].strip()), len(keys)) - at
+    gap = [Piece(_terminator(doc_lines), None, None)] * max(1, blanks)  # (as the file sets the next line apart)
+    opens = (is_declaration(line_key(new[0].text)) or DECORATOR.match(new[0].text) is not None) and \
+        sum(1 for piece in new if piece.text.strip()) > 1 and (blanks > 0 or at > j + 1)  # (a definition with a
+    # body; one line joins the file's run: ``drainTimeout := flag.Duration(...)``, ``const [key, setKey] = ...``)
     last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
     above = gap if opens and not last_of_block else []
     below = gap if opens and at < len(keys) and keys[at].strip() and not last_of_block else []
     return _inserted(doc_lines, update_lines, at, above + new + below)
+
+
+def _declares(key: str, name: str) -> bool:
+    """Whether a line sets or declares ``name``: it is assigned (``const [error, setError] = ...``, ``pollEvery :=
+    ...``) or given as a key (``logLevel: "info",``)."""
+    code = key.split("//")[0]
+    m = re.search(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", code)
+    if m is None:
+        return False
+    rest = code[m.end():]
+    assigned = re.search(r":=|(?<![=!<>:])=(?![=>])", rest)
+    return assigned is not None and "(" not in rest[:assigned.start()] or re.match(r"\s*\??:\s*\S", rest) is not None
 
 
 def _shown_pieces(update_lines: list[str]) -> list[Piece]:
@@ -1476,13 +1496,22 @@ def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | N
     return _inserted(doc_lines, update_lines, at, [Piece(line, None, None) for line in new])
 
 
-def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str]) -> bool:
-    """Whether an update is new declarations alone: no marker, a line that declares something, and no line of
-    it (but blank and closing ones) the file's (not a comment rewritten: "update the grammar comment above
-    `expr`")."""
+STATEMENTS_ALONE = 6  # new statements alone, at most this many lines, go where the answer says (not declarations)
+
+
+def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str], statements: bool = False) -> bool:
+    """Whether an update is new declarations alone: no marker, a line that declares something (``statements``:
+    or any code, ``const [key, setKey] = useState(0);``), and no line of it (but blank and closing ones) the
+    file's (not a comment rewritten: "update the grammar comment above `expr`")."""
     ours = {line.strip() for line in doc_lines}
+    if statements and not any(is_declaration(line) or _DECLARED_ALONE.match(line) for line in update_lines):
+        shown = [line.strip() for line in update_lines if line.strip()]
+        statements = len(shown) <= STATEMENTS_ALONE and not any(  # (a few new lines, none a rewrite of a file
+            difflib.SequenceMatcher(None, new, old.strip(), autojunk=False).ratio() >= 0.6  # line: not the grammar
+            for new in shown for old in doc_lines if old.strip())  # comment of a parser rewritten)
     return not any(is_marker(line) for line in update_lines) and \
-        any(is_declaration(line) or _DECLARED_ALONE.match(line) for line in update_lines) and \
+        any(is_declaration(line) or _DECLARED_ALONE.match(line) or statements and not COMMENT_LINE.match(line)
+            for line in update_lines if line.strip()) and \
         not any(line.strip() in ours for line in update_lines if line.strip() and not CLOSING.match(line))
 
 
