@@ -2980,3 +2980,27 @@ def test_an_import_said_with_an_ellipsis_is_a_description_not_a_line(tmp_path):
               "from .routers import meta, projects, users\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc.replace("import projects", "import meta, projects")
+
+
+def test_a_line_named_inside_a_named_definition_is_found_there(tmp_path):
+    """"add a setting below the line that sets `logLevel` in the `config` object", where ``describeConfig``
+    sets a ``logLevel`` too: below the ``config`` object's (refused: two lines start with it)."""
+    doc = ('export const config = {\n  port: Number(process.env.PORT ?? 3000),\n  logLevel: process.env.LOG_LEVEL ?? "info",\n'
+           '};\n\nexport function describeConfig(c) {\n  return {\n    port: c.port,\n    logLevel: c.logLevel,\n  };\n}\n')
+    (tmp_path / "config.ts").write_text(doc)
+    line = '  requestIdHeader: process.env.REQUEST_ID_HEADER ?? "X-Request-Id",\n'
+    answer = f"**`config.ts`** — add a setting below the line that sets `logLevel` in the `config` object:\n\n```ts\n{line}```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace('"info",\n', '"info",\n' + line)
+
+
+def test_a_line_said_to_be_there_currently_is_the_one_rewritten(tmp_path):
+    """"Then change the effect's dependency array (currently `}, [range]);`) so it also reruns when the key
+    changes:": that line rewritten (refused: no line of the file in the block)."""
+    doc = ("export function useStats(range) {\n  useEffect(() => {\n    load(range);\n  }, [range]);\n\n"
+           "  return { stats };\n}\n")
+    (tmp_path / "useStats.ts").write_text(doc)
+    answer = ("In `useStats.ts`, change the effect's dependency array (currently `}, [range]);`) so it also reruns when "
+              "the key changes:\n\n```ts\n  }, [range, reloadKey]);\n```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("[range]);", "[range, reloadKey]);")

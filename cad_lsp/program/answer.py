@@ -421,7 +421,7 @@ def read_answer(markdown: str) -> Reading:
                 # element swapped, shown whole: not its opening tag alone, "Swap the `<button>` for one that ...")
                 read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(
                     r"`[^`]+`", lines_said["names"] or lines_said.groupdict().get("path") or
-                    lines_said.groupdict().get("code") or
+                    lines_said.groupdict().get("code") or lines_said.groupdict().get("now") or
                     f"`{lines_said.groupdict().get('tag') or ''}`")))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
                     (code_said := _REPLACE_CODE.search(said.replace("**", ""))):
@@ -1035,7 +1035,9 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
                             r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b|"
                             r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+|inline\s+)?(?P<path>`/[^`\s]*`)\s+"
-                            r"(?:route|endpoint)\b|"  # ("replace the inline `/health` route": by its path)
+                            r"(?:route|endpoint|handler)\b|"  # ("replace the inline `/health` route": by its path)
+                            r"\((?:it\s+is\s+|it's\s+)?currently\s+(?P<now>`[^`\n]+`)\)|"  # ("change the effect's
+                            # dependency array (currently `}, [range]);`) so ...:": that line
                             r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+)?`(?P<tag><[\w.:-]+)[^`]*`\s+"
                             r"(?:element\s+|tag\s+)?(?:for|with)\b",  # ("swap the `<span>` for an edit form")
                             re.IGNORECASE)
@@ -1048,7 +1050,7 @@ _REPLACE_LINES_LISTED = re.compile(r"\b(?:replace|swap)\s+the\s+(?:[\w-]+\s+){0,
                                    r"(?:the\s+)?(?P<code>`[^`\n]*[(\s][^`\n]*`)",
                                    re.IGNORECASE)
 # "replace `final client = WeatherClient();` in `main` with:": a line of code quoted whole (not a name)
-_REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:line\s+)?"
+_REPLACE_CODE = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:whole\s+|entire\s+|single\s+|existing\s+)?(?:line\s+)?"
                            r"`(?P<code>[^`\n]*\w[^`\n]*[\s=;][^`\n]*)`(?:\s+(?:line|declaration|definition|block|"
                            r"option|setting|entry|call))?(?:\s+(?:in|of|inside)\s+(?:the\s+)?`[^`\n]+`(?:\s+\w+)?)?"
                            r"\s+with\b",

@@ -25,6 +25,7 @@ from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
 from .place_words import place_by_code, place_in_words
 from .removal import definition_lines, remove_definition
+from .syntax import breaks, language_of
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
@@ -781,7 +782,8 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         except UpdateError as exc:
             unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
                 _stands_alone(block.text, current)
-            merge = _rewritten_inside(current, block, target.name) if isinstance(exc, NoSharedLine) else None
+            merge = (_rewritten_inside(current, block, target.name) or _placed_inside(current, block, target.name)) \
+                if isinstance(exc, NoSharedLine) else None
             if merge is not None:
                 unplaced = False
             else:
@@ -835,6 +837,25 @@ def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
         return None  # (the lines below are rewrites too: lines place them)
     lines[j:j + 1] = [indent + new + newline] + below
     return Merge.spanning(current, "".join(lines))
+
+
+def _placed_inside(current: str, block: Block, name: str) -> Merge | None:
+    """New lines whose place the sentence names inside a definition it names ("below the line that sets
+    `logLevel` in the `config` object", where ``describeConfig`` sets one too): merged into that definition
+    alone, where the place is found; None otherwise."""
+    if block.inside is None or not (block.after or block.before):
+        return None
+    span = definition_lines(current, block.inside, name)
+    if span is None:
+        return None
+    lines = current.splitlines(keepends=True)
+    inside = "".join(lines[span[0]:span[1] + 1])
+    try:
+        merge = merge_update(inside, block.text, name, after=block.after, before=block.before, force=True)
+    except UpdateError:
+        return None
+    merged = "".join(lines[:span[0]]) + merge.merged + "".join(lines[span[1] + 1:])
+    return None if breaks(current, merged, language_of(name), block.text) else Merge.spanning(current, merged)
 
 
 def _lines_below(text: str, first: str, indent: str, newline: str) -> list[str]:
