@@ -393,7 +393,15 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-20.jsonl",
               "a twentieth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
               "languages), never read while tuning; 14 of 24 were right with the merge of the day it came (info 6, "
-              "first line 4, line before 4), 14 with that round's starting merge"))
+              "first line 4, line before 4), 14 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-21.jsonl",
+              "a twenty-first set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 20 of 24 were right with the merge of the day it came (info 8, "
+              "first line 6, line before 6), 20 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-22.jsonl",
+              "a twenty-second set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 13 of 24 were right with the merge of the day it came (info 5, "
+              "first line 6, line before 2), 13 with that round's starting merge"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:

@@ -915,8 +915,6 @@ NOT_YET: dict[str, str] = {
     "di-java-spring-catalog-max-page-size-chatgpt": "not examined yet: "
                                                     "``src/main/java/com/acme/catalog/web/ProductController.java``, ``src/main/resources/application.yml`` differ from the expected",
     "di-csharp-aspnet-notes-api-rate-limit-writes-copilot-chat": "not examined yet: refused",
-    "di-php-laravel-billing-invoice-pdf-download-mistral": "not examined yet: "
-                                                           "``app/Http/Controllers/InvoiceController.php`` differs from the expected",
     "di-kotlin-android-todo-undo-delete-gemini": "not examined yet: refused",
     "di-swift-swiftui-notes-pin-notes-qwen": "not examined yet: refused",
     "di-python-django-library-book-search-deepseek": "not examined yet: ``library/urls.py``, ``library/views.py`` "
@@ -933,6 +931,41 @@ NOT_YET: dict[str, str] = {
     "di-typescript-react-projects-app-save-toasts-cursor": "not examined yet: refused",
     "di-yaml-github-actions-widgets-typecheck-artifact-copilot-chat": "not examined yet: "
                                                                       "``.github/workflows/ci.yml``, ``package.json`` differ from the expected",
+    "dj-dart-habit-tracker-streak-counter-claude": "not examined yet: ``lib/widgets/habit_tile.dart`` differs from "
+                                                   "the expected",
+    "dj-scala-url-shortener-max-url-length-chatgpt": "not examined yet: refused",
+    "dj-haskell-todo-cli-clear-command-gemini": "not examined yet: ``app/Main.hs``, ``src/Options.hs`` differ from "
+                                                "the expected",
+    "dj-c-ringbuf-peek-deepseek": "not examined yet: ``test_ringbuf.c`` differs from the expected",
+    "dj-zig-linecount-total-flag-qwen": "not examined yet: ``src/main.zig`` differs from the expected",
+    "dj-shell-pg-backup-retention-pruning-llama": "not examined yet: refused",
+    "dj-terraform-s3-assets-versioning-grok": "not examined yet: ``outputs.tf`` differs from the expected",
+    "dj-sql-billing-invoice-soft-delete-cursor": "not examined yet: ``db/schema.sql`` differs from the expected",
+    "dj-vue-shop-product-search-windsurf": "not examined yet: refused",
+    "dj-svelte-portfolio-dark-mode-toggle-continue": "not examined yet: ``.site-header``, "
+                                                     "``src/routes/+layout.svelte`` differ from the expected",
+    "dj-kotlin-android-repos-retry-button-cody": "not examined yet: "
+                                                 "``app/src/main/java/com/example/repos/ui/RepoScreen.kt``, ``app/src/main/java/com/example/repos/ui/RepoViewModel.kt`` differ from the expected",
+    "dj-go-notes-api-request-id-claude": "not examined yet: ``internal/server/logging.go``, "
+                                         "``internal/server/routes.go`` differ from the expected",
+    "dj-rust-dusum-json-output-zed": "not examined yet: ``src/main.rs`` differs from the expected",
+    "dj-python-django-shop-clear-cart-chatgpt": "not examined yet: ``shop/views.py`` differs from the expected",
+    "dj-elixir-phoenix-chat-presence-gemini": "not examined yet: refused",
+    "dj-ruby-rails-blog-tag-filter-deepseek": "not examined yet: refused",
+    "dj-java-spring-catalog-product-cache-llama": "not examined yet: "
+                                                  "``src/main/java/com/acme/catalog/CatalogApplication.java``, ``src/main/java/com/acme/catalog/product/ProductService.java`` differ from the expected",
+    "dj-csharp-todo-api-rate-limiting-mistral": "not examined yet: ``appsettings.json`` differs from the expected",
+    "dj-lua-love2d-platformer-dash-grok": "not examined yet: ``main.lua``, ``player.lua`` differ from the expected",
+    "dk-java-spring-library-title-search-copilot": "not examined yet: "
+                                                   "``src/main/java/com/example/library/web/BookController.java`` differs from the expected",
+    "dk-ruby-rails-projects-archive-copilot": "not examined yet: ``app/models/project.rb`` differs from the expected",
+    "dk-vue-team-directory-compact-cards-cursor": "not examined yet: ``src/components/MemberCard.vue`` differs from "
+                                                  "the expected",
+    "dk-yaml-python-ci-coverage-upload-copilot": "not examined yet: ``.github/workflows/ci.yml`` differs from the "
+                                                 "expected",
+    "dk-rust-notes-cli-search-subcommand-windsurf": "not examined yet: ``src/main.rs`` differs from the expected",
+    "dk-java-cms-slug-max-length-cursor": "not examined yet: ``src/main/java/com/example/cms/util/Slugs.java`` "
+                                          "differs from the expected",
 }
 
 
@@ -3004,3 +3037,23 @@ def test_a_line_said_to_be_there_currently_is_the_one_rewritten(tmp_path):
               "the key changes:\n\n```ts\n  }, [range, reloadKey]);\n```\n")
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc.replace("[range]);", "[range, reloadKey]);")
+
+
+def test_imports_said_below_one_go_there_and_a_method_after_the_one_returning_a_view(tmp_path):
+    """"add these two imports below `use App\\Models\\Invoice;`" and "add the action after the closing brace of
+    the method that returns the `invoices.show` view": the imports right below that line (they went where they
+    sort), the action after ``show`` (it was left out: an example)."""
+    doc = ("<?php\n\nnamespace App\\Http\\Controllers;\n\nuse App\\Models\\Invoice;\nuse Illuminate\\Http\\RedirectResponse;\n\n"
+           "class InvoiceController extends Controller\n{\n    public function show(Invoice $invoice)\n    {\n"
+           "        return view('invoices.show', compact('invoice'));\n    }\n\n    public function store(): RedirectResponse\n"
+           "    {\n        return redirect()->route('invoices.index');\n    }\n}\n")
+    (tmp_path / "InvoiceController.php").write_text(doc)
+    imports = "use Barryvdh\\DomPDF\\Facade\\Pdf;\nuse Illuminate\\Http\\Response;\n"
+    action = ("    public function download(Invoice $invoice): Response\n    {\n"
+              "        return Pdf::loadView('invoices.pdf', compact('invoice'))->download('invoice.pdf');\n    }\n")
+    answer = (f"In `InvoiceController.php`, add these two imports below `use App\\Models\\Invoice;`:\n\n```php\n{imports}```\n\n"
+              "Then add the action after the closing brace of the method that returns the `invoices.show` view:\n\n"
+              f"```php\n{action}```\n")
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("use App\\Models\\Invoice;\n", "use App\\Models\\Invoice;\n" + imports).replace(
+        "    }\n\n    public function store", "    }\n\n" + action + "\n    public function store")

@@ -4842,3 +4842,22 @@ def test_a_new_import_after_a_quoted_package_goes_in_the_import_block():
     doc = 'package main\n\nimport (\n\t"log"\n\t"os"\n\t"time"\n)\n\nfunc main() {\n\tlog.Println(os.Args, time.Now())\n}\n'
     assert merge_update(doc, '\t"os/signal"\n\t"syscall"\n', "main.go", after="os").merged == doc.replace(
         '\t"os"\n', '\t"os"\n\t"os/signal"\n\t"syscall"\n')
+
+
+def test_a_new_function_before_a_line_named_is_set_apart_as_the_file_sets_functions():
+    """"add the definition just before the `Matrix Matrix::identity(std::size_t n) {` line": the new function,
+    then a blank line as between the file's functions (it ran into ``identity``)."""
+    doc = ("Matrix Matrix::scale(double k) const {\n    return *this;\n}\n\nMatrix Matrix::identity(std::size_t n) {\n"
+           "    return Matrix(n, n);\n}\n")
+    new = "Matrix Matrix::transpose() const {\n    return Matrix(cols_, rows_);\n}\n"
+    assert merge_update(doc, new, "matrix.cpp", before="Matrix Matrix::identity(std::size_t n) {").merged == \
+        doc.replace("Matrix Matrix::identity", new + "\nMatrix Matrix::identity")
+
+
+def test_a_call_appended_to_a_run_of_such_calls_joins_the_run():
+    """Another ``map("n", ...)`` at the end of a keymaps file that ends with a run of them: no blank line above
+    it (one was put there)."""
+    doc = ('local map = vim.keymap.set\n\nmap("n", "]d", vim.diagnostic.goto_next)\n'
+           'map("n", "<leader>e", vim.diagnostic.open_float)\n')
+    new = 'map("n", "<leader>dq", vim.diagnostic.setloclist)\n'
+    assert merge_update(doc, new, "keymaps.lua", after="").merged == doc + new

@@ -477,9 +477,13 @@ _NEAR_LINE = re.compile(r"\b(?P<where>after|below|beneath|under|underneath|follo
                         r"holds|reads)\s+(?:the\s+)?)?)?`(?P<code>[^`]{2,120})`", re.IGNORECASE)
 # A definition named by a line of it: "after the function that calls `dao.delete(task)`", "after the test that
 # expects `"17.00"`"
-_NEAR_CODE = re.compile(r"\b(?P<where>after|below|before|above)\s+the\s+(?:\w+\s+)?(?:function|method|test|handler|"
-                        r"action|helper|case|example|spec|route|endpoint)\s+that\s+(?:[\w-]+\s+){1,4}?"
-                        r"`(?P<code>[^`]{2,120})`", re.IGNORECASE)
+_NEAR_CODE = re.compile(r"\b(?P<where>after|below|before|above)\s+(?:the\s+(?:closing\s+brace|`?end`?|`\}`)\s+"
+                        r"(?:of|that\s+closes)\s+)?the\s+(?:\w+\s+)?(?:function|method|test|handler|action|helper|"
+                        r"case|example|spec|route|endpoint)\s+(?:that\s+(?P<verb>[\w-]+\s+)(?:[\w-]+\s+){0,3}?|"
+                        r"(?P<ing>calling|returning|holding|containing)\s+(?:the\s+)?)`(?P<code>[^`]{2,120})`",
+                        re.IGNORECASE)  # (and "after the
+# closing brace of the method that returns the `invoices.show` view", "after the `end` that closes the method
+# calling `update!(...)`")
 # ... or between two, by what is there: "between the Jumping and Ground Check sections" (before the second)
 _BETWEEN_WORDS = re.compile(r"\bbetween\s+(?:the|your)\s+(?:[A-Za-z][\w/.-]*\s+){1,3}?and\s+(?:the\s+)?"
                             r"(?P<words>(?:[A-Za-z][\w/.-]*\s+){0,3}?[A-Za-z][\w/.-]*)\s+(?:sections|blocks|tests|"
@@ -798,7 +802,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said) or _table_said(said),
                                              inside=_inside_named(said), near_words=_near_words(in_words),
-                                             near_code=_near_words(in_code, "code")))
+                                             near_code=_near_code(in_code)))
 
 
 # A comment above imports saying they are the new ones ("// New imports", "# add these imports"): said to the
@@ -1134,11 +1138,21 @@ def _path_before(prose: list[str]) -> str | None:
     return _path_named(heading) if heading is not None else None
 
 
-def _near_words(said: re.Match | None, group: str = "words") -> tuple[str, str] | None:
+def _near_words(said: re.Match | None) -> tuple[str, str] | None:
     if said is None:
         return None
     where = said.groupdict().get("where") or "before"  # (between two: before the second)
-    return ("before" if where.lower() in ("before", "above") else "after"), said[group]
+    return ("before" if where.lower() in ("before", "above") else "after"), said["words"]
+
+
+def _near_code(said: re.Match | None) -> tuple[str, str] | None:
+    """("after" or "before", code) of a definition named by a line of it; the code starts with ``return `` where
+    the sentence says the definition returns it ("the method that returns the `invoices.show` view")."""
+    if said is None:
+        return None
+    returns = (said["verb"] or said["ing"] or "").strip().lower() in ("returns", "returning")
+    return ("before" if said["where"].lower() in ("before", "above") else "after"), \
+        ("return " if returns else "") + "..." * returns + said["code"]
 
 
 def _place_named(prose: list[str]) -> tuple[str | None, str | None]:

@@ -192,6 +192,7 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
         if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before) or
+                     block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
                      _holds_a_line_inside(text, block.text, block.inside) or _defines_again(text, block.text) or
                      block.after == "" and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)

@@ -113,8 +113,10 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
         new_units = merger.lifted_markers(new_units, old_units)
     if not merger.starts_at_one_depth(new_units) or merger.inside_a_block(new_units):
         return None
-    imports = _new_imports(old_units, new_units, merger)
-    if imports is not None:
+    place = after or before
+    imports = _new_imports(old_units, new_units, merger) if not place or \
+        sum(1 for line in document_lines if line.strip().startswith(place)) != 1 else None
+    if imports is not None:  # (where they sort; "below `use App\Models\Invoice;`": there, by lines)
         return imports
     try:
         return merger.top(old_units, new_units)

@@ -1337,8 +1337,13 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     if len(found) != 1 or not new or any(is_marker(line) for line in update_lines):
         return None
     j = found[0]
-    if side == "before":
-        return _inserted(doc_lines, update_lines, j, new)
+    if side == "before":  # (a definition above a line that the file sets apart from the one above it: apart)
+        apart = j > 0 and not keys[j - 1].strip() and sum(1 for piece in new if piece.text.strip()) > 1 and \
+            (is_declaration(line_key(new[0].text)) or DECORATOR.match(new[0].text) is not None or
+             line_key(new[0].text).rstrip().endswith(("{", ":")))  # (``Matrix Matrix::transpose() const {``)
+        while apart and new and not new[-1].text.strip():
+            new = new[:-1]
+        return _inserted(doc_lines, update_lines, j, new + [Piece(_terminator(doc_lines), None, None)] * apart)
     at = block_end(keys, j)
     while at > j + 1 and not keys[at - 1].strip():
         at -= 1  # (the blank lines below it stay below the new code)
@@ -1571,6 +1576,9 @@ def _gap_before_last_block(doc_lines: list[str]) -> int:
 _SETTING = re.compile(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")  # ``MAX_CART_ITEMS = 50`` at the left edge
 
 
+_CALL_HEAD = re.compile(r"^([\w$.:]+)\(.*\)\s*;?\s*$")  # a line that is one call at the left edge: ``map("n", ...)``
+
+
 def _appended(document: str, update: str) -> Merge:
     """The update after the file's last line, set off as the file sets off its last block (a blank line, two
     in PEP 8's Python) unless either has a blank line there."""
@@ -1580,7 +1588,11 @@ def _appended(document: str, update: str) -> Merge:
     if not doc_lines[-1].endswith(("\n", "\r")):
         pieces[-1] = Piece(doc_lines[-1] + newline, len(doc_lines), None)
     shown = [line for line in split_lines(update) if line.strip()]
-    in_the_run = all(_SETTING.match(line) for line in shown) and _SETTING.match(doc_lines[-1]) is not None
+    call = _CALL_HEAD.match(doc_lines[-1])  # (another ``map("n", ...)`` below the file's last ones: the same run)
+    in_the_run = all(_SETTING.match(line) for line in shown) and _SETTING.match(doc_lines[-1]) is not None or \
+        call is not None and len(doc_lines) > 1 and _CALL_HEAD.match(doc_lines[-2]) is not None and \
+        _CALL_HEAD.match(doc_lines[-2])[1] == call[1] and \
+        all((m := _CALL_HEAD.match(line)) is not None and m[1] == call[1] for line in shown)
     if doc_lines[-1].strip() and split_lines(update)[0].strip() and not in_the_run:  # (a new setting below the
         pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines)  # run of settings it ends)
     pieces += [Piece(line, None, k) for k, line in enumerate(split_lines(update), 1)]
