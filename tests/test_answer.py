@@ -936,11 +936,9 @@ NOT_YET: dict[str, str] = {
     "dj-scala-url-shortener-max-url-length-chatgpt": "not examined yet: refused",
     "dj-haskell-todo-cli-clear-command-gemini": "not examined yet: ``app/Main.hs``, ``src/Options.hs`` differ from "
                                                 "the expected",
-    "dj-c-ringbuf-peek-deepseek": "not examined yet: ``test_ringbuf.c`` differs from the expected",
     "dj-zig-linecount-total-flag-qwen": "not examined yet: ``src/main.zig`` differs from the expected",
     "dj-shell-pg-backup-retention-pruning-llama": "not examined yet: refused",
     "dj-terraform-s3-assets-versioning-grok": "not examined yet: ``outputs.tf`` differs from the expected",
-    "dj-sql-billing-invoice-soft-delete-cursor": "not examined yet: ``db/schema.sql`` differs from the expected",
     "dj-vue-shop-product-search-windsurf": "not examined yet: refused",
     "dj-svelte-portfolio-dark-mode-toggle-continue": "not examined yet: ``.site-header``, "
                                                      "``src/routes/+layout.svelte`` differ from the expected",
@@ -3057,3 +3055,13 @@ def test_imports_said_below_one_go_there_and_a_method_after_the_one_returning_a_
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc.replace("use App\\Models\\Invoice;\n", "use App\\Models\\Invoice;\n" + imports).replace(
         "    }\n\n    public function store", "    }\n\n" + action + "\n    public function store")
+
+
+def test_after_a_call_named_with_its_parentheses_is_after_that_call(tmp_path):
+    """"and call it in `main`, after the `test_full();` call:": below the call in ``main`` (it went below the
+    ``test_full`` function, outside any function)."""
+    doc = ("static void test_full(void)\n{\n    assert(1);\n}\n\nint main(void)\n{\n    test_full();\n    return 0;\n}\n")
+    (tmp_path / "test_ringbuf.c").write_text(doc)
+    answer = "In `test_ringbuf.c`, call it in `main`, after the `test_full();` call:\n\n```c\n    test_peek();\n```\n"
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == doc.replace("    test_full();\n", "    test_full();\n    test_peek();\n")

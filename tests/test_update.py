@@ -4861,3 +4861,12 @@ def test_a_call_appended_to_a_run_of_such_calls_joins_the_run():
            'map("n", "<leader>e", vim.diagnostic.open_float)\n')
     new = 'map("n", "<leader>dq", vim.diagnostic.setloclist)\n'
     assert merge_update(doc, new, "keymaps.lua", after="").merged == doc + new
+
+
+def test_a_column_below_the_line_named_is_not_a_rewrite_of_it():
+    """"Add the column to `invoices`, just below the `issued_at    TIMESTAMPTZ,` line:" and ``deleted_at
+    TIMESTAMPTZ,``: below it (it took the line's place, silently)."""
+    doc = ("CREATE TABLE invoices (\n    id           BIGSERIAL PRIMARY KEY,\n    status       TEXT NOT NULL,\n"
+           "    issued_at    TIMESTAMPTZ,\n    created_at   TIMESTAMPTZ NOT NULL DEFAULT now()\n);\n")
+    assert merge_update(doc, "    deleted_at   TIMESTAMPTZ,\n", "schema.sql", after="issued_at    TIMESTAMPTZ,").merged == \
+        doc.replace("    issued_at    TIMESTAMPTZ,\n", "    issued_at    TIMESTAMPTZ,\n    deleted_at   TIMESTAMPTZ,\n")

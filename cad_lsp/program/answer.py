@@ -108,7 +108,7 @@ _GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below
 _RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s+(?:folder|directory|dir)\b",
                         re.IGNORECASE)
 _TESTS = re.compile(r"\s+(?:tests|test\s+cases|specs)\b", re.IGNORECASE)  # "after the existing `add_months` tests"
-_CALLS = re.compile(r"\s+(?:calls|invocations|lines)\b", re.IGNORECASE)  # "after the existing `check` calls"
+_CALLS = re.compile(r"\s+(?:calls?|invocations?|lines)\b", re.IGNORECASE)  # ("after the `test_full();` call")  # "after the existing `check` calls"
 _SCRIPT_PATH = re.compile(r"(?:[\w.-]+/)*(?:bin|sbin|scripts?|\.husky|\.githooks|hooks|libexec)/[A-Za-z][\w-]*")
 # An import said in the prose, to add with the block: "(and add `using Billing.Domain.Common;` at the top)"
 _IMPORT_SAID = re.compile(r"`((?:import\s+[^`]+|using\s+[\w.]+;|use\s+[\w\\:{}, ]+;|from\s+[\w.]+\s+import\s+[^`]+|"

@@ -757,7 +757,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             candidates.append((1, _line_merge(document, update)))
         except UpdateError:
             pass
-    elif blockwise is None and place is not None and _nothing_of_the_file(doc_lines, update_lines, statements=True) \
+    elif blockwise is None and place is not None and \
+            _nothing_of_the_file(doc_lines, update_lines, statements=True, place=place[1]) \
             and (named_place := _at_named_block(doc_lines, update_lines, place)) is not None:
         candidates = [(0, named_place)]  # (new code alone, its place said: there, not onto a line like its own)
     elif blockwise is None:
@@ -1504,16 +1505,19 @@ def _new_members(doc_lines: list[str], update_lines: list[str], grammar: str | N
 STATEMENTS_ALONE = 6  # new statements alone, at most this many lines, go where the answer says (not declarations)
 
 
-def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str], statements: bool = False) -> bool:
+def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str], statements: bool = False,
+                         place: str = "") -> bool:
     """Whether an update is new declarations alone: no marker, a line that declares something (``statements``:
-    or any code, ``const [key, setKey] = useState(0);``), and no line of it (but blank and closing ones) the
+    or any code, ``const [key, setKey] = useState(0);``, a few lines that rewrite no line of the file but the one
+    that starts with ``place``, where the answer puts them), and no line of it (but blank and closing ones) the
     file's (not a comment rewritten: "update the grammar comment above `expr`")."""
     ours = {line.strip() for line in doc_lines}
     if statements and not any(is_declaration(line) or _DECLARED_ALONE.match(line) for line in update_lines):
         shown = [line.strip() for line in update_lines if line.strip()]
         statements = len(shown) <= STATEMENTS_ALONE and not any(  # (a few new lines, none a rewrite of a file
             difflib.SequenceMatcher(None, new, old.strip(), autojunk=False).ratio() >= 0.6  # line: not the grammar
-            for new in shown for old in doc_lines if old.strip())  # comment of a parser rewritten)
+            for new in shown for old in doc_lines  # comment of a parser rewritten; the line said to be the
+            if old.strip() and not (place and old.strip().startswith(place)))  # place is not what it rewrites)
     return not any(is_marker(line) for line in update_lines) and \
         any(is_declaration(line) or _DECLARED_ALONE.match(line) or statements and not COMMENT_LINE.match(line)
             for line in update_lines if line.strip()) and \
