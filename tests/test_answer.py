@@ -944,8 +944,6 @@ NOT_YET: dict[str, str] = {
                                                      "``src/routes/+layout.svelte`` differ from the expected",
     "dj-kotlin-android-repos-retry-button-cody": "not examined yet: "
                                                  "``app/src/main/java/com/example/repos/ui/RepoScreen.kt``, ``app/src/main/java/com/example/repos/ui/RepoViewModel.kt`` differ from the expected",
-    "dj-go-notes-api-request-id-claude": "not examined yet: ``internal/server/logging.go``, "
-                                         "``internal/server/routes.go`` differ from the expected",
     "dj-rust-dusum-json-output-zed": "not examined yet: ``src/main.rs`` differs from the expected",
     "dj-python-django-shop-clear-cart-chatgpt": "not examined yet: ``shop/views.py`` differs from the expected",
     "dj-elixir-phoenix-chat-presence-gemini": "not examined yet: refused",
@@ -3065,3 +3063,21 @@ def test_after_a_call_named_with_its_parentheses_is_after_that_call(tmp_path):
     answer = "In `test_ringbuf.c`, call it in `main`, after the `test_full();` call:\n\n```c\n    test_peek();\n```\n"
     [change] = plan_answer(answer, tmp_path).files
     assert change.after == doc.replace("    test_full();\n", "    test_full();\n    test_peek();\n")
+
+
+def test_a_line_named_whole_as_the_place_stays_and_a_group_shown_apart_stays_apart(tmp_path):
+    """"directly above the `r.Use(middleware.RealIP)` line" and ``r.Use(middleware.RequestID)``: above it (it
+    took that line's place); "to the import block as its own group, after the `"time"` line" and a block that
+    opens with a blank line: a group of its own."""
+    routes = ('func routes() http.Handler {\n\tr := chi.NewRouter()\n\n\tr.Use(middleware.RealIP)\n'
+              '\tr.Use(middleware.Recoverer)\n\n\treturn r\n}\n')
+    logging = 'package server\n\nimport (\n\t"net/http"\n\t"time"\n)\n\nvar _ = http.StatusOK\nvar _ = time.Now\n'
+    (tmp_path / "routes.go").write_text(routes)
+    (tmp_path / "logging.go").write_text(logging)
+    answer = ("In `routes.go`, register it first, directly above the `r.Use(middleware.RealIP)` line:\n\n```go\n"
+              "\tr.Use(middleware.RequestID)\n```\n\nIn `logging.go`, add chi's middleware package to the import block as "
+              "its own group, after the `\"time\"` line:\n\n```go\n\n\t\"github.com/go-chi/chi/v5/middleware\"\n```\n")
+    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    assert after["routes.go"] == routes.replace("\tr.Use(middleware.RealIP)\n",
+                                                "\tr.Use(middleware.RequestID)\n\tr.Use(middleware.RealIP)\n")
+    assert after["logging.go"] == logging.replace('\t"time"\n', '\t"time"\n\n\t"github.com/go-chi/chi/v5/middleware"\n')

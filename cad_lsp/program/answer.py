@@ -1173,7 +1173,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else \
                 " tests" if m["name"] and _TESTS.match(line, m.end()) else ""  # ("after the existing `check`
-            return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or m["name"] or "") + calls or \
+            return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or _receiver_call(m[0]) or m["name"] or
+                                                     "") + calls or \
                 m["section"] or m["heading"] or m["quoted"] or m["single"] or m["code"], None  # calls": the last line calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)
         if end:
@@ -1182,8 +1183,16 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         if m and m["name"] in ("end", "fi", "done", "esac"):
             return "", None  # ("just before the final `end`": the end of the block the file ends with)
         if m:
-            return None, _titled_call(m[0]) or m["name"] or m["heading"] or m["quoted"] or m["tag"] + ">"
+            return None, _titled_call(m[0]) or _receiver_call(m[0]) or m["name"] or m["heading"] or m["quoted"] or \
+                m["tag"] + ">"
     return None, None
+
+
+def _receiver_call(said: str) -> str | None:
+    """A call on a receiver named whole, its arguments given (```r.Use(middleware.RealIP)```): a statement, the
+    one line that starts with it (not the first of the file's ``Use`` calls)."""
+    m = re.search(r"`((?:[\w$]+\.)+[\w$]+\((?!\s*(?:\.\.\.|\u2026)?\s*\))[^`]*\))\s*;?`", said)
+    return m[1] if m else None
 
 
 def _titled_call(said: str) -> str | None:

@@ -345,6 +345,10 @@ def _said_anew_then_rest(document: str, update: str, language: str | None, *, fo
     the targets below it, which go where they say or the answer does.  None where there are none."""
     doc_lines, update_lines = split_lines(document), split_lines(update)
     said = _said_anew(doc_lines, update_lines, language, commas)
+    place = after or before
+    if place and any(doc_lines[j].strip().startswith(place) for j in said):
+        return None  # (the line said to be the place is not what the update rewrites: "above the
+        # `r.Use(middleware.RealIP)` line", ``r.Use(middleware.RequestID)``)
     if not said:
         return None
     rewritten_lines = list(doc_lines)
@@ -744,6 +748,13 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         placed = _new_members(doc_lines, rest, grammar, into)  # ("  // ... the other tests ..." above new
         if placed is not None:  # members, nothing of the file around them: the end of their class)
             return _checked(placed, grammar, force, update)
+    said = after or before
+    if said and len(said) >= DISTINCTIVE_LINE and re.search(r"[\s(]", said) and \
+            sum(1 for line in doc_lines if line.strip().startswith(said)) == 1 \
+            and not any(line.strip() in {key.strip() for key in doc_lines} for line in update_lines if line.strip()) \
+            and (placed := _at_named_line(doc_lines, update_lines, "after" if after else "before", said)) is not None:
+        return _checked(placed, grammar, force, update)  # (a whole line named as the place, "directly above the
+        # `r.Use(middleware.RealIP)` line", and new lines: there, not as a rewrite of a line like them)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
@@ -1096,6 +1107,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     ``parser.add_argument(`` then ``"--color",``); None otherwise."""
     side, name = place
     keys = [line_key(line) for line in doc_lines]
+    if re.fullmatch(r"(?:[\w$]+\.)+[\w$]+\(.*\)", name) and not any(key.strip().startswith(name) for key in keys):
+        name = re.match(r"(?:[\w$]+\.)+([\w$]+)\(", name)[1]  # (a call said whole that no line starts with: its name)
     if name.startswith("<") and side == "before":  # an element by its tag: "right above the `<table>`"
         tags = [j for j, key in enumerate(keys) if re.match(rf"\s*{re.escape(name[:-1])}[\s>/]", key)]
         if len(tags) != 1 or any(is_marker(line) for line in update_lines):
@@ -1356,6 +1369,9 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
     above = gap if opens and not last_of_block else []
     below = gap if opens and at < len(keys) and keys[at].strip() and not last_of_block else []
+    shown_first = next(k for k, line in enumerate(update_lines) if line.strip())
+    if not above and shown_first and keys[at - 1].strip():  # (a blank line the update shows above the new ones:
+        above = [Piece(_terminator(doc_lines), None, None)]  # a group of their own, ``"github.com/go-chi/..."``)
     return _inserted(doc_lines, update_lines, at, above + new + below)
 
 
