@@ -940,16 +940,11 @@ NOT_YET: dict[str, str] = {
     "dj-shell-pg-backup-retention-pruning-llama": "not examined yet: refused",
     "dj-terraform-s3-assets-versioning-grok": "not examined yet: ``outputs.tf`` differs from the expected",
     "dj-vue-shop-product-search-windsurf": "not examined yet: refused",
-    "dj-svelte-portfolio-dark-mode-toggle-continue": "not examined yet: ``.site-header``, "
-                                                     "``src/routes/+layout.svelte`` differ from the expected",
     "dj-kotlin-android-repos-retry-button-cody": "not examined yet: "
                                                  "``app/src/main/java/com/example/repos/ui/RepoScreen.kt``, ``app/src/main/java/com/example/repos/ui/RepoViewModel.kt`` differ from the expected",
-    "dj-rust-dusum-json-output-zed": "not examined yet: ``src/main.rs`` differs from the expected",
     "dj-python-django-shop-clear-cart-chatgpt": "not examined yet: ``shop/views.py`` differs from the expected",
     "dj-elixir-phoenix-chat-presence-gemini": "not examined yet: refused",
     "dj-ruby-rails-blog-tag-filter-deepseek": "not examined yet: refused",
-    "dj-java-spring-catalog-product-cache-llama": "not examined yet: "
-                                                  "``src/main/java/com/acme/catalog/CatalogApplication.java``, ``src/main/java/com/acme/catalog/product/ProductService.java`` differ from the expected",
     "dj-csharp-todo-api-rate-limiting-mistral": "not examined yet: ``appsettings.json`` differs from the expected",
     "dj-lua-love2d-platformer-dash-grok": "not examined yet: ``main.lua``, ``player.lua`` differ from the expected",
     "dk-java-spring-library-title-search-copilot": "not examined yet: "
@@ -3081,3 +3076,26 @@ def test_a_line_named_whole_as_the_place_stays_and_a_group_shown_apart_stays_apa
     assert after["routes.go"] == routes.replace("\tr.Use(middleware.RealIP)\n",
                                                 "\tr.Use(middleware.RequestID)\n\tr.Use(middleware.RealIP)\n")
     assert after["logging.go"] == logging.replace('\t"time"\n', '\t"time"\n\n\t"github.com/go-chi/chi/v5/middleware"\n')
+
+
+def test_places_between_two_lines_after_a_closing_tag_and_inside_a_css_class(tmp_path):
+    """"between the `@Transactional` annotation and `public Product updatePrice(`": above that line (the
+    annotation rewrote another one like it); "add the button inside `.site-header`, after the closing `</nav>`
+    tag": after ``</nav>``, and ``.site-header`` is no file (one was created)."""
+    service = ("public class ProductService {\n    @Cacheable(cacheNames = \"products\", key = \"#sku\")\n"
+               "    public Optional<Product> findBySku(String sku) {\n        return repository.findBySku(sku);\n    }\n\n"
+               "    @Transactional\n    public Product updatePrice(String sku, long priceCents) {\n        return null;\n    }\n}\n")
+    layout = ('<header class="site-header">\n  <nav>\n    <a href="/">Home</a>\n  </nav>\n</header>\n')
+    (tmp_path / "ProductService.java").write_text(service)
+    (tmp_path / "Layout.svelte").write_text(layout)
+    button = '  <button class="theme-toggle" on:click={toggleTheme}>Theme</button>\n'
+    answer = ("In `ProductService.java`, evict the entry when the price changes, between the `@Transactional` "
+              "annotation and `public Product updatePrice(`:\n\n```java\n"
+              "    @CacheEvict(cacheNames = \"products\", key = \"#sku\")\n```\n\n"
+              f"In `Layout.svelte`, add the button inside `.site-header`, after the closing `</nav>` tag:\n\n```svelte\n{button}```\n")
+    plan = plan_answer(answer, tmp_path)
+    after = {Path(c.path).name: c.after for c in plan.files}
+    assert set(after) == {"ProductService.java", "Layout.svelte"}
+    assert after["ProductService.java"] == service.replace(
+        "    @Transactional\n", "    @Transactional\n    @CacheEvict(cacheNames = \"products\", key = \"#sku\")\n")
+    assert after["Layout.svelte"] == layout.replace("  </nav>\n", "  </nav>\n" + button)

@@ -4870,3 +4870,13 @@ def test_a_column_below_the_line_named_is_not_a_rewrite_of_it():
            "    issued_at    TIMESTAMPTZ,\n    created_at   TIMESTAMPTZ NOT NULL DEFAULT now()\n);\n")
     assert merge_update(doc, "    deleted_at   TIMESTAMPTZ,\n", "schema.sql", after="issued_at    TIMESTAMPTZ,").merged == \
         doc.replace("    issued_at    TIMESTAMPTZ,\n", "    issued_at    TIMESTAMPTZ,\n    deleted_at   TIMESTAMPTZ,\n")
+
+
+def test_a_block_statement_after_a_named_line_is_set_apart_as_the_file_sets_it():
+    """"add the early return after `entries.truncate(cli.top);`": an ``if`` block, with a blank line above it as
+    below it (it ran into the line above)."""
+    doc = ("fn main() {\n    entries.truncate(cli.top);\n\n    for e in &entries {\n        println!(\"{}\", e);\n"
+           "    }\n}\n")
+    new = "    if cli.json {\n        return print_json(&entries);\n    }\n"
+    assert merge_update(doc, new, "main.rs", after="entries.truncate(cli.top);").merged == doc.replace(
+        "    entries.truncate(cli.top);\n", "    entries.truncate(cli.top);\n\n" + new)

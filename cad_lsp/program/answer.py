@@ -473,8 +473,11 @@ _NEAR_WORDS = re.compile(r"\b(?P<where>after|below|beneath|under|following|befor
 # A line named by its code: "right under the `alias Chat.Messages` line", "below `import httpx`", "below the line
 # that declares the `error` state"
 _NEAR_LINE = re.compile(r"\b(?P<where>after|below|beneath|under|underneath|following|before|above)\s+(?:the\s+)?"
-                        r"(?:existing\s+)?(?:line\s+(?:that\s+(?:sets|declares|defines|creates|assigns|initiali[sz]es|"
+                        r"(?:existing\s+|closing\s+|opening\s+)?(?:line\s+(?:that\s+(?:sets|declares|defines|creates|assigns|initiali[sz]es|"
                         r"holds|reads)\s+(?:the\s+)?)?)?`(?P<code>[^`]{2,120})`", re.IGNORECASE)
+# Between two lines named by their code: before the second ("between the `@Transactional` annotation and `public
+# Product updatePrice(`")
+_BETWEEN_CODE = re.compile(r"\bbetween\s+(?:the\s+)?`[^`]+`(?:\s+[\w-]+)?\s+and\s+(?:the\s+)?`(?P<second>[^`]{3,120})`")
 # A definition named by a line of it: "after the function that calls `dao.delete(task)`", "after the test that
 # expects `"17.00"`"
 _NEAR_CODE = re.compile(r"\b(?P<where>after|below|before|above)\s+(?:the\s+(?:closing\s+brace|`?end`?|`\}`)\s+"
@@ -776,6 +779,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
             (section := _AFTER_SETTINGS.search(_last_said(prose))):
         after = section["words"]  # ("right after the database settings": the ``# Database`` section)
     in_code = _NEAR_CODE.search(_last_said(prose)) if after is None and before is None else None
+    if after is None and before is None and in_code is None and (two := _BETWEEN_CODE.search(_last_said(prose))):
+        before = two["second"]  # ("between the `@Transactional` annotation and `public Product updatePrice(`")
     if after is None and before is None and in_code is None and (line_said := _NEAR_LINE.search(_last_said(prose))):
         after, before = (None, line_said["code"]) if line_said["where"].lower() in ("before", "above") else \
             (line_said["code"], None)  # (a line by its code: the merge finds the one that starts with it)
@@ -1298,8 +1303,12 @@ def _names_file(word: str) -> bool:
         return False  # ("to write `.xlsx` files": an extension, not a dotfile such as ``.env``)
     return "/" in word or name.rsplit(".", 1)[-1].lower() in _CODE_EXTENSIONS or name in _BARE_NAMES or \
         re.fullmatch(r"\.[\w\-]+(?:\.(?:example|sample|template|local|dist|development|production|test))?",
-                     name) is not None and "__" not in name and "--" not in name  # (``.env``, ``.env.example``;
-    # not a CSS class named as BEM names them: "inside `.cart__details`")
+                     name) is not None and "__" not in name and "--" not in name and \
+        (not re.fullmatch(r"\.[a-z]+(?:-[a-z0-9]+)+", name) or name in _HYPHENATED_DOTFILES)  # (``.env``,
+    # ``.env.example``; not a CSS class: "inside `.cart__details`", "add the button inside `.site-header`")
+
+
+_HYPHENATED_DOTFILES = {".git-blame-ignore-revs", ".env-cmdrc", ".pre-commit-hooks"}
 
 
 _SCRIPT_LANGUAGES = {"bash", "sh", "shell", "zsh"}

@@ -337,6 +337,13 @@ _CALL_ENTRY = re.compile(r"^\s*(?P<target>[A-Za-z_][\w.]*(?:\s+|\s*\(\s*):?[\"']
 _SETS = re.compile(r"^\s*(?P<target>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*=(?!=)")  # ``self.x.y =``
 
 
+def _names_a_line(doc_lines: list[str], place: str | None) -> bool:
+    """Whether the place an answer names is code that one line of the file holds (``r.Use(middleware.RealIP)``,
+    ``command "done"``), not a name or a heading's words."""
+    return bool(place) and len(place) >= DISTINCTIVE_LINE and re.search(r"[(){};=\"'.:]", place) is not None and \
+        sum(1 for line in doc_lines if place in line) == 1
+
+
 def _said_anew_then_rest(document: str, update: str, language: str | None, *, force: bool, after: str | None,
                          before: str | None, into: str | None, commas: bool = False) -> Merge | None:
     """The file lines an update shows rewritten so that they place nothing (``_said_anew``) rewritten first, then
@@ -345,9 +352,8 @@ def _said_anew_then_rest(document: str, update: str, language: str | None, *, fo
     the targets below it, which go where they say or the answer does.  None where there are none."""
     doc_lines, update_lines = split_lines(document), split_lines(update)
     said = _said_anew(doc_lines, update_lines, language, commas)
-    place = after or before
-    if place and any(doc_lines[j].strip().startswith(place) for j in said):
-        return None  # (the line said to be the place is not what the update rewrites: "above the
+    if _names_a_line(doc_lines, after or before):
+        return None  # (new lines beside a line named as their place, not lines like them rewritten: "above the
         # `r.Use(middleware.RealIP)` line", ``r.Use(middleware.RequestID)``)
     if not said:
         return None
@@ -749,8 +755,7 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         if placed is not None:  # members, nothing of the file around them: the end of their class)
             return _checked(placed, grammar, force, update)
     said = after or before
-    if said and len(said) >= DISTINCTIVE_LINE and re.search(r"[\s(]", said) and \
-            sum(1 for line in doc_lines if line.strip().startswith(said)) == 1 \
+    if _names_a_line(doc_lines, said) \
             and not any(line.strip() in {key.strip() for key in doc_lines} for line in update_lines if line.strip()) \
             and (placed := _at_named_line(doc_lines, update_lines, "after" if after else "before", said)) is not None:
         return _checked(placed, grammar, force, update)  # (a whole line named as the place, "directly above the
@@ -1332,7 +1337,7 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     the file line is not the last of its block.  None where no line, or several, start so (name it)."""
     keys = [line_key(line) for line in doc_lines]
     found = [j for j, key in enumerate(keys) if key.strip().startswith(name) and
-             not re.match(r"[\w$]", key.strip()[len(name):len(name) + 1])]
+             not (re.match(r"[\w$]", name[-1:]) and re.match(r"[\w$]", key.strip()[len(name):len(name) + 1]))]
     if not found:  # (quoted: "after `"os"`" in a Go import block)
         found = [j for j, key in enumerate(keys) if key.strip().strip(",;") in (f'"{name}"', f"'{name}'")]
     new = _shown_pieces(update_lines)
@@ -1363,9 +1368,10 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
         at -= 1  # (the blank lines below it stay below the new code)
     blanks = next((n for n in range(at, len(keys)) if keys[n].strip()), len(keys)) - at
     gap = [Piece(_terminator(doc_lines), None, None)] * max(1, blanks)  # (as the file sets the next line apart)
-    opens = (is_declaration(line_key(new[0].text)) or DECORATOR.match(new[0].text) is not None) and \
-        sum(1 for piece in new if piece.text.strip()) > 1 and (blanks > 0 or at > j + 1)  # (a definition with a
-    # body; one line joins the file's run: ``drainTimeout := flag.Duration(...)``, ``const [key, setKey] = ...``)
+    opens = (is_declaration(line_key(new[0].text)) or DECORATOR.match(new[0].text) is not None or
+             line_key(new[0].text).rstrip().endswith(("{", ":"))) and \
+        sum(1 for piece in new if piece.text.strip()) > 1 and (blanks > 0 or at > j + 1)  # (a definition or a
+    # block with a body, ``if cli.json {``; one line joins the file's run: ``drainTimeout := flag.Duration(...)``)
     last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
     above = gap if opens and not last_of_block else []
     below = gap if opens and at < len(keys) and keys[at].strip() and not last_of_block else []
