@@ -949,14 +949,11 @@ NOT_YET: dict[str, str] = {
     "dj-lua-love2d-platformer-dash-grok": "not examined yet: ``main.lua``, ``player.lua`` differ from the expected",
     "dk-java-spring-library-title-search-copilot": "not examined yet: "
                                                    "``src/main/java/com/example/library/web/BookController.java`` differs from the expected",
-    "dk-ruby-rails-projects-archive-copilot": "not examined yet: ``app/models/project.rb`` differs from the expected",
     "dk-vue-team-directory-compact-cards-cursor": "not examined yet: ``src/components/MemberCard.vue`` differs from "
                                                   "the expected",
     "dk-yaml-python-ci-coverage-upload-copilot": "not examined yet: ``.github/workflows/ci.yml`` differs from the "
                                                  "expected",
     "dk-rust-notes-cli-search-subcommand-windsurf": "not examined yet: ``src/main.rs`` differs from the expected",
-    "dk-java-cms-slug-max-length-cursor": "not examined yet: ``src/main/java/com/example/cms/util/Slugs.java`` "
-                                          "differs from the expected",
 }
 
 

@@ -4880,3 +4880,27 @@ def test_a_block_statement_after_a_named_line_is_set_apart_as_the_file_sets_it()
     new = "    if cli.json {\n        return print_json(&entries);\n    }\n"
     assert merge_update(doc, new, "main.rs", after="entries.truncate(cli.top);").merged == doc.replace(
         "    entries.truncate(cli.top);\n", "    entries.truncate(cli.top);\n\n" + new)
+
+
+def test_new_members_below_a_marker_naming_associations_and_validations_go_right_after_them():
+    """``# ... associations and validations ...``, new scopes and methods, ``# ... rest of the model ...``: the
+    new code right after the file's ``belongs_to`` ... ``validates`` lines (it went to the class's end)."""
+    doc = ("class Project < ApplicationRecord\n  belongs_to :workspace\n  has_many :tasks\n\n"
+           "  validates :name, presence: true\n\n  def duplicate!\n    dup.save!\n  end\nend\n")
+    update = ("class Project < ApplicationRecord\n  # ... associations and validations ...\n\n"
+              "  scope :active, -> { where(archived_at: nil) }\n\n  def archive!\n    update!(archived_at: Time.current)\n"
+              "  end\n\n  # ... rest of the model ...\nend\n")
+    assert merge_update(doc, update, "project.rb").merged == doc.replace(
+        "presence: true\n\n", "presence: true\n\n  scope :active, -> { where(archived_at: nil) }\n\n"
+        "  def archive!\n    update!(archived_at: Time.current)\n  end\n\n")
+
+
+def test_an_overload_that_calls_the_method_of_its_name_is_added_beside_it():
+    """``slugify(String input, int maxLength)`` calling ``slugify(input)``: a new overload beside the file's
+    ``slugify(String input)`` (it replaced it, silently)."""
+    one = ("    public static String slugify(String input) {\n        return input.toLowerCase();\n    }\n")
+    doc = "public final class Slugs {\n    private Slugs() {\n    }\n\n" + one + "}\n"
+    two = ("    public static String slugify(String input, int maxLength) {\n        String slug = slugify(input);\n"
+           "        return slug.substring(0, Math.min(slug.length(), maxLength));\n    }\n")
+    update = "public final class Slugs {\n    // ...existing code...\n\n" + two + "}\n"
+    assert merge_update(doc, update, "Slugs.java").merged == doc.replace(one, one + "\n" + two)

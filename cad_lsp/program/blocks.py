@@ -226,7 +226,13 @@ _RUNS_IT = re.compile(r"^(?:if\s+__name__\s*==|module\.exports\b|exports\.\w+\s*
 DISTINCTIVE_LINE = 12  # characters of a line that two units share by what they say, not by syntax (``});``)
 # A marker's word for the units it keeps, and their key's kind: "// ... existing fields ...", "# ... other imports"
 _KIND_SAID = {"fields": "variable", "field": "variable", "properties": "variable", "columns": "variable",
-              "attributes": "variable", "imports": "import", "methods": "function", "functions": "function"}
+              "attributes": "variable", "imports": "import", "methods": "function", "functions": "function",
+              "associations": "associations", "relationships": "associations", "validations": "validations",
+              "callbacks": "callbacks"}
+# ... and the calls in a class body of such a kind, by their first word: Rails' ``has_many``, ``validates``
+_CALLS_OF_KIND = (("associations", re.compile(r"\s*(?:belongs_to|has_many|has_one|has_and_belongs_to_many)\b")),
+                  ("validations", re.compile(r"\s*validates?(?:_\w+)?\b")),
+                  ("callbacks", re.compile(r"\s*(?:before|after|around)_\w+\b")))
 # A call that registers a service or a middleware (ASP.NET's ``builder.Services.AddX<...>``, ``app.UseX``)
 _REGISTERS = re.compile(r"\.(?:Add|Use|Map|Configure|Register)(?:[A-Z]\w*)?(?:<.*>)?$")
 NEW_SHARE = 0.5  # new definitions with no line of the file and as long as this share of it rewrite it
@@ -339,6 +345,28 @@ def other_subjects(a: str, b: str) -> bool:
     ``watch(todos, ...)`` is another watcher, not a rewrite of it."""
     m, n = _SUBSCRIPTION.match(a), _SUBSCRIPTION.match(b)
     return bool(m and n and m["call"] == n["call"] and m["subject"] != n["subject"])
+
+
+def _arity(arguments: str) -> int:
+    """How many arguments a list holds, at its top level (``a, f(b, c)``: two)."""
+    depth, count = 0, 1 if arguments.strip() else 0
+    for char in arguments:
+        depth += char in "([{<"
+        depth -= char in ")]}>"
+        count += char == "," and depth == 0
+    return count
+
+
+def _overload_of(old: list[str], new: list[str], name: str) -> bool:
+    """Whether a new function of an old one's name is another overload beside it: it takes another number of
+    parameters and calls the name with as many arguments as the old one takes (it delegates to it)."""
+    head = re.compile(rf"\b{re.escape(name)}\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+    ours, theirs = head.search("".join(old[:3])), head.search("".join(new[:3]))
+    if ours is None or theirs is None or _arity(ours[1]) == _arity(theirs[1]):
+        return False
+    return any(_arity(call[1]) == _arity(ours[1]) and not re.search(r"(?:\.|->|::)$", line[:call.start()].replace(
+        "this.", "").replace("self.", "").replace("$this->", "")) for line in new[1:] for call in head.finditer(line))
+    # (its own name called, not another object's: ``$this->mailer->send(...)`` is no delegation)
 
 
 def names(defined: str, name: str) -> bool:
@@ -1286,6 +1314,9 @@ class _Merger:
                 self.old.lines[old.start].rstrip().endswith(";") and \
                 any("{" in line for line in self.text(self.new, new)):
             return True  # (an interface's ``Search(ProductQuery query);`` is not the class's method of that name)
+        if old.key is not None and old.key[0] == "function" and old.key == new.key and \
+                _overload_of(self.text(self.old, old), self.text(self.new, new), old.key[1].rsplit(".", 1)[-1]):
+            return True  # (``slugify(String input, int maxLength)`` calling ``slugify(input)``: an overload)
         return _repeatable(old) and old.key == new.key and not self.has_marker(new) and _members(old) and \
             _members(new) and not _members(old) & _members(new)  # another ``extension Note``, another ``impl Foo``
 
@@ -1431,7 +1462,8 @@ class _Merger:
         new code goes there, before the units the next marker names; a marker that names none of its units stands
         for those before the first one the next marker names."""
         following = sequence[sequence.index(k) + 1:][:1]
-        if self.place is not None or not covered or not following or following[0] in matches or \
+        placed = self.place is not None and any(_named(unit, self.place[1]) for unit in _walk(self.old_units))
+        if placed or not covered or not following or following[0] in matches or \
                 following[0] not in range(len(new_units)) or self.is_marker(new_units[following[0]]) or \
                 k not in range(len(new_units)):
             return covered
@@ -1462,12 +1494,17 @@ class _Merger:
         """The covered units a marker names by their kind (``// ... existing fields ...``: the class's fields, up
         to the last of the run they start), where no unit of another kind comes before that last one."""
         kinds = {_KIND_SAID[word.lower()] for word in said if word.lower() in _KIND_SAID}
-        if len(kinds) != 1:
-            return []
-        of_kind = [n for n, j in enumerate(covered) if (old_units[j].key or ("",))[0] in kinds and
+        if len(kinds) != 1 and not kinds <= {said for said, _ in _CALLS_OF_KIND}:
+            return []  # (one kind; or the calls of a class body: "associations, validations and callbacks")
+        def kind(unit: Unit) -> str:
+            if unit.key is not None:
+                return unit.key[0]
+            line = self.old.lines[unit.start]
+            return next((said for said, first in _CALLS_OF_KIND if first.match(line)), "") \
+                if unit.kind == "call" else ""
+        of_kind = [n for n, j in enumerate(covered) if kind(old_units[j]) in kinds and
                    (old_units[j].body is None or "variable" not in kinds)]  # (a field, not a computed property)
-        if not of_kind or any(old_units[j].key is not None and old_units[j].key[0] not in kinds
-                              for j in covered[:of_kind[-1]]):
+        if not of_kind or any(kind(old_units[j]) and kind(old_units[j]) not in kinds for j in covered[:of_kind[-1]]):
             return []
         return of_kind
 
