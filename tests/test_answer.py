@@ -2851,6 +2851,13 @@ def test_just_before_the_final_end_is_the_end_of_the_file_s_block():
     assert (block.after, block.before) == ("", None)
 
 
+def _applied(tmp_path: Path, name: str, text: str, answer: str) -> str:
+    """The one file an answer changes, written as ``text`` under ``name`` first: what the answer makes of it."""
+    (tmp_path / name).write_text(text)
+    [change] = plan_answer(answer, tmp_path).files
+    return change.after
+
+
 def test_a_shell_block_naming_no_file_after_a_script_s_block_goes_on_in_the_script(tmp_path):
     """"2. `scripts/backup.sh`: ..." then "And replace the upload section at the end of the script:" and a bash
     block of the script's lines: that script's (it was read as commands and left out, silently); "Run the
@@ -2889,12 +2896,10 @@ def test_a_line_changed_inside_a_named_function_takes_the_new_lines_below_it(tmp
            '  const filter = ref<Filter>("all");\n\n'
            '  watch(todos, (value) => localStorage.setItem(KEY, JSON.stringify(value)), {\n    deep: true,\n  });\n\n'
            '  return { todos, filter };\n}\n')
-    (tmp_path / "useTodos.ts").write_text(doc)
     answer = ("`useTodos.ts`\n\nThen inside `useTodos`, initialise from it and watch it:\n\n```ts\n"
               "  const filter = ref<Filter>(loadFilter());\n\n"
               "  watch(filter, (value) => localStorage.setItem(FILTER_KEY, value));\n```\n")
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace('  const filter = ref<Filter>("all");\n',
+    assert _applied(tmp_path, "useTodos.ts", doc, answer) == doc.replace('  const filter = ref<Filter>("all");\n',
                                        "  const filter = ref<Filter>(loadFilter());\n\n"
                                        "  watch(filter, (value) => localStorage.setItem(FILTER_KEY, value));\n")
 
@@ -2913,11 +2918,9 @@ def test_a_route_said_replaced_by_its_path_goes_with_its_handler(tmp_path):
     doc = ('func (s *Server) routes() http.Handler {\n\tr := chi.NewRouter()\n\n'
            '\tr.Get("/health", func(w http.ResponseWriter, r *http.Request) {\n\t\tw.WriteHeader(http.StatusOK)\n'
            '\t\t_, _ = w.Write([]byte("ok"))\n\t})\n\n\treturn r\n}\n')
-    (tmp_path / "routes.go").write_text(doc)
     routes = '\tr.Get("/livez", s.handleLive)\n\tr.Get("/readyz", s.handleReady)\n'
     answer = f"Then in `routes.go`, replace the inline `/health` route with the two new ones:\n\n```go\n{routes}```\n"
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc[:doc.index('\tr.Get("/health"')] + routes + doc[doc.index("\n\treturn r"):]
+    assert _applied(tmp_path, "routes.go", doc, answer) == doc[:doc.index('\tr.Get("/health"')] + routes + doc[doc.index("\n\treturn r"):]
 
 
 def test_an_entry_named_in_code_places_the_new_one_after_it(tmp_path):
@@ -2925,11 +2928,9 @@ def test_an_entry_named_in_code_places_the_new_one_after_it(tmp_path):
     entry (no place was read, and the line was refused)."""
     doc = ("  def start(_type, _args) do\n    children = [\n      Chat.Repo,\n      {Phoenix.PubSub, name: Chat.PubSub},\n"
            "      ChatWeb.Endpoint\n    ]\n  end\n")
-    (tmp_path / "application.ex").write_text(doc)
     answer = ("Start it in `application.ex`, after `{Phoenix.PubSub, name: Chat.PubSub}` in the `children` list:\n\n"
               "```elixir\n      Chat.RateLimiter,\n```\n")
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace("Chat.PubSub},\n", "Chat.PubSub},\n      Chat.RateLimiter,\n")
+    assert _applied(tmp_path, "application.ex", doc, answer) == doc.replace("Chat.PubSub},\n", "Chat.PubSub},\n      Chat.RateLimiter,\n")
 
 
 def test_an_element_said_swapped_goes_whole_for_the_new_markup(tmp_path):
@@ -2938,12 +2939,10 @@ def test_an_element_said_swapped_goes_whole_for_the_new_markup(tmp_path):
     doc = ('    <li :for={todo <- @todos}>\n      <input type="checkbox" checked={todo.done} />\n'
            '      <span class={todo.done && "line-through"}>{todo.title}</span>\n      <button>Delete</button>\n'
            '    </li>\n')
-    (tmp_path / "todo.heex").write_text(doc)
     new = ('      <form :if={@editing_id == todo.id} phx-submit="save">\n        <input name="title" />\n      </form>\n'
            '      <span :if={@editing_id != todo.id} phx-click="edit">\n        {todo.title}\n      </span>\n')
     answer = f"### `todo.heex`\n\nThen swap the `<span>` for an edit form when the todo is being edited:\n\n```heex\n{new}```\n"
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace('      <span class={todo.done && "line-through"}>{todo.title}</span>\n', new)
+    assert _applied(tmp_path, "todo.heex", doc, answer) == doc.replace('      <span class={todo.done && "line-through"}>{todo.title}</span>\n', new)
 
 
 def test_places_named_by_a_line_of_code(tmp_path):
@@ -2976,11 +2975,9 @@ def test_the_line_said_replaced_by_a_call_it_holds_keeps_the_block_it_opens(tmp_
     the ``if``'s body kept (the block went in beside it)."""
     doc = ('func main() {\n\tctx := context.Background()\n\tif err := pool.Run(ctx); err != nil {\n'
            '\t\tlog.Fatalf("worker pool: %v", err)\n\t}\n\tlog.Println("stopped")\n}\n')
-    (tmp_path / "main.go").write_text(doc)
     line = "\tif err := pool.Run(ctx, *drainTimeout); err != nil {\n"
     answer = f"In `main.go`, replace the line that calls `pool.Run(ctx)` with:\n\n```go\n{line}```\n"
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace("\tif err := pool.Run(ctx); err != nil {\n", line)
+    assert _applied(tmp_path, "main.go", doc, answer) == doc.replace("\tif err := pool.Run(ctx); err != nil {\n", line)
 
 
 def test_one_more_right_below_it_goes_on_in_the_same_file():
@@ -2996,11 +2993,9 @@ def test_an_import_said_with_an_ellipsis_is_a_description_not_a_line(tmp_path):
     """"Update the routers import (the `from .routers import ...` line) to:": the block rewrites it, and no
     line ``from .routers import ...`` is added to the file (it was, at its end)."""
     doc = "from fastapi import FastAPI\n\nfrom .routers import projects, users\n\napp = FastAPI()\n"
-    (tmp_path / "main.py").write_text(doc)
     answer = ("In `main.py`, update the routers import (the `from .routers import ...` line) to:\n\n```python\n"
               "from .routers import meta, projects, users\n```\n")
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace("import projects", "import meta, projects")
+    assert _applied(tmp_path, "main.py", doc, answer) == doc.replace("import projects", "import meta, projects")
 
 
 def test_a_line_named_inside_a_named_definition_is_found_there(tmp_path):
@@ -3008,11 +3003,9 @@ def test_a_line_named_inside_a_named_definition_is_found_there(tmp_path):
     sets a ``logLevel`` too: below the ``config`` object's (refused: two lines start with it)."""
     doc = ('export const config = {\n  port: Number(process.env.PORT ?? 3000),\n  logLevel: process.env.LOG_LEVEL ?? "info",\n'
            '};\n\nexport function describeConfig(c) {\n  return {\n    port: c.port,\n    logLevel: c.logLevel,\n  };\n}\n')
-    (tmp_path / "config.ts").write_text(doc)
     line = '  requestIdHeader: process.env.REQUEST_ID_HEADER ?? "X-Request-Id",\n'
     answer = f"**`config.ts`** — add a setting below the line that sets `logLevel` in the `config` object:\n\n```ts\n{line}```\n"
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace('"info",\n', '"info",\n' + line)
+    assert _applied(tmp_path, "config.ts", doc, answer) == doc.replace('"info",\n', '"info",\n' + line)
 
 
 def test_a_line_said_to_be_there_currently_is_the_one_rewritten(tmp_path):
@@ -3020,11 +3013,9 @@ def test_a_line_said_to_be_there_currently_is_the_one_rewritten(tmp_path):
     changes:": that line rewritten (refused: no line of the file in the block)."""
     doc = ("export function useStats(range) {\n  useEffect(() => {\n    load(range);\n  }, [range]);\n\n"
            "  return { stats };\n}\n")
-    (tmp_path / "useStats.ts").write_text(doc)
     answer = ("In `useStats.ts`, change the effect's dependency array (currently `}, [range]);`) so it also reruns when "
               "the key changes:\n\n```ts\n  }, [range, reloadKey]);\n```\n")
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace("[range]);", "[range, reloadKey]);")
+    assert _applied(tmp_path, "useStats.ts", doc, answer) == doc.replace("[range]);", "[range, reloadKey]);")
 
 
 def test_imports_said_below_one_go_there_and_a_method_after_the_one_returning_a_view(tmp_path):
@@ -3035,15 +3026,13 @@ def test_imports_said_below_one_go_there_and_a_method_after_the_one_returning_a_
            "class InvoiceController extends Controller\n{\n    public function show(Invoice $invoice)\n    {\n"
            "        return view('invoices.show', compact('invoice'));\n    }\n\n    public function store(): RedirectResponse\n"
            "    {\n        return redirect()->route('invoices.index');\n    }\n}\n")
-    (tmp_path / "InvoiceController.php").write_text(doc)
     imports = "use Barryvdh\\DomPDF\\Facade\\Pdf;\nuse Illuminate\\Http\\Response;\n"
     action = ("    public function download(Invoice $invoice): Response\n    {\n"
               "        return Pdf::loadView('invoices.pdf', compact('invoice'))->download('invoice.pdf');\n    }\n")
     answer = (f"In `InvoiceController.php`, add these two imports below `use App\\Models\\Invoice;`:\n\n```php\n{imports}```\n\n"
               "Then add the action after the closing brace of the method that returns the `invoices.show` view:\n\n"
               f"```php\n{action}```\n")
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace("use App\\Models\\Invoice;\n", "use App\\Models\\Invoice;\n" + imports).replace(
+    assert _applied(tmp_path, "InvoiceController.php", doc, answer) == doc.replace("use App\\Models\\Invoice;\n", "use App\\Models\\Invoice;\n" + imports).replace(
         "    }\n\n    public function store", "    }\n\n" + action + "\n    public function store")
 
 
@@ -3051,10 +3040,8 @@ def test_after_a_call_named_with_its_parentheses_is_after_that_call(tmp_path):
     """"and call it in `main`, after the `test_full();` call:": below the call in ``main`` (it went below the
     ``test_full`` function, outside any function)."""
     doc = ("static void test_full(void)\n{\n    assert(1);\n}\n\nint main(void)\n{\n    test_full();\n    return 0;\n}\n")
-    (tmp_path / "test_ringbuf.c").write_text(doc)
     answer = "In `test_ringbuf.c`, call it in `main`, after the `test_full();` call:\n\n```c\n    test_peek();\n```\n"
-    [change] = plan_answer(answer, tmp_path).files
-    assert change.after == doc.replace("    test_full();\n", "    test_full();\n    test_peek();\n")
+    assert _applied(tmp_path, "test_ringbuf.c", doc, answer) == doc.replace("    test_full();\n", "    test_full();\n    test_peek();\n")
 
 
 def test_a_line_named_whole_as_the_place_stays_and_a_group_shown_apart_stays_apart(tmp_path):

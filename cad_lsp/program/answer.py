@@ -108,7 +108,8 @@ _GOES_NEXT_TO = re.compile(r"^[ \t]*(?:#|//|--)[ \t]*(?P<where>(?i:next to|below
 _RUN_THERE = re.compile(r"\b(?:from|in|inside|within)\s+(?:the|your)\s+`[^`]+`\s+(?:folder|directory|dir)\b",
                         re.IGNORECASE)
 _TESTS = re.compile(r"\s+(?:tests|test\s+cases|specs)\b", re.IGNORECASE)  # "after the existing `add_months` tests"
-_CALLS = re.compile(r"\s+(?:calls?|invocations?|lines)\b", re.IGNORECASE)  # ("after the `test_full();` call")  # "after the existing `check` calls"
+# "after the existing `check` calls", "after the `test_full();` call"
+_CALLS = re.compile(r"\s+(?:calls?|invocations?|lines)\b", re.IGNORECASE)
 _SCRIPT_PATH = re.compile(r"(?:[\w.-]+/)*(?:bin|sbin|scripts?|\.husky|\.githooks|hooks|libexec)/[A-Za-z][\w-]*")
 # An import said in the prose, to add with the block: "(and add `using Billing.Domain.Common;` at the top)"
 _IMPORT_SAID = re.compile(r"`((?:import\s+[^`]+|using\s+[\w.]+;|use\s+[\w\\:{}, ]+;|from\s+[\w.]+\s+import\s+[^`]+|"
@@ -473,8 +474,8 @@ _NEAR_WORDS = re.compile(r"\b(?P<where>after|below|beneath|under|following|befor
 # A line named by its code: "right under the `alias Chat.Messages` line", "below `import httpx`", "below the line
 # that declares the `error` state"
 _NEAR_LINE = re.compile(r"\b(?P<where>after|below|beneath|under|underneath|following|before|above)\s+(?:the\s+)?"
-                        r"(?:existing\s+|closing\s+|opening\s+)?(?:line\s+(?:that\s+(?:sets|declares|defines|creates|assigns|initiali[sz]es|"
-                        r"holds|reads)\s+(?:the\s+)?)?)?`(?P<code>[^`]{2,120})`", re.IGNORECASE)
+                        r"(?:existing\s+|closing\s+|opening\s+)?(?:line\s+(?:that\s+(?:sets|declares|defines|creates|"
+                        r"assigns|initiali[sz]es|holds|reads)\s+(?:the\s+)?)?)?`(?P<code>[^`]{2,120})`", re.IGNORECASE)
 # Between two lines named by their code: before the second ("between the `@Transactional` annotation and `public
 # Product updatePrice(`")
 _BETWEEN_CODE = re.compile(r"\bbetween\s+(?:the\s+)?`[^`]+`(?:\s+[\w-]+)?\s+and\s+(?:the\s+)?`(?P<second>[^`]{3,120})`")
@@ -1180,7 +1181,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
                 " tests" if m["name"] and _TESTS.match(line, m.end()) else ""  # ("after the existing `check`
             return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or _receiver_call(m[0]) or m["name"] or
                                                      "") + calls or \
-                m["section"] or m["heading"] or m["quoted"] or m["single"] or m["code"], None  # calls": the last line calling it) (the impl,
+                m["section"] or m["heading"] or m["quoted"] or m["single"] or m["code"], None  # calls": the last line
+            # calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)
         if end:
             return "", None
