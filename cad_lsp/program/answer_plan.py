@@ -23,7 +23,7 @@ from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import CLOSING, DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
 from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
-from .place_words import place_by_code, place_in_words
+from .place_words import code_said, place_by_code, place_in_words
 from .removal import definition_lines, remove_definition
 from .syntax import breaks, language_of
 from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
@@ -640,8 +640,7 @@ def _sets(line: str, said: str) -> bool:
         return True
     if line.strip().startswith(said) and not re.match(r"\w", line.strip()[len(said):]):
         return True
-    if re.search(r"[(\s]", said) and re.search(r"[\s\S]*?".join(
-            re.escape(part.strip()) for part in re.split(r"\.\.\.|\u2026", said)), line):
+    if re.search(r"[(\s]", said) and code_said(said).search(line):
         return True  # (code the line holds: "the line that calls `pool.Run(ctx)`", "`FastAPI(...)`")
     if said.startswith("/") and re.match(rf"""\s*[\w$.]+(?:::\w+)?\(\s*(["'`]){re.escape(said)}\1""", line):
         return True  # (a route by its path: "replace the inline `/health` route", ``r.Get("/health", func(...``)

@@ -113,15 +113,20 @@ def merge_by_blocks(document_lines: list[str], update_lines: list[str], language
         new_units = merger.lifted_markers(new_units, old_units)
     if not merger.starts_at_one_depth(new_units) or merger.inside_a_block(new_units):
         return None
-    place = after or before
-    imports = _new_imports(old_units, new_units, merger) if not place or \
-        sum(1 for line in document_lines if line.strip().startswith(place)) != 1 else None
+    imports = _new_imports(old_units, new_units, merger) if not _starts_one_line(document_lines, after or before) \
+        else None
     if imports is not None:  # (where they sort; "below `use App\Models\Invoice;`": there, by lines)
         return imports
     try:
         return merger.top(old_units, new_units)
     except _Refused:
         return _new_definitions(old_units, new_units, merger, language, after, before)
+
+
+def _starts_one_line(lines: list[str], place: str | None) -> bool:
+    """Whether the place an answer names starts one line of the file, and one only (``use App\\Models\\Invoice;``,
+    ``return jsonify(...)``): a line, which the line reading places new code by."""
+    return bool(place) and sum(1 for line in lines if line.strip().startswith(place)) == 1
 
 
 def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Merger", language: str,
@@ -144,8 +149,7 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         o.key == u.key and not merger.other_entry(o, u) for o in _walk(old_units))}  # declares: new)
     named = [u for u in _walk(old_units) if _named(u, after or before)]
     named = named[:1] if before and not after else named[-1:]  # (overloads: before the first, after the last)
-    if (after or before) and not named and \
-            sum(1 for line in merger.old.lines if line.strip().startswith(after or before)) == 1:
+    if not named and _starts_one_line(merger.old.lines, after or before):
         return None  # (a line named by its code, "after the `return jsonify(...)` line": the lines place it)
     depth = _indent(merger.old.lines[named[0].start]) if named else ""
     last_body = _last_body_at(old_units, merger, _indent(merger.new.lines[shown[0].start])) \
@@ -1462,8 +1466,7 @@ class _Merger:
         new code goes there, before the units the next marker names; a marker that names none of its units stands
         for those before the first one the next marker names."""
         following = sequence[sequence.index(k) + 1:][:1]
-        placed = self.place is not None and any(_named(unit, self.place[1]) for unit in _walk(self.old_units))
-        if placed or not covered or not following or following[0] in matches or \
+        if self.place_named() or not covered or not following or following[0] in matches or \
                 following[0] not in range(len(new_units)) or self.is_marker(new_units[following[0]]) or \
                 k not in range(len(new_units)):
             return covered
@@ -1510,8 +1513,11 @@ class _Merger:
 
     def place_unused(self) -> bool:
         """Whether the answer named a definition of the file for new ones to go by, and none went there."""
-        return self.place is not None and self.new_definitions > 0 and not self.place_used and \
-            any(_named(unit, self.place[1]) for unit in _walk(self.old_units))
+        return self.new_definitions > 0 and not self.place_used and self.place_named()
+
+    def place_named(self) -> bool:
+        """Whether the answer named a definition of the file as the place of new ones."""
+        return self.place is not None and any(_named(unit, self.place[1]) for unit in _walk(self.old_units))
 
     @staticmethod
     def _covered(before: int, after: int, matched: set[int], consumed: set[int], total: int) -> list[int]:

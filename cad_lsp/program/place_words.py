@@ -13,7 +13,7 @@ import re
 
 from .lines.reading import block_end, definitions_in, keys_of
 
-__all__ = ["heading", "place_by_code", "place_in_words"]
+__all__ = ["code_said", "heading", "place_by_code", "place_in_words"]
 
 _TITLED = re.compile(r"""^\s*(?P<call>[\w.$]+)[ (]\s*(["'`])(?P<title>[^"'`\n]{3,})\2""")  # test "adds" do, it('adds'
 _DEFINED = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|override|pub|default)\s+)*"
@@ -57,12 +57,16 @@ def place_in_words(text: str, said: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+def code_said(code: str) -> re.Pattern:
+    """A pattern for code a sentence quotes, where its ``...`` stands for anything (``FastAPI(...)``)."""
+    return re.compile(r"[\s\S]*?".join(re.escape(part.strip()) for part in re.split(r"\.\.\.|\u2026", code.strip())))
+
+
 def place_by_code(text: str, code: str) -> str | None:
     """The name of the one definition of ``text`` holding the one line that holds ``code`` ("after the method
     that ends with `items.add(...)`": ``...`` stands for anything), the innermost where they nest; None where no
     line, or several, hold it, or no definition holds it."""
-    parts = [re.escape(part.strip()) for part in re.split(r"\.\.\.|\u2026", code.strip())]
-    said = re.compile(r"[\s\S]*?".join(parts))
+    said = code_said(code)
     lines = text.splitlines()
     found = [k for k, line in enumerate(lines) if said.search(line)]
     if len(found) != 1:

@@ -755,9 +755,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         if placed is not None:  # members, nothing of the file around them: the end of their class)
             return _checked(placed, grammar, force, update)
     said = after or before
-    if _names_a_line(doc_lines, said) \
-            and not any(line.strip() in {key.strip() for key in doc_lines} for line in update_lines if line.strip()) \
-            and (placed := _at_named_line(doc_lines, update_lines, "after" if after else "before", said)) is not None:
+    if _names_a_line(doc_lines, said) and \
+            not {line.strip() for line in update_lines if line.strip()} & {key.strip() for key in doc_lines} and \
+            (placed := _at_named_line(doc_lines, update_lines, "after" if after else "before", said)) is not None:
         return _checked(placed, grammar, force, update)  # (a whole line named as the place, "directly above the
         # `r.Use(middleware.RealIP)` line", and new lines: there, not as a rewrite of a line like them)
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
@@ -1357,9 +1357,7 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
         return None
     j = found[0]
     if side == "before":  # (a definition above a line that the file sets apart from the one above it: apart)
-        apart = j > 0 and not keys[j - 1].strip() and sum(1 for piece in new if piece.text.strip()) > 1 and \
-            (is_declaration(line_key(new[0].text)) or DECORATOR.match(new[0].text) is not None or
-             line_key(new[0].text).rstrip().endswith(("{", ":")))  # (``Matrix Matrix::transpose() const {``)
+        apart = j > 0 and not keys[j - 1].strip() and _opens_a_body(new)
         while apart and new and not new[-1].text.strip():
             new = new[:-1]
         return _inserted(doc_lines, update_lines, j, new + [Piece(_terminator(doc_lines), None, None)] * apart)
@@ -1368,10 +1366,7 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
         at -= 1  # (the blank lines below it stay below the new code)
     blanks = next((n for n in range(at, len(keys)) if keys[n].strip()), len(keys)) - at
     gap = [Piece(_terminator(doc_lines), None, None)] * max(1, blanks)  # (as the file sets the next line apart)
-    opens = (is_declaration(line_key(new[0].text)) or DECORATOR.match(new[0].text) is not None or
-             line_key(new[0].text).rstrip().endswith(("{", ":"))) and \
-        sum(1 for piece in new if piece.text.strip()) > 1 and (blanks > 0 or at > j + 1)  # (a definition or a
-    # block with a body, ``if cli.json {``; one line joins the file's run: ``drainTimeout := flag.Duration(...)``)
+    opens = _opens_a_body(new) and (blanks > 0 or at > j + 1)  # (one line joins the file's run)
     last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
     above = gap if opens and not last_of_block else []
     below = gap if opens and at < len(keys) and keys[at].strip() and not last_of_block else []
@@ -1379,6 +1374,14 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     if not above and shown_first and keys[at - 1].strip():  # (a blank line the update shows above the new ones:
         above = [Piece(_terminator(doc_lines), None, None)]  # a group of their own, ``"github.com/go-chi/..."``)
     return _inserted(doc_lines, update_lines, at, above + new + below)
+
+
+def _opens_a_body(new: list[Piece]) -> bool:
+    """Whether new lines are a definition or a block with a body (``Matrix Matrix::transpose() const {``, ``if
+    cli.json {``), set apart as the file sets its blocks; one line (``drainTimeout := flag.Duration(...)``) is not."""
+    head = line_key(new[0].text)
+    return sum(1 for piece in new if piece.text.strip()) > 1 and \
+        (is_declaration(head) or DECORATOR.match(new[0].text) is not None or head.rstrip().endswith(("{", ":")))
 
 
 def _declares(key: str, name: str) -> bool:
@@ -1614,11 +1617,10 @@ def _appended(document: str, update: str) -> Merge:
     if not doc_lines[-1].endswith(("\n", "\r")):
         pieces[-1] = Piece(doc_lines[-1] + newline, len(doc_lines), None)
     shown = [line for line in split_lines(update) if line.strip()]
-    call = _CALL_HEAD.match(doc_lines[-1])  # (another ``map("n", ...)`` below the file's last ones: the same run)
+    callees = {m[1] if (m := _CALL_HEAD.match(line)) else None for line in doc_lines[-2:] + shown}
     in_the_run = all(_SETTING.match(line) for line in shown) and _SETTING.match(doc_lines[-1]) is not None or \
-        call is not None and len(doc_lines) > 1 and _CALL_HEAD.match(doc_lines[-2]) is not None and \
-        _CALL_HEAD.match(doc_lines[-2])[1] == call[1] and \
-        all((m := _CALL_HEAD.match(line)) is not None and m[1] == call[1] for line in shown)
+        len(doc_lines) > 1 and len(callees) == 1 and None not in callees  # (another ``map("n", ...)`` below the
+    # file's last two: the same run)
     if doc_lines[-1].strip() and split_lines(update)[0].strip() and not in_the_run:  # (a new setting below the
         pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines)  # run of settings it ends)
     pieces += [Piece(line, None, k) for k, line in enumerate(split_lines(update), 1)]
