@@ -876,13 +876,10 @@ NOT_YET: dict[str, str] = {
     "df-elixir-ecto-inventory-restock-dedupe-deepseek": "not examined yet: refused",
     "df-csharp-aspnet-todo-api-due-filter-copilot-chat": "not examined yet: refused",
     "df-kotlin-ktor-bookmarks-tags-qwen": "not examined yet: refused",
-    "dg-go-inventory-api-readiness-probe-gemini": "not examined yet: refused",
     "dg-typescript-react-cart-quantity-merge-cursor": "not examined yet: ``src/components/Header.tsx`` differs from "
                                                       "the expected",
-    "dg-python-django-recipes-favorite-toggle-deepseek": "not examined yet: refused",
     "dg-swift-ios-habits-streak-count-claude": "not examined yet: ``Habits/Views/HabitRow.swift`` differs from the "
                                                "expected",
-    "dg-go-deployctl-config-env-override-aider": "not examined yet: refused",
     "dg-ruby-rails-saas-invoice-overdue-scope-copilot": "not examined yet: refused",
     "dg-typescript-react-signup-password-strength-chatgpt": "not examined yet: ``src/pages/Signup.tsx`` differs from "
                                                             "the expected",
@@ -3083,3 +3080,57 @@ def test_places_between_two_lines_after_a_closing_tag_and_inside_a_css_class(tmp
     assert after["ProductService.java"] == service.replace(
         "    @Transactional\n", "    @Transactional\n    @CacheEvict(cacheNames = \"products\", key = \"#sku\")\n")
     assert after["Layout.svelte"] == layout.replace("  </nav>\n", "  </nav>\n" + button)
+
+
+def test_imports_after_a_sentence_naming_no_file_go_on_in_the_file_above(tmp_path):
+    """A Go import group shown again with ``"context"`` added, after "They use `context`, so update the import
+    block too:", and one Python import after "It needs one more import near the top:": the imports of the file
+    the block above named (both were skipped as examples, and the files did not build)."""
+    health = 'package server\n\nimport (\n\t"encoding/json"\n\t"net/http"\n\t"time"\n)\n\nvar _ = json.Marshal\n'
+    handler = 'func ready(w http.ResponseWriter) {\n\t_, cancel := context.WithTimeout(context.Background(), time.Second)\n\tcancel()\n}\n'
+    answer = (f"`health.go`:\n\n```go\n{handler}```\n\nThey use `context`, so update the import block too:\n\n"
+              '```go\nimport (\n\t"context"\n\t"encoding/json"\n\t"net/http"\n\t"time"\n)\n```\n')
+    assert _applied(tmp_path, "health.go", health, answer) == \
+        health.replace('import (\n', 'import (\n\t"context"\n') + "\n" + handler
+    views = ('from django.shortcuts import redirect\nfrom django.views.generic import ListView\n\n\n'
+             'class RecipeList(ListView):\n    pass\n')
+    view = '@require_POST\ndef toggle(request):\n    return redirect("/")\n'
+    answer = (f"In `views.py`, add this view at the end of the file:\n\n```python\n{view}```\n\n"
+              "It needs one more import near the top:\n\n```python\nfrom django.views.decorators.http import require_POST\n```\n")
+    assert _applied(tmp_path / "", "views.py", views, answer) == views.replace(
+        "from django.views.generic", "from django.views.decorators.http import require_POST\nfrom django.views.generic") \
+        + "\n\n" + view
+
+
+def test_a_single_line_said_inside_a_function_after_a_named_check_and_after_a_continued_declaration(tmp_path):
+    """"Put `applyEnv` between `Default` and `Load`. Then in `Load`, call it right after the `yaml.Unmarshal`
+    check:": the call goes inside ``Load`` after that check, not set apart (it was dropped, and the first
+    sentence placed the call); "add a selector below `selectTotal`", whose arrow body goes on to the next line:
+    after that line too (it split the declaration)."""
+    config = ('package config\n\nfunc Default() Config {\n\treturn Config{}\n}\n\nfunc Load(path string) (Config, error) {\n'
+              '\tcfg := Default()\n\tif err := yaml.Unmarshal(data, &cfg); err != nil {\n\t\treturn cfg, fmt.Errorf("parse config: %w", err)\n'
+              '\t}\n'
+              '\treturn cfg, nil\n}\n')
+    apply_env = 'func applyEnv(cfg *Config) error {\n\treturn nil\n}\n'
+    call = '\tif err := applyEnv(&cfg); err != nil {\n\t\treturn cfg, err\n\t}\n'
+    answer = (f"internal/config.go\n\n```go\n{apply_env}```\n\nPut `applyEnv` between `Default` and `Load`. Then in "
+              f"`Load`, call it right after the `yaml.Unmarshal` check:\n\n```go\n{call}```\n")
+    (tmp_path / "internal").mkdir()
+    assert _applied(tmp_path, "internal/config.go", config, answer) == config.replace(
+        "func Load", apply_env + "\nfunc Load").replace("\t}\n\treturn cfg, nil", "\t}\n" + call + "\treturn cfg, nil")
+    store = ('export const useCart = create(() => ({ items: [] }));\n\nexport const selectTotal = (state: CartState) =>\n'
+             '  state.items.reduce((sum, i) => sum + i.price, 0);\n')
+    count = 'export const selectCount = (state: CartState) =>\n  state.items.reduce((sum, i) => sum + i.quantity, 0);\n'
+    answer = f"In `store.ts`, add a selector below `selectTotal`:\n\n```ts\n{count}```\n"
+    assert _applied(tmp_path, "store.ts", store, answer) == store + "\n" + count
+
+
+def test_single_changed_lines_between_markers_rewrite_the_lines_they_resemble(tmp_path):
+    """Two changed lines of a body, a marker between them and nothing of the file: each rewrites the line it
+    resembles (the block was refused: "the update repeats no line of the file")."""
+    loader = ('import json\nimport os\n\n\ndef load(path):\n    data = open(path, mode="r").read()\n'
+              '    name = os.path.basename(path)\n    print(name)\n    return json.loads(data, strict=False)\n')
+    answer = ("In `loader.py`, read bytes and parse strictly:\n\n```python\n    data = open(path, mode=\"rb\").read()\n"
+              "    # ...\n    return json.loads(data, strict=True)\n```\n")
+    assert _applied(tmp_path, "loader.py", loader, answer) == loader.replace('"r"', '"rb"').replace("=False", "=True")
+

@@ -506,7 +506,8 @@ _PUT_WHERE = re.compile(r"^\s*(?:put|place|insert|add|keep)\s+(?:it|them|`[^`]+`
 _IT_GOES = re.compile(r"^\W*(?:(?:then|and|now)\s+)?(?:(?:put|place|insert|add|paste|move)\s+(?P<what>it|them|this|these|"
                       r"`[^`]+`)(?:\s+(?:block|snippet|code|methods?|functions?|tests?|helpers?|ones?))?|"
                       r"(?P<said>it|this|they|these)\s+(?:goes|go|belongs?|should\s+go))\s+(?:right\s+|just\s+|directly\s+)?"
-                      r"(?=(?:after|below|under|before|above|at\s+the\s+(?:very\s+)?(?:end|bottom))\b)", re.IGNORECASE)
+                      r"(?=(?:after|below|under|before|above|between|at\s+the\s+(?:very\s+)?(?:end|bottom))\b)",
+                      re.IGNORECASE)
 # ... or that says which of the file's lines it replaces: "This replaces the existing
 # `builder.Services.Configure<WeatherOptions>(...)` call."
 _IT_REPLACES = re.compile(r"^\W*(?:this|that|it)\s+replaces\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+)?"
@@ -534,7 +535,7 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
     if not (m or it) or block.after is not None or block.before is not None or block.path is None:
         return block
     if it:
-        after, before = _place_named([said[it.end():]])
+        after, before = _place_named([re.split(r"(?<=[.!?])\s+", said[it.end():])[0]])  # (its sentence alone)
         near = _near_words(_NEAR_WORDS.search(said[it.end():])) if not (after or before) else None
         return replace(block, after=after, before=before, near_words=near) if after or before or near else block
     near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
@@ -1168,6 +1169,11 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
     sentences = [line for line in prose
                  if line.strip() and not (_PUT_WHERE.match(line) and not line.rstrip().endswith(":"))]
+    last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", sentences[-1].strip())[-1] if sentences else ""
+    if sentences and last != sentences[-1].strip() and last.endswith(":") and \
+            (own := _place_named([last])) != (None, None):
+        return own  # (the line's last sentence, the block's own: "Put `applyEnv` between `Default` and `Load`.
+        # Then in `Load`, call it right after the `yaml.Unmarshal` check:")
     for line in sentences[-2:][::-1]:  # the sentence, or the one above a path (not one that places the block above:
         # "Put this block after the `# Auth` section.")
         said = line.replace("**", "").replace("__", "")

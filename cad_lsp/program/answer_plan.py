@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
-from .lines.reading import CLOSING, DECORATOR, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
+from .lines.reading import CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
 from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
@@ -191,9 +191,9 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     for block in reading.going_on:  # a fragment of the file named before it, shown after a sentence of its own
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
-        if text and (_holds_lines_of(text, block.text) or _defines_place(text, block.after or block.before) or
+        if text and (_holds_lines_of(text, block.text) or _holds_imports_of(text, block.text) or _defines_place(text, block.after or block.before) or
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
-                     _holds_a_line_inside(text, block.text, block.inside) or _defines_again(text, block.text) or
+                     _holds_a_line_inside(text, block.text, block.inside, block.after or block.before) or _defines_again(text, block.text) or
                      block.after == "" and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
@@ -211,6 +211,18 @@ def _holds_lines_of(text: str, block: str) -> bool:
     return sum(line in lines for line in own) >= 2
 
 
+def _holds_imports_of(text: str, block: str) -> bool:
+    """Whether a block is imports for the file: the file's shown again with some added, two of its lines at
+    least the file's (``"net/http"`` of a Go import group is short, but it is the file's); or imports alone, of a
+    kind the file has ("It needs one more import near the top:" ``from django.views... import require_POST``)."""
+    shown = [line.strip() for line in block.splitlines() if line.strip()]
+    lines = {line.strip() for line in text.splitlines()}
+    kinds = {line.split()[0] for line in text.splitlines() if IMPORT_LINE.match(line)}  # (``from``, ``import``)
+    return bool(shown) and IMPORT_LINE.match(shown[0]) is not None and \
+        (sum(line in lines and any(c.isalpha() for c in line) and not line.endswith("(") for line in shown) >= 2 or
+         all(IMPORT_LINE.match(line) and line.split()[0] in kinds for line in shown))
+
+
 def _defines_again(text: str, block: str) -> bool:
     """Whether a block opens by defining a name the file defines once (a ``check_all`` rewritten whole, after
     "Then replace `check_all` with a thread-pool version."): that definition anew."""
@@ -226,9 +238,10 @@ def _defines_anew(text: str, block: str) -> bool:
     return bool(ours) and not ours & set(definitions_in(keys_of(text.splitlines())).values())
 
 
-def _holds_a_line_inside(text: str, block: str, name: str | None) -> bool:
+def _holds_a_line_inside(text: str, block: str, name: str | None, place: str | None = None) -> bool:
     """Whether a block shows a line of the definition the sentence before it names ("in `Fire()`, swap the
-    `Instantiate` line for a `Get`:" and the new lines above ``bullet.Launch(...)``, which ``Fire`` has)."""
+    `Instantiate` line for a `Get`:" and the new lines above ``bullet.Launch(...)``, which ``Fire`` has), or the
+    sentence names a place one of its lines holds ("in `Load`, call it right after the `yaml.Unmarshal` check")."""
     if not name:
         return False
     keys = keys_of(text.splitlines())
@@ -237,7 +250,8 @@ def _holds_a_line_inside(text: str, block: str, name: str | None) -> bool:
         return False
     body = {keys[k].strip() for k in spans[0]}
     return any(line.strip() in body for line in block.splitlines()
-               if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line))
+               if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)) or \
+        bool(place) and any(re.search(rf"(?<![\w$]){re.escape(place)}(?![\w$])", line) for line in body)
 
 
 def _defines_place(text: str, name: str | None) -> bool:

@@ -1158,7 +1158,10 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         declared = [j for j, key in enumerate(keys) if _DECLARED_ALONE.match(key) and _DECLARED_ALONE.match(key)["name"]
                     == name and key.count("(") == key.count(")") and key.count("{") == key.count("}")]
         if len(declared) == 1:  # a property declared on its line ("below the `contacts` property"): after or
-            at = declared[0] + (side == "after")  # before it, set apart as the file sets the next line apart
+            at = block_end(keys, declared[0]) if side == "after" else declared[0]  # before it, set apart as the
+            # file sets the next line apart (the lines that go on with it too: ``selectTotal = (state) =>``)
+            while at > declared[0] + 1 and not keys[at - 1].strip():
+                at -= 1
             new = _shown_pieces(update_lines)
             gap = [Piece(_terminator(doc_lines), None, None)]
             above = at > 0 and keys[at - 1].strip() and not keys[at - 1].rstrip().endswith(("{", "(", "["))
@@ -1366,7 +1369,9 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
         at -= 1  # (the blank lines below it stay below the new code)
     blanks = next((n for n in range(at, len(keys)) if keys[n].strip()), len(keys)) - at
     gap = [Piece(_terminator(doc_lines), None, None)] * max(1, blanks)  # (as the file sets the next line apart)
-    opens = _opens_a_body(new) and (blanks > 0 or at > j + 1)  # (one line joins the file's run)
+    opens = _opens_a_body(new) and (blanks > 0 or at > j + 1 and (is_declaration(line_key(new[0].text)) or
+                                                                  DECORATOR.match(new[0].text) is not None))
+    # (one line joins the file's run; a statement block below one the file does not set apart is not set apart)
     last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
     above = gap if opens and not last_of_block else []
     below = gap if opens and at < len(keys) and keys[at].strip() and not last_of_block else []

@@ -11,7 +11,7 @@ from .likeness import defines_another, looks_alike, other_entries
 from .placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .reading import (
     CLOSING, CLOSING_TAG, DISTINCTIVE, IMPORT_LINE, closes_new_block, indent_of, keys_of, other_titles, weight)
-from .rewrites import LONE_LINES, REWRITE_ALONE, alike_line_for_line
+from .rewrites import LONE_LINES, REWRITE_ALONE, alike_line_for_line, rewritten_alone
 
 
 TAIL_CONTEXT = 3  # lines at most that new code appended after a marker repeats from the file's end, as context
@@ -40,6 +40,8 @@ def unanchored(document: str, update_lines: list[str], lines: list[int], keys: l
                 not doc_keys[above - 1].rstrip().endswith(("{", "(", "[", ":", "do")) else frozenset()
             return Placement(document, update_lines, inside, {}, False, replaced=replaced, apart=apart)
         raise NoSharedLine("no line of the update matches a line of the file: it does not belong to this file")
+    if (each := _each_line_rewritten(document, update_lines, lines, keys, content)) is not None:
+        return each
     if before and after or any(lines[k] == MARKER for k in range(content[0], content[-1])):
         raise UpdateError("the update repeats no line of the file, so where its code goes is unknown: include an "
                           "unchanged line around the change")
@@ -158,6 +160,32 @@ def _lone_rewrite(document: str, update_lines: list[str], lines: list[int], keys
     total, last = len(doc_keys), first + len(run) - 1
     kept = {k: ((1, first - 1) if k < run[0] else (last + 1, total)) for k, n in enumerate(lines) if n == MARKER}
     return Placement(document, update_lines, lines, kept, False, frozenset(rewrites.values()), rewrites)
+
+
+def _each_line_rewritten(document: str, update_lines: list[str], lines: list[int], keys: list[str],
+                         content: list[int]) -> Placement | None:
+    """Single changed lines between markers (``import { selectCount, useCart } from "../store";``, ``// ...``,
+    ``const count = useCart(selectCount);``), or one indented line beside a marker (not code for the file's end,
+    which is outside any block): each rewrites the one file line it clearly resembles (``rewrites.rewritten_alone``),
+    in the file's order; None where one does not."""
+    if not content or MARKER not in lines or len(content) == 1 and not indent_of(keys[content[0]]) or \
+            any(MARKER not in lines[a + 1:b] for a, b in zip(content, content[1:])):
+        return None
+    doc_keys = keys_of(split_lines(document))
+    found: list[int] = []
+    for k in content:
+        js = range(1, len(doc_keys) + 1)
+        j = rewritten_alone(keys[k], doc_keys, js, set(found)) or \
+            rewritten_alone(keys[k], doc_keys, js, set(found), any_depth=True)  # (at its depth, else at any)
+        if j is None or found and j <= found[-1]:
+            return None
+        found.append(j)
+    rewrites = dict(zip(content, found))
+    placed = [NEW if k in rewrites else SKIP if not keys[k].strip() else lines[k] for k in range(len(keys))]
+    kept = {k: (max((j for c, j in rewrites.items() if c < k), default=0) + 1,
+                min((j for c, j in rewrites.items() if c > k), default=len(doc_keys) + 1) - 1)
+            for k, n in enumerate(placed) if n == MARKER}
+    return Placement(document, update_lines, placed, kept, False, frozenset(found), rewrites)
 
 
 SAME_ENDS = 16  # characters a line and its rewrite share at each end, where what changed between is long
