@@ -401,7 +401,15 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-22.jsonl",
               "a twenty-second set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
               "languages), never read while tuning; 13 of 24 were right with the merge of the day it came (info 5, "
-              "first line 6, line before 2), 13 with that round's starting merge"))
+              "first line 6, line before 2), 13 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-23.jsonl",
+              "a twenty-third set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 22 of 24 were right with the merge of the day it came (info 7, "
+              "first line 8, line before 7), 22 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-24.jsonl",
+              "a twenty-fourth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 16 of 24 were right with the merge of the day it came (info 6, "
+              "first line 5, line before 5), 16 with that round's starting merge"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:

@@ -951,6 +951,42 @@ NOT_YET: dict[str, str] = {
     "dk-yaml-python-ci-coverage-upload-copilot": "not examined yet: ``.github/workflows/ci.yml`` differs from the "
                                                  "expected",
     "dk-rust-notes-cli-search-subcommand-windsurf": "not examined yet: ``src/main.rs`` differs from the expected",
+    "dl-python-fastapi-accounts-rename-get-user-by-email-chatgpt": "not examined yet: ``app/repositories/users.py``, "
+                                                                   "``tests/test_users_repository.py`` differ from the expected",
+    "dl-typescript-react-shop-remove-console-logs-claude": "not examined yet: ``src/hooks/useCart.ts`` differs from "
+                                                           "the expected",
+    "dl-java-spring-auth-remove-legacy-login-cursor": "not examined yet: "
+                                                      "``src/main/java/com/acme/auth/AuthController.java``, ``src/main/java/com/acme/auth/AuthService.java`` differ from the expected",
+    "dl-swift-swiftui-contacts-searchable-list-claude": "not examined yet: refused",
+    "dl-ruby-rails-accounts-rename-full-name-mistral": "not examined yet: ``app/models/user.rb``, "
+                                                       "``spec/models/user_spec.rb`` differ from the expected",
+    "dl-dart-flutter-shop-admin-split-orders-build-copilot-chat": "not examined yet: ``lib/models/order.dart`` "
+                                                                  "differs from the expected",
+    "dl-cpp-linalg-matrix-transpose-llama": "not examined yet: ``src/matrix.cpp`` differs from the expected",
+    "dl-lua-neovim-config-replace-nvim-tree-with-oil-grok": "not examined yet: ``lua/config/autocmds.lua``, "
+                                                            "``lua/plugins/init.lua`` differ from the expected",
+    "dl-shell-ops-scripts-split-do-backup-chatgpt": "not examined yet: ``scripts/backup.sh`` differs from the expected",
+    "dl-yaml-github-actions-node-lib-matrix-provenance-copilot-chat": "not examined yet: refused",
+    "dl-python-django-blog-post-slugs-cody": "not examined yet: ``blog/models.py``, ``blog/urls.py`` differ from the "
+                                             "expected",
+    "dl-typescript-express-invoices-request-id-continue": "not examined yet: ``src/app.ts`` differs from the expected",
+    "dl-go-billing-service-rename-loadconfig-deepseek": "not examined yet: ``internal/config/config_test.go`` "
+                                                        "differs from the expected",
+    "dl-rust-axum-inventory-paginate-items-claude": "not examined yet: ``src/handlers/items.rs`` differs from the "
+                                                    "expected",
+    "dl-csharp-unity-platformer-double-jump-aider": "not examined yet: ``Assets/Scripts/Player/PlayerController.cs`` "
+                                                    "differs from the expected",
+    "dl-python-pandas-sales-etl-split-clean-and-aggregate-cursor": "not examined yet: ``tests/test_transform.py`` "
+                                                                   "differs from the expected",
+    "dm-haskell-todo-cli-priority-command-claude": "not examined yet: ``src/Todo/Store.hs`` differs from the expected",
+    "dm-ocaml-calc-modulo-operator-qwen": "not examined yet: ``lib/ast.ml`` differs from the expected",
+    "dm-haskell-stack-vm-dup-swap-mistral": "not examined yet: ``test/Spec.hs`` differs from the expected",
+    "dm-swift-spritekit-breakout-pause-state-deepseek": "not examined yet: "
+                                                        "``Tests/BreakoutTests/GameStateTests.swift`` differs from the expected",
+    "dm-go-kvctl-expire-ttl-commands-cody": "not examined yet: ``cmd/kvctl/main.go``, ``completions/kvctl.bash`` "
+                                            "differ from the expected",
+    "dm-elixir-liveview-todos-clear-completed-grok": "not examined yet: refused",
+    "dm-lua-love2d-platformer-dash-qwen": "not examined yet: ``player.lua`` differs from the expected",
 }
 
 
