@@ -953,13 +953,6 @@ NOT_YET: dict[str, str] = {
     "dk-rust-notes-cli-search-subcommand-windsurf": "not examined yet: ``src/main.rs`` differs from the expected",
     "dl-python-fastapi-accounts-rename-get-user-by-email-chatgpt": "not examined yet: ``app/repositories/users.py``, "
                                                                    "``tests/test_users_repository.py`` differ from the expected",
-    "dl-typescript-react-shop-remove-console-logs-claude": "not examined yet: ``src/hooks/useCart.ts`` differs from "
-                                                           "the expected",
-    "dl-java-spring-auth-remove-legacy-login-cursor": "not examined yet: "
-                                                      "``src/main/java/com/acme/auth/AuthController.java``, ``src/main/java/com/acme/auth/AuthService.java`` differ from the expected",
-    "dl-swift-swiftui-contacts-searchable-list-claude": "not examined yet: refused",
-    "dl-ruby-rails-accounts-rename-full-name-mistral": "not examined yet: ``app/models/user.rb``, "
-                                                       "``spec/models/user_spec.rb`` differ from the expected",
     "dl-dart-flutter-shop-admin-split-orders-build-copilot-chat": "not examined yet: ``lib/models/order.dart`` "
                                                                   "differs from the expected",
     "dl-cpp-linalg-matrix-transpose-llama": "not examined yet: ``src/matrix.cpp`` differs from the expected",
@@ -3170,3 +3163,80 @@ def test_single_changed_lines_between_markers_rewrite_the_lines_they_resemble(tm
               "    # ...\n    return json.loads(data, strict=True)\n```\n")
     assert _applied(tmp_path, "loader.py", loader, answer) == loader.replace('"r"', '"rb"').replace("=False", "=True")
 
+
+
+def test_lines_and_imports_said_gone_in_prose_go(tmp_path):
+    """"delete the `console.log` lines at the top of `addItem` and `removeItem`": those lines, there only;
+    "delete the whole `legacyLogin` method (...) and the `import ...LegacyLoginRequest;` line", "remove the `log`
+    field and the two `org.slf4j` imports", "remove the now-unused imports at the top of `X.java`: `a.B`, `c.D`":
+    each import and the field (all of them stayed)."""
+    hook = ('export function useCart() {\n  const addItem = useCallback((id) => {\n    console.log("addItem", id);\n'
+            '    setItems((prev) => [...prev, id]);\n  }, []);\n\n  const removeItem = useCallback((id) => {\n'
+            '    console.log("removeItem", id);\n    setItems((prev) => prev.filter((i) => i !== id));\n  }, []);\n\n'
+            '  function report() {\n    console.log("report");\n  }\n  return { addItem, removeItem, report };\n}\n')
+    answer = ("In `useCart.ts`, delete the `console.log` lines at the top of `addItem` and `removeItem`, nothing "
+              "replaces them.\n\nAnd in `useCart.ts` export the hook by default:\n\n```ts\nexport default useCart;\n```\n")
+    assert _applied(tmp_path, "useCart.ts", hook, answer) == hook.replace(
+        '    console.log("addItem", id);\n', "").replace('    console.log("removeItem", id);\n', "") + \
+        "\nexport default useCart;\n"
+    controller = ('package com.acme;\n\nimport com.acme.dto.LegacyLoginRequest;\nimport com.acme.dto.LoginRequest;\n'
+                  'import java.security.MessageDigest;\nimport java.util.HexFormat;\nimport org.slf4j.Logger;\n'
+                  'import org.slf4j.LoggerFactory;\n\npublic class AuthController {\n\n'
+                  '    private static final Logger log = LoggerFactory.getLogger(AuthController.class);\n\n'
+                  '    public String login(LoginRequest request) {\n        return "ok";\n    }\n\n'
+                  '    @Deprecated\n    public String legacyLogin(LegacyLoginRequest request) {\n'
+                  '        log.warn("legacy");\n        return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest());\n'
+                  '    }\n}\n')
+    answer = ("In `AuthController.java`, delete the whole `legacyLogin` method (and its `@Deprecated` annotation) and "
+              "the `import com.acme.dto.LegacyLoginRequest;` line. Once it is gone, `log` is unused too, so also "
+              "remove the `log` field and the two `org.slf4j` imports.\n\nWith the hashing gone, remove the now-unused "
+              "imports at the top of `AuthController.java`: `java.security.MessageDigest` and `java.util.HexFormat`.\n")
+    (tmp_path / "AuthController.java").write_text(controller)
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == ('package com.acme;\n\nimport com.acme.dto.LoginRequest;\n\npublic class AuthController {\n\n'
+                            '    public String login(LoginRequest request) {\n        return "ok";\n    }\n}\n')
+
+
+def test_a_definition_or_a_titled_block_said_replaced_goes_whole(tmp_path):
+    """"replace `full_name` with:" and a Ruby ``def display_name`` (no parentheses): in its place (it went to
+    the class's end, the old one kept); "replace `get_user_by_mail` with this:": likewise; "replace the
+    `describe "#full_name"` block with:": the whole ``do ... end`` block (only its first line went)."""
+    model = ('class User < ApplicationRecord\n  def full_name\n    [first_name, last_name].join(" ")\n  end\n\n'
+             '  def admin?\n    role == "admin"\n  end\nend\n')
+    display = '  def display_name\n    [first_name, last_name].compact_blank.join(" ")\n  end\n'
+    spec = ('RSpec.describe User do\n  describe "#full_name" do\n    it "joins" do\n      expect(user.full_name).to eq("A B")\n'
+            '    end\n  end\n\n  describe "#admin?" do\n    it "is false" do\n      expect(user).not_to be_admin\n    end\n'
+            '  end\nend\n')
+    described = ('  describe "#display_name" do\n    it "joins" do\n      expect(user.display_name).to eq("A B")\n'
+                 '    end\n  end\n')
+    repository = ('def create_user(db, email):\n    return db.add(email)\n\n\ndef get_user_by_mail(db, email):\n'
+                  '    return db.find(email)\n\n\ndef touch(db, user):\n    db.touch(user)\n')
+    by_email = 'def get_user_by_email(db, email):\n    return db.find(email.strip().lower())\n'
+    (tmp_path / "user.rb").write_text(model)
+    (tmp_path / "user_spec.rb").write_text(spec)
+    (tmp_path / "users.py").write_text(repository)
+    answer = (f"1. In `user.rb`, replace `full_name` with:\n\n```ruby\n{display}```\n\n"
+              f"2. In `user_spec.rb`, replace the `describe \"#full_name\"` block with:\n\n```ruby\n{described}```\n\n"
+              f"3. In `users.py`, replace `get_user_by_mail` with this:\n\n```python\n{by_email}```\n")
+    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    assert after["user.rb"] == model.replace('  def full_name\n    [first_name, last_name].join(" ")\n  end\n', display)
+    assert after["user_spec.rb"] == spec.replace(spec[spec.index('  describe "#full_name"'):spec.index("\n\n") + 1],
+                                                 described)
+    assert after["users.py"] == repository.replace('def get_user_by_mail(db, email):\n    return db.find(email)\n',
+                                                   by_email)
+
+
+def test_a_block_opened_on_a_rewritten_line_and_closed_below_a_marker_keeps_its_body(tmp_path):
+    """``ForEach(viewModel.filteredContacts) { contact in``, a marker for its body, its ``}`` and a marker: the
+    body stays and the ``}`` is the file's (a second ``}`` went right below the rewritten line, and the file no
+    longer parsed)."""
+    view = ('struct ContactsListView: View {\n    var body: some View {\n        List {\n'
+            '            ForEach(viewModel.sortedContacts) { contact in\n                ContactRow(contact: contact)\n'
+            '            }\n            .onDelete { offsets in\n                delete(offsets)\n            }\n        }\n'
+            '        .listStyle(.plain)\n    }\n}\n')
+    answer = ("**ContactsListView.swift**\n\n```swift\n        List {\n            ForEach(viewModel.filteredContacts) "
+              "{ contact in\n                // ...\n            }\n            // ...\n        }\n        .listStyle(.plain)\n"
+              "        .searchable(text: $viewModel.searchText)\n```\n")
+    assert _applied(tmp_path, "ContactsListView.swift", view, answer) == view.replace(
+        "sortedContacts", "filteredContacts").replace(
+        "        .listStyle(.plain)\n", "        .listStyle(.plain)\n        .searchable(text: $viewModel.searchText)\n")

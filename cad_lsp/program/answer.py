@@ -181,7 +181,7 @@ _GOES_AWAY = re.compile(r"(?:^|(?<=[.;:!?]\s))(?P<what>[^.;:!?`]*`[^.;:!?]*?)\s+
 _SO_THEN = re.compile(r"\bso\s+(?:you\s+can\s+|just\s+|simply\s+)?[*_]*$", re.IGNORECASE)
 # Words that make the sentence something other than a removal to do: a condition, a denial, an option.
 _NOT_DONE = re.compile(r"\b(?:not|don'?t|doesn'?t|never|no\s+need|without|if|unless|optional(?:ly)?|could|might|"
-                       r"may|consider|whether|rather|keep)\b|n't\b", re.IGNORECASE)
+                       r"may|consider|whether|rather|keep|follow[- ]?up|eventually)\b|n't\b", re.IGNORECASE)
 # What a removed name may be, said after it ("the `foo` helper"); anything else named after it ("the `foo` call",
 # "the `id` parameter") is a use of the name, not its definition.
 _DEFINITION_NOUNS = {"method", "methods", "function", "functions", "helper", "helpers", "class", "classes",
@@ -220,7 +220,8 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
 _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?"
                           r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
-                          r"(?:\w+\s+)?with(?:\s*:|\s+"  # ("replace `x` in `FooTest.java` with:")
+                          r"(?:\w+\s+)?with(?:\s*:|\s+(?:this|these|the\s+following)(?:\s+(?:one|version|code))?\s*:|\s+"
+                          # ("replace `x` in `FooTest.java` with:", "... with this:")
                           r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?)\b))", re.IGNORECASE)
@@ -328,6 +329,9 @@ class Removal:
     within: str | None = None  # the class the sentence says holds them ("from `Article`")
     section: bool = False  # the name is the comment heading what to delete ('delete the whole "Format on save"
     # autocmd')
+    inside: tuple[str, ...] = ()  # the definitions whose lines to delete (lines=True, every line that starts so:
+    # "delete the `console.log` lines at the top of `addItem` and `removeItem`")
+    every: bool = False  # lines=True: every line of the file that starts so ("the two `org.slf4j` imports")
 
 
 @dataclass(frozen=True)
@@ -631,6 +635,8 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 behind = m["what"][:span.start()].split()[-1:] or [""]
                 if _names_file(token):
                     path = token
+                elif word in ("import", "imports") or IMPORT_LINE.match(token):
+                    continue  # (imports said gone: ``_imports_said_gone``'s)
                 elif behind[0].lower() in _PREPOSITIONS and token[:1].isupper() and _REMOVED_NAME.match(token):
                     within = _REMOVED_NAME.match(token)["name"]  # "from `Article`": the class that holds them
                 elif behind[0].lower() in _PREPOSITIONS:
@@ -648,6 +654,14 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
             if not _NOT_DONE.search(line[:m.end()]):  # fixed `replicas: 3` line from `spec`" (a key: the one file)
                 out.append(Removal((m["head"],), m["path"] if _names_file(m["path"]) else None, number, m[0],
                                    lines=True))
+        for m in _LINES_REMOVAL.finditer(line):  # "delete the `console.log` lines at the top of `addItem` and
+            if not _NOT_DONE.search(line[:m.end()]):  # `removeItem`": each such line of those definitions
+                said = [t for t in _BACKTICKED.findall(line[:m.start()] + m["where"])]
+                paths = [t for t in said if _names_file(t)]
+                inside = tuple(n for t in _BACKTICKED.findall(m["where"]) if not _names_file(t) and
+                               (n := t.split("(")[0]) and _REMOVED_NAME.match(n))
+                out.append(Removal((m["head"],), paths[-1] if paths else None, number, m[0], lines=True,
+                                   inside=inside))
         for m in _IMPORT_REMOVAL.finditer(line):  # "Also remove the now-unused `import x.HttpStatus;`"
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
@@ -655,6 +669,8 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
         for m in _NAMED_IMPORT_REMOVAL.finditer(line):  # "`java.util.Arrays` is no longer used, so remove that
             if not _NOT_DONE.search(line[:m.end()]):  # import"; "remove the `java.util.Arrays` import"
                 out.append(Removal((f"import {m['name'] or m['other']}",), None, number, m[0], lines=True))
+        said = {removal.names for removal in out if removal.lines and removal.line == number}
+        out += [removal for removal in _imports_said_gone(line, number) if removal.names not in said]
         for m in _SECTION_REMOVAL.finditer(line):  # 'in `lua/config/autocmds.lua`, delete the whole "Format on
             sentence = line[:m.end()]  # save" autocmd'
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
@@ -670,6 +686,31 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
     return out
 
 
+def _imports_said_gone(line: str, number: int) -> list[Removal]:
+    """The imports a sentence with a verb of removal names, wherever it names them: quoted whole ("delete the
+    `legacyLogin` method (...) and the `import com.acme.dto.LegacyLoginRequest;` line"), by their dotted names
+    after "imports" ("remove the now-unused imports at the top of `X.java`: `java.security.MessageDigest`, ..."),
+    or by a package before "imports" ("the two `org.slf4j` imports": every one of it)."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", line):
+        verb = re.search(r"\b(?:delete|remove|drop)\b", sentence, re.IGNORECASE)
+        if verb is None or _NOT_DONE.search(sentence[:verb.end()]):
+            continue
+        said = sentence[verb.end():]
+        paths = [t for t in _BACKTICKED.findall(sentence) if _names_file(t)]
+        path = paths[0] if len(paths) == 1 else None
+        listed = re.search(r"\bimports\b[^:]*:", said)
+        for m in re.finditer(r"`([^`\n]+)`\s*(\w*)", said):
+            code, word = m[1].strip(), m[2].lower()
+            if IMPORT_LINE.match(code):
+                out.append(Removal((code,), path, number, sentence.strip(), lines=True))
+            elif re.fullmatch(r"[a-z]\w*(?:\.\w+)+", code) and not _names_file(code) and \
+                    (word in ("import", "imports") or listed and m.start() > listed.start()):
+                out.append(Removal((f"import {code}",), path, number, sentence.strip(), lines=True,
+                                   every=word == "imports"))
+    return out
+
+
 _SECTION_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|entire\s+|old\s+|existing\s+)*"
                               r"[\"\u201c](?P<title>[^\"\u201d\n]{3,80})[\"\u201d]\s+(?:autocmd|block|section|handler|"
                               r"hook|task|job|step|config|setting|part|keymap|mapping)s?\b", re.IGNORECASE)
@@ -681,6 +722,12 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|now[- ]unused|unused|stale)\s+)?"
                            r"`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
+
+
+# Every line that starts with the code quoted, said to go, perhaps from the definitions named after it: "delete
+# the `console.log` lines at the top of `addItem` and `removeItem`", "remove all the `print(` calls in `main`"
+_LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the|every|each)\s+(?:remaining\s+|debug\s+)?"
+                            r"`(?P<head>[^`\n]+)`\s+(?:lines|calls|statements)\b(?P<where>[^.;:!?]*)", re.IGNORECASE)
 
 
 # An import line quoted whole, said to go: of the file the sentence names, else of the one file the answer changes
@@ -1090,7 +1137,7 @@ def _defines(text: str, name: str | None) -> bool:
     with no name, whether it declares anything."""
     named = re.escape(name.split('.')[-1]) if name else r"[A-Za-z_]\w*"
     return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b[^\n(]*"
-                     rf"\b{named}\s*[(<]", text) is not None
+                     rf"\b{named}(?:\s*[(<]|[ \t]*$)", text, re.MULTILINE) is not None  # (Ruby's ``def display_name``)
 
 
 # Where a note on the first line naming the file puts the block: ``// lib/mailer.ts (add below sendWelcome)``

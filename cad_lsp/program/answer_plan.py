@@ -531,7 +531,8 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
         if removal.path is None:  # (the one file the answer changes that has the line, no block showing it there)
             head = removal.names[0]
             targets = [c.target for c in changes if c.exists and c.after is not None and
-                       sum(line.strip().startswith(head) for line in c.after.splitlines()) == 1 and
+                       (sum(line.strip().startswith(head) for line in c.after.splitlines()) == 1 or removal.every and
+                        any(line.strip().startswith(head) for line in c.after.splitlines())) and
                        not any(head in block.text for block in c.blocks)]
         _remove_lines(removal, targets, changes, by_target, root, read)
         return
@@ -589,6 +590,19 @@ def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChang
     head = removal.names[0].strip()
     found = [k for k, line in enumerate(lines) if line.strip().startswith(head) and
              not line.strip()[len(head):len(head) + 1].isalnum()]
+    if removal.inside:  # (each such line of the definitions named, one at least in each)
+        spans = [_definition_span(change.after, name, targets[0].name) for name in removal.inside]
+        if None in spans or any(not any(first <= k <= last for k in found) for first, last in spans):
+            return
+        found = [k for k in found if any(first <= k <= last for first, last in spans)]
+        gone = {j for k in found for j in (_statement(lines, k) or range(k, k + 1))}
+        changes[by_target[targets[0]]] = _with_removed(
+            change, "".join(line for k, line in enumerate(lines) if k not in gone), head)
+        return
+    if removal.every and found:  # (each import of a package: "the two `org.slf4j` imports")
+        changes[by_target[targets[0]]] = _with_removed(
+            change, "".join(line for k, line in enumerate(lines) if k not in found), head)
+        return
     if len(found) != 1:
         return
     end = found[0] + 1
@@ -597,6 +611,17 @@ def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChang
     if 0 < found[0] and end < len(lines) and not lines[found[0] - 1].strip() and not lines[end].strip():
         end += 1  # (the blank lines around it: one)
     changes[by_target[targets[0]]] = _with_removed(change, "".join(lines[:found[0]] + lines[end:]), head)
+
+
+def _definition_span(text: str, name: str, filename: str) -> tuple[int, int] | None:
+    """The lines (0-based, inclusive) of the one definition ``name`` names: by the syntax, else as lines read
+    (``const addItem = useCallback(...`` inside a hook, which the syntax does not call a definition)."""
+    span = definition_lines(text, name, filename)
+    if span is not None:
+        return span
+    keys = keys_of(text.splitlines())
+    found = [k for k, defined in definitions_in(keys).items() if same_name(defined, name)]
+    return (found[0], block_end(keys, found[0]) - 1) if len(found) == 1 else None
 
 
 def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> Merge | None:
@@ -670,6 +695,12 @@ def _statement(lines: list[str], first: int) -> range | None:
     if element and not re.search(rf"</{re.escape(element[2])}>|/>\s*$", lines[first]):
         return next((range(first, k + 1) for k in range(first + 1, len(lines))
                      if lines[k].startswith(f"{element[1]}</{element[2]}>")), None)
+    if re.search(r"(?:\bdo(?:\s*\|[^|]*\|)?|:)\s*$", lines[first].split(" #")[0].rstrip()):
+        keys = keys_of(lines)  # (a block its indentation closes: ``describe "#full_name" do`` ... ``end``)
+        end = block_end(keys, first)
+        while end > first + 1 and not keys[end - 1].strip():
+            end -= 1
+        return range(first, end)
     for last in range(first, min(first + STATEMENT_LINES, len(lines))):
         if _balanced("".join(lines[first:last + 1])):
             return range(first, last + 1)

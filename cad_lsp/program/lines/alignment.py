@@ -255,7 +255,7 @@ def _align(document: str, update: str, context: bool, place: tuple[str, str] | N
         replaced = frozenset()
     else:
         share_edge_blank_lines(lines, keys, doc_keys, replaced)
-    close_marked_blocks(lines, keys, doc_keys)
+    close_marked_blocks(lines, keys, doc_keys, replaced)
     rewrites = {} if whole else rewrites_between_markers(lines, keys, doc_keys, replaced, fresh)
     if not whole:
         rewrites |= rewritten_head(lines, keys, doc_keys, replaced | frozenset(rewrites.values()),

@@ -353,15 +353,22 @@ def place_common_start(lines: list[int], keys: list[str], doc_keys: list[str]) -
         lines[k] = j + 1  # ``"Serilog"`` section, then the file's ``"AllowedHosts"``)
 
 
-def close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str]) -> None:
+def close_marked_blocks(lines: list[int], keys: list[str], doc_keys: list[str],
+                        replaced: frozenset[int] = frozenset()) -> None:
     """A closing line less indented than a marker before it (``  },`` after ``    // ...`` and new entries)
     closes the block the marker is in: it is placed on the line that closes that block in the file, so the
-    marker keeps the block's lines up to it and new lines between go at the block's end."""
+    marker keeps the block's lines up to it and new lines between go at the block's end.  The block may open
+    on a line the update rewrites (``ForEach(viewModel.filteredContacts) { contact in`` above the marker)."""
     for k, n in enumerate(lines):
         if n != MARKER:
             continue
         depth = indent_of(keys[k])
         done = max([m for m in lines[:k] if m > 0] + [0])
+        opener = next((o for o in range(k - 1, -1, -1) if keys[o].strip()), None)
+        if opener is not None and lines[opener] == NEW and indent_of(keys[opener]) < depth and done + 1 in replaced \
+                and done < len(doc_keys) and indent_of(doc_keys[done]) == indent_of(keys[opener]) and \
+                looks_alike(keys[opener], doc_keys[done]):
+            done += 1  # (the line the opener above the marker rewrites)
         closers = []
         for i in range(k + 1, len(lines)):
             if lines[i] != NEW:
