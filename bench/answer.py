@@ -409,7 +409,15 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-24.jsonl",
               "a twenty-fourth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
               "languages), never read while tuning; 16 of 24 were right with the merge of the day it came (info 6, "
-              "first line 5, line before 5), 16 with that round's starting merge"))
+              "first line 5, line before 5), 16 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-25.jsonl",
+              "a twenty-fifth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 21 of 24 were right with the merge of the day it came (info 7, "
+              "first line 7, line before 7), 21 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-26.jsonl",
+              "a twenty-sixth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 20 of 24 were right with the merge of the day it came (info 7, "
+              "first line 7, line before 6), 20 with that round's starting merge"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:

@@ -953,9 +953,6 @@ NOT_YET: dict[str, str] = {
     "dk-rust-notes-cli-search-subcommand-windsurf": "not examined yet: ``src/main.rs`` differs from the expected",
     "dl-python-fastapi-accounts-rename-get-user-by-email-chatgpt": "not examined yet: ``app/repositories/users.py``, "
                                                                    "``tests/test_users_repository.py`` differ from the expected",
-    "dl-dart-flutter-shop-admin-split-orders-build-copilot-chat": "not examined yet: ``lib/models/order.dart`` "
-                                                                  "differs from the expected",
-    "dl-cpp-linalg-matrix-transpose-llama": "not examined yet: ``src/matrix.cpp`` differs from the expected",
     "dl-lua-neovim-config-replace-nvim-tree-with-oil-grok": "not examined yet: ``lua/config/autocmds.lua``, "
                                                             "``lua/plugins/init.lua`` differ from the expected",
     "dl-shell-ops-scripts-split-do-backup-chatgpt": "not examined yet: ``scripts/backup.sh`` differs from the expected",
@@ -3240,3 +3237,37 @@ def test_a_block_opened_on_a_rewritten_line_and_closed_below_a_marker_keeps_its_
     assert _applied(tmp_path, "ContactsListView.swift", view, answer) == view.replace(
         "sortedContacts", "filteredContacts").replace(
         "        .listStyle(.plain)\n", "        .listStyle(.plain)\n        .searchable(text: $viewModel.searchText)\n")
+
+
+def test_new_code_for_a_file_that_ends_closing_its_namespace_goes_inside_it(tmp_path):
+    """A new C++ member definition for a ``.cpp`` whose last line is ``}  // namespace linalg``: before that line
+    (it went after it, outside the namespace)."""
+    source = ('#include "matrix.hpp"\n\nnamespace linalg {\n\nMatrix Matrix::scale(double factor) const {\n'
+              '    Matrix out(*this);\n    for (auto& v : out.data_) {\n        v *= factor;\n    }\n    return out;\n}\n\n'
+              '}  // namespace linalg\n')
+    transpose = 'Matrix Matrix::transpose() const {\n    Matrix out(cols_, rows_);\n    return out;\n}\n'
+    answer = f"**matrix.cpp**\n\n```cpp\n{transpose}```\n"
+    assert _applied(tmp_path, "matrix.cpp", source, answer) == source.replace(
+        "}  // namespace", transpose + "\n}  // namespace")
+
+
+def test_places_and_replacements_said_of_one_line_types_and_shell_functions(tmp_path):
+    """"right after the `OrderStatus` enum", an enum on one line: after it (the function went to the file's end);
+    "**replace the whole `do_backup` function** with these two:" and two shell functions: in its place (the old one
+    stayed); "replace everything after it:" places nothing."""
+    model = ('enum OrderStatus { pending, paid }\n\nclass Order {\n  final double total;\n\n  Order(this.total);\n}\n')
+    money = "String formatMoney(double amount) => amount.toStringAsFixed(2);\n"
+    script = ('log() {\n    echo "$*" >&2\n}\n\ndo_backup() {\n    tar -czf out.tgz data\n    aws s3 cp out.tgz s3://b/\n}\n\n'
+              'main() {\n    do_backup\n}\n\nmain "$@"\n')
+    split = ('create_archive() {\n    tar -czf out.tgz data\n}\n\nupload_archive() {\n    aws s3 cp "$1" s3://b/\n}\n')
+    (tmp_path / "order.dart").write_text(model)
+    (tmp_path / "backup.sh").write_text(script)
+    answer = (f"1. In `order.dart`, right after the `OrderStatus` enum:\n\n```dart\n{money}```\n\n"
+              f"2. In `backup.sh`, **replace the whole `do_backup` function** with these two:\n\n```bash\n{split}```\n")
+    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    assert after["order.dart"] == model.replace("}\n\nclass", "}\n\n" + money + "\nclass")
+    assert after["backup.sh"] == script.replace(
+        'do_backup() {\n    tar -czf out.tgz data\n    aws s3 cp out.tgz s3://b/\n}\n', split)
+    assert read_answer("In `main.py`:\n\n```python\ndef helper():\n    pass\n```\n\nIn `main.py`, keep the loop in "
+                       "`main` and replace everything after it:\n\n```python\ndef main():\n    run()\n```\n"
+                       ).blocks[1].after is None

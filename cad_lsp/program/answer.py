@@ -218,9 +218,10 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
 # (not "..., let the filter print the zone abbreviation instead:", the change itself)
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
-_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+)?"
+_REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+|whole\s+|entire\s+)?"
                           r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
-                          r"(?:\w+\s+)?with(?:\s*:|\s+(?:this|these|the\s+following)(?:\s+(?:one|version|code))?\s*:|\s+"
+                          r"(?:\w+\s+)?with(?:\s*:|\s+(?:this|these|the\s+following)"
+                          r"(?:\s+(?:one|two|three|version|code|functions|methods))?\s*:|\s+"
                           # ("replace `x` in `FooTest.java` with:", "... with this:")
                           r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
@@ -406,7 +407,7 @@ def read_answer(markdown: str) -> Reading:
                 read = Skipped(read.line, read.language, f"a use of the change in {read.path}, as the prose says "
                                                          f"(\"### Usage\", \"you can call it like this\"), not a change")
             said = next((line for line in reversed(prose) if line.strip() and not _PATH_LINE.match(line.strip())), "")
-            swap = _REPLACED_BY.search(said) or _OLD_ONE_REPLACED.search(said.replace("**", "")) or \
+            swap = _REPLACED_BY.search(said.replace("**", "")) or _OLD_ONE_REPLACED.search(said.replace("**", "")) or \
                 _REPLACE_IT.search(said.replace("**", "")) \
                 if isinstance(read, Block) and read.path else None
             if swap and _defines(read.text, swap["new"]) and not _defines(read.text, swap["old"]):  # (the new one
@@ -1121,8 +1122,9 @@ _REPLACE_THESE = re.compile(r"\breplace\s+(?:the\s+)?(?:existing\s+)?(?P<names>`
                             r"(?:the\s+)?`[^`]+`)+)", re.IGNORECASE)
 
 
-_BELOW_IT = re.compile(r"\b(?:after|below|beneath|under|underneath)\s+(?:it|that|this)(?:\s+one)?\s*[:.,]",
-                       re.IGNORECASE)
+_BELOW_IT = re.compile(r"(?<!\beverything )(?<!\banything )(?<!\ball )(?<!\bwhat comes )"
+                       r"\b(?:after|below|beneath|under|underneath)\s+(?:it|that|this)(?:\s+one)?\s*[:.,]",
+                       re.IGNORECASE)  # (not "replace everything after it:", which says what is replaced)
 
 
 def _last_defined(text: str) -> str | None:
@@ -1137,7 +1139,9 @@ def _defines(text: str, name: str | None) -> bool:
     with no name, whether it declares anything."""
     named = re.escape(name.split('.')[-1]) if name else r"[A-Za-z_]\w*"
     return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b[^\n(]*"
-                     rf"\b{named}(?:\s*[(<]|[ \t]*$)", text, re.MULTILINE) is not None  # (Ruby's ``def display_name``)
+                     rf"\b{named}(?:\s*[(<]|[ \t]*$)", text, re.MULTILINE) is not None or \
+        re.search(rf"^\s*{named}\s*\(\)\s*\{{", text, re.MULTILINE) is not None  # (Ruby's ``def display_name``; a
+    # shell function, ``create_archive() {``)
 
 
 # Where a note on the first line naming the file puts the block: ``// lib/mailer.ts (add below sendWelcome)``

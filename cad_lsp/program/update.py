@@ -743,6 +743,10 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             # of the file)
             return _checked(placed, grammar, force, update)
     placed = _before_the_closing_line(doc_lines, update_lines) if before is None and after in (None, "") else None
+    closing = [line for line in doc_lines if line.strip()][-1:]
+    if placed is None and after == "" and before is None and closing and _new_code_only(doc_lines, update_lines):
+        placed = _before_the_closing_line(doc_lines, update_lines + closing)  # (the end of the file is inside the
+        # block its last line closes: a C++ namespace's ``}  // namespace linalg``)
     if placed is not None:
         return _checked(placed, grammar, force, update)
     lead = next((k for k, line in enumerate(update_lines) if line.strip()), 0)
@@ -801,6 +805,11 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     else:
         candidates = [(0 if not (blockwise.partly_by_lines or blockwise.place_unused) else 1,
                        _finish(document, update, blockwise.pieces, blockwise.seen, None, blockwise.whole))]
+        ends = [line for line in split_lines(candidates[0][1].merged) if line.strip()][-1:]
+        if after is None and before is None and closing and _CLOSES_FILE.match(closing[0]) and ends != closing and \
+                (inside := _before_the_closing_line(doc_lines, update_lines + closing)) is not None:
+            candidates = [(0, inside)]  # (new code the syntax put after the line that closes the file's namespace:
+            # before it, the file's end for code inside it)
         try:
             candidates.append((0 if blockwise.partly_by_lines or blockwise.place_unused else 1,
                                _line_merge(document, update, place=place)))
@@ -1155,8 +1164,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         at = titled[0] + (side == "after")  # (a one-line call titled by it: "after `--out`" for an argument)
         return _inserted(doc_lines, update_lines, at, _shown_pieces(update_lines))
     if not found and not any(is_marker(line) for line in update_lines):
-        declared = [j for j, key in enumerate(keys) if _DECLARED_ALONE.match(key) and _DECLARED_ALONE.match(key)["name"]
-                    == name and key.count("(") == key.count(")") and key.count("{") == key.count("}")]
+        declared = [j for j, key in enumerate(keys) if (m := _DECLARED_ALONE.match(key) or _TYPE_ON_ONE_LINE.match(key))
+                    and m["name"] == name and key.count("(") == key.count(")") and key.count("{") == key.count("}")]
         if len(declared) == 1:  # a property declared on its line ("below the `contacts` property"): after or
             at = block_end(keys, declared[0]) if side == "after" else declared[0]  # before it, set apart as the
             # file sets the next line apart (the lines that go on with it too: ``selectTotal = (state) =>``)
@@ -1200,6 +1209,8 @@ _DECLARED_ALONE = re.compile(r"^\s*(?:(?:private|public|protected|internal|overr
                              r"export|pub|const|let|var|val|local|type|typealias|@Published|@State)\s+)+(?:\([^)]*\)\s*)?"
                              r"(?:[A-Za-z_$][\w$<>\[\]?,.]*\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*[:=;]")  # (Java's ``private
 # Instant createdAt = Instant.now();``: a type before the name)
+_TYPE_ON_ONE_LINE = re.compile(r"^\s*(?:(?:export|pub|public|private|internal)\s+)?(?:enum|struct|class|record|interface)\s+"
+                               r"(?P<name>[A-Za-z_$][\w$]*)\b[^{]*\{.*\}\s*;?\s*$")  # (``enum OrderStatus { a, b }``)
 
 
 def _section_heads(keys: list[str], name: str) -> list[int]:
