@@ -127,6 +127,8 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
                          r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
                          r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
+_BELOW_IMPORTS = re.compile(r"\b(?:below|after|under)\s+(?:the|its|your)\s+(?:existing\s+)?(?:imports?|import\s+(?:block|"
+                            r"section|list|statements?))\b", re.IGNORECASE)
 # "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class", "inside the
 # existing `describe("POST /users", ...)` block" (a block titled by a call's first argument: its title)
 _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?"
@@ -276,6 +278,8 @@ class Block:
     before: str | None = None  # ... or before ("place it right above `releaseStock`")
     lines: tuple[int, int] | None = None  # the file lines the info string says it stands for (Continue's ``(48-52)``)
     whole: bool = False  # the prose says the block is the whole file ("Here's the full file:", "Rewrite `cli.rs`")
+    below_imports: bool = False  # ... the whole file below its imports ("Replace the contents of `x_test.go`
+    # below the import block with:")
     search_replace: bool = False  # SEARCH/REPLACE sections (Aider's, Cline's: ``program.search_replace``)
     cannot: str | None = None  # what the block asks that apply does not do (delete or rename a file), and why
     usage: bool = False  # the prose shows it as a use of the change ("You can call it like this:"), or a REPL session
@@ -656,9 +660,10 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                 out.append(Removal((m["head"],), m["path"] if _names_file(m["path"]) else None, number, m[0],
                                    lines=True))
         for m in _LINES_REMOVAL.finditer(line):  # "delete the `console.log` lines at the top of `addItem` and
-            if not _NOT_DONE.search(line[:m.end()]):  # `removeItem`": each such line of those definitions
-                said = [t for t in _BACKTICKED.findall(line[:m.start()] + m["where"])]
-                paths = [t for t in said if _names_file(t)]
+            # `removeItem`": each such line of those definitions (not again one the pattern above read)
+            if not _NOT_DONE.search(line[:m.end()]) and \
+                    not any(r.lines and r.line == number and r.names == (m["head"],) for r in out):
+                paths = [t for t in _BACKTICKED.findall(line[:m.start()] + m["where"]) if _names_file(t)]
                 inside = tuple(n for t in _BACKTICKED.findall(m["where"]) if not _names_file(t) and
                                (n := t.split("(")[0]) and _REMOVED_NAME.match(n))
                 out.append(Removal((m["head"],), paths[-1] if paths else None, number, m[0], lines=True,
@@ -728,7 +733,7 @@ _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|no
 # Every line that starts with the code quoted, said to go, perhaps from the definitions named after it: "delete
 # the `console.log` lines at the top of `addItem` and `removeItem`", "remove all the `print(` calls in `main`"
 _LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the|every|each)\s+(?:remaining\s+|debug\s+)?"
-                            r"`(?P<head>[^`\n]+)`\s+(?:lines|calls|statements)\b(?P<where>[^.;:!?]*)", re.IGNORECASE)
+                            r"`(?P<head>[^`\n]+)`\s+(?:lines?|calls?|statements?)\b(?P<where>[^.;:!?]*)", re.IGNORECASE)
 
 
 # An import line quoted whole, said to go: of the file the sentence names, else of the one file the answer changes
@@ -853,6 +858,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
     read = replace(read, go_imports=_go_imports_said(said, read))
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
+                                             below_imports=_BELOW_IMPORTS.search(said) is not None,
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said) or _table_said(said),

@@ -26,7 +26,8 @@ from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
 from .removal import definition_lines, remove_definition
 from .syntax import breaks, language_of
-from .update import Merge, NoSharedLine, UpdateError, is_marker, merge_patch, merge_search_replace, merge_update
+from .update import (
+    Merge, NoSharedLine, UpdateError, header_end, is_marker, merge_patch, merge_search_replace, merge_update)
 
 __all__ = ["AnswerPlan", "FileChange", "Lister", "Problem", "Reader", "list_files", "plan_answer", "read_text"]
 
@@ -820,10 +821,19 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         if block.label is not None and current.lstrip().startswith(block.label.strip()):
             block = replace(block, text=block.label + block.text)  # (the file's own header line, shown)
         block = _styles_for_the_component(current, _under_the_table_said(current, block), target.name)
+        if block.whole and block.below_imports:  # (the file's package line and imports stay above it)
+            lines = current.splitlines(keepends=True)
+            end = header_end(lines)
+            while end and end < len(lines) and not lines[end].strip():
+                end += 1
+            block = replace(block, text="".join(lines[:end]) + block.text)
         try:
             merge = _lines_said_replaced(current, block, target.name, force) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
                              before=block.before, whole=block.whole, into=block.into)
+            if _changes_outside(current, merge.merged, block.into, target.name):  # ("Add the field to `Post`,
+                merge = _placed_inside(current, replace(block, inside=block.into), target.name) or merge  # right
+                # after `title`": not over a line like it in another class)
         except UpdateError as exc:
             unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
                 _stands_alone(block.text, current)
@@ -882,6 +892,16 @@ def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
         return None  # (the lines below are rewrites too: lines place them)
     lines[j:j + 1] = [indent + new + newline] + below
     return Merge.spanning(current, "".join(lines))
+
+
+def _changes_outside(current: str, merged: str, into: str | None, name: str) -> bool:
+    """Whether a merge rewrites or deletes lines outside the class the sentence puts the block in."""
+    span = _definition_span(current, into, name) if into else None
+    if span is None:
+        return False
+    matcher = difflib.SequenceMatcher(None, current.splitlines(), merged.splitlines(), autojunk=False)
+    return any(tag in ("replace", "delete") and (i2 <= span[0] or i1 > span[1])
+               for tag, i1, i2, _, _ in matcher.get_opcodes())
 
 
 def _placed_inside(current: str, block: Block, name: str) -> Merge | None:

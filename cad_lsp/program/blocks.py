@@ -344,11 +344,20 @@ _SUBSCRIPTION = re.compile(r"^\s*(?P<call>[\w$.]+)\s*\(\s*(?P<subject>[A-Za-z_$]
                            r"\bfn\b|\bdo\b|\{))")
 
 
+_CALL_OF_A_CALL = re.compile(r"^\s*(?P<call>[\w$.]+)\((?P<arguments>\s*(?P<inner>[A-Za-z_$][\w$.]*)\s*\(.*)\)\s*;?\s*$")
+# (``app.use(helmet());``: a call whose argument is a call)
+
+
 def other_subjects(a: str, b: str) -> bool:
     """Whether two lines register callbacks for other subjects with one call: ``watch(filter, ...)`` beside
-    ``watch(todos, ...)`` is another watcher, not a rewrite of it."""
+    ``watch(todos, ...)`` is another watcher, not a rewrite of it; ``app.use(requestId());`` beside
+    ``app.use(helmet());`` another middleware."""
     m, n = _SUBSCRIPTION.match(a), _SUBSCRIPTION.match(b)
-    return bool(m and n and m["call"] == n["call"] and m["subject"] != n["subject"])
+    if m and n:
+        return m["call"] == n["call"] and m["subject"] != n["subject"]
+    m, n = _CALL_OF_A_CALL.match(a), _CALL_OF_A_CALL.match(b)
+    return bool(m and n and m["call"] == n["call"] and m["inner"] != n["inner"] and
+                _arity(m["arguments"]) == _arity(n["arguments"]) == 1)  # (its one argument: not ``dump(r.reader(), w)``)
 
 
 def _arity(arguments: str) -> int:

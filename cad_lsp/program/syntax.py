@@ -449,15 +449,15 @@ def _import_source(node, source: bytes) -> str:
     one import rewritten), else the whole statement."""
     if len(node.children_by_field_name("path")) > 1:  # Scala: ``import a.b.{C, D}`` is ``a.b``'s, whichever names
         return re.sub(r"\.\{.*\}$", ".{}", re.sub(r"\s+", " ", _text(node, source).strip()))
+    if node.type == "use_declaration":  # Rust: ``use axum::{...}`` is ``axum``'s, on one line or several
+        text = _text(node, source).removeprefix("pub ").removeprefix("use ").strip().rstrip(";")
+        return re.sub(r"::\{.*", "", text, flags=re.DOTALL)
     for field_name in ("module_name", "source", "path", "argument"):
         child = node.child_by_field_name(field_name)
         if child is not None:
             return _text(child, source)
     if node.end_point[0] > node.start_point[0]:  # a block of imports (Go's ``import (``): one, rewritten whole
         return _text(node, source).splitlines()[0].strip()
-    if node.type == "use_declaration":
-        text = _text(node, source)
-        return re.sub(r"::\{.*|::\w+;?$", "", text.removeprefix("pub ").removeprefix("use ").strip().rstrip(";"))
     return re.sub(r"\s+", " ", _text(node, source))
 
 

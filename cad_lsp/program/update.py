@@ -53,7 +53,7 @@ from .syntax import COMMENT_LINE, breaks, guess_language, language_of
 
 
 __all__ = ["UpdateError", "NoSharedLine", "Placement", "Merge", "is_marker", "marker_lines", "align_update",
-           "merge_update", "merge_patch", "merge_search_replace"]
+           "header_end", "merge_update", "merge_patch", "merge_search_replace"]
 
 UNSEEN_AROUND_WHOLE = 3  # lines of the file before (after) a "whole file"'s first (last) line: it starts inside
 
@@ -166,7 +166,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 _HEADER_LINE = re.compile(r"^(?:package\s+[\w.]+;?|namespace\s+[\w\\.]+;|<\?php)\s*$")
 
 
-def _header_end(lines: list[str]) -> int:
+def header_end(lines: list[str]) -> int:
     """The index of the first line below a file's header: its package line and imports (Go's ``import (`` ...
     ``)`` included), and the comments and blank lines among them; 0 where the file starts with none."""
     end, k, seen = 0, 0, False
@@ -188,7 +188,7 @@ def _below_the_header(merge: Merge) -> Merge:
     imports (a declaration shown above ``// ... existing code ...``, which the marker then keeps the whole file
     below): the code below the header instead, set apart by a blank line, as a reader places it."""
     doc_lines, merged = split_lines(merge.document), split_lines(merge.merged)
-    end = _header_end(doc_lines)
+    end = header_end(doc_lines)
     top = next((j for j, line in enumerate(doc_lines) if line.strip()), None)
     if not end or top is None or doc_lines[top] in merged[:1]:
         return merge
@@ -236,7 +236,7 @@ def _unused_imports_above(merge: Merge, update: str, language: str | None) -> Me
         return merge
     doc_lines = split_lines(merge.document)
     rows = [next((j for j, line in enumerate(doc_lines) if line == merged[r]), None) for r in unused]
-    header = [line for line in doc_lines[:_header_end(doc_lines)] if IMPORT_LINE.match(line) and not indent_of(line)]
+    header = [line for line in doc_lines[:header_end(doc_lines)] if IMPORT_LINE.match(line) and not indent_of(line)]
     if None in rows or not header or line_key(header[-1]) not in {line_key(line) for line in shown}:
         return merge  # (the update shows the first imports only, one to add: it says nothing of the others)
     kept = [line for r, line in enumerate(merged) if r not in unused]

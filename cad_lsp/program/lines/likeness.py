@@ -85,6 +85,9 @@ def other_entries(a: str, b: str) -> bool:
     ``poll-interval-secs``), the entry is the same (a rewrite)."""
     if _other_elements(a, b) or other_subjects(a, b):
         return True  # (``<form class="search-form">`` beside ``<form class="bookmark-form">``: another element)
+    named = [_NAMED_ENTRY.search(line) for line in (a, b)]
+    if all(named):  # (a route of the same ``name="post_detail"`` given another path: the same route, rewritten;
+        return named[0]["name"] != named[1]["name"]  # of another name, another route)
     m, n = _SYMBOL_ENTRY.match(a), _SYMBOL_ENTRY.match(b)
     if m and n:  # (``after_create :send_welcome_email`` made ``after_create_commit :enqueue...``: a rewrite)
         return m["call"] == n["call"] and m["key"] != n["key"]
@@ -98,6 +101,7 @@ def other_entries(a: str, b: str) -> bool:
     return False
 
 
+_NAMED_ENTRY = re.compile(r"""\bname\s*=\s*(["'])(?P<name>[^"']+)\1""")  # an entry's own name: Django's ``path(...)``
 _LEADING_STRING = re.compile(r"""^\s*(["'`])(?P<key>[^"'`]+)\1""")
 
 
