@@ -960,11 +960,8 @@ NOT_YET: dict[str, str] = {
     "dm-haskell-todo-cli-priority-command-claude": "not examined yet: ``src/Todo/Store.hs`` differs from the expected",
     "dm-ocaml-calc-modulo-operator-qwen": "not examined yet: ``lib/ast.ml`` differs from the expected",
     "dm-haskell-stack-vm-dup-swap-mistral": "not examined yet: ``test/Spec.hs`` differs from the expected",
-    "dm-swift-spritekit-breakout-pause-state-deepseek": "not examined yet: "
-                                                        "``Tests/BreakoutTests/GameStateTests.swift`` differs from the expected",
     "dm-go-kvctl-expire-ttl-commands-cody": "not examined yet: ``cmd/kvctl/main.go``, ``completions/kvctl.bash`` "
                                             "differ from the expected",
-    "dm-elixir-liveview-todos-clear-completed-grok": "not examined yet: refused",
     "dm-lua-love2d-platformer-dash-qwen": "not examined yet: ``player.lua`` differs from the expected",
 }
 
@@ -3310,3 +3307,42 @@ def test_middleware_a_rust_use_group_a_file_below_its_imports_and_one_line_said_
     assert after["items.rs"] == handlers.replace("{Path, State}", "{Path, Query, State}")
     assert after["config_test.go"] == tests[:tests.index("func")] + new_test
     assert after["Player.cs"] == player.replace('        Debug.Log($"Hit {c.gameObject.name}");\n', "")
+
+
+def test_new_switch_cases_go_after_the_case_named_and_a_raw_string_keeps_its_spaces(tmp_path):
+    """"add the two cases to the `switch` in `run`, between `"del"` and `"list"`": after the ``"del"`` case (the
+    first new case took the body of ``"get"``); a Go usage text shown again in a raw string, two lines new: its
+    spaces kept (they became tabs, as the file indents its code)."""
+    main = ('package main\n\nconst usage = `usage: kvctl <command>\n\ncommands:\n  get <key>   print a key\n'
+            '  del <key>   delete a key\n`\n\nfunc run(cmd string, rest []string) error {\n\tswitch cmd {\n\tcase "get":\n'
+            '\t\tif len(rest) != 1 {\n\t\t\treturn errUsage\n\t\t}\n\t\treturn get(rest[0])\n\tcase "del":\n'
+            '\t\tif len(rest) != 1 {\n\t\t\treturn errUsage\n\t\t}\n\t\treturn del(rest[0])\n\tcase "list":\n'
+            '\t\treturn list()\n\t}\n\treturn nil\n}\n')
+    cases = ('\tcase "ttl":\n\t\tif len(rest) != 1 {\n\t\t\treturn errUsage\n\t\t}\n\t\treturn ttl(rest[0])\n')
+    usage = ('const usage = `usage: kvctl <command>\n\ncommands:\n  get <key>   print a key\n  del <key>   delete a key\n'
+             '  ttl <key>   time left\n`\n')
+    answer = (f"In `main.go`, document the command in `usage`:\n\n```go\n{usage}```\n\nand add the case to the `switch` "
+              f"in `run`, between `\"del\"` and `\"list\"`:\n\n```go\n{cases}```\n")
+    assert _applied(tmp_path, "main.go", main, answer) == main.replace(
+        "  del <key>   delete a key\n", "  del <key>   delete a key\n  ttl <key>   time left\n").replace(
+        '\tcase "list":', cases + '\tcase "list":')
+
+
+def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
+    """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
+    right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the
+    file's (they were written again and the file no longer parsed)."""
+    tests = ('final class StateTests: XCTestCase {\n    func testStarts() {\n        XCTAssertTrue(true)\n    }\n\n'
+             '    func testEnds() {\n        XCTAssertFalse(false)\n    }\n}\n')
+    new_test = '    func testPauses() {\n        XCTAssertEqual(1, 1)\n    }\n'
+    live = ('defmodule AppWeb.TodoLive do\n  use AppWeb, :live_view\n\n  def render(assigns) do\n    ~H"""\n'
+            '    <div>\n      <ul id="todos">\n        <li>todo</li>\n      </ul>\n    </div>\n    """\n  end\nend\n')
+    button = '      <button phx-click="clear_completed">\n        Clear completed\n      </button>\n'
+    (tmp_path / "StateTests.swift").write_text(tests)
+    (tmp_path / "todo_live.ex").write_text(live)
+    answer = (f"Add to `StateTests.swift`, inside the class after the last test:\n\n```swift\n{new_test}```\n\n"
+              f"**`todo_live.ex`**\n\nThe button goes right after the `</ul>` in `render/1`:\n\n```heex\n      </ul>\n\n"
+              f"{button}    </div>\n    \"\"\"\n  end\n```\n")
+    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    assert after["StateTests.swift"] == tests[:-2] + "\n" + new_test + "}\n"
+    assert after["todo_live.ex"] == live.replace("      </ul>\n", "      </ul>\n\n" + button)

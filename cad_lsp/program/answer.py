@@ -139,8 +139,9 @@ _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|you
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
-                         r"append(?:ed)?\s+(?:\w+\s+)?to\b)",
-                         re.IGNORECASE)
+                         r"append(?:ed)?\s+(?:\w+\s+)?to\b|(?:after|below)\s+the\s+(?:very\s+)?last\s+(?:existing\s+)?"
+                         r"(?:test|method|function|case|one|entry|handler|route|spec|example)\b(?!\s*`))",
+                         re.IGNORECASE)  # ("inside the class after the last test:")
 _A_TYPE = re.compile(r"\s*(?:the\s+|this\s+|that\s+)?(?:class|struct|module|object|impl|interface|trait|enum|"
                      r"component|controller|service|model|record|describe|suite)\b", re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")

@@ -52,10 +52,13 @@ def as_the_file_indents(doc_lines: list[str], update_lines: list[str]) -> list[s
     """The update's lines indented in the file's style (the lines themselves where the styles agree, or where
     either mixes them)."""
     file_style, update_style = _style(doc_lines), _style(update_lines)
+    indented, ours = _indented(update_lines), {line.rstrip("\r\n") for line in _indented(doc_lines)}
     if file_style is None or update_style is None or file_style == update_style or \
-            any(line.startswith("\t" if file_style == "tab" else " ") for line in _indented(update_lines)) or \
-            {_start(line) for line in _indented(update_lines)} <= {_start(line) for line in _indented(doc_lines)}:
-        return update_lines  # (the file's own lines in the other style: a Go usage text in a raw string)
+            any(line.startswith("\t" if file_style == "tab" else " ") for line in indented) or \
+            {_start(line) for line in indented} <= {_start(line) for line in _indented(doc_lines)} or \
+            2 * sum(line.rstrip("\r\n") in ours for line in indented) >= len(indented):
+        return update_lines  # (the file's own lines in the other style: a Go usage text in a raw string, some
+        # of its lines new)
     out = []
     if file_style == "tab":  # spaces to tabs, a tab per step of the update's own indentation
         unit = _space_unit(update_lines)

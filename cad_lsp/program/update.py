@@ -764,6 +764,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
             (placed := _at_named_line(doc_lines, update_lines, "after" if after else "before", said)) is not None:
         return _checked(placed, grammar, force, update)  # (a whole line named as the place, "directly above the
         # `r.Use(middleware.RealIP)` line", and new lines: there, not as a rewrite of a line like them)
+    if said and (placed := _beside_named_case(doc_lines, update_lines, "after" if after else "before", said)):
+        return _checked(placed, grammar, force, update)  # (new ``case`` clauses "between `"del"` and `"list"`")
     blockwise = merge_by_blocks(doc_lines, update_lines, grammar, marker_lines, _lines_of_block, after, before) \
         if grammar else None
     place = ("after", after) if after else ("before", before) if before else None
@@ -1378,6 +1380,7 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     at = block_end(keys, j)
     while at > j + 1 and not keys[at - 1].strip():
         at -= 1  # (the blank lines below it stay below the new code)
+    new = _less_what_follows(new, keys, at)
     blanks = next((n for n in range(at, len(keys)) if keys[n].strip()), len(keys)) - at
     gap = [Piece(_terminator(doc_lines), None, None)] * max(1, blanks)  # (as the file sets the next line apart)
     opens = _opens_a_body(new) and (blanks > 0 or at > j + 1 and (is_declaration(line_key(new[0].text)) or
@@ -1390,6 +1393,23 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     if not above and shown_first and keys[at - 1].strip():  # (a blank line the update shows above the new ones:
         above = [Piece(_terminator(doc_lines), None, None)]  # a group of their own, ``"github.com/go-chi/..."``)
     return _inserted(doc_lines, update_lines, at, above + new + below)
+
+
+def _less_what_follows(new: list[Piece], keys: list[str], at: int) -> list[Piece]:
+    """New lines less those they end with that are the file's next lines from ``at`` on, in order: context shown
+    below the new code (``</div>``, ``\"\"\"``, ``end`` after a button added below ``</ul>``), not more of it."""
+    shown = [k for k, piece in enumerate(new) if piece.text.strip()]
+    following = [key.strip() for key in keys[at:] if key.strip()]
+    count = next((m for m in range(len(shown) - 1, 0, -1)
+                  if [line_key(new[k].text).strip() for k in shown[-m:]] == following[:m] and
+                  _braces("".join(piece.text for piece in new[:shown[-m]])) == 0), 0)  # (the new code closes
+    # what it opens: a ``}`` that ends it is its own)
+    if not count:
+        return new
+    new = new[:shown[-count]]
+    while new and not new[-1].text.strip():
+        new = new[:-1]
+    return new
 
 
 def _opens_a_body(new: list[Piece]) -> bool:
@@ -1410,6 +1430,39 @@ def _declares(key: str, name: str) -> bool:
     rest = code[m.end():]
     assigned = re.search(r":=|(?<![=!<>:])=(?![=>])", rest)
     return assigned is not None and "(" not in rest[:assigned.start()] or re.match(r"\s*\??:\s*\S", rest) is not None
+
+
+# A clause of a ``switch`` or a ``match``: ``case "del":``, ``case .paused:``, Rust's ``"del" => {``
+_CASE_HEAD = re.compile(r"^\s*(?:case\s+(?P<case>[^:]+?)\s*:|(?P<arm>\S[^=]*?)\s*=>\s*\{?)\s*$")
+
+
+def _case_said(key: str) -> str | None:
+    """The value a clause's head matches, unquoted (``del`` of ``case "del":``), or None for no clause head."""
+    m = _CASE_HEAD.match(key)
+    return (m["case"] or m["arm"]).strip().strip("\"'`").lstrip(".") if m else None
+
+
+def _beside_named_case(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
+    """New clauses of a ``switch`` or ``match`` (the update opens with a clause head the file has not) put after
+    (or before) the one clause the answer names by its value ("between `"del"` and `"list"`"), up to the next
+    clause head, or the line that closes them; None for any other update."""
+    keys, shown = keys_of(doc_lines), [line for line in update_lines if line.strip()]
+    new_values = {_case_said(line_key(line)) for line in shown} - {None}
+    if not shown or _case_said(line_key(shown[0])) is None or any(is_marker(line) for line in shown) or \
+            new_values & {_case_said(key) for key in keys}:
+        return None
+    found = [j for j, key in enumerate(keys) if _case_said(key) == name.strip("\"'`").lstrip(".")]
+    if len(found) != 1 or indent_of(keys[found[0]]) != indent_of(shown[0]):
+        return None
+    at, depth = found[0], indent_of(keys[found[0]])
+    if side == "after":
+        at += 1
+        while at < len(keys) and (not keys[at].strip() or indent_of(keys[at]) > depth or
+                                  indent_of(keys[at]) == depth and CLOSING.match(keys[at])):
+            at += 1
+        while not keys[at - 1].strip():
+            at -= 1
+    return _inserted(doc_lines, update_lines, at, _shown_pieces(update_lines))
 
 
 def _shown_pieces(update_lines: list[str]) -> list[Piece]:
