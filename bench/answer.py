@@ -417,7 +417,12 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
              (ROOT / "bench" / "data" / "answers-chat-heldout-26.jsonl",
               "a twenty-sixth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
               "languages), never read while tuning; 20 of 24 were right with the merge of the day it came (info 7, "
-              "first line 7, line before 6), 20 with that round's starting merge"))
+              "first line 7, line before 6), 20 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-28.jsonl",
+              "a twenty-eighth set of 24, all naming their files on the line before, by the brief of a tuning set of "
+              "everyday answers (whole functions pasted alone, renames, splits, removals said in prose), never read "
+              "while tuning; 8 of 24 were right with the merge of the day it came, 7 with that round's starting "
+              "merge"))
 
 
 def chat_answers(path: Path = CHAT_SET) -> list[dict]:

@@ -962,7 +962,6 @@ NOT_YET: dict[str, str] = {
     "dm-haskell-stack-vm-dup-swap-mistral": "not examined yet: ``test/Spec.hs`` differs from the expected",
     "dm-go-kvctl-expire-ttl-commands-cody": "not examined yet: ``cmd/kvctl/main.go``, ``completions/kvctl.bash`` "
                                             "differ from the expected",
-    "dm-lua-love2d-platformer-dash-qwen": "not examined yet: ``player.lua`` differs from the expected",
 }
 
 
@@ -3346,3 +3345,14 @@ def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tm
     after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
     assert after["StateTests.swift"] == tests[:-2] + "\n" + new_test + "}\n"
     assert after["todo_live.ex"] == live.replace("      </ul>\n", "      </ul>\n\n" + button)
+
+
+def test_a_place_said_by_a_qualified_method_name_with_parentheses(tmp_path):
+    """"Add a `dash` method right after `Player:jump()`:" in Lua, which no grammar reads: after ``jump`` (it went
+    to the file's end)."""
+    player = ('local Player = {}\n\nfunction Player:jump()\n  if self.grounded then\n    self.vy = -300\n  end\nend\n\n'
+              'function Player:draw()\n  love.graphics.rectangle("fill", self.x, self.y, 8, 8)\nend\n\nreturn Player\n')
+    dash = 'function Player:dash()\n  if self.cooldown <= 0 then\n    self.dashing = true\n  end\nend\n'
+    answer = f"In `player.lua`, add a `dash` method right after `Player:jump()`:\n\n```lua\n{dash}```\n"
+    assert _applied(tmp_path, "player.lua", player, answer) == player.replace(
+        "end\n\nfunction Player:draw", "end\n\n" + dash + "\nfunction Player:draw")

@@ -858,6 +858,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
         if _ADD_AN_IMPORT.search(said) else []
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
     read = replace(read, go_imports=_go_imports_said(said, read))
+    after, before = (re.sub(r"^([\w.$:]+)\(\)$", r"\1", side) if side else side for side in (after, before))
+    # (``Player:jump()``: the method's name)
     return extra + _split_where_said(replace(read, after=after, before=before, whole=_says_whole_file(prose),
                                              below_imports=_BELOW_IMPORTS.search(said) is not None,
                                              lines=_line_range(info) if read.named_by == "info" else None,

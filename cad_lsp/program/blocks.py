@@ -386,7 +386,9 @@ def names(defined: str, name: str) -> bool:
     """Whether a definition's name is the one an answer's sentence names, qualified or not (``create`` for
     ``create``, ``Store.Create`` for ``Create``, ``RingBuffer::pop`` for ``pop``, a call titled so:
     ``parser.add_argument --color`` for ``--color``)."""
-    return re.fullmatch(rf"(?:.*(?:\.|::|\s))?{re.escape(name)}", defined) is not None
+    return re.fullmatch(rf"(?:.*(?:\.|::|\s))?{re.escape(name)}", defined) is not None or \
+        re.search(r"(?:\.|::|:|#)", name) is not None and re.split(r"\.|::|:|#", name)[-1] == defined  # (said
+    # qualified, ``Player:jump``, where the file's reading names ``jump``)
 
 
 # A function clause's head (Elixir's ``def handle_in("typing", payload, socket) do``): its name, and the literal
