@@ -418,6 +418,10 @@ CHAT_SETS = ((CHAT_SET, "24 answers as assistants print them: their own habits o
               "a twenty-sixth set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
               "languages), never read while tuning; 20 of 24 were right with the merge of the day it came (info 7, "
               "first line 7, line before 6), 20 with that round's starting merge"),
+             (ROOT / "bench" / "data" / "answers-chat-heldout-27.jsonl",
+              "a twenty-seventh set of 24, 8 per convention, by the same brief as the twelfth (at least eight "
+              "languages), never read while tuning; 17 of 24 were right with the merge of the day it came (info 6, "
+              "first line 6, line before 5), 17 with that round's starting merge"),
              (ROOT / "bench" / "data" / "answers-chat-heldout-28.jsonl",
               "a twenty-eighth set of 24, all naming their files on the line before, by the brief of a tuning set of "
               "everyday answers (whole functions pasted alone, renames, splits, removals said in prose), never read "

@@ -955,8 +955,6 @@ NOT_YET: dict[str, str] = {
                                                             "``lua/plugins/init.lua`` differ from the expected",
     "dl-shell-ops-scripts-split-do-backup-chatgpt": "not examined yet: ``scripts/backup.sh`` differs from the expected",
     "dl-yaml-github-actions-node-lib-matrix-provenance-copilot-chat": "not examined yet: refused",
-    "dl-python-pandas-sales-etl-split-clean-and-aggregate-cursor": "not examined yet: ``tests/test_transform.py`` "
-                                                                   "differs from the expected",
     "dm-haskell-todo-cli-priority-command-claude": "not examined yet: ``src/Todo/Store.hs`` differs from the expected",
     "dm-ocaml-calc-modulo-operator-qwen": "not examined yet: ``lib/ast.ml`` differs from the expected",
     "dm-haskell-stack-vm-dup-swap-mistral": "not examined yet: ``test/Spec.hs`` differs from the expected",
@@ -3356,3 +3354,18 @@ def test_a_place_said_by_a_qualified_method_name_with_parentheses(tmp_path):
     answer = f"In `player.lua`, add a `dash` method right after `Player:jump()`:\n\n```lua\n{dash}```\n"
     assert _applied(tmp_path, "player.lua", player, answer) == player.replace(
         "end\n\nfunction Player:draw", "end\n\n" + dash + "\nfunction Player:draw")
+
+
+def test_definitions_listed_as_replaced_and_not_shown_again_give_way_to_the_new_ones(tmp_path):
+    """"replace `test_clean_and_aggregate` and `test_clean_and_aggregate_requires_columns` with:" and tests of
+    other names: the new tests where the first was, both old ones gone (the new ones went beside them)."""
+    tests = ('import pytest\n\n\ndef test_normalize():\n    assert normalize("A") == "a"\n\n\n'
+             'def test_clean_and_aggregate(raw):\n    assert len(clean_and_aggregate(raw)) == 1\n\n\n'
+             'def test_clean_and_aggregate_requires_columns():\n    with pytest.raises(ValueError):\n'
+             '        clean_and_aggregate(None)\n\n\ndef test_flag():\n    assert flag([]) == []\n')
+    new = ('def test_clean_sales(raw):\n    assert len(clean_sales(raw)) == 2\n\n\n'
+           'def test_aggregate_sales(raw):\n    assert len(aggregate_sales(clean_sales(raw))) == 1\n')
+    answer = ("Then in `test_transform.py`, replace `test_clean_and_aggregate` and "
+              f"`test_clean_and_aggregate_requires_columns` with:\n\n```python\n{new}```\n")
+    start, end = tests.index("def test_clean_and_aggregate("), tests.index("def test_flag")
+    assert _applied(tmp_path, "test_transform.py", tests, answer) == tests[:start] + new + "\n\n" + tests[end:]

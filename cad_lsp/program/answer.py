@@ -425,6 +425,10 @@ def read_answer(markdown: str) -> Reading:
                 if gone and len(gone) < len(named):  # ("Replace `test_mart_refresh_runs_after_merge` and
                     removals.append(Removal(tuple(gone), read.path, index + 1, listed[0]))  # `test_retries`
                     # ...:" and a block that defines the second and new ones: the first goes)
+                elif gone and _defines(read.text, None) and read.after is None and read.before is None and \
+                        not any(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", read.text) for n in named):
+                    read = replace(read, before=gone[0])  # (none of them shown again: the new ones go where the
+                    removals.append(Removal(tuple(gone), read.path, index + 1, listed[0]))  # first was, they go)
             if isinstance(read, Block) and read.path and not read.is_patch and \
                     (lines_said := _REPLACE_LINES.search(said.replace("**", "")) or
                      _REPLACE_LINES_LISTED.search(said.replace("**", ""))) and \
