@@ -956,8 +956,6 @@ NOT_YET: dict[str, str] = {
     "dl-shell-ops-scripts-split-do-backup-chatgpt": "not examined yet: ``scripts/backup.sh`` differs from the expected",
     "dl-yaml-github-actions-node-lib-matrix-provenance-copilot-chat": "not examined yet: refused",
     "dm-haskell-todo-cli-priority-command-claude": "not examined yet: ``src/Todo/Store.hs`` differs from the expected",
-    "dm-ocaml-calc-modulo-operator-qwen": "not examined yet: ``lib/ast.ml`` differs from the expected",
-    "dm-haskell-stack-vm-dup-swap-mistral": "not examined yet: ``test/Spec.hs`` differs from the expected",
     "dm-go-kvctl-expire-ttl-commands-cody": "not examined yet: ``cmd/kvctl/main.go``, ``completions/kvctl.bash`` "
                                             "differ from the expected",
 }
@@ -3369,3 +3367,22 @@ def test_definitions_listed_as_replaced_and_not_shown_again_give_way_to_the_new_
               f"`test_clean_and_aggregate_requires_columns` with:\n\n```python\n{new}```\n")
     start, end = tests.index("def test_clean_and_aggregate("), tests.index("def test_flag")
     assert _applied(tmp_path, "test_transform.py", tests, answer) == tests[:start] + new + "\n\n" + tests[end:]
+
+
+def test_an_example_appended_to_a_run_without_blank_lines_and_an_ocaml_marker(tmp_path):
+    """Hspec examples "appended to the `describe "run"` block", whose ``it`` lines the file does not set apart:
+    no blank line above the new ones (one was added); ``(* ... *)`` between OCaml fragments: a marker (the type
+    it stood for was deleted)."""
+    spec = ('main :: IO ()\nmain = hspec $ do\n  describe "run" $ do\n    it "adds" $\n      run [Push 1] `shouldBe` Right []\n'
+            '    it "halts" $\n      run [Halt] `shouldBe` Right []\n')
+    new = '    it "swaps" $\n      run [Push 1, Push 2, Swap] `shouldBe` Right []\n'
+    ast = ('type binop =\n  | Add\n  | Sub\n\ntype expr =\n  | Num of float\n  | Binop of binop * expr * expr\n\n'
+           'let string_of_binop = function\n  | Add -> "+"\n  | Sub -> "-"\n')
+    (tmp_path / "Spec.hs").write_text(spec)
+    (tmp_path / "ast.ml").write_text(ast)
+    answer = (f"And some tests, appended to the `describe \"run\"` block:\n\nSpec.hs\n```haskell\n{new}```\n\n"
+              "**ast.ml**\n\n```ocaml\ntype binop =\n  | Add\n  | Sub\n  | Mod\n\n(* ... *)\n\nlet string_of_binop = function\n"
+              '  | Add -> "+"\n  | Sub -> "-"\n  | Mod -> "%"\n```\n')
+    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    assert after["Spec.hs"] == spec + new
+    assert after["ast.ml"] == ast.replace("  | Sub\n\n", "  | Sub\n  | Mod\n\n").replace('"-"\n', '"-"\n  | Mod -> "%"\n')

@@ -45,8 +45,8 @@ _CLOSES = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes a block
 def is_marker(line: str) -> bool:
     """Whether an update line elides file lines: a lone comment that says so (``# ... existing code ...``,
     ``// ...``, ``/* ... */``, ``{/* ... */}`` in JSX, ``# (unchanged)``, ``<!-- rest of the file -->``,
-    ``// ... other methods ...``, Twig's ``{# ... #}``, Razor's ``@* ... *@``), or a bare ``...``, or one in double
-    braces (``{{ ... }}``)."""
+    ``// ... other methods ...``, Twig's ``{# ... #}``, Razor's ``@* ... *@``, OCaml's ``(* ... *)``), or a bare
+    ``...``, or one in double braces (``{{ ... }}``)."""
     text = line.rstrip("\r\n").strip()
     if text.startswith("{{--") and text.endswith("--}}"):  # Blade's comment: ``{{-- ... --}}``
         return is_marker("// " + text[4:-4].strip())
@@ -61,6 +61,8 @@ def is_marker(line: str) -> bool:
         text = "// " + text[2:-2].strip()
     elif text.startswith(("@*", "<%#")) and text.endswith(("*@", "%>")):  # Razor's ``@* ... *@``, ERB's ``<%# ... %>``
         text = "// " + text[2 if text.startswith("@*") else 3:-2].strip()
+    elif text.startswith("(*") and text.endswith("*)") and len(text) > 3:  # OCaml's, F#'s ``(* ... *)``
+        text = "// " + text[2:-2].strip()
     m = _COMMENT.match(text)
     if not m or text.startswith("*") and not text.startswith("*/"):  # a doc comment's inner line is prose
         return False

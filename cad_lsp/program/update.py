@@ -1660,8 +1660,16 @@ def _after_leading_marker(update_lines: list[str], doc_lines: list[str]) -> list
     return rest or None
 
 
-def _gap_before_last_block(doc_lines: list[str]) -> int:
-    """The blank lines the file sets before its last top-level block (two in PEP 8's Python), at least one."""
+def _gap_before_last_block(doc_lines: list[str], depth: int = 0) -> int:
+    """The blank lines the file sets before its last top-level block (two in PEP 8's Python), at least one; for
+    code at a depth, before its last line at that depth (none between Hspec's ``it`` examples)."""
+    heads = [j for j in range(1, len(doc_lines)) if depth and doc_lines[j].strip() and
+             indent_of(doc_lines[j]) == depth and not CLOSING.match(doc_lines[j])]
+    if heads:
+        gap = 0
+        while heads[-1] - 1 - gap >= 0 and not doc_lines[heads[-1] - 1 - gap].strip():
+            gap += 1
+        return min(gap, 2)
     for j in range(len(doc_lines) - 1, 0, -1):
         if doc_lines[j].strip() and not doc_lines[j][:1].isspace() and not doc_lines[j - 1].strip():
             gap = 0
@@ -1691,7 +1699,8 @@ def _appended(document: str, update: str) -> Merge:
         len(doc_lines) > 1 and len(callees) == 1 and None not in callees  # (another ``map("n", ...)`` below the
     # file's last two: the same run)
     if doc_lines[-1].strip() and split_lines(update)[0].strip() and not in_the_run:  # (a new setting below the
-        pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines)  # run of settings it ends)
+        pieces += [Piece(newline, None, None)] * _gap_before_last_block(doc_lines, indent_of(shown[0]))  # run of
+        # settings it ends)
     pieces += [Piece(line, None, k) for k, line in enumerate(split_lines(update), 1)]
     return _finish(document, update, pieces, frozenset(), None, False)
 
