@@ -2863,6 +2863,13 @@ def _applied(tmp_path: Path, name: str, text: str, answer: str) -> str:
     return change.after
 
 
+def _applied_to(tmp_path: Path, texts: dict[str, str], answer: str) -> dict[str, str]:
+    """The files an answer changes, each written as ``texts`` has it first: what the answer makes of each."""
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    return {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+
+
 def test_a_shell_block_naming_no_file_after_a_script_s_block_goes_on_in_the_script(tmp_path):
     """"2. `scripts/backup.sh`: ..." then "And replace the upload section at the end of the script:" and a bash
     block of the script's lines: that script's (it was read as commands and left out, silently); "Run the
@@ -3191,13 +3198,10 @@ def test_a_definition_or_a_titled_block_said_replaced_goes_whole(tmp_path):
     repository = ('def create_user(db, email):\n    return db.add(email)\n\n\ndef get_user_by_mail(db, email):\n'
                   '    return db.find(email)\n\n\ndef touch(db, user):\n    db.touch(user)\n')
     by_email = 'def get_user_by_email(db, email):\n    return db.find(email.strip().lower())\n'
-    (tmp_path / "user.rb").write_text(model)
-    (tmp_path / "user_spec.rb").write_text(spec)
-    (tmp_path / "users.py").write_text(repository)
     answer = (f"1. In `user.rb`, replace `full_name` with:\n\n```ruby\n{display}```\n\n"
               f"2. In `user_spec.rb`, replace the `describe \"#full_name\"` block with:\n\n```ruby\n{described}```\n\n"
               f"3. In `users.py`, replace `get_user_by_mail` with this:\n\n```python\n{by_email}```\n")
-    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    after = _applied_to(tmp_path, {"user.rb": model, "user_spec.rb": spec, "users.py": repository}, answer)
     assert after["user.rb"] == model.replace('  def full_name\n    [first_name, last_name].join(" ")\n  end\n', display)
     assert after["user_spec.rb"] == spec.replace(spec[spec.index('  describe "#full_name"'):spec.index("\n\n") + 1],
                                                  described)
@@ -3242,11 +3246,9 @@ def test_places_and_replacements_said_of_one_line_types_and_shell_functions(tmp_
     script = ('log() {\n    echo "$*" >&2\n}\n\ndo_backup() {\n    tar -czf out.tgz data\n    aws s3 cp out.tgz s3://b/\n}\n\n'
               'main() {\n    do_backup\n}\n\nmain "$@"\n')
     split = ('create_archive() {\n    tar -czf out.tgz data\n}\n\nupload_archive() {\n    aws s3 cp "$1" s3://b/\n}\n')
-    (tmp_path / "order.dart").write_text(model)
-    (tmp_path / "backup.sh").write_text(script)
     answer = (f"1. In `order.dart`, right after the `OrderStatus` enum:\n\n```dart\n{money}```\n\n"
               f"2. In `backup.sh`, **replace the whole `do_backup` function** with these two:\n\n```bash\n{split}```\n")
-    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    after = _applied_to(tmp_path, {"order.dart": model, "backup.sh": script}, answer)
     assert after["order.dart"] == model.replace("}\n\nclass", "}\n\n" + money + "\nclass")
     assert after["backup.sh"] == script.replace(
         'do_backup() {\n    tar -czf out.tgz data\n    aws s3 cp out.tgz s3://b/\n}\n', split)
@@ -3265,11 +3267,9 @@ def test_a_field_said_to_go_in_a_class_and_a_route_of_the_same_name_stay_where_s
             '    path("<int:pk>/share/", views.post_share, name="post_share"),\n]\n')
     slug = '    slug = models.SlugField(max_length=210, unique=True)\n'
     route = '    path("post/<slug:slug>/", views.PostDetailView.as_view(), name="post_detail"),\n'
-    (tmp_path / "models.py").write_text(models)
-    (tmp_path / "urls.py").write_text(urls)
     answer = (f"Add the field to `Post` in `models.py`, right after `title`:\n\n```python\n{slug}```\n\n"
               f"In `urls.py`, change the detail route:\n\n```python\n    # Single post\n{route}```\n")
-    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    after = _applied_to(tmp_path, {"models.py": models, "urls.py": urls}, answer)
     assert after["models.py"] == models.replace("max_length=200)\n", "max_length=200)\n" + slug)
     assert after["urls.py"] == urls.replace('    path("<int:pk>/", views.PostDetailView.as_view(), name="post_detail"),\n',
                                             route)
@@ -3289,15 +3289,14 @@ def test_middleware_a_rust_use_group_a_file_below_its_imports_and_one_line_said_
     tests = 'package config\n\nimport (\n\t"testing"\n)\n\nfunc TestOld(t *testing.T) {\n\tt.Skip()\n}\n'
     player = ('public class Player : MonoBehaviour\n{\n    private void OnHit(Collision2D c)\n    {\n'
               '        Debug.Log($"Hit {c.gameObject.name}");\n        Die();\n    }\n}\n')
-    for name, text in (("app.ts", app), ("items.rs", handlers), ("config_test.go", tests), ("Player.cs", player)):
-        (tmp_path / name).write_text(text)
     new_test = 'func TestLoad(t *testing.T) {\n\tif Load() == nil {\n\t\tt.Fatal("nil")\n\t}\n}\n'
     answer = ("In `app.ts`, register it just before the HTTP logger:\n\n```ts\n  app.use(requestId());\n"
               "  app.use(createHttpLogger());\n```\n\n**items.rs**, the imports:\n\n```rust\nuse axum::{\n"
               "    extract::{Path, Query, State},\n    http::StatusCode,\n    Json,\n};\nuse uuid::Uuid;\n```\n\n"
               f"Replace the contents of `config_test.go` below the import block with:\n\n```go\n{new_test}```\n\n"
               "In `Player.cs`, remove the `Debug.Log($\"Hit {c.gameObject.name}\");` line at the top of `OnHit`.\n")
-    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    after = _applied_to(tmp_path, {"app.ts": app, "items.rs": handlers, "config_test.go": tests, "Player.cs": player},
+                        answer)
     assert after["app.ts"] == app.replace("  app.use(createHttpLogger", "  app.use(requestId());\n  app.use(createHttpLogger")
     assert after["items.rs"] == handlers.replace("{Path, State}", "{Path, Query, State}")
     assert after["config_test.go"] == tests[:tests.index("func")] + new_test
@@ -3333,12 +3332,10 @@ def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tm
     live = ('defmodule AppWeb.TodoLive do\n  use AppWeb, :live_view\n\n  def render(assigns) do\n    ~H"""\n'
             '    <div>\n      <ul id="todos">\n        <li>todo</li>\n      </ul>\n    </div>\n    """\n  end\nend\n')
     button = '      <button phx-click="clear_completed">\n        Clear completed\n      </button>\n'
-    (tmp_path / "StateTests.swift").write_text(tests)
-    (tmp_path / "todo_live.ex").write_text(live)
     answer = (f"Add to `StateTests.swift`, inside the class after the last test:\n\n```swift\n{new_test}```\n\n"
               f"**`todo_live.ex`**\n\nThe button goes right after the `</ul>` in `render/1`:\n\n```heex\n      </ul>\n\n"
               f"{button}    </div>\n    \"\"\"\n  end\n```\n")
-    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    after = _applied_to(tmp_path, {"StateTests.swift": tests, "todo_live.ex": live}, answer)
     assert after["StateTests.swift"] == tests[:-2] + "\n" + new_test + "}\n"
     assert after["todo_live.ex"] == live.replace("      </ul>\n", "      </ul>\n\n" + button)
 
@@ -3378,11 +3375,9 @@ def test_an_example_appended_to_a_run_without_blank_lines_and_an_ocaml_marker(tm
     new = '    it "swaps" $\n      run [Push 1, Push 2, Swap] `shouldBe` Right []\n'
     ast = ('type binop =\n  | Add\n  | Sub\n\ntype expr =\n  | Num of float\n  | Binop of binop * expr * expr\n\n'
            'let string_of_binop = function\n  | Add -> "+"\n  | Sub -> "-"\n')
-    (tmp_path / "Spec.hs").write_text(spec)
-    (tmp_path / "ast.ml").write_text(ast)
     answer = (f"And some tests, appended to the `describe \"run\"` block:\n\nSpec.hs\n```haskell\n{new}```\n\n"
               "**ast.ml**\n\n```ocaml\ntype binop =\n  | Add\n  | Sub\n  | Mod\n\n(* ... *)\n\nlet string_of_binop = function\n"
               '  | Add -> "+"\n  | Sub -> "-"\n  | Mod -> "%"\n```\n')
-    after = {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    after = _applied_to(tmp_path, {"Spec.hs": spec, "ast.ml": ast}, answer)
     assert after["Spec.hs"] == spec + new
     assert after["ast.ml"] == ast.replace("  | Sub\n\n", "  | Sub\n  | Mod\n\n").replace('"-"\n', '"-"\n  | Mod -> "%"\n')

@@ -127,8 +127,8 @@ _WHOLE_FILE = re.compile(r"\b(?:(?:full|complete|entire|whole)\s+(?:updated\s+|n
                          r"your\s+)?`[^`\s]+\.\w+`\s*(?:entirely|completely|with)?\s*[:.*]*\s*$|"
                          r"replace\s+(?:the\s+(?:entire\s+|whole\s+)?contents\s+of|everything\s+in)|overwrite\s+`|"
                          r"final\s+version\s+of|(?:here'?s|here\s+is)\s+the\s+updated\s+file\b)", re.IGNORECASE)
-_BELOW_IMPORTS = re.compile(r"\b(?:below|after|under)\s+(?:the|its|your)\s+(?:existing\s+)?(?:imports?|import\s+(?:block|"
-                            r"section|list|statements?))\b", re.IGNORECASE)
+_BELOW_IMPORTS = re.compile(r"\b(?:below|after|under)\s+(?:the|its|your)\s+(?:existing\s+)?"
+                            r"(?:imports?|import\s+(?:block|section|list|statements?))\b", re.IGNORECASE)
 # "Add this method to the `Cart` class", "add a `total` method to `Order`", "inside the `Cart` class", "inside the
 # existing `describe("POST /users", ...)` block" (a block titled by a call's first argument: its title)
 _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|your\s+)?(?:existing\s+)?`(?:(?P<mod>mod\s+)?"
@@ -549,7 +549,7 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
     if not (m or it) or block.after is not None or block.before is not None or block.path is None:
         return block
     if it:
-        after, before = _place_named([re.split(r"(?<=[.!?])\s+", said[it.end():])[0]])  # (its sentence alone)
+        after, before = _place_named([_sentences(said[it.end():])[0]])  # (its sentence alone)
         near = _near_words(_NEAR_WORDS.search(said[it.end():])) if not (after or before) else None
         return replace(block, after=after, before=before, near_words=near) if after or before or near else block
     near, name = m["where"].lower() in ("after", "below", "under"), m["name"] or m["heading"]
@@ -703,7 +703,7 @@ def _imports_said_gone(line: str, number: int) -> list[Removal]:
     after "imports" ("remove the now-unused imports at the top of `X.java`: `java.security.MessageDigest`, ..."),
     or by a package before "imports" ("the two `org.slf4j` imports": every one of it)."""
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", line):
+    for sentence in _sentences(line):
         verb = re.search(r"\b(?:delete|remove|drop)\b", sentence, re.IGNORECASE)
         if verb is None or _NOT_DONE.search(sentence[:verb.end()]):
             continue
@@ -737,8 +737,9 @@ _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|no
 
 # Every line that starts with the code quoted, said to go, perhaps from the definitions named after it: "delete
 # the `console.log` lines at the top of `addItem` and `removeItem`", "remove all the `print(` calls in `main`"
-_LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the|every|each)\s+(?:remaining\s+|debug\s+)?"
-                            r"`(?P<head>[^`\n]+)`\s+(?:lines?|calls?|statements?)\b(?P<where>[^.;:!?]*)", re.IGNORECASE)
+_LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the|every|each)\s+"
+                            r"(?:remaining\s+|debug\s+)?`(?P<head>[^`\n]+)`\s+(?:lines?|calls?|statements?)\b"
+                            r"(?P<where>[^.;:!?]*)", re.IGNORECASE)
 
 
 # An import line quoted whole, said to go: of the file the sentence names, else of the one file the answer changes
@@ -1233,7 +1234,7 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     `releaseStock`"): a name in backticks.  (None, None) where it names no place."""
     sentences = [line for line in prose
                  if line.strip() and not (_PUT_WHERE.match(line) and not line.rstrip().endswith(":"))]
-    last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", sentences[-1].strip())[-1] if sentences else ""
+    last = _sentences(sentences[-1].strip())[-1] if sentences else ""
     if sentences and last != sentences[-1].strip() and last.endswith(":") and \
             (own := _place_named([last])) != (None, None):
         return own  # (the line's last sentence, the block's own: "Put `applyEnv` between `Default` and `Load`.
@@ -1283,6 +1284,12 @@ def _says_whole_file(prose: list[str]) -> bool:
     """Whether the prose just before a block says it is the whole file ("Here's the full file so you can just
     replace it:", "Here is the complete updated `main.go`:", a heading "Rewrite `src/cli.rs`")."""
     return any(_WHOLE_FILE.search(line) for line in [line for line in prose if line.strip()][-3:])
+
+
+def _sentences(line: str) -> list[str]:
+    """A line's sentences: split where one ends and the next starts (``... `Load`. Then in `Load`, ...``), not in
+    a name or a path (``src/app.ts``, ``e.g.``)."""
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z`*_\"(])", line)
 
 
 def _last_said(prose: list[str]) -> str:

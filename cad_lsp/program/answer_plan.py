@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
-from .lines.reading import CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of
+from .lines.reading import (
+    CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of)
 from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
@@ -192,9 +193,11 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
     for block in reading.going_on:  # a fragment of the file named before it, shown after a sentence of its own
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
-        if text and (_holds_lines_of(text, block.text) or _holds_imports_of(text, block.text) or _defines_place(text, block.after or block.before) or
+        place = block.after or block.before
+        if text and (_holds_lines_of(text, block.text) or _holds_imports_of(text, block.text) or
+                     _defines_place(text, place) or
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
-                     _holds_a_line_inside(text, block.text, block.inside, block.after or block.before) or _defines_again(text, block.text) or
+                     _holds_a_line_inside(text, block.text, block.inside, place) or _defines_again(text, block.text) or
                      block.after == "" and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]

@@ -1211,7 +1211,8 @@ _DECLARED_ALONE = re.compile(r"^\s*(?:(?:private|public|protected|internal|overr
                              r"export|pub|const|let|var|val|local|type|typealias|@Published|@State)\s+)+(?:\([^)]*\)\s*)?"
                              r"(?:[A-Za-z_$][\w$<>\[\]?,.]*\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*[:=;]")  # (Java's ``private
 # Instant createdAt = Instant.now();``: a type before the name)
-_TYPE_ON_ONE_LINE = re.compile(r"^\s*(?:(?:export|pub|public|private|internal)\s+)?(?:enum|struct|class|record|interface)\s+"
+_TYPE_ON_ONE_LINE = re.compile(r"^\s*(?:(?:export|pub|public|private|internal)\s+)?"
+                               r"(?:enum|struct|class|record|interface)\s+"
                                r"(?P<name>[A-Za-z_$][\w$]*)\b[^{]*\{.*\}\s*;?\s*$")  # (``enum OrderStatus { a, b }``)
 
 
