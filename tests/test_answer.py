@@ -910,7 +910,6 @@ NOT_YET: dict[str, str] = {
     "di-java-spring-catalog-max-page-size-chatgpt": "not examined yet: "
                                                     "``src/main/java/com/acme/catalog/web/ProductController.java``, ``src/main/resources/application.yml`` differ from the expected",
     "di-csharp-aspnet-notes-api-rate-limit-writes-copilot-chat": "not examined yet: refused",
-    "di-kotlin-android-todo-undo-delete-gemini": "not examined yet: refused",
     "di-swift-swiftui-notes-pin-notes-qwen": "not examined yet: refused",
     "di-python-django-library-book-search-deepseek": "not examined yet: ``library/urls.py``, ``library/views.py`` "
                                                      "differ from the expected",
@@ -3381,3 +3380,16 @@ def test_an_example_appended_to_a_run_without_blank_lines_and_an_ocaml_marker(tm
     after = _applied_to(tmp_path, {"Spec.hs": spec, "ast.ml": ast}, answer)
     assert after["Spec.hs"] == spec + new
     assert after["ast.ml"] == ast.replace("  | Sub\n\n", "  | Sub\n  | Mod\n\n").replace('"-"\n', '"-"\n  | Mod -> "%"\n')
+
+
+def test_a_property_like_the_class_s_first_one_joins_it(tmp_path):
+    """"Below the line that creates the `showCompleted` `MutableStateFlow`, add:" a property like it, the class's
+    first member: right below it (it went after the blank line that sets the next member apart)."""
+    model = ('class TaskListViewModel(private val repository: TaskRepository) : ViewModel() {\n\n'
+             '    private val showCompleted = MutableStateFlow(true)\n\n    val state: StateFlow<TaskListState> =\n'
+             '        repository.observeTasks().map { TaskListState(it) }.stateIn(viewModelScope)\n}\n')
+    line = '    private val lastDeleted = MutableStateFlow<Task?>(null)\n'
+    answer = (f"In `TaskListViewModel.kt`, below the line that creates the `showCompleted` `MutableStateFlow`, add:"
+              f"\n\n```kotlin\n{line}```\n")
+    assert _applied(tmp_path, "TaskListViewModel.kt", model, answer) == model.replace(
+        "MutableStateFlow(true)\n", "MutableStateFlow(true)\n" + line)

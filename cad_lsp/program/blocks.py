@@ -196,8 +196,10 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
     if named and named[0].key[0] == "variable":
         lead = lead[:1]  # (a table below a constant: one blank line, not the two between functions)
-        if siblings is not None and siblings.index(named[0]) > 0 and not any(not p.text.strip() for p in gap) and \
-                all(u.key[0] == "variable" for u in shown) and difflib.SequenceMatcher(
+        first = siblings is not None and siblings.index(named[0]) == 0 and named[0].start == named[0].end and \
+            all(u.start == u.end for u in shown)  # (the class's first member, on one line: one like it joins it)
+        if siblings is not None and (first or siblings.index(named[0]) > 0 and not any(not p.text.strip() for p in gap)) \
+                and all(u.key[0] == "variable" for u in shown) and difflib.SequenceMatcher(
                     None, lines[named[0].start].strip(), merger.new.lines[shown[0].start].strip()).ratio() >= 0.5:
             lead = []  # (a variable like those of a tight run below one of them: ``const [key, setKey] = useState(0)``
             # right below ``[error, setError] = useState(null)``; not ``refreshJob`` below ``uiState``)
