@@ -1201,8 +1201,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip() and not tight:
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
     if definition and at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at]) and not tight:
-        gap = next((g for g in range(at) if keys[at - g - 1].strip()), at)  # (the file's blank lines between
-        new += [Piece(newline, None, None)] * max(gap, 1)  # definitions there: two in Python and GDScript)
+        new += [Piece(newline, None, None)] * max(_blanks_above(keys, at), 1)  # (the file's blank lines between
+        # definitions there: two in Python and GDScript)
     return _inserted(doc_lines, update_lines, at, new)
 
 
@@ -1664,20 +1664,19 @@ def _after_leading_marker(update_lines: list[str], doc_lines: list[str]) -> list
 def _gap_before_last_block(doc_lines: list[str], depth: int = 0) -> int:
     """The blank lines the file sets before its last top-level block (two in PEP 8's Python), at least one; for
     code at a depth, before its last line at that depth (none between Hspec's ``it`` examples)."""
-    heads = [j for j in range(1, len(doc_lines)) if depth and doc_lines[j].strip() and
-             indent_of(doc_lines[j]) == depth and not CLOSING.match(doc_lines[j])]
+    heads = [j for j in range(1, len(doc_lines)) if doc_lines[j].strip() and indent_of(doc_lines[j]) == depth and
+             not CLOSING.match(doc_lines[j])] if depth else []
     if heads:
-        gap = 0
-        while heads[-1] - 1 - gap >= 0 and not doc_lines[heads[-1] - 1 - gap].strip():
-            gap += 1
-        return min(gap, 2)
+        return min(_blanks_above(doc_lines, heads[-1]), 2)
     for j in range(len(doc_lines) - 1, 0, -1):
         if doc_lines[j].strip() and not doc_lines[j][:1].isspace() and not doc_lines[j - 1].strip():
-            gap = 0
-            while j - 1 - gap >= 0 and not doc_lines[j - 1 - gap].strip():
-                gap += 1
-            return max(1, min(gap, 2))
+            return max(1, min(_blanks_above(doc_lines, j), 2))
     return 1
+
+
+def _blanks_above(lines: list[str], at: int) -> int:
+    """How many blank lines stand right above line index ``at`` (all of them, where only blank lines do)."""
+    return next((gap for gap in range(at) if lines[at - gap - 1].strip()), at)
 
 
 _SETTING = re.compile(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")  # ``MAX_CART_ITEMS = 50`` at the left edge
