@@ -3321,6 +3321,16 @@ def test_new_switch_cases_go_after_the_case_named_and_a_raw_string_keeps_its_spa
         '\tcase "list":', cases + '\tcase "list":')
 
 
+def test_a_new_case_after_the_last_case_stays_inside_the_switch(tmp_path):
+    """"add the case after `"list"`", the switch's last case: before the switch's ``}``, which gofmt sets at the
+    case's depth (it was read as the case's own closing line and the new case went after the switch)."""
+    main = ('package main\n\nfunc run(cmd string) error {\n\tswitch cmd {\n\tcase "get":\n\t\treturn get()\n'
+            '\tcase "list":\n\t\treturn list()\n\t}\n\treturn nil\n}\n')
+    case = '\tcase "ttl":\n\t\treturn ttl()\n'
+    answer = f"In `main.go`, add the case to the `switch` in `run`, after `\"list\"`:\n\n```go\n{case}```\n"
+    assert _applied(tmp_path, "main.go", main, answer) == main.replace("\t}\n\treturn nil", case + "\t}\n\treturn nil")
+
+
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
     """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
     right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the

@@ -1456,10 +1456,11 @@ def _beside_named_case(doc_lines: list[str], update_lines: list[str], side: str,
     if len(found) != 1 or indent_of(keys[found[0]]) != indent_of(shown[0]):
         return None
     at, depth = found[0], indent_of(keys[found[0]])
+    braced = keys[at].rstrip().endswith("{")  # (Rust's ``"x" => {`` closes at its own depth; Go's ``case`` does not)
     if side == "after":
         at += 1
         while at < len(keys) and (not keys[at].strip() or indent_of(keys[at]) > depth or
-                                  indent_of(keys[at]) == depth and CLOSING.match(keys[at])):
+                                  braced and indent_of(keys[at]) == depth and CLOSING.match(keys[at])):
             at += 1
         while not keys[at - 1].strip():
             at -= 1
