@@ -4904,3 +4904,33 @@ def test_an_overload_that_calls_the_method_of_its_name_is_added_beside_it():
            "        return slug.substring(0, Math.min(slug.length(), maxLength));\n    }\n")
     update = "public final class Slugs {\n    // ...existing code...\n\n" + two + "}\n"
     assert merge_update(doc, update, "Slugs.java").merged == doc.replace(one, one + "\n" + two)
+
+
+def test_a_member_with_a_body_of_one_expression_is_replaced_by_its_block_bodied_rewrite():
+    """C#'s ``public void Dispose() => _db.Dispose();`` shown again with a block body at the class's end: the same
+    method rewritten (it was read as an interface's declaration of the name, kept, and the method came twice)."""
+    doc = ("public class StoreTests : IDisposable\n{\n    private readonly Db _db = new();\n\n    [Fact]\n"
+           "    public void Saves()\n    {\n        Assert.True(_db.Save());\n    }\n\n"
+           "    public void Dispose() => _db.Dispose();\n}\n")
+    update = ("public class StoreTests : IDisposable\n{\n    // ... existing tests ...\n\n"
+              "    public void Dispose()\n    {\n        _cache.Dispose();\n        _db.Dispose();\n    }\n}\n")
+    assert merge_update(doc, update, "StoreTests.cs").merged == doc.replace(
+        "    public void Dispose() => _db.Dispose();\n",
+        "    public void Dispose()\n    {\n        _cache.Dispose();\n        _db.Dispose();\n    }\n")
+
+
+def test_a_definition_skipped_between_shown_ones_that_the_code_still_uses_stays():
+    """A snippet shows the struct (a marker for its fields) and the function after the next: the function between
+    them, still named by a field's attribute, was elided without a marker, not removed (it went, and the file no
+    longer built); one no line uses any more goes, as the snippet shows."""
+    doc = ('pub struct Config {\n    pub name: String,\n    #[serde(default = "default_timeout_secs")]\n'
+           '    pub timeout_secs: u64,\n}\n\nfn default_timeout_secs() -> u64 {\n    30\n}\n\n'
+           'fn default_retries() -> u32 {\n    3\n}\n')
+    update = ('pub struct Config {\n    // ... existing fields ...\n    pub timeout_secs: u64,\n    pub verbose: bool,\n}\n\n'
+              'fn default_retries() -> u32 {\n    3\n}\n')
+    assert merge_update(doc, update, "config.rs").merged == doc.replace(
+        "    pub timeout_secs: u64,\n", "    pub timeout_secs: u64,\n    pub verbose: bool,\n")
+    unused = doc.replace('    #[serde(default = "default_timeout_secs")]\n', "")
+    assert merge_update(unused, update, "config.rs").merged == unused.replace(
+        "    pub timeout_secs: u64,\n", "    pub timeout_secs: u64,\n    pub verbose: bool,\n").replace(
+        "fn default_timeout_secs() -> u64 {\n    30\n}\n\n", "")

@@ -1328,9 +1328,10 @@ class _Merger:
             if other_subjects(self.old.lines[old.start], self.new.lines[new.start]):
                 return True  # (another watcher: ``watch(filter, ...)`` beside ``watch(todos, ...)``)
         if old.key is not None and old.key[0] == "function" and old.start == old.end and new.end > new.start and \
-                self.old.lines[old.start].rstrip().endswith(";") and \
+                self.old.lines[old.start].rstrip().endswith(";") and "=>" not in self.old.lines[old.start] and \
                 any("{" in line for line in self.text(self.new, new)):
-            return True  # (an interface's ``Search(ProductQuery query);`` is not the class's method of that name)
+            return True  # (an interface's ``Search(ProductQuery query);`` is not the class's method of that name;
+            # C#'s ``void Dispose() => _db.Dispose();`` is, with a body of one expression)
         if old.key is not None and old.key[0] == "function" and old.key == new.key and \
                 _overload_of(self.text(self.old, old), self.text(self.new, new), old.key[1].rsplit(".", 1)[-1]):
             return True  # (``slugify(String input, int maxLength)`` calling ``slugify(input)``: an overload)

@@ -1833,6 +1833,8 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     doc_lines = split_lines(document)
     newline = _terminator(doc_lines)
     pieces = _member_set_apart(pieces, doc_lines)
+    if not whole_file and any(is_marker(line) for line in split_lines(update)):
+        pieces = _still_used_kept(pieces, doc_lines)  # (a snippet: it elides, and may elide without a marker)
     out = [piece.text if piece.file_line is not None else piece.text.rstrip("\r\n") + newline for piece in pieces]
     out = [line if line.endswith(("\n", "\r")) else line + newline for line in out[:-1]] + out[-1:]
     # The file keeps its last terminator or its absence, whole file or snippet: a fenced block always ends its
@@ -1859,6 +1861,44 @@ def _finish(document: str, update: str, pieces: list[Piece], seen: frozenset[int
     return Merge(merged, first, last, text, placement, _runs(removed, doc_lines), document, whole_file,
                  count_repeats_moved(doc_lines, split_lines(update), pieces, kept,
                                      None if placement is None else placement.fresh))
+
+
+def _still_used_kept(pieces: list[Piece], doc_lines: list[str]) -> list[Piece]:
+    """The file's definitions the merge leaves out while the merged code still uses them, and defines them
+    nowhere, put back where they were (a snippet that shows the struct and the next function skipped the
+    ``default_request_timeout_secs`` its attribute still names).  Code removed on purpose goes with its uses; a
+    definition dropped from between shown lines, its uses left behind, was elided without a marker."""
+    kept = {piece.file_line for piece in pieces if piece.file_line is not None}
+    keys = keys_of(doc_lines)
+    merged = keys_of([piece.text for piece in pieces])
+    defined = set(definitions_in(merged).values())
+    code = "\n".join(key for key in merged if not COMMENT_LINE.match(key))
+    back: list[tuple[int, int]] = []  # the definitions to put back: first and last line, 0-based
+    for k, name in definitions_in(keys).items():
+        if len(name) < 4 or name in defined or _declares(keys[k], name) or \
+                any(first <= k <= last for first, last in back):
+            continue  # (a value set, ``const i18n = createI18n({``, is replaced by another as often as not)
+        first, last = attached_start(keys, k), block_end(keys, k) - 1
+        while last > k and not keys[last].strip():
+            last -= 1
+        named = re.escape(name)  # (called, or named in a string: ``#[serde(default = "default_timeout")]``; not
+        # a parameter of that name, as a pytest fixture moved to ``conftest.py`` is)
+        if last > k and not any(r + 1 in kept for r in range(first, last + 1)) and \
+                re.search(rf"(?<![\w$]){named}\s*\(|[\"']{named}[\"']", code) and \
+                not any(_declares(key, name) or IMPORT_LINE.match(key) and re.search(rf"\b{named}\b", key)
+                        for key in merged):
+            back.append((first, last))
+    for first, last in sorted(back, reverse=True):
+        at = next((i for i, piece in enumerate(pieces) if piece.file_line is not None and piece.file_line > last + 1),
+                  len(pieces))
+        lines = [Piece(doc_lines[r], r + 1, None) for r in range(first, last + 1)]
+        if first and not doc_lines[first - 1].strip() and at and pieces[at - 1].text.strip():
+            lines.insert(0, Piece(doc_lines[first - 1], first, None))
+        if last + 1 < len(doc_lines) and not doc_lines[last + 1].strip() and at < len(pieces) and \
+                pieces[at].text.strip():
+            lines.append(Piece(doc_lines[last + 1], last + 2, None))
+        pieces = pieces[:at] + lines + pieces[at:]
+    return pieces
 
 
 _DOCUMENTED = re.compile(r"^\s*(?:///|//!|/\*\*|#\[|@\w|\"\"\"|#\s|//\s)")  # a member's doc comment, attribute
