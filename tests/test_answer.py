@@ -3331,6 +3331,46 @@ def test_a_new_case_after_the_last_case_stays_inside_the_switch(tmp_path):
     assert _applied(tmp_path, "main.go", main, answer) == main.replace("\t}\n\treturn nil", case + "\t}\n\treturn nil")
 
 
+def test_removals_said_under_a_file_s_heading_in_bold_with_an_aside_and_imports_named_alone(tmp_path):
+    """"**1. `AuthService.java`**" then "* **Delete** the `legacyLogin` method (including its Javadoc) and the
+    private `md5Hex` helper": both, from the file of the heading (the controller defines a `legacyLogin` too, and
+    the bold verb, the aside and the numbered heading each hid the removal); "`MessageDigest` is no longer used"
+    and "remove the `LegacyLoginRequest` import": those import lines."""
+    service = ("package auth;\n\nimport java.security.MessageDigest;\nimport java.time.Clock;\n\n"
+               "public class AuthService {\n    public String login(String u) {\n        return u;\n    }\n\n"
+               "    /** Old MD5 accounts. */\n    public String legacyLogin(String u) {\n        return md5Hex(u);\n"
+               "    }\n\n    private static String md5Hex(String s) {\n        return MessageDigest.getInstance(s).toString();\n"
+               "    }\n}\n")
+    controller = ("package auth;\n\nimport auth.dto.LegacyLoginRequest;\nimport auth.dto.LoginRequest;\n\n"
+                  "public class AuthController {\n    public String login(LoginRequest r) {\n        return r.name();\n    }\n\n"
+                  "    public String legacyLogin(LegacyLoginRequest r) {\n        return r.name();\n    }\n}\n")
+    login = "    public String login(String u) {\n        return u.trim();\n    }\n"
+    answer = ("**1. `AuthService.java`**\n\n* **Delete** the `legacyLogin` method (including its Javadoc) and the "
+              "private `md5Hex` helper at the bottom of the class.\n* `MessageDigest` is no longer used.\n\n"
+              f"Then `login` becomes:\n\n```java\n{login}```\n\n**2. `AuthController.java`**\n\n"
+              "Delete the whole `legacyLogin` handler (the one mapped to `/login/legacy`), and remove the "
+              "`LegacyLoginRequest` import.\n")
+    after = _applied_to(tmp_path, {"AuthService.java": service, "AuthController.java": controller}, answer)
+    assert after["AuthService.java"] == ("package auth;\n\nimport java.time.Clock;\n\npublic class AuthService {\n"
+                                         f"{login}}}\n")
+    assert after["AuthController.java"] == controller.replace("import auth.dto.LegacyLoginRequest;\n", "").replace(
+        "\n    public String legacyLogin(LegacyLoginRequest r) {\n        return r.name();\n    }\n", "")
+
+
+def test_lines_listed_after_a_sentence_of_removal_go(tmp_path):
+    """"Delete these two lines outright:" then a list, one line of code to each item: each line goes, from the
+    file that has it (they were left in)."""
+    service = ("import { load } from './db';\n\nexport async function charge(id: string) {\n  const order = await load(id);\n"
+               "  console.log('charging order', order);\n  const amount = total(order);\n  console.log('amount', amount);\n"
+               "  return pay(amount);\n}\n")
+    answer = ("In `service.ts`, import the logger:\n\n```ts\nimport { load } from './db';\n"
+              "import { logger } from './logger';\n```\n\nDelete these two lines outright:\n\n"
+              "- `console.log('charging order', order);`\n- `console.log('amount', amount);`\n")
+    after = _applied_to(tmp_path, {"service.ts": service}, answer)
+    assert after["service.ts"] == service.replace("  console.log('charging order', order);\n", "").replace(
+        "  console.log('amount', amount);\n", "").replace("';\n\n", "';\nimport { logger } from './logger';\n\n", 1)
+
+
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
     """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
     right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the

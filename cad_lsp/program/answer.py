@@ -68,7 +68,8 @@ _NAMING_LINE = re.compile(rf"^\s*{_COMMENT_OPEN}\s*{_RULE}(?P<label>{_LABEL})?`?
 # The line before a fence.  A line holding a path and little else names it ("src/app.py", "**`src/app.py`**",
 # "### 2. `src/app.py` (new)", "File: src/app.py:"); so does a heading, a bold line or a sentence that ends
 # with a colon and names exactly one file ("Update `src/app.py`:", "### Step 2: change `src/app.py`").
-_PATH_LINE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?\s*(?:(?:file|path|filename|filepath)\s*:\s*)?"
+_PATH_LINE = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?\s*(?:\d{1,2}[.)]\s+)?"
+                        r"(?:(?:file|path|filename|filepath)\s*:\s*)?"
                         r"(?:\*\*|__)?`?(?P<path>[^`*\s]+?)`?(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*$",
                         re.IGNORECASE)
 # A path in backticks, then a note in brackets of any length: "`app/models/post.rb` (add the scope below `visible`)"
@@ -338,6 +339,9 @@ class Removal:
     inside: tuple[str, ...] = ()  # the definitions whose lines to delete (lines=True, every line that starts so:
     # "delete the `console.log` lines at the top of `addItem` and `removeItem`")
     every: bool = False  # lines=True: every line of the file that starts so ("the two `org.slf4j` imports")
+    under: str | None = None  # the file the heading above the sentence names
+    imported: bool = False  # lines=True: the import line that imports just that name ("the `UserRepository`
+    # import", "`MessageDigest` is no longer used")
 
 
 @dataclass(frozen=True)
@@ -361,7 +365,7 @@ def read_answer(markdown: str) -> Reading:
         if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
             index += 1
             continue
-        removals += _removals(lines[prose_start:index], prose_start)
+        removals += _removals(lines[prose_start:index], prose_start, section_path)
         end = _closing(lines, index, opening["fence"])
         indent = len(opening["indent"])
         body = [_dedent(line, indent) for line in lines[index + 1:end]]
@@ -371,13 +375,9 @@ def read_answer(markdown: str) -> Reading:
         if blocks and last is blocks[-1]:
             last = blocks[-1] = _go_imports_said_after(_placed_by_what_follows(blocks[-1], prose), prose)
             blocks += _imports_said_after(last, prose)
-        for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading; a path in
-            # bold alone on its line, then a sentence: as a heading)
-            if heading.lstrip().startswith("#") or _PATH_LINE.match(heading.strip()) and \
-                    "".join(prose[k + 1:]).strip() and (heading.lstrip().startswith(("**", "__")) or
-                                                        _path_named(heading) is not None):
-                section_path = _path_named(heading)  # (a bare ``src/lib/types.ts`` line, then "Add the field
-                # after `createdAt`:": as a heading)
+        for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading)
+            if _is_heading(prose, k):
+                section_path = _path_named(heading)
         script = (last.path or last.goes_on) if isinstance(last, Block) and not last.is_patch else None
         for read in _read_block(opening["info"].strip(), body, prose, index + 1, script):
             if isinstance(read, Block) and not read.is_patch and (gone := _lines_marked_gone(read.text)):
@@ -453,7 +453,7 @@ def read_answer(markdown: str) -> Reading:
             last = read
         index = end + 1
         prose_start = index
-    removals += _removals(lines[prose_start:], prose_start)
+    removals += _removals(lines[prose_start:], prose_start, section_path)
     if blocks and last is blocks[-1]:
         blocks[-1] = _go_imports_said_after(_placed_by_what_follows(blocks[-1], lines[prose_start:]),
                                             lines[prose_start:])
@@ -606,11 +606,24 @@ def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> boo
         not _OPTIONAL.search(_last_said(prose)) and not _shows_output(prose)
 
 
-def _removals(prose: list[str], first: int) -> list[Removal]:
+def _is_heading(prose: list[str], k: int) -> bool:
+    """Whether line k of the prose heads what follows: a markdown heading, or a path alone on its line (in bold,
+    or bare, then a sentence: "`src/lib/types.ts`" then "Add the field after `createdAt`:")."""
+    line = prose[k]
+    return line.lstrip().startswith("#") or _PATH_LINE.match(line.strip()) is not None and \
+        "".join(prose[k + 1:]).strip() != "" and (line.lstrip().startswith(("**", "__")) or
+                                                   _path_named(line) is not None)
+
+
+def _removals(prose: list[str], first: int, section: str | None = None) -> list[Removal]:
     """The removals the prose says to do: a sentence with a verb of removal, no condition or denial, naming
-    definitions in backticks (and perhaps the file, in backticks, after "from" or "in")."""
-    out = []
-    for number, line in enumerate(prose, first + 1):
+    definitions in backticks (and perhaps the file, in backticks, after "from" or "in").  ``section``: the file
+    the heading above names, each removal's file where the sentence names none and more than one would do."""
+    out: list[Removal] = []
+    for number, line in enumerate(map(_unemphasized, prose), first + 1):
+        if _is_heading(prose, number - first - 1):
+            section = _path_named(prose[number - first - 1])
+        start = len(out)
         for m in _GOES_AWAY.finditer(line):  # "The `PLATFORMS` array and the `Platform` import go away"
             sentence = m[0]
             if _NOT_DONE.search(sentence):
@@ -620,8 +633,11 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
                      span[2].lower() in _DEFINITION_NOUNS | {"array", "list", "map", "object", "const", ""}]
             if names:  # (an import named so is the imports' to drop, not a definition)
                 out.append(Removal(tuple(names), None, number, sentence.strip()))
-        for m in _REMOVE.finditer(line):
-            sentence = line[:m.end()]
+        plain = re.sub(r"\s\((?!`)[^()]*\)", "", line)  # (an aside in brackets: "the `legacyLogin` method
+        # (including its Javadoc) and the private `md5Hex` helper", "the `legacyLogin` handler (the one mapped to
+        # `/login/legacy`)")
+        for m in _REMOVE.finditer(plain):
+            sentence = plain[:m.end()]
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
             if _NOT_DONE.search(sentence):
                 continue
@@ -694,7 +710,19 @@ def _removals(prose: list[str], first: int) -> list[Removal]:
             if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
                 out.append(Removal((m["selector"],), m["path"] if m["path"] and _names_file(m["path"]) else None,
                                    number, m[0], rule=True))
+        if _THESE_LINES_GO.search(line) and not _NOT_DONE.search(line):  # "Delete these four lines outright:"
+            items = prose[number - first:]  # then a list, a line of code to each item
+            for item in items[next((k for k, item in enumerate(items) if item.strip()), len(items)):]:
+                code = re.fullmatch(r"\s*[-*+]\s+`([^`\n]+)`[.,;]?\s*", item)
+                if code is None:
+                    break
+                out.append(Removal((code[1].strip(),), None, number, line.strip(), lines=True))
+        out[start:] = [replace(removal, under=section) for removal in out[start:]]
     return out
+
+
+_THESE_LINES_GO = re.compile(r"\b(?:delete|remove|drop)\s+(?:these|the\s+following|those)\b[^:`]*\blines?\b[^:`]*:\s*$",
+                             re.IGNORECASE)
 
 
 def _imports_said_gone(line: str, number: int) -> list[Removal]:
@@ -719,7 +747,21 @@ def _imports_said_gone(line: str, number: int) -> list[Removal]:
                     (word in ("import", "imports") or listed and m.start() > listed.start()):
                 out.append(Removal((f"import {code}",), path, number, sentence.strip(), lines=True,
                                    every=word == "imports"))
+        for m in _NAMES_THEN_IMPORTS.finditer(said):  # "remove the `LegacyLoginRequest` and `UserRepository`
+            out += [Removal((name,), path, number, sentence.strip(), lines=True, imported=True)  # imports"
+                    for name in re.findall(r"`@?([A-Za-z_]\w*)`", m[0])]
+    for sentence in _sentences(line):  # "`MessageDigest`, `HexFormat` and `@Value` are no longer used."
+        m = _NO_LONGER_USED.match(sentence)
+        if m and not re.match(r"\W*(?:if|once|when|unless|after)\b", sentence, re.IGNORECASE):
+            out += [Removal((name,), None, number, sentence.strip(), lines=True, imported=True)
+                    for name in re.findall(r"`@?([A-Za-z_]\w*)`", m["what"])]
     return out
+
+
+_LISTED_NAMES = r"(?:`@?[A-Za-z_]\w*`(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+))*`@?[A-Za-z_]\w*`"
+_NAMES_THEN_IMPORTS = re.compile(_LISTED_NAMES + r"\s+imports?\b")
+_NO_LONGER_USED = re.compile(r"\W*(?:the\s+)?(?P<what>" + _LISTED_NAMES + r")\s+(?:imports?\s+)?(?:is|are)\s+"
+                             r"(?:now\s+)?(?:no\s+longer\s+(?:used|needed|referenced)|unused)\b", re.IGNORECASE)
 
 
 _SECTION_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|entire\s+|old\s+|existing\s+)*"
@@ -1284,6 +1326,13 @@ def _says_whole_file(prose: list[str]) -> bool:
     """Whether the prose just before a block says it is the whole file ("Here's the full file so you can just
     replace it:", "Here is the complete updated `main.go`:", a heading "Rewrite `src/cli.rs`")."""
     return any(_WHOLE_FILE.search(line) for line in [line for line in prose if line.strip()][-3:])
+
+
+def _unemphasized(line: str) -> str:
+    """A line of prose without its emphasis marks ("**Delete** the `legacyLogin` method"), code spans as they
+    are."""
+    return "".join(part if k % 2 else re.sub(r"\*\*|__|(?<![\w*])\*(?=\w)|(?<=\w)\*(?![\w*])", "", part)
+                   for k, part in enumerate(re.split(r"(`[^`\n]*`)", line)))
 
 
 def _sentences(line: str) -> list[str]:

@@ -531,13 +531,21 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
             tail = found.by_tail(removal.path)
             target = resolve_path(root, tail)[0] if tail is not None else None
         targets = [target] if target is not None and problem is None else []
+    under = resolve_path(root, removal.under)[0] if removal.under is not None else None
+    if removal.imported:
+        if removal.path is None:  # (the one file the answer changes that imports the name)
+            targets = _under([c.target for c in changes if c.exists and c.after is not None and
+                              sum(_imports_only(line, removal.names[0]) for line in c.after.splitlines()) == 1],
+                             under) or _heading_file(under, read)
+        _remove_import(removal.names[0], targets, changes, by_target, root, read)
+        return
     if removal.lines:
         if removal.path is None:  # (the one file the answer changes that has the line, no block showing it there)
             head = removal.names[0]
-            targets = [c.target for c in changes if c.exists and c.after is not None and
-                       (sum(line.strip().startswith(head) for line in c.after.splitlines()) == 1 or removal.every and
-                        any(line.strip().startswith(head) for line in c.after.splitlines())) and
-                       not any(head in block.text for block in c.blocks)]
+            targets = _under([c.target for c in changes if c.exists and c.after is not None and
+                              (sum(line.strip().startswith(head) for line in c.after.splitlines()) == 1 or
+                               removal.every and any(line.strip().startswith(head) for line in c.after.splitlines()))
+                              and not any(head in block.text for block in c.blocks)], under)
         _remove_lines(removal, targets, changes, by_target, root, read)
         return
     if removal.rule:
@@ -547,8 +555,10 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
         _remove_section(removal.names[0], targets, changes, by_target, root, read)
         return
     for name in removal.names:
-        where = targets or [c.target for c in changes if c.exists and c.after is not None and
-                            definition_lines(c.before, name, c.target.name, removal.within) is not None]
+        where = targets or _under([c.target for c in changes if c.exists and c.after is not None and
+                                   definition_lines(c.before, name, c.target.name, removal.within) is not None] +
+                                  [h for h in _heading_file(under, read) if h not in by_target and
+                                   definition_lines(read(h)[0], name, h.name, removal.within) is not None], under)
         if len(where) != 1:
             continue
         target = where[0]
@@ -561,6 +571,18 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
         after = remove_definition(change.after, name, target.name, removal.within)
         if after is not None:
             changes[by_target[target]] = _with_removed(change, after, name)
+
+
+def _under(targets: list[Path], heading: Path | None) -> list[Path]:
+    """Of the files a removal may be of, the one the heading above its sentence names, where it is one of them
+    (each of a service and its controller defines ``legacyLogin``)."""
+    return [heading] if len(targets) > 1 and heading in targets else targets
+
+
+def _heading_file(heading: Path | None, read: Reader) -> list[Path]:
+    """The file the heading above a removal names, where it is on disk: one the removal may be of though no block
+    of the answer changes it (no block shows the controller the handler goes from)."""
+    return [heading] if heading is not None and read(heading)[0] is not None else []
 
 
 def _change_of(target: Path, changes: list[FileChange], by_target: dict[Path, int], root: Path,
@@ -615,6 +637,29 @@ def _remove_lines(removal: Removal, targets: list[Path], changes: list[FileChang
     if 0 < found[0] and end < len(lines) and not lines[found[0] - 1].strip() and not lines[end].strip():
         end += 1  # (the blank lines around it: one)
     changes[by_target[targets[0]]] = _with_removed(change, "".join(lines[:found[0]] + lines[end:]), head)
+
+
+def _imports_only(line: str, name: str) -> bool:
+    """Whether a line is an import of that one name: ``import java.security.MessageDigest;``, ``from x import
+    Name``, ``import { Name } from "./x";``, ``import Name from "x"``."""
+    named = re.escape(name)
+    return re.match(rf"\s*(?:import\s+(?:static\s+)?(?:[\w.]+\.)?{named}\s*;?|from\s+\S+\s+import\s+{named}|"
+                    rf"import\s+(?:type\s+)?(?:{named}|\{{\s*{named}\s*\}})\s+from\s+[\"'][^\"']+[\"']\s*;?)\s*$",
+                    line) is not None
+
+
+def _remove_import(name: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
+                   root: Path, read: Reader) -> None:
+    """Take out the one import line of the named file that imports just ``name``; nothing where there is not
+    exactly one, or the merged file still uses the name."""
+    change = _change_of(targets[0], changes, by_target, root, read) if len(targets) == 1 else None
+    if change is None or change.after is None:
+        return
+    lines = change.after.splitlines(keepends=True)
+    found = [k for k, line in enumerate(lines) if _imports_only(line, name)]
+    rest = "".join(line for k, line in enumerate(lines) if k not in found)
+    if len(found) == 1 and not re.search(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", rest):
+        changes[by_target[targets[0]]] = _with_removed(change, rest, name)
 
 
 def _definition_span(text: str, name: str, filename: str) -> tuple[int, int] | None:
