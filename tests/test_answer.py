@@ -957,6 +957,39 @@ NOT_YET: dict[str, str] = {
     "dm-haskell-todo-cli-priority-command-claude": "not examined yet: ``src/Todo/Store.hs`` differs from the expected",
     "dm-go-kvctl-expire-ttl-commands-cody": "not examined yet: ``cmd/kvctl/main.go``, ``completions/kvctl.bash`` "
                                             "differ from the expected",
+    "dn-elixir-phoenix-blog-soft-delete-claude": "not examined yet: ``lib/blog/posts/post.ex`` differs from the "
+                                                 "expected",
+    "dn-vue-recipes-search-debounce-qwen": "not examined yet: ``tests/unit/RecipeSearch.spec.ts`` differs from the "
+                                           "expected",
+    "dn-rust-axum-api-graceful-shutdown-zed": "not examined yet: ``src/config.rs`` differs from the expected",
+    "dn-typescript-express-payments-webhook-signature-qwen": "not examined yet: ``src/server.ts`` differs from the "
+                                                             "expected",
+    "do-python-inventory-service-api-key-auth-qwen": "not examined yet: ``app/api/deps.py``, "
+                                                     "``app/api/routes/items.py`` differ from the expected",
+    "do-yaml-billing-api-ci-lint-matrix-claude": "not examined yet: ``scripts/test.sh`` differs from the expected",
+    "do-sql-shop-orders-status-history-mistral": "not examined yet: refused",
+    "do-go-shorty-link-expiry-gemini": "not examined yet: ``internal/api/handlers.go``, ``internal/store/store.go`` "
+                                       "differ from the expected",
+    "do-ruby-rails-blog-comment-notifications-windsurf": "not examined yet: ``test/models/comment_test.rb`` differs "
+                                                         "from the expected",
+    "dp-ts-react-todo-app-status-filter-claude": "not examined yet: ``src/App.tsx`` differs from the expected",
+    "dp-rust-static-site-cli-split-load-config-cursor": "not examined yet: ``src/main.rs`` differs from the expected",
+    "dp-java-spring-auth-remove-legacy-login-gemini": "not examined yet: ``src/main/resources/application.yml`` "
+                                                      "differs from the expected",
+    "dp-csharp-inventory-rename-getitems-to-listitemsasync-cody": "not examined yet: refused",
+    "dp-elixir-phoenix-tracker-api-rate-limit-mistral": "not examined yet: ``config/config.exs`` differs from the "
+                                                        "expected",
+    "dp-lua-neovim-conform-format-on-save-toggle-grok": "not examined yet: ``lua/plugins/conform.lua`` differs from "
+                                                        "the expected",
+    "dp-yaml-github-actions-node-matrix-npm-cache-windsurf": "not examined yet: ``.github/workflows/ci.yml`` differs "
+                                                             "from the expected",
+    "dp-ts-express-orders-api-remove-console-logs-continue": "not examined yet: ``src/routes/orders.ts`` differs "
+                                                             "from the expected",
+    "dp-python-flask-bookmarks-api-pagination-chatgpt": "not examined yet: ``app/api/bookmarks.py``, "
+                                                        "``tests/test_bookmarks_api.py`` differ from the expected",
+    "dp-go-todo-cli-rename-load-save-to-readfile-writefile-zed": "not examined yet: refused",
+    "dp-rust-axum-inventory-api-liveness-readiness-probes-copilot": "not examined yet: ``src/routes/mod.rs`` differs "
+                                                                    "from the expected",
 }
 
 
