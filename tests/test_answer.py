@@ -972,8 +972,6 @@ NOT_YET: dict[str, str] = {
                                        "differ from the expected",
     "do-ruby-rails-blog-comment-notifications-windsurf": "not examined yet: ``test/models/comment_test.rb`` differs "
                                                          "from the expected",
-    "dp-ts-react-todo-app-status-filter-claude": "not examined yet: ``src/App.tsx`` differs from the expected",
-    "dp-rust-static-site-cli-split-load-config-cursor": "not examined yet: ``src/main.rs`` differs from the expected",
     "dp-java-spring-auth-remove-legacy-login-gemini": "not examined yet: ``src/main/resources/application.yml`` "
                                                       "differs from the expected",
     "dp-csharp-inventory-rename-getitems-to-listitemsasync-cody": "not examined yet: refused",
@@ -3402,6 +3400,23 @@ def test_lines_listed_after_a_sentence_of_removal_go(tmp_path):
     after = _applied_to(tmp_path, {"service.ts": service}, answer)
     assert after["service.ts"] == service.replace("  console.log('charging order', order);\n", "").replace(
         "  console.log('amount', amount);\n", "").replace("';\n\n", "';\nimport { logger } from './logger';\n\n", 1)
+
+
+def test_an_import_below_the_import_named_and_a_field_above_the_one_named_and_its_attributes(tmp_path):
+    """"Import the new component below the `TodoList` import:": right below that import (it went to the top);
+    "Add the flag to `Cli`, above `dry_run`:": above that field's doc comment and attribute, which are its (its
+    attribute, the same as the new field's, was read as the place and the new field took ``dry_run``'s)."""
+    app = ("import { useState } from 'react';\n\nimport { TodoList } from './components/TodoList';\n"
+           "import { useTodos } from './hooks/useTodos';\n\nexport default function App() {\n  return null;\n}\n")
+    cli = ('#[derive(Parser)]\nstruct Cli {\n    /// Path to the config.\n    config: PathBuf,\n\n'
+           '    /// Print what would be built without writing files.\n    #[arg(long)]\n    dry_run: bool,\n}\n')
+    flag = '    /// Read the config from standard input.\n    #[arg(long)]\n    config_stdin: bool,\n'
+    answer = ("In `App.tsx`, import the new component below the `TodoList` import:\n\n```tsx\n"
+              "import { FilterBar } from './components/FilterBar';\n```\n\nAdd the flag to `Cli` in `main.rs`, above "
+              f"`dry_run`:\n\n```rust\n{flag}```\n")
+    after = _applied_to(tmp_path, {"App.tsx": app, "main.rs": cli}, answer)
+    assert after["App.tsx"] == app.replace("TodoList';\n", "TodoList';\nimport { FilterBar } from './components/FilterBar';\n")
+    assert after["main.rs"] == cli.replace("    /// Print", flag + "\n    /// Print")  # (apart, as the file's fields)
 
 
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):

@@ -4934,3 +4934,13 @@ def test_a_definition_skipped_between_shown_ones_that_the_code_still_uses_stays(
     assert merge_update(unused, update, "config.rs").merged == unused.replace(
         "    pub timeout_secs: u64,\n", "    pub timeout_secs: u64,\n    pub verbose: bool,\n").replace(
         "fn default_timeout_secs() -> u64 {\n    30\n}\n\n", "")
+
+
+def test_a_field_said_to_go_above_another_goes_above_that_field_s_doc_comment_and_attribute():
+    """"above `dry_run`": above the lines that are ``dry_run``'s (its doc comment, its attribute), not between
+    them and it; set apart as the file sets its fields."""
+    doc = ('struct Cli {\n    /// Path to the config.\n    config: PathBuf,\n\n'
+           '    /// Print what would be built without writing files.\n    #[arg(long)]\n    dry_run: bool,\n}\n')
+    flag = '    /// Read the config from standard input.\n    #[arg(long, conflicts_with = "config")]\n    stdin: bool,\n'
+    assert merge_update(doc, flag, "main.rs", before="dry_run").merged == doc.replace(
+        "    /// Print", flag + "\n    /// Print")

@@ -41,8 +41,8 @@ from .lines.moved import with_moved_bodies
 from .lines.passes import TRUNCATED_TAIL
 from .lines.placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .lines.reading import (
-    CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start, block_end,
-    definition_name, definitions_in, indent_of, is_accessor, is_declaration, keys_of, line_key)
+    ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start,
+    block_end, definition_name, definitions_in, indent_of, is_accessor, is_declaration, keys_of, line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .place_words import heading
@@ -141,7 +141,7 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                 return Merge.spanning(document, second.merged, first.unseen + second.unseen)
             except UpdateError:
                 pass
-        regrouped = _go_imports_regrouped(document, update)
+        regrouped = _go_imports_regrouped(document, update) or _beside_named_import(document, update, after, before)
         if regrouped is not None:
             return regrouped
         said = _said_anew_then_rest(document, update, language, force=force, after=after, before=before, into=into)
@@ -161,6 +161,30 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
         raise UpdateError(f"the merge failed on this update ({type(exc).__name__}: {exc}); nothing was "
                           f"changed: please report it with the file and the update") from exc
+
+
+def _beside_named_import(document: str, update: str, after: str | None, before: str | None) -> Merge | None:
+    """New import lines put below (or above) the one import of the file that names what the answer gives ("below
+    the `TodoList` import"); None for any other update."""
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    shown = [line_key(line).strip() for line in update_lines if line.strip()]
+    said = after or before
+    if not said or not shown or not all(IMPORT_LINE.match(line) for line in shown) or \
+            {line_key(line).strip() for line in doc_lines} & set(shown) or \
+            {_imported_from(line) for line in shown} & {_imported_from(line) for line in doc_lines} - {None}:
+        return None  # (``from sqlalchemy import func, select``: the file's import of that module, rewritten)
+    found = [j for j, line in enumerate(doc_lines) if IMPORT_LINE.match(line) and not indent_of(line) and
+             re.search(rf"(?<![\w$]){re.escape(said)}(?![\w$])", line)]
+    if len(found) != 1:
+        return None
+    return _inserted(doc_lines, update_lines, found[0] + (after is not None), _shown_pieces(update_lines))
+
+
+def _imported_from(line: str) -> str | None:
+    """The module an import line imports from (``sqlalchemy`` of ``from sqlalchemy import select``, ``./db`` of
+    ``import { db } from './db';``), None where it says none."""
+    m = re.match(r"\s*from\s+(\S+)\s+import\b|\s*import\b.*\bfrom\s+[\"']([^\"']+)[\"']", line)
+    return (m[1] or m[2]) if m else None
 
 
 _HEADER_LINE = re.compile(r"^(?:package\s+[\w.]+;?|namespace\s+[\w\\.]+;|<\?php)\s*$")
@@ -1373,7 +1397,10 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
     if len(found) != 1 or not new or any(is_marker(line) for line in update_lines):
         return None
     j = found[0]
-    if side == "before":  # (a definition above a line that the file sets apart from the one above it: apart)
+    if side == "before":  # (a definition above a line that the file sets apart from the one above it: apart;
+        # above its doc comment and attributes, which are its, unless the new lines are such, for it)
+        if not all(ATTACHED_LINE.match(piece.text) for piece in new if piece.text.strip()):
+            j = attached_start(keys, j)
         apart = j > 0 and not keys[j - 1].strip() and _opens_a_body(new)
         while apart and new and not new[-1].text.strip():
             new = new[:-1]
@@ -1612,12 +1639,14 @@ def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str], statemen
         shown = [line.strip() for line in update_lines if line.strip()]
         statements = len(shown) <= STATEMENTS_ALONE and not any(  # (a few new lines, none a rewrite of a file
             difflib.SequenceMatcher(None, new, old.strip(), autojunk=False).ratio() >= 0.6  # line: not the grammar
-            for new in shown for old in doc_lines  # comment of a parser rewritten; the line said to be the
-            if old.strip() and not (place and old.strip().startswith(place)))  # place is not what it rewrites)
+            for new in shown if not DECORATOR.match(new)  # comment of a parser rewritten; the line said to be the
+            for old in doc_lines  # place is not what it rewrites; an attribute is the new code's own)
+            if old.strip() and not (place and old.strip().startswith(place)))
     return not any(is_marker(line) for line in update_lines) and \
         any(is_declaration(line) or _DECLARED_ALONE.match(line) or statements and not COMMENT_LINE.match(line)
             for line in update_lines if line.strip()) and \
-        not any(line.strip() in ours for line in update_lines if line.strip() and not CLOSING.match(line))
+        not any(line.strip() in ours for line in update_lines if line.strip() and not CLOSING.match(line) and
+                not DECORATOR.match(line))  # (``#[arg(long)]`` above a new field is the new field's)
 
 
 def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
