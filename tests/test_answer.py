@@ -975,8 +975,6 @@ NOT_YET: dict[str, str] = {
     "dp-java-spring-auth-remove-legacy-login-gemini": "not examined yet: ``src/main/resources/application.yml`` "
                                                       "differs from the expected",
     "dp-csharp-inventory-rename-getitems-to-listitemsasync-cody": "not examined yet: refused",
-    "dp-elixir-phoenix-tracker-api-rate-limit-mistral": "not examined yet: ``config/config.exs`` differs from the "
-                                                        "expected",
     "dp-lua-neovim-conform-format-on-save-toggle-grok": "not examined yet: ``lua/plugins/conform.lua`` differs from "
                                                         "the expected",
     "dp-yaml-github-actions-node-matrix-npm-cache-windsurf": "not examined yet: ``.github/workflows/ci.yml`` differs "
@@ -986,8 +984,6 @@ NOT_YET: dict[str, str] = {
     "dp-python-flask-bookmarks-api-pagination-chatgpt": "not examined yet: ``app/api/bookmarks.py``, "
                                                         "``tests/test_bookmarks_api.py`` differ from the expected",
     "dp-go-todo-cli-rename-load-save-to-readfile-writefile-zed": "not examined yet: refused",
-    "dp-rust-axum-inventory-api-liveness-readiness-probes-copilot": "not examined yet: ``src/routes/mod.rs`` differs "
-                                                                    "from the expected",
 }
 
 
@@ -3417,6 +3413,27 @@ def test_an_import_below_the_import_named_and_a_field_above_the_one_named_and_it
     after = _applied_to(tmp_path, {"App.tsx": app, "main.rs": cli}, answer)
     assert after["App.tsx"] == app.replace("TodoList';\n", "TodoList';\nimport { FilterBar } from './components/FilterBar';\n")
     assert after["main.rs"] == cli.replace("    /// Print", flag + "\n    /// Print")  # (apart, as the file's fields)
+
+
+def test_code_above_a_line_at_the_bottom_goes_above_its_comment_and_a_function_replaced_said_with_its_keywords(
+        tmp_path):
+    """"above the `import_config` line at the bottom:": above that line and the comment about it, set apart as the
+    line is (it went to the file's end: "at the bottom" was read as the place); "replace the old `async fn
+    health()` at the bottom of `mod.rs` with the two new handlers:": the block takes ``health``'s place (it was
+    kept beside them)."""
+    config = ('import Config\n\nconfig :phoenix, :json_library, Jason\n\n# Import environment specific config.\n'
+              'import_config "#{config_env()}.exs"\n')
+    limits = "# Per-IP rate limit\nconfig :tracker, RateLimit,\n  limit: 120\n"
+    routes = ('pub fn router() -> Router {\n    Router::new().route("/health", get(health))\n}\n\n'
+              'async fn health() -> &\'static str {\n    "ok"\n}\n')
+    handlers = ('async fn live() -> StatusCode {\n    StatusCode::OK\n}\n\nasync fn ready() -> StatusCode {\n'
+                '    StatusCode::OK\n}\n')
+    answer = (f"Add the limits to `config.exs`, above the `import_config` line at the bottom:\n\n```elixir\n{limits}```"
+              "\n\nFinally, replace the old `async fn health()` at the bottom of `mod.rs` with the two new handlers:"
+              f"\n\n```rust\n{handlers}```\n")
+    after = _applied_to(tmp_path, {"config.exs": config, "mod.rs": routes}, answer)
+    assert after["config.exs"] == config.replace("# Import", limits + "\n# Import")
+    assert after["mod.rs"] == routes[:routes.index("async fn")] + handlers
 
 
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):

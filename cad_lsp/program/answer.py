@@ -223,13 +223,14 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
 # "Replace `loadArticles()` with `loadPage(_:)`": the block's new definition takes the old one's place
 # "replace `loadArticles()` with `loadPage(_:)`", "replace `usersCannotUpdateAccounts` with one test per case"
 _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+|whole\s+|entire\s+)?"
-                          r"`(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+(?:(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
+                          r"`(?:(?:pub\s+)?(?:async\s+)?(?:fn|def|func|function)\s+)?(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+"
+                          r"(?:(?:at\s+the\s+(?:bottom|top|end)\s+)?(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
                           r"(?:\w+\s+)?with(?:\s*:|\s+(?:this|these|the\s+following)"
                           r"(?:\s+(?:one|two|three|version|code|functions|methods))?\s*:|\s+"
                           # ("replace `x` in `FooTest.java` with:", "... with this:")
                           r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
-                          r"versions?|implementations?)\b))", re.IGNORECASE)
+                          r"versions?|implementations?|handlers?|helpers?|routes?|endpoints?|ones?)\b))", re.IGNORECASE)
 # "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and
 # `Create_ReturnsBadRequest_WhenNoLines` needs replacing"
 _REPLACE_IT = re.compile(r"`(?P<old>[A-Za-z_][\w.]*)(?:\(\))?`[^`]*\b(?:replace\s+it|needs?\s+(?:to\s+be\s+)?"
@@ -1297,9 +1298,9 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
                 m["section"] or m["heading"] or m["quoted"] or m["single"] or m["code"], None  # calls": the last line
             # calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)
-        if end:
-            return "", None
         m = _BEFORE.search(line) or _BEFORE.search(said)
+        if end and not (m and m.start() < end.start() and m["name"] not in ("end", "fi", "done", "esac")):
+            return "", None  # (not "above the `import_config` line at the bottom": that line)
         if m and m["name"] in ("end", "fi", "done", "esac"):
             return "", None  # ("just before the final `end`": the end of the block the file ends with)
         if m:

@@ -1401,7 +1401,10 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
         # above its doc comment and attributes, which are its, unless the new lines are such, for it)
         if not all(ATTACHED_LINE.match(piece.text) for piece in new if piece.text.strip()):
             j = attached_start(keys, j)
-        apart = j > 0 and not keys[j - 1].strip() and _opens_a_body(new)
+            while j > 0 and COMMENT_LINE.match(keys[j - 1]) and indent_of(keys[j - 1]) == indent_of(keys[j]):
+                j -= 1  # (the comment right above it is about it: "# This must remain at the bottom")
+        apart = j > 0 and not keys[j - 1].strip() and \
+            (_opens_a_body(new) or COMMENT_LINE.match(new[0].text) is not None)  # (a group with its own comment)
         while apart and new and not new[-1].text.strip():
             new = new[:-1]
         return _inserted(doc_lines, update_lines, j, new + [Piece(_terminator(doc_lines), None, None)] * apart)
