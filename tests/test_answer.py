@@ -3436,6 +3436,20 @@ def test_code_above_a_line_at_the_bottom_goes_above_its_comment_and_a_function_r
     assert after["mod.rs"] == routes[:routes.index("async fn")] + handlers
 
 
+def test_a_definition_s_head_shown_alone_under_a_new_name_renames_it(tmp_path):
+    """"Rename `Load` by changing its doc comment and signature; the body stays exactly the same:" and the comment
+    and the ``func ReadFile(path string) ([]Task, error) {`` line alone: the head of the one function whose head is
+    the same but for its name, rewritten, its body kept (no line of the block was the file's: refused)."""
+    storage = ('package tasks\n\n// Load reads the task list from path.\nfunc Load(path string) ([]Task, error) {\n'
+               '\treturn read(path)\n}\n\n// Save writes the list.\nfunc Save(path string, tasks []Task) error {\n'
+               '\treturn write(path, tasks)\n}\n')
+    head = "// ReadFile reads the task list from path.\nfunc ReadFile(path string) ([]Task, error) {\n"
+    answer = ("Rename `Load` by changing its doc comment and signature; the body stays exactly the same:\n\n"
+              f"`storage.go`\n\n```go\n{head}```\n")
+    assert _applied(tmp_path, "storage.go", storage, answer) == storage.replace(
+        "// Load reads the task list from path.\nfunc Load(path string) ([]Task, error) {\n", head)
+
+
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
     """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
     right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the

@@ -21,12 +21,13 @@ from pathlib import Path, PurePosixPath
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import (
-    CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definitions_in, is_declaration, keys_of)
+    ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definition_name, definitions_in,
+    is_declaration, keys_of)
 from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
 from .removal import definition_lines, remove_definition
-from .syntax import breaks, language_of
+from .syntax import COMMENT_LINE, breaks, language_of
 from .update import (
     Merge, NoSharedLine, UpdateError, header_end, is_marker, merge_patch, merge_search_replace, merge_update)
 
@@ -885,8 +886,8 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
         except UpdateError as exc:
             unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
                 _stands_alone(block.text, current)
-            merge = (_rewritten_inside(current, block, target.name) or _placed_inside(current, block, target.name)) \
-                if isinstance(exc, NoSharedLine) else None
+            merge = (_rewritten_inside(current, block, target.name) or _placed_inside(current, block, target.name) or
+                     _head_renamed(current, block.text)) if isinstance(exc, NoSharedLine) else None
             if merge is not None:
                 unplaced = False
             else:
@@ -906,6 +907,34 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = imported
     return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as,
                       at_end=at_end)
+
+
+def _head_renamed(current: str, text: str) -> Merge | None:
+    """A definition's head shown alone, its comment above it and its signature, the body left out ("Rename `Load`
+    by changing its doc comment and signature; the body stays the same"), under a name the file does not define:
+    the file's one definition whose head is the same but for the name, its head and the comment above it
+    rewritten; None for any other block."""
+    shown = [line for line in text.splitlines() if line.strip()]
+    if not shown or any(is_marker(line) for line in shown) or \
+            not all(COMMENT_LINE.match(line) or ATTACHED_LINE.match(line) for line in shown[:-1]):
+        return None
+    head = shown[-1].rstrip()
+    new_name = definition_name([head], 0)
+    lines = current.splitlines(keepends=True)
+    keys = keys_of(lines)
+    defined = definitions_in(keys)
+    if new_name is None or not head.endswith(("{", ":")) or new_name in defined.values():
+        return None
+    found = [j for j, name in defined.items() if re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])", new_name, keys[j],
+                                                         count=1) == head]
+    if len(found) != 1:
+        return None
+    start = found[0]
+    while start and keys[start - 1].strip() and (COMMENT_LINE.match(keys[start - 1]) or
+                                                 ATTACHED_LINE.match(keys[start - 1])):
+        start -= 1
+    newline = "\r\n" if lines[found[0]].endswith("\r\n") else "\n"
+    return Merge.spanning(current, "".join(lines[:start] + [line + newline for line in shown] + lines[found[0] + 1:]))
 
 
 def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
