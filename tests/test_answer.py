@@ -968,8 +968,6 @@ NOT_YET: dict[str, str] = {
                                                      "``app/api/routes/items.py`` differ from the expected",
     "do-yaml-billing-api-ci-lint-matrix-claude": "not examined yet: ``scripts/test.sh`` differs from the expected",
     "do-sql-shop-orders-status-history-mistral": "not examined yet: refused",
-    "do-go-shorty-link-expiry-gemini": "not examined yet: ``internal/api/handlers.go``, ``internal/store/store.go`` "
-                                       "differ from the expected",
     "do-ruby-rails-blog-comment-notifications-windsurf": "not examined yet: ``test/models/comment_test.rb`` differs "
                                                          "from the expected",
     "dp-java-spring-auth-remove-legacy-login-gemini": "not examined yet: ``src/main/resources/application.yml`` "
@@ -3448,6 +3446,26 @@ def test_a_definition_s_head_shown_alone_under_a_new_name_renames_it(tmp_path):
               f"`storage.go`\n\n```go\n{head}```\n")
     assert _applied(tmp_path, "storage.go", storage, answer) == storage.replace(
         "// Load reads the task list from path.\nfunc Load(path string) ([]Task, error) {\n", head)
+
+
+def test_blocks_naming_no_file_go_on_in_the_file_above_where_their_sentence_names_a_function_of_it(tmp_path):
+    """"In `Resolve`, check expiry before counting the hit:" ("In" capitalized was not read as the place), and "In
+    `createLink`, validate the TTL and pass it through — this replaces the existing `srv.store.Create(...)` line:",
+    blocks naming no file after one that names it: the file's, merged there (both were left out as examples)."""
+    store = ('package store\n\nfunc (s *Store) Resolve(slug string) (Link, error) {\n\tl, ok := s.links[slug]\n'
+             '\tif !ok {\n\t\treturn Link{}, ErrNotFound\n\t}\n\tl.Hits++\n\treturn *l, nil\n}\n')
+    check = '\tif l.expired(s.now()) {\n\t\treturn Link{}, ErrExpired\n\t}\n'
+    handlers = ('package api\n\nfunc (srv *Server) createLink(w http.ResponseWriter, r *http.Request) {\n'
+                '\treq := decode(r)\n\tlink, err := srv.store.Create(req.Slug, req.Target)\n\twrite(w, link, err)\n}\n')
+    create = '\tttl := time.Duration(req.TTLSeconds) * time.Second\n\tlink, err := srv.store.Create(req.Slug, req.Target, ttl)\n'
+    answer = ("In `store.go`, add the error:\n\n```go\n\tif !ok {\n\t\treturn Link{}, ErrNotFound\n\t}\n```\n\n"
+              f"In `Resolve`, check expiry before counting the hit:\n\n```go\n\tif !ok {{\n\t\treturn Link{{}}, "
+              f"ErrNotFound\n\t}}\n{check}\tl.Hits++\n```\n\nThen `handlers.go`:\n\n```go\n\treq := decode(r)\n```\n\n"
+              "In `createLink`, validate the TTL and pass it through — this replaces the existing "
+              f"`srv.store.Create(...)` line:\n\n```go\n{create}```\n")
+    after = _applied_to(tmp_path, {"store.go": store, "handlers.go": handlers}, answer)
+    assert after["store.go"] == store.replace("\tl.Hits++", check + "\tl.Hits++")
+    assert after["handlers.go"] == handlers.replace("\tlink, err := srv.store.Create(req.Slug, req.Target)\n", create)
 
 
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):

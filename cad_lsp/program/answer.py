@@ -430,7 +430,7 @@ def read_answer(markdown: str) -> Reading:
                         not any(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", read.text) for n in named):
                     read = replace(read, before=gone[0])  # (none of them shown again: the new ones go where the
                     removals.append(Removal(tuple(gone), read.path, index + 1, listed[0]))  # first was, they go)
-            if isinstance(read, Block) and read.path and not read.is_patch and \
+            if isinstance(read, Block) and (read.path or read.goes_on) and not read.is_patch and \
                     (lines_said := _REPLACE_LINES.search(said.replace("**", "")) or
                      _REPLACE_LINES_LISTED.search(said.replace("**", ""))) and \
                     (not lines_said.groupdict().get("tag") or f"</{lines_said['tag'][1:]}>" in read.text):  # (an
@@ -960,7 +960,8 @@ def _files_in_one_block(body: list[str]) -> list[list[str]]:
     return [body[a:b] for a, b in zip(starts, starts[1:] + [len(body)])]
 
 
-_INSIDE = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+)?(?:existing\s+)?`(?P<name>[A-Za-z_][\w.]*)(?:\([^`]*\))?`")
+_INSIDE = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+)?(?:existing\s+)?`(?P<name>[A-Za-z_][\w.]*)(?:\([^`]*\))?`",
+                     re.IGNORECASE)  # ("In `Resolve`, check expiry ...")
 
 
 # "two new entries at the end of the `StyleSheet.create` call", "at the end of the `routes` array"
@@ -1147,7 +1148,7 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
 # "Replace `a` and `b` at the end of ...:", "replace the `x`, `y` and `z` tests with:"
 # "replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:": the file's lines of those names are what the block's
 # new lines take the place of
-_REPLACE_LINES = re.compile(r"\b(?:replace|swap)\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+|inline\s+)?"
+_REPLACE_LINES = re.compile(r"\b(?:replace|swap)s?\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+|inline\s+)?"
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
                             r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b|"
                             r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+|inline\s+)?(?P<path>`/[^`\s]*`)\s+"

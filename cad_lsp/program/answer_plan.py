@@ -198,7 +198,8 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         if text and (_holds_lines_of(text, block.text) or _holds_imports_of(text, block.text) or
                      _defines_place(text, place) or
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
-                     _holds_a_line_inside(text, block.text, block.inside, place) or _defines_again(text, block.text) or
+                     _holds_a_line_inside(text, block.text, block.inside, place, block.replaces) or
+                     _defines_again(text, block.text) or
                      block.after == "" and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
@@ -243,10 +244,12 @@ def _defines_anew(text: str, block: str) -> bool:
     return bool(ours) and not ours & set(definitions_in(keys_of(text.splitlines())).values())
 
 
-def _holds_a_line_inside(text: str, block: str, name: str | None, place: str | None = None) -> bool:
+def _holds_a_line_inside(text: str, block: str, name: str | None, place: str | None = None,
+                         replaces: tuple[str, ...] = ()) -> bool:
     """Whether a block shows a line of the definition the sentence before it names ("in `Fire()`, swap the
     `Instantiate` line for a `Get`:" and the new lines above ``bullet.Launch(...)``, which ``Fire`` has), or the
-    sentence names a place one of its lines holds ("in `Load`, call it right after the `yaml.Unmarshal` check")."""
+    sentence names a place one of its lines holds ("in `Load`, call it right after the `yaml.Unmarshal` check"),
+    or a line it replaces ("In `createLink`, ... this replaces the existing `srv.store.Create(...)` line")."""
     if not name:
         return False
     keys = keys_of(text.splitlines())
@@ -256,7 +259,8 @@ def _holds_a_line_inside(text: str, block: str, name: str | None, place: str | N
     body = {keys[k].strip() for k in spans[0]}
     return any(line.strip() in body for line in block.splitlines()
                if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)) or \
-        bool(place) and any(re.search(rf"(?<![\w$]){re.escape(place)}(?![\w$])", line) for line in body)
+        bool(place) and any(re.search(rf"(?<![\w$]){re.escape(place)}(?![\w$])", line) for line in body) or \
+        any(code.split("(")[0] and any(code.split("(")[0] in line for line in body) for code in replaces)
 
 
 def _defines_place(text: str, name: str | None) -> bool:
