@@ -967,7 +967,6 @@ NOT_YET: dict[str, str] = {
     "do-python-inventory-service-api-key-auth-qwen": "not examined yet: ``app/api/deps.py``, "
                                                      "``app/api/routes/items.py`` differ from the expected",
     "do-yaml-billing-api-ci-lint-matrix-claude": "not examined yet: ``scripts/test.sh`` differs from the expected",
-    "do-sql-shop-orders-status-history-mistral": "not examined yet: refused",
     "do-ruby-rails-blog-comment-notifications-windsurf": "not examined yet: ``test/models/comment_test.rb`` differs "
                                                          "from the expected",
     "dp-java-spring-auth-remove-legacy-login-gemini": "not examined yet: ``src/main/resources/application.yml`` "
@@ -3466,6 +3465,26 @@ def test_blocks_naming_no_file_go_on_in_the_file_above_where_their_sentence_name
     after = _applied_to(tmp_path, {"store.go": store, "handlers.go": handlers}, answer)
     assert after["store.go"] == store.replace("\tl.Hits++", check + "\tl.Hits++")
     assert after["handlers.go"] == handlers.replace("\tlink, err := srv.store.Create(req.Slug, req.Target)\n", create)
+
+
+def test_a_query_right_below_the_one_named_and_new_lines_above_the_call_they_rewrite(tmp_path):
+    """"Add a locking variant of `GetOrder` right below it:": after that query, which its ``-- name:`` comment
+    heads down to the blank line (it went between the comment and its query); "In `changeStatus`, replace the
+    service call with:" a new line, then the call rewritten: both in the call's place (refused: no line of the
+    file)."""
+    queries = ("-- name: GetOrder :one\nSELECT id, status\nFROM orders\nWHERE id = $1;\n\n"
+               "-- name: DeleteOrder :exec\nDELETE FROM orders\nWHERE id = $1;\n")
+    locking = "-- name: GetOrderForUpdate :one\nSELECT id, status\nFROM orders\nWHERE id = $1\nFOR UPDATE;\n"
+    http = ('package orders\n\nfunc (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request) {\n'
+            '\tid := parse(r)\n\torder, err := h.svc.ChangeStatus(r.Context(), id, req.Status)\n'
+            '\twrite(w, order, err)\n}\n')
+    call = ('\tactor := auth.UserFrom(r.Context()).Email\n'
+            '\torder, err := h.svc.ChangeStatus(r.Context(), id, req.Status, actor)\n')
+    answer = (f"Add a locking variant of `GetOrder` right below it:\n\n```sql\n-- orders.sql\n{locking}```\n\n"
+              f"In `changeStatus`, replace the service call with:\n\n```go\n// http.go\n{call}```\n")
+    after = _applied_to(tmp_path, {"orders.sql": queries, "http.go": http}, answer)
+    assert after["orders.sql"] == queries.replace("$1;\n\n-- name: Delete", f"$1;\n\n{locking}\n-- name: Delete")
+    assert after["http.go"] == http.replace("\torder, err := h.svc.ChangeStatus(r.Context(), id, req.Status)\n", call)
 
 
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):

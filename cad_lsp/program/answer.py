@@ -447,9 +447,13 @@ def read_answer(markdown: str) -> Reading:
                 count = last_lines["count"] or "one"
                 read = replace(read, replaces_last=int(count) if count.isdigit() else _COUNTS[count.lower()])
             if isinstance(read, Block) and read.path and read.after is None and read.before is None and \
-                    _BELOW_IT.search(_last_said(prose)):  # ("Add the stats handler right below it:")
+                    (it := _BELOW_IT.search(_last_said(prose))):  # ("Add the stats handler right below it:")
+                named = [_REMOVED_NAME.match(t) for t in _BACKTICKED.findall(_last_said(prose)[:it.start()])
+                         if not _names_file(t)]
                 shown = [b for b in blocks if b.path == read.path][-1:]
-                read = replace(read, after=_last_defined(shown[0].text) if shown else None)
+                read = replace(read, after=named[0]["name"] if len(named) == 1 and named[0] else
+                               _last_defined(shown[0].text) if shown else None)  # ("a locking variant of
+                # `GetOrder` right below it": that one)
             (blocks if isinstance(read, Block) else skipped).append(read)
             last = read
         index = end + 1

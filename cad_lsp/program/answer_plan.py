@@ -955,15 +955,31 @@ def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
     if span is None:
         return None
     lines = current.splitlines(keepends=True)
-    new = shown[0].strip()
     inside = [j for j in range(span[0] + 1, span[1] + 1) if len(lines[j].strip()) >= DISTINCTIVE_LINE]
-    callee = _FIRST_CALL.search(new)
-    same = [j for j in inside if callee and (m := _FIRST_CALL.search(lines[j])) and m[1] == callee[1]]
-    if len(same) == 1:  # (``await sut.delete([note])`` for the one ``await sut.delete(at: ...)`` there)
-        j = same[0]
-    elif (found := rewritten_alone(new, keys_of(lines), range(span[0] + 2, span[1] + 2), any_depth=True)) is not None:
-        j = found - 1
-    else:
+
+    def calling_the_same(new: str) -> int | None:
+        """The definition's one line that calls what ``new`` calls first (0-based), or None."""
+        callee = _FIRST_CALL.search(new)
+        same = [j for j in inside if callee and (m := _FIRST_CALL.search(lines[j])) and m[1] == callee[1]]
+        return same[0] if len(same) == 1 else None
+
+    def rewritten_alike(new: str) -> int | None:
+        """The definition's line that ``new``, shown alone, rewrites (0-based), or None."""
+        found = rewritten_alone(new, keys_of(lines), range(span[0] + 2, span[1] + 2), any_depth=True)
+        return found - 1 if found is not None else None
+
+    body = {line.strip() for line in lines[span[0]:span[1] + 1]}
+    if len(shown) > 1 and len({len(line) - len(line.lstrip()) for line in shown}) == 1 and \
+            calling_the_same(shown[0].strip()) is None and rewritten_alike(shown[0].strip()) is None and \
+            (j := calling_the_same(shown[-1].strip())) is not None and not any(line.strip() in body for line in shown):
+        old = lines[j]  # (new lines, then the one they rewrite: "replace the service call with:" ``actor := ...``
+        indent, newline = old[:len(old) - len(old.lstrip())], old[len(old.rstrip("\r\n")):]  # above the call)
+        lines[j:j + 1] = [indent + line.strip() + newline for line in shown]
+        return Merge.spanning(current, "".join(lines))
+    j = calling_the_same(shown[0].strip())  # (``await sut.delete([note])`` for the one ``await sut.delete(at: ...)``)
+    if j is None:
+        j = rewritten_alike(shown[0].strip())
+    if j is None:
         return None
     old = lines[j]
     indent, newline = old[:len(old) - len(old.lstrip())], old[len(old.rstrip("\r\n")):]
@@ -971,7 +987,7 @@ def _rewritten_inside(current: str, block: Block, name: str) -> Merge | None:
     if any(looks_alike(line, lines[k]) for line in below if line.strip()
            for k in range(j + 1, min(span[1] + 1, j + 1 + len(below)))):
         return None  # (the lines below are rewrites too: lines place them)
-    lines[j:j + 1] = [indent + new + newline] + below
+    lines[j:j + 1] = [indent + shown[0].strip() + newline] + below
     return Merge.spanning(current, "".join(lines))
 
 

@@ -810,6 +810,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
     elif blockwise is None:
         try:
             candidates = [(0, _line_merge(document, update, place=place))]  # UpdateError: nothing places it
+            if place is not None and _rewrote_the_place(doc_lines, update_lines, candidates[0][1].merged, place[1]) \
+                    and (beside := _at_named_line(doc_lines, update_lines, *place)) is not None:
+                candidates = [(0, beside)]  # ("a locking variant of `GetOrder` right below it": not over it)
         except UpdateError:
             placed = _at_named_block(doc_lines, update_lines, place) if place is not None else \
                 _new_members(doc_lines, update_lines, grammar, into)
@@ -1370,6 +1373,14 @@ def _after_yaml_key(doc_lines: list[str], update_lines: list[str], key: str) -> 
     return _inserted(doc_lines, update_lines, end, gap + _shown_pieces(update_lines))
 
 
+def _rewrote_the_place(doc_lines: list[str], update_lines: list[str], merged: str, name: str) -> bool:
+    """Whether a merge rewrote the one line that names the place the answer gives, which the update does not
+    name: new code said to go beside it took its place instead."""
+    named = [line for line in doc_lines if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line)]
+    return len(named) == 1 and named[0] not in split_lines(merged) and \
+        not any(re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line) for line in update_lines)
+
+
 def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
     """New code put after (or before) the one file line that starts with the name the answer gives, a statement
     rather than a definition ("right after the existing `member` block", "after the `after_create_commit`
@@ -1408,14 +1419,18 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
         while apart and new and not new[-1].text.strip():
             new = new[:-1]
         return _inserted(doc_lines, update_lines, j, new + [Piece(_terminator(doc_lines), None, None)] * apart)
-    at = block_end(keys, j)
+    heading = COMMENT_LINE.match(keys[j]) is not None  # (a comment naming it heads its code: sqlc's ``-- name:
+    # GetOrder :one`` above the query, which ends at the blank line)
+    at = next((n for n in range(j + 1, len(keys)) if not keys[n].strip()), len(keys)) if heading else \
+        block_end(keys, j)
     while at > j + 1 and not keys[at - 1].strip():
         at -= 1  # (the blank lines below it stay below the new code)
     new = _less_what_follows(new, keys, at)
     blanks = next((n for n in range(at, len(keys)) if keys[n].strip()), len(keys)) - at
     gap = [Piece(_terminator(doc_lines), None, None)] * max(1, blanks)  # (as the file sets the next line apart)
-    opens = _opens_a_body(new) and (blanks > 0 or at > j + 1 and (is_declaration(line_key(new[0].text)) or
-                                                                  DECORATOR.match(new[0].text) is not None))
+    opens = (_opens_a_body(new) or heading and COMMENT_LINE.match(new[0].text) is not None) and \
+        (blanks > 0 or at > j + 1 and (is_declaration(line_key(new[0].text)) or
+                                       DECORATOR.match(new[0].text) is not None))
     # (one line joins the file's run; a statement block below one the file does not set apart is not set apart)
     last_of_block = at >= len(keys) or CLOSING.match(keys[at]) is not None
     above = gap if opens and not last_of_block else []
