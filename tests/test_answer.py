@@ -3487,6 +3487,20 @@ def test_a_query_right_below_the_one_named_and_new_lines_above_the_call_they_rew
     assert after["http.go"] == http.replace("\torder, err := h.svc.ChangeStatus(r.Context(), id, req.Status)\n", call)
 
 
+def test_a_definition_replaced_by_a_version_said_with_a_word_before_it(tmp_path):
+    """"Replace `GetItems` with the async version in `Service.cs`:" and ``ListItemsAsync`` whole: in
+    ``GetItems``'s place, which goes (it stayed, and the new method came below it)."""
+    service = ("public class Service\n{\n    public IReadOnlyList<Item> GetItems(string? category)\n    {\n"
+               "        return Query(category).ToList();\n    }\n\n    public Item Get(int id)\n    {\n"
+               "        return Find(id);\n    }\n}\n")
+    method = ("    public async Task<IReadOnlyList<Item>> ListItemsAsync(string? category, CancellationToken ct = default)\n"
+              "    {\n        return await Query(category).ToListAsync(ct);\n    }\n")
+    answer = f"Replace `GetItems` with the async version in `Service.cs`:\n\n```csharp\n{method}```\n"
+    assert _applied(tmp_path, "Service.cs", service, answer) == service.replace(
+        "    public IReadOnlyList<Item> GetItems(string? category)\n    {\n        return Query(category).ToList();\n"
+        "    }\n", method)
+
+
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
     """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
     right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the

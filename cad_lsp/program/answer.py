@@ -229,7 +229,7 @@ _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+
                           r"(?:\s+(?:one|two|three|version|code|functions|methods))?\s*:|\s+"
                           # ("replace `x` in `FooTest.java` with:", "... with this:")
                           r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
-                          r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?P<what>tests?|methods?|functions?|"
+                          r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?:[\w-]+\s+)?(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?|handlers?|helpers?|routes?|endpoints?|ones?)\b))", re.IGNORECASE)
 # "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and
 # `Create_ReturnsBadRequest_WhenNoLines` needs replacing"
