@@ -978,8 +978,6 @@ NOT_YET: dict[str, str] = {
                                                              "from the expected",
     "dp-ts-express-orders-api-remove-console-logs-continue": "not examined yet: ``src/routes/orders.ts`` differs "
                                                              "from the expected",
-    "dp-python-flask-bookmarks-api-pagination-chatgpt": "not examined yet: ``app/api/bookmarks.py``, "
-                                                        "``tests/test_bookmarks_api.py`` differ from the expected",
     "dp-go-todo-cli-rename-load-save-to-readfile-writefile-zed": "not examined yet: refused",
 }
 
@@ -3499,6 +3497,19 @@ def test_a_definition_replaced_by_a_version_said_with_a_word_before_it(tmp_path)
     assert _applied(tmp_path, "Service.cs", service, answer) == service.replace(
         "    public IReadOnlyList<Item> GetItems(string? category)\n    {\n        return Query(category).ToList();\n"
         "    }\n", method)
+
+
+def test_new_tests_right_below_it_in_the_file_named(tmp_path):
+    """"and add two new tests right below it in `test_api.py`:": below the test the block before showed (the words
+    naming the file after "it" hid the place: they went to the file's end)."""
+    tests = ("def test_list(client):\n    assert client.get('/').status_code == 200\n\n\n"
+             "def test_create(client):\n    assert client.post('/').status_code == 201\n")
+    listing = "def test_list(client):\n    assert client.get('/').json == []\n"
+    new = "def test_list_paginates(client):\n    assert client.get('/?page=2').json == []\n"
+    answer = (f"In `test_api.py`, `test_list` follows the new shape:\n\n```python\n{listing}```\n\n"
+              f"and add a new test right below it in `test_api.py`:\n\n```python\n{new}```\n")
+    assert _applied(tmp_path, "test_api.py", tests, answer) == tests.replace(
+        "def test_list(client):\n    assert client.get('/').status_code == 200\n", listing + "\n\n" + new)
 
 
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):

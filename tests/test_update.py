@@ -4944,3 +4944,17 @@ def test_a_field_said_to_go_above_another_goes_above_that_field_s_doc_comment_an
     flag = '    /// Read the config from standard input.\n    #[arg(long, conflicts_with = "config")]\n    stdin: bool,\n'
     assert merge_update(doc, flag, "main.rs", before="dry_run").merged == doc.replace(
         "    /// Print", flag + "\n    /// Print")
+
+
+def test_a_function_shown_whole_that_ends_in_a_closing_bracket_replaces_the_file_s_whole():
+    """A Python function shown whole whose last line is the ``)`` of a new ``return jsonify(``: the file's function
+    replaced whole (that ``)`` matched the one closing ``stmt = (`` in the file, the update read as the function's
+    top with its rest to keep, and the old ending stayed below the new one)."""
+    doc = ('@bp.get("")\ndef listing():\n    stmt = (\n        select(B)\n        .order_by(B.c.desc())\n    )\n'
+           '    tag = request.args.get("tag")\n    if tag:\n        stmt = stmt.where(T.name == tag)\n'
+           '    rows = db.session.scalars(stmt).all()\n    return jsonify([serialize(r) for r in rows])\n\n\n'
+           '@bp.post("")\ndef other():\n    return 1\n')
+    update = ('@bp.get("")\ndef listing():\n    stmt = (\n        select(B)\n        .order_by(B.c.desc(), B.id.desc())\n'
+              '    )\n    tag = request.args.get("tag")\n    if tag:\n        stmt = stmt.where(T.name == tag)\n'
+              '    page = paginate(stmt, request.args)\n    return jsonify(\n        items=page.items,\n    )\n')
+    assert merge_update(doc, update, "api.py").merged == update + doc[doc.index("\n\n@bp.post"):]

@@ -1185,7 +1185,8 @@ _REPLACE_THESE = re.compile(r"\breplace\s+(?:the\s+)?(?:existing\s+)?(?P<names>`
 
 
 _BELOW_IT = re.compile(r"(?<!\beverything )(?<!\banything )(?<!\ball )(?<!\bwhat comes )"
-                       r"\b(?:after|below|beneath|under|underneath)\s+(?:it|that|this)(?:\s+one)?\s*[:.,]",
+                       r"\b(?:after|below|beneath|under|underneath)\s+(?:it|that|this)(?:\s+one)?"
+                       r"(?:\s+in\s+`[^`\s]+`)?\s*[:.,]",  # ("right below it in `tests/test_api.py`:")
                        re.IGNORECASE)  # (not "replace everything after it:", which says what is replaced)
 
 
@@ -1294,6 +1295,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         m = _AFTER.search(line)  # (a section in bold: "between **Adding recipes** and ...")
         if m is None and (m := _AFTER.search(said)) is not None:  # ("**after** `x`": the words, not their
             line = said  # emphasis)
+        if m and (quoted := re.search(r"`([^`]+)`", m[0])) and _names_file(quoted[1]):
+            m = None  # (a file: "right below it in `test_api.py`")
         of_a_type = end is not None and _A_TYPE.match(said, end.end())  # ("at the end of the class, after `x`")
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else \

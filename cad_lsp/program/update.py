@@ -1061,6 +1061,10 @@ def _rest_of_the_body(doc_lines: list[str], update_lines: list[str]) -> list[str
         end += 1
     last = update_lines[shown[-1]].strip()
     at = [j for j in range(found[0] + 1, end) if doc_lines[j].strip() == last]
+    if len(at) == 1 and re.fullmatch(r"[)\]}]+[,;]?", last):  # (a bracket that closes: the file's, where the line
+        above = [j for j in range(found[0], at[0]) if doc_lines[j].strip()][-1:]  # above it is the same too; not
+        at = at if above and doc_lines[above[0]].strip() == update_lines[shown[-2]].strip() else []  # the ``)``
+        # of a new ``return jsonify(`` that ends the function shown whole)
     below = [j for j in range(at[0] + 1, end) if doc_lines[j].strip()] if len(at) == 1 else []
     if len(below) < TRUNCATED_TAIL:
         return []
