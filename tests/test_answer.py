@@ -3512,6 +3512,26 @@ def test_new_tests_right_below_it_in_the_file_named(tmp_path):
         "def test_list(client):\n    assert client.get('/').status_code == 200\n", listing + "\n\n" + new)
 
 
+def test_lines_quoted_whole_and_a_section_named_by_its_comment_said_to_be_deleted_go(tmp_path):
+    """"delete the `console.log("GET", url);` and `console.log("search response", body);` lines from
+    `searchProducts`": those two, in that function (left in: the file changed nothing else); "delete the whole `--
+    LSP` section": the comment and the lines under it down to the blank line."""
+    search = ('export async function searchProducts(q: string) {\n  const url = `/api?q=${q}`;\n'
+              '  console.log("GET", url);\n  const body = await get(url);\n  console.log("search response", body);\n'
+              '  return body;\n}\n')
+    keymaps = ('local map = vim.keymap.set\n\nmap("n", "<Esc>", "<cmd>nohlsearch<CR>")\n\n-- LSP\n'
+               'map("n", "gd", vim.lsp.buf.definition)\nmap("n", "K", vim.lsp.buf.hover)\n\n-- Quickfix\n'
+               'map("n", "]q", "<cmd>cnext<CR>")\n')
+    answer = ('In `search.ts`, delete the `console.log("GET", url);` and `console.log("search response", body);` '
+              'lines from `searchProducts`.\n\nIn `keymaps.lua`, delete the whole `-- LSP` section: the comment and '
+              'the `map(...)` lines under it.\n')
+    after = _applied_to(tmp_path, {"search.ts": search, "keymaps.lua": keymaps}, answer)
+    assert after["search.ts"] == search.replace('  console.log("GET", url);\n', "").replace(
+        '  console.log("search response", body);\n', "")
+    assert after["keymaps.lua"] == keymaps.replace(
+        '-- LSP\nmap("n", "gd", vim.lsp.buf.definition)\nmap("n", "K", vim.lsp.buf.hover)\n\n', "")
+
+
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
     """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
     right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the

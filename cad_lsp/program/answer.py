@@ -694,6 +694,16 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
                                (n := t.split("(")[0]) and _REMOVED_NAME.match(n))
                 out.append(Removal((m["head"],), paths[-1] if paths else None, number, m[0], lines=True,
                                    inside=inside))
+        for m in _LISTED_LINES_REMOVAL.finditer(line):  # "delete the `console.log("GET", url);` and
+            if _NOT_DONE.search(line[:m.end()]):  # `console.log("search response", body);` lines from
+                continue  # `searchProducts`": each, in that function
+            paths = [t for t in _BACKTICKED.findall(line[:m.start()] + m["where"]) if _names_file(t)]
+            inside = tuple(n for t in _BACKTICKED.findall(m["where"]) if not _names_file(t) and
+                           (n := t.split("(")[0]) and _REMOVED_NAME.match(n))
+            codes = [code.strip() for code in re.findall(r"`([^`\n]+)`", m["list"])]
+            if all(re.search(r"\w\(.*\)\s*;?$", code) and not re.search(r"\.\.\.|\u2026", code) for code in codes):
+                out += [Removal((code,), paths[-1] if paths else None, number, m[0], lines=True, inside=inside)
+                        for code in codes if not any(r.names == (code,) for r in out)]  # (whole calls, each)
         for m in _IMPORT_REMOVAL.finditer(line):  # "Also remove the now-unused `import x.HttpStatus;`"
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
@@ -708,8 +718,8 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
             sentence = sentence[max(sentence.rfind(". "), sentence.rfind("; ")) + 1:]
             named = [t for t in _BACKTICKED.findall(sentence) if _names_file(t)]
             if not _NOT_DONE.search(sentence) and len(named) <= 1:
-                out.append(Removal((m["title"],), named[0] if named else None, number, sentence.strip(),
-                                   section=True))
+                out.append(Removal((m["title"] or m["comment"],), named[0] if named else None, number,
+                                   sentence.strip(), section=True))  # (or by the comment: "the `-- LSP` section")
         for m in _RULE_REMOVAL.finditer(line):  # "delete the `.search-bar button` rule from the component's styles"
             sentence = line[:m.end()]
             if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
@@ -770,7 +780,8 @@ _NO_LONGER_USED = re.compile(r"\W*(?:the\s+)?(?P<what>" + _LISTED_NAMES + r")\s+
 
 
 _SECTION_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|entire\s+|old\s+|existing\s+)*"
-                              r"[\"\u201c](?P<title>[^\"\u201d\n]{3,80})[\"\u201d]\s+(?:autocmd|block|section|handler|"
+                              r"(?:[\"\u201c](?P<title>[^\"\u201d\n]{3,80})[\"\u201d]|"
+                              r"`(?:#+|//+|--+|;+)\s*(?P<comment>[^`\n]{2,80})`)\s+(?:autocmd|block|section|handler|"
                               r"hook|task|job|step|config|setting|part|keymap|mapping)s?\b", re.IGNORECASE)
 _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+|old\s+)?`(?P<selector>[^`\n]+)`\s+"
                            r"(?:CSS\s+)?(?:rule|style\s+rule|styles?|selector)\b(?:[^.`]*?`(?P<path>[^`\n]+)`)?",
@@ -791,6 +802,11 @@ _LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the
 
 # An import line quoted whole, said to go: of the file the sentence names, else of the one file the answer changes
 # that has it (and no block of the answer shows it there)
+# Lines quoted whole, two or more: "delete the `console.log("GET", url);` and `console.log("search response",
+# body);` lines from `searchProducts`"
+_LISTED_LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+(?:both\s+|the\s+)?(?:both\s+)?"
+                                   r"(?P<list>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)+)\s+"
+                                   r"(?:lines|calls|statements)\b(?P<where>[^.;:!?]*)", re.IGNORECASE)
 _IMPORT_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:now[- ]unused\s+|unused\s+|old\s+|stale\s+)?"
                              r"`(?P<head>(?:import|using|use|from|require|#\s*include)\s[^`\n]+)`"
                              r"(?:[^.`\n]*?\b(?:from|in)\s+`(?P<path>[^`\n]+)`)?", re.IGNORECASE)
