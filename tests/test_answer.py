@@ -713,7 +713,6 @@ NOT_YET: dict[str, str] = {
     "kotlin-android-room-favorites-gemini": "not examined yet: "
                                             "``app/src/main/java/com/example/recipes/ui/RecipeListViewModel.kt`` "
                                             "differs from the expected",
-    "php-laravel-soft-deletes-deepseek": "not examined yet: ``app/Models/Post.php`` differs from the expected",
     "python-fastapi-api-key-auth-copilot": "not examined yet: ``app/main.py`` differs from the expected",
     "rails-article-search-claude": "not examined yet: ``app/views/articles/index.html.erb``, "
                                    "``test/controllers/articles_controller_test.rb`` differ from the expected",

@@ -4958,3 +4958,26 @@ def test_a_function_shown_whole_that_ends_in_a_closing_bracket_replaces_the_file
               '    )\n    tag = request.args.get("tag")\n    if tag:\n        stmt = stmt.where(T.name == tag)\n'
               '    page = paginate(stmt, request.args)\n    return jsonify(\n        items=page.items,\n    )\n')
     assert merge_update(doc, update, "api.py").merged == update + doc[doc.index("\n\n@bp.post"):]
+
+
+def test_a_trait_added_to_a_class_s_use_line_rewrites_that_line():
+    """PHP's ``use HasFactory, SoftDeletes;`` in a class for ``use HasFactory;``: that line rewritten (read as a
+    new import beside it, the old one stayed)."""
+    doc = ("<?php\n\nnamespace App\\Models;\n\nuse Illuminate\\Database\\Eloquent\\Model;\n\nclass Post extends Model\n{\n"
+           "    use HasFactory;\n\n    protected $fillable = ['title'];\n}\n")
+    update = ("use Illuminate\\Database\\Eloquent\\Model;\nuse Illuminate\\Database\\Eloquent\\SoftDeletes;\n\n"
+              "class Post extends Model\n{\n    use HasFactory, SoftDeletes;\n\n    // ... rest of the model unchanged ...\n}\n")
+    assert merge_update(doc, update, "Post.php").merged == doc.replace(
+        "Model;\n\nclass", "Model;\nuse Illuminate\\Database\\Eloquent\\SoftDeletes;\n\nclass").replace(
+        "use HasFactory;", "use HasFactory, SoftDeletes;")
+
+
+def test_a_function_shown_whole_that_ends_on_a_return_of_its_body_replaces_the_file_s_whole():
+    """A Python function shown whole whose last line, ``return user``, is also a line in the middle of the file's:
+    the file's function replaced whole (read as its top, with the rest to keep, the old ending stayed)."""
+    doc = ("def login(name, password):\n    user = find(name)\n    if user and check(user, password):\n"
+           "        session['id'] = user['id']\n        return user\n    legacy = legacy_login(name, password)\n"
+           "    if legacy:\n        return legacy\n    return None\n\n\ndef logout():\n    session.clear()\n")
+    update = ("def login(name, password):\n    user = find(name)\n    if user is None or not check(user, password):\n"
+              "        return None\n    session['id'] = user['id']\n    return user\n")
+    assert merge_update(doc, update, "auth.py").merged == update + doc[doc.index("\n\ndef logout"):]

@@ -449,9 +449,10 @@ def _import_source(node, source: bytes) -> str:
     one import rewritten), else the whole statement."""
     if len(node.children_by_field_name("path")) > 1:  # Scala: ``import a.b.{C, D}`` is ``a.b``'s, whichever names
         return re.sub(r"\.\{.*\}$", ".{}", re.sub(r"\s+", " ", _text(node, source).strip()))
-    if node.type == "use_declaration":  # Rust: ``use axum::{...}`` is ``axum``'s, on one line or several
-        text = _text(node, source).removeprefix("pub ").removeprefix("use ").strip().rstrip(";")
-        return re.sub(r"::\{.*", "", text, flags=re.DOTALL)
+    if node.type == "use_declaration":  # Rust: ``use axum::{...}`` is ``axum``'s, on one line or several; PHP's
+        text = _text(node, source).removeprefix("pub ").removeprefix("use ").strip().rstrip(";")  # traits:
+        return re.sub(r"::\{.*", "", text, flags=re.DOTALL).split(",")[0].strip()  # ``use HasFactory,
+        # SoftDeletes;`` is ``use HasFactory;`` rewritten
     for field_name in ("module_name", "source", "path", "argument"):
         child = node.child_by_field_name(field_name)
         if child is not None:

@@ -1060,6 +1060,10 @@ def _rest_of_the_body(doc_lines: list[str], update_lines: list[str]) -> list[str
                                     indent_of(doc_lines[end]) > indent_of(doc_lines[found[0]])):
         end += 1
     last = update_lines[shown[-1]].strip()
+    body = [k for k in shown if k > head]
+    if re.match(r"(?:return|raise|throw)\b", last) and indent_of(update_lines[shown[-1]]) == \
+            indent_of(update_lines[body[0]]):
+        return []  # (it ends on a ``return`` of the body itself: nothing after it runs, the function is shown whole)
     at = [j for j in range(found[0] + 1, end) if doc_lines[j].strip() == last]
     if len(at) == 1 and re.fullmatch(r"[)\]}]+[,;]?", last):  # (a bracket that closes: the file's, where the line
         above = [j for j in range(found[0], at[0]) if doc_lines[j].strip()][-1:]  # above it is the same too; not
