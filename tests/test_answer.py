@@ -3531,6 +3531,26 @@ def test_lines_quoted_whole_and_a_section_named_by_its_comment_said_to_be_delete
         '-- LSP\nmap("n", "gd", vim.lsp.buf.definition)\nmap("n", "K", vim.lsp.buf.hover)\n\n', "")
 
 
+def test_a_go_method_replaced_with_two_said_with_its_doc_comment_goes(tmp_path):
+    """"Replace `processTransfer` (including its doc comment) with these two functions:" and two Go methods: in
+    its place, and it goes (the aside, the two words after "these" and the receiver each hid the replacement:
+    the old method stayed); "Replace `LoadConfig` and its doc comment with `Load`:" the same."""
+    ledger = ("package ledger\n\n// processTransfer checks and posts.\nfunc (b *Book) processTransfer(t Transfer) error {\n"
+              "\treturn b.post(t)\n}\n\n// Post records a transfer.\nfunc (b *Book) Post(t Transfer) error {\n"
+              "\treturn b.submit(t)\n}\n")
+    two = ("// validateTransfer checks t.\nfunc (b *Book) validateTransfer(t Transfer) error {\n\treturn b.check(t)\n}\n\n"
+           "// applyTransfer posts t.\nfunc (b *Book) applyTransfer(t Transfer) {\n\tb.post(t)\n}\n")
+    config = ("package config\n\n// LoadConfig reads the file.\nfunc LoadConfig(path string) (*Config, error) {\n"
+              "\treturn read(path)\n}\n")
+    load = "// Load reads the file.\nfunc Load(path string) (*Config, error) {\n\treturn read(path)\n}\n"
+    answer = (f"## `ledger.go`\n\nReplace `processTransfer` (including its doc comment) with these two functions:\n\n"
+              f"```go\n{two}```\n\n## `config.go`\n\nReplace `LoadConfig` and its doc comment with `Load`:\n\n"
+              f"```go\n{load}```\n")
+    after = _applied_to(tmp_path, {"ledger.go": ledger, "config.go": config}, answer)
+    assert after["ledger.go"] == ledger[:ledger.index("// processTransfer")] + two + ledger[ledger.index("\n// Post"):]
+    assert after["config.go"] == "package config\n\n" + load
+
+
 def test_members_after_the_last_test_and_markup_shown_with_the_lines_after_it(tmp_path):
     """"inside the class after the last test:": at the class's end (they went after ``setUp``); "The button goes
     right after the `</ul>`:" and a block that shows the ``</div>``, ``\"\"\"`` and ``end`` below it: those are the

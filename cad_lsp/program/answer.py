@@ -225,8 +225,10 @@ _OPTIONAL = re.compile(r"\b(?:if you(?:'d| would)? (?:rather|prefer)|if you pref
 _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+|current\s+|whole\s+|entire\s+)?"
                           r"`(?:(?:pub\s+)?(?:async\s+)?(?:fn|def|func|function)\s+)?(?P<old>[A-Za-z_][\w.]*)(?:\([^`]*\))?`\s+"
                           r"(?:(?:at\s+the\s+(?:bottom|top|end)\s+)?(?:in|of)\s+(?:the\s+)?`[^`\s]+`\s+)?"
+                          r"(?:\([^()`]*\)\s+)?(?:and\s+its\s+(?:doc\s+)?(?:comment|docstring|javadoc|attributes?|"
+                          r"decorators?)\s+)?"  # ("(including its doc comment)", "and its doc comment")
                           r"(?:\w+\s+)?with(?:\s*:|\s+(?:this|these|the\s+following)"
-                          r"(?:\s+(?:one|two|three|version|code|functions|methods))?\s*:|\s+"
+                          r"(?:\s+(?:one|two|three|new|version|versions|code|functions|methods|tests)){0,2}\s*:|\s+"
                           # ("replace `x` in `FooTest.java` with:", "... with this:")
                           r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?:[\w-]+\s+)?(?P<what>tests?|methods?|functions?|"
@@ -1217,7 +1219,8 @@ def _defines(text: str, name: str | None) -> bool:
     """Whether a block's text declares ``name`` (``func loadPage(``, ``def load_page(``), not only calls it;
     with no name, whether it declares anything."""
     named = re.escape(name.split('.')[-1]) if name else r"[A-Za-z_]\w*"
-    return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b[^\n(]*"
+    return re.search(rf"\b(?:func|def|fn|function|fun|void|public|private|protected|static|async)\b"
+                     rf"(?:\s*\([^()\n]*\))?[^\n(]*"  # (Go's receiver: ``func (b *Book) validateTransfer(``)
                      rf"\b{named}(?:\s*[(<]|[ \t]*$)", text, re.MULTILINE) is not None or \
         re.search(rf"^\s*{named}\s*\(\)\s*\{{", text, re.MULTILINE) is not None  # (Ruby's ``def display_name``; a
     # shell function, ``create_archive() {``)
