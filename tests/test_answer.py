@@ -978,6 +978,38 @@ NOT_YET: dict[str, str] = {
     "dp-ts-express-orders-api-remove-console-logs-continue": "not examined yet: ``src/routes/orders.ts`` differs "
                                                              "from the expected",
     "dp-go-todo-cli-rename-load-save-to-readfile-writefile-zed": "not examined yet: refused",
+    "dq-react-todo-list-filters-copilot": "not examined yet: ``src/hooks/useTodos.ts`` differs from the expected",
+    "dq-lua-neovim-telescope-project-root-grok": "not examined yet: ``lua/plugins/telescope.lua`` differs from the "
+                                                 "expected",
+    "dq-vue-ledger-settings-dark-mode-qwen": "not examined yet: ``src/components/SettingsPanel.vue`` differs from "
+                                             "the expected",
+    "dq-ruby-rails-api-token-expiry-cody": "not examined yet: ``app/models/api_token.rb``, "
+                                           "``spec/models/api_token_spec.rb`` differ from the expected",
+    "dq-dart-flutter-cart-coupons-llama": "not examined yet: ``lib/models/cart.dart`` differs from the expected",
+    "dq-python-django-expenses-csv-export-mistral": "not examined yet: ``expenses/models.py`` differs from the "
+                                                    "expected",
+    "dr-rust-logtail-rename-parse-args-cursor": "not examined yet: refused",
+    "dr-swift-weatherkit-retry-backoff-claude": "not examined yet: ``.default``, "
+                                                "``Sources/WeatherKit/WeatherClient.swift`` differ from the expected",
+    "dr-elixir-phoenix-chat-rate-limit-mistral": "not examined yet: ``lib/chat/application.ex``, "
+                                                 "``lib/chat_web/channels/room_channel.ex`` differ from the expected",
+    "dr-cpp-raytracer-degenerate-camera-qwen": "not examined yet: ``src/camera.cpp``, ``src/vec3.h`` differ from the "
+                                               "expected",
+    "dr-shell-pg-backup-age-based-retention-copilot": "not examined yet: ``bin/backup.sh``, ``lib/common.sh`` differ "
+                                                      "from the expected",
+    "dr-yaml-github-actions-node-matrix-grok": "not examined yet: ``.github/workflows/ci.yml`` differs from the "
+                                               "expected",
+    "dr-python-fastapi-items-limit-offset-windsurf": "not examined yet: ``tests/test_items.py`` differs from the "
+                                                     "expected",
+    "dr-typescript-express-api-request-id-logging-aider": "not examined yet: ``src/app.ts`` differs from the expected",
+    "dr-go-syncd-rename-loadconfig-deepseek": "not examined yet: ``internal/config/config_test.go`` differs from the "
+                                              "expected",
+    "dr-java-contacts-split-csv-import-continue": "not examined yet: "
+                                                  "``src/main/java/com/acme/contacts/CsvImporter.java`` differs from the expected",
+    "dr-python-django-blog-published-queryset-cody": "not examined yet: ``blog/models.py``, ``blog/urls.py`` differ "
+                                                     "from the expected",
+    "dr-typescript-vue-dashboard-auto-refresh-qwen": "not examined yet: refused",
+    "dr-csharp-billing-timeprovider-overdue-tests-mistral": "not examined yet: refused",
 }
 
 
