@@ -1925,13 +1925,16 @@ def _still_used_kept(pieces: list[Piece], doc_lines: list[str]) -> list[Piece]:
     definition dropped from between shown lines, its uses left behind, was elided without a marker."""
     kept = {piece.file_line for piece in pieces if piece.file_line is not None}
     keys = keys_of(doc_lines)
+    left_out = {k: name for k in range(len(keys)) if k + 1 not in kept and keys[k].strip() and
+                (name := definition_name(keys, k)) is not None and len(name) >= 4}
+    if not left_out:
+        return pieces  # (nothing defined was left out: the common case, read at no cost)
     merged = keys_of([piece.text for piece in pieces])
     defined = set(definitions_in(merged).values())
     code = "\n".join(key for key in merged if not COMMENT_LINE.match(key))
     back: list[tuple[int, int]] = []  # the definitions to put back: first and last line, 0-based
-    for k, name in definitions_in(keys).items():
-        if len(name) < 4 or name in defined or _declares(keys[k], name) or \
-                any(first <= k <= last for first, last in back):
+    for k, name in left_out.items():
+        if name in defined or _declares(keys[k], name) or any(first <= k <= last for first, last in back):
             continue  # (a value set, ``const i18n = createI18n({``, is replaced by another as often as not)
         first, last = attached_start(keys, k), block_end(keys, k) - 1
         while last > k and not keys[last].strip():
