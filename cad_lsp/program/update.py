@@ -41,8 +41,9 @@ from .lines.moved import with_moved_bodies
 from .lines.passes import TRUNCATED_TAIL
 from .lines.placement import MARKER, NEW, NoSharedLine, Placement, SKIP, UpdateError
 from .lines.reading import (
-    ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER, attached_start,
-    block_end, definition_name, definitions_in, indent_of, is_accessor, is_declaration, keys_of, line_key)
+    ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, LEAVES, MAKE_TARGET, QUOTED, TITLED_CALL, TYPE_OPENER,
+    attached_start, block_end, definition_name, definitions_in, indent_of, is_accessor, is_declaration, keys_of,
+    line_key)
 from .markers import braces_markers_indented, is_marker, marker_lines
 from .new_code import new_members_place
 from .place_words import heading
@@ -1061,7 +1062,7 @@ def _rest_of_the_body(doc_lines: list[str], update_lines: list[str]) -> list[str
         end += 1
     last = update_lines[shown[-1]].strip()
     body = [k for k in shown if k > head]
-    if re.match(r"(?:return|raise|throw)\b", last) and indent_of(update_lines[shown[-1]]) == \
+    if LEAVES.match(last) and indent_of(update_lines[shown[-1]]) == \
             indent_of(update_lines[body[0]]):
         return []  # (it ends on a ``return`` of the body itself: nothing after it runs, the function is shown whole)
     at = [j for j in range(found[0] + 1, end) if doc_lines[j].strip() == last]
