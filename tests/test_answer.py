@@ -988,9 +988,6 @@ NOT_YET: dict[str, str] = {
     "dq-dart-flutter-cart-coupons-llama": "not examined yet: ``lib/models/cart.dart`` differs from the expected",
     "dq-python-django-expenses-csv-export-mistral": "not examined yet: ``expenses/models.py`` differs from the "
                                                     "expected",
-    "dr-rust-logtail-rename-parse-args-cursor": "not examined yet: refused",
-    "dr-swift-weatherkit-retry-backoff-claude": "not examined yet: ``.default``, "
-                                                "``Sources/WeatherKit/WeatherClient.swift`` differ from the expected",
     "dr-elixir-phoenix-chat-rate-limit-mistral": "not examined yet: ``lib/chat/application.ex``, "
                                                  "``lib/chat_web/channels/room_channel.ex`` differ from the expected",
     "dr-cpp-raytracer-degenerate-camera-qwen": "not examined yet: ``src/camera.cpp``, ``src/vec3.h`` differ from the "
@@ -3655,3 +3652,17 @@ def test_a_property_like_the_class_s_first_one_joins_it(tmp_path):
               f"\n\n```kotlin\n{line}```\n")
     assert _applied(tmp_path, "TaskListViewModel.kt", model, answer) == model.replace(
         "MutableStateFlow(true)\n", "MutableStateFlow(true)\n" + line)
+
+
+def test_a_swift_member_in_a_sentence_is_not_a_dotfile(tmp_path):
+    """"(it defaults to `.default`, so existing call sites keep compiling):" under a heading that names the file:
+    the block is that file's (``.default`` was read as a new dotfile and given the block)."""
+    client = "final class Client {\n    private let decoder: JSONDecoder\n\n    init() {\n        decoder = JSONDecoder()\n    }\n}\n"
+    answer = ("## Changes to `Client.swift`\n\nGive the client a `policy` and accept it in the initializer (it "
+              "defaults to `.default`, so existing call sites keep compiling):\n\n```swift\n"
+              "    private let decoder: JSONDecoder\n    private let policy: Policy\n\n    init(policy: Policy = .default) {\n"
+              "        self.policy = policy\n        decoder = JSONDecoder()\n    }\n```\n")
+    assert _applied(tmp_path, "Client.swift", client, answer) == client.replace(
+        "JSONDecoder\n\n    init() {\n", "JSONDecoder\n    private let policy: Policy\n\n"
+        "    init(policy: Policy = .default) {\n        self.policy = policy\n")
+    assert not (tmp_path / ".default").exists()

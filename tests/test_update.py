@@ -4981,3 +4981,42 @@ def test_a_function_shown_whole_that_ends_on_a_return_of_its_body_replaces_the_f
     update = ("def login(name, password):\n    user = find(name)\n    if user is None or not check(user, password):\n"
               "        return None\n    session['id'] = user['id']\n    return user\n")
     assert merge_update(doc, update, "auth.py").merged == update + doc[doc.index("\n\ndef logout"):]
+
+
+def test_a_function_renamed_with_a_head_of_several_lines_replaces_the_file_s_in_place():
+    """Rust's ``parse_args`` shown whole as ``parse_options`` with a ``where`` clause, its body nearly the same:
+    the file's function rewritten in place, its doc comment kept (the new head went below the old one, and the
+    merge was refused as not parsing)."""
+    doc = ("use std::path::PathBuf;\n\n/// Reads the command line.\npub fn parse_args(args: &[String]) -> Result<Options, CliError> {\n"
+           "    let mut lines = 10;\n    let mut path = None;\n    let mut iter = args.iter();\n"
+           "    while let Some(arg) = iter.next() {\n        match arg.as_str() {\n"
+           "            \"-n\" => lines = iter.next().unwrap().parse().unwrap(),\n"
+           "            other => path = Some(PathBuf::from(other)),\n        }\n    }\n"
+           "    Ok(Options { path: path.ok_or(CliError::MissingPath)?, lines })\n}\n\n"
+           "pub fn usage() -> &'static str {\n    \"usage\"\n}\n")
+    update = ("pub fn parse_options<I>(args: I) -> Result<Options, CliError>\nwhere\n    I: IntoIterator<Item = String>,\n{\n"
+              "    let mut lines = 10;\n    let mut path = None;\n    let mut iter = args.into_iter();\n"
+              "    while let Some(arg) = iter.next() {\n        match arg.as_str() {\n"
+              "            \"-n\" => lines = iter.next().unwrap().parse().unwrap(),\n"
+              "            other => path = Some(PathBuf::from(other)),\n        }\n    }\n"
+              "    Ok(Options { path: path.ok_or(CliError::MissingPath)?, lines })\n}\n")
+    start, end = doc.index("pub fn parse_args"), doc.index("\n\npub fn usage") + 1
+    assert merge_update(doc, update, "cli.rs").merged == doc[:start] + update + doc[end:]
+
+
+def test_a_doc_comment_of_a_property_is_not_put_above_a_new_function_of_its_name():
+    """A Swift ``func isRetryable`` shown among rewritten methods, where the file has only an extension's
+    documented ``var isRetryable``: no doc comment above the new function (the property's was copied there)."""
+    doc = ("enum WeatherError: Error {\n    case httpStatus(Int)\n}\n\nextension WeatherError {\n"
+           "    /// Server errors are worth retrying.\n    var isRetryable: Bool {\n        true\n    }\n}\n\n"
+           "final class Client {\n    func forecast() async throws -> Data {\n        let (data, response) = try await fetch()\n"
+           "        guard response.ok else {\n            throw WeatherError.httpStatus(1)\n        }\n"
+           "        return try decode(data)\n    }\n}\n")
+    update = ("    func forecast() async throws -> Data {\n        let data = try await retry { try await self.send() }\n"
+              "        return try decode(data)\n    }\n\n    private func send() async throws -> Data {\n"
+              "        let (data, response) = try await fetch()\n        guard response.ok else {\n"
+              "            throw WeatherError.httpStatus(1)\n        }\n        return data\n    }\n\n"
+              "    private static func isRetryable(_ error: Error) -> Bool {\n        error is URLError\n    }\n")
+    merged = merge_update(doc, update, "Client.swift").merged
+    assert merged.count("/// Server errors are worth retrying.") == 1
+    assert "    }\n\n    private static func isRetryable" in merged

@@ -1004,7 +1004,8 @@ def _inside_named(said: str) -> str | None:
     return m["name"].rsplit(".", 1)[-1] if m else None
 
 
-_DOTFILE = re.compile(r"\.env(?:\.[\w-]+)?|\.\w*(?:ignore|rc)|\.editorconfig|\.nvmrc")  # named bare in a sentence
+_DOTFILE = re.compile(r"\.env(?:\.[\w-]+)?|\.\w*(?:ignore|rc|config|attributes|modules|versions)|\.nvmrc|\.htaccess|"
+                      r"\.flake8|\.mailmap")  # named bare in a sentence
 
 
 _TO_SECTION = re.compile(r"\b(?:to|in|into|under)\s+the\s+(?:[\"\u201c]|\*\*|`)(?P<name>[^\"\u201d*`\n]{1,40})"
@@ -1431,7 +1432,9 @@ def _path_named(line: str) -> str | None:
         # `app/config.py`, add a flag ... (e.g. for load tests):")
     words = [w.strip(",;:!?()[]\"'*").rstrip(".") for w in _BACKTICKED.sub(" ", stripped).split()]
     words = [w if _DOTFILE.fullmatch(w) else w.lstrip(".") for w in words]  # (**.env.example**, not ``.forms``)
-    named = {w for w in quoted + words if _names_file(w)}
+    named = {w for w in quoted + words if _names_file(w) and (heading or bold or _DOTFILE.fullmatch(w) or
+                                                               not re.fullmatch(r"\.\w+", w))}
+    # (a sentence's ``.default`` is a Swift member: "(it defaults to `.default`, so call sites keep compiling):")
     if len(named) > 1:  # (a CSS class beside the file: "to `src/Login.module.css`, before the `.submit` rule:")
         named = {w for w in named if not re.fullmatch(r"\.[\w-]+", w) or _DOTFILE.fullmatch(w)} or named
     if len(named) > 1 and len(folders := {w for w in named if "/" in w}) == 1 and \

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from .syntax import LANGUAGES, Unit, parse_units
 
-__all__ = ["Piece", "BlockMerge", "merge_by_blocks", "names"]
+__all__ = ["Piece", "BlockMerge", "merge_by_blocks", "names", "same_body"]
 
 _IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
 _COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment line (not ``#[attr]``, ``#include``)
@@ -249,19 +249,18 @@ SAME_BODY = 0.75  # a new definition holding this share of a file definition's d
 def _renamed_from(merger: "_Merger", new: Unit, old_units: list[Unit]) -> bool:
     """Whether a new definition holds nearly all the distinctive body lines of one the file has (two at least),
     and little else: that one renamed (``getAll`` to ``listItems``), not new code."""
-    if new.key is None or new.key[0] != "function":
+    return any(same_body(merger.new.lines, new, merger.old.lines, old) for old in _walk(old_units))
+
+
+def same_body(new_lines: list[str], new: Unit, old_lines: list[str], old: Unit) -> bool:
+    """Whether two functions share nearly all their distinctive body lines (two at least), both ways: a new
+    function that reuses most of a short one's lines is new."""
+    if new.key is None or new.key[0] != "function" or old.key is None or old.key[0] != "function":
         return False
-    ours = {line.strip() for line in merger.new.lines[(new.inner or new.start) + 1: new.end + 1]
-            if len(line.strip()) >= 8}
-    for old in _walk(old_units):
-        if old.key is None or old.key[0] != "function":
-            continue
-        theirs = {line.strip() for line in merger.old.lines[(old.inner or old.start) + 1: old.end + 1]
-                  if len(line.strip()) >= 8}
-        shared = len(theirs & ours)
-        if len(theirs) >= 2 and shared >= SAME_BODY * len(theirs) and shared >= SAME_BODY * len(ours):
-            return True  # (both ways: a new function that reuses most of a short one's lines is new)
-    return False
+    ours = {line.strip() for line in new_lines[(new.inner or new.start) + 1: new.end + 1] if len(line.strip()) >= 8}
+    theirs = {line.strip() for line in old_lines[(old.inner or old.start) + 1: old.end + 1] if len(line.strip()) >= 8}
+    shared = len(theirs & ours)
+    return len(theirs) >= 2 and shared >= SAME_BODY * len(theirs) and shared >= SAME_BODY * len(ours)
 
 
 _COMMENTS = ("comment", "line_comment", "block_comment")

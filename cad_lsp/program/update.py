@@ -31,7 +31,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .blocks import CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, module_of, names
+from .blocks import (
+    CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, module_of, names, same_body)
 from .config_keys import (
     append_yaml_items, json_commas, json_fragment, json_members_added, merge_table_keys, merge_yaml_keys)
 from .indentation import as_the_file_indents
@@ -50,7 +51,7 @@ from .place_words import heading
 from .ops import split_lines
 from .patch import PatchError, apply_patch, codex_patch_files, looks_like_codex_patch, looks_like_patch
 from .search_replace import apply_sections, looks_like_search_replace, parse_sections
-from .syntax import COMMENT_LINE, breaks, guess_language, language_of
+from .syntax import COMMENT_LINE, Unit, breaks, guess_language, language_of, parse_units
 
 
 __all__ = ["UpdateError", "NoSharedLine", "Placement", "Merge", "is_marker", "marker_lines", "align_update",
@@ -158,10 +159,65 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                 raise
         return _unused_imports_above(_below_the_header(merge), update, language)
     except UpdateError:
+        try:
+            renamed = _renamed_in_place(document, update, language) if not force and after is None and \
+                before is None and into is None else None
+        except Exception:  # noqa: BLE001 -- (the refusal stands)
+            renamed = None
+        if renamed is not None:
+            return renamed
         raise
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
         raise UpdateError(f"the merge failed on this update ({type(exc).__name__}: {exc}); nothing was "
                           f"changed: please report it with the file and the update") from exc
+
+
+def _renamed_in_place(document: str, update: str, language: str | None) -> Merge | None:
+    """One whole function shown under a name the file does not define, its body nearly that of one the file has
+    (Rust's ``parse_args`` shown as ``parse_options`` with a ``where`` clause, which the other readings put below
+    the old head): that one, renamed and rewritten in place, its doc comment kept unless the update shows one;
+    None for any other update.  Tried only where every other reading failed: a new function much like another
+    (``refund`` beside ``cancel``) is far more common than a rename, and the other readings place it."""
+    grammar = language_of(language) if language is not None else guess_language(document)
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    if grammar is None or any(is_marker(line) for line in update_lines):
+        return None
+    new, old = parse_units(update, grammar, update_lines), parse_units(document, grammar, doc_lines)
+    if not new or not old or new[1] or old[1]:
+        return None
+    keyed = [unit for unit in new[0] if unit.key is not None]
+    if len(keyed) != 1 or keyed[0].key[0] != "function" or \
+            any(unit.key is None and "comment" not in unit.kind for unit in new[0]):
+        return None
+    shown, defined = keyed[0], list(_definitions_of(old[0]))
+    found = [unit for unit in defined if same_body(update_lines, shown, doc_lines, unit)]
+    if len(found) != 1 or any(unit.key == shown.key for unit in defined):
+        return None
+    at = found[0]
+    head = doc_lines[at.inner or at.start]
+    indent = head[:len(head) - len(head.lstrip())]
+    if indent_of(update_lines[shown.inner or shown.start]):
+        return None  # (a method shown at its own depth is a member the other readings place)
+    newline = _terminator(doc_lines)
+    above = any(line.strip() for line in update_lines[:shown.start])  # (the unit holds its doc comment and
+    start = at.start if above or shown.inner is not None else at.inner or at.start  # decorators, ``inner`` its head)
+    first = 0 if above else shown.start
+    written = [(indent + line.rstrip("\r\n") if line.strip() else "") + newline
+               for line in update_lines[first: shown.end + 1]]
+    merged = "".join(doc_lines[:start] + written + doc_lines[at.end + 1:])
+    try:
+        return _checked(Merge.spanning(document, merged), grammar, False, update)
+    except UpdateError:
+        return None
+
+
+def _definitions_of(units: list[Unit]):
+    """The functions of a file and of its classes, modules and namespaces (not those inside functions)."""
+    for unit in units:
+        if unit.key is not None and unit.key[0] == "function":
+            yield unit
+        elif unit.body:
+            yield from _definitions_of(unit.body)
 
 
 def _beside_named_import(document: str, update: str, after: str | None, before: str | None) -> Merge | None:
@@ -1785,7 +1841,8 @@ def _with_unshown_docs(doc_lines: list[str], update: str) -> str:
         name = definition_name(keys, k)
         found = [j for j, defined_name in defined.items() if defined_name == name] if name else []
         if len(found) == 1 and counts[name] == 1 and (k == 0 or not keys[k - 1].strip()) and \
-                indent_of(keys[k]) == indent_of(doc_keys[found[0]]):
+                indent_of(keys[k]) == indent_of(doc_keys[found[0]]) and \
+                _defining_word(keys[k], name) == _defining_word(doc_keys[found[0]], name):
             start = attached_start(doc_keys, found[0])
             if start < found[0] and not any(doc_lines[j].strip() in shown for j in range(start, found[0])
                                             if len(doc_lines[j].strip()) >= DISTINCTIVE_LINE):
@@ -1793,6 +1850,13 @@ def _with_unshown_docs(doc_lines: list[str], update: str) -> str:
                 changed = True
         out.append(line)
     return "".join(out) if changed else update
+
+
+def _defining_word(key: str, name: str) -> str | None:
+    """The word a definition's head puts before its name (``func``, ``var``, ``def``): a Swift ``var isRetryable``
+    of an extension is not the ``func isRetryable`` a class gets, and its doc comment is not that one's."""
+    m = re.search(rf"(\w+)\s+{re.escape(name)}(?![\w$])", key)
+    return m[1] if m else None
 
 
 def _lines_of_block(document_lines: list[str], update_lines: list[str]) -> tuple[list[Piece], frozenset[int]] | None:
