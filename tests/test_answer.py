@@ -988,8 +988,6 @@ NOT_YET: dict[str, str] = {
     "dq-dart-flutter-cart-coupons-llama": "not examined yet: ``lib/models/cart.dart`` differs from the expected",
     "dq-python-django-expenses-csv-export-mistral": "not examined yet: ``expenses/models.py`` differs from the "
                                                     "expected",
-    "dr-elixir-phoenix-chat-rate-limit-mistral": "not examined yet: ``lib/chat/application.ex``, "
-                                                 "``lib/chat_web/channels/room_channel.ex`` differ from the expected",
     "dr-cpp-raytracer-degenerate-camera-qwen": "not examined yet: ``src/camera.cpp``, ``src/vec3.h`` differ from the "
                                                "expected",
     "dr-shell-pg-backup-age-based-retention-copilot": "not examined yet: ``bin/backup.sh``, ``lib/common.sh`` differ "
@@ -3666,3 +3664,25 @@ def test_a_swift_member_in_a_sentence_is_not_a_dotfile(tmp_path):
         "JSONDecoder\n\n    init() {\n", "JSONDecoder\n    private let policy: Policy\n\n"
         "    init(policy: Policy = .default) {\n        self.policy = policy\n")
     assert not (tmp_path / ".default").exists()
+
+
+def test_a_labelled_path_then_a_longer_sentence_and_a_going_on_block_that_shows_its_place(tmp_path):
+    """"**File:** `application.ex`", then "Add it to the children list, after `ChatWeb.Presence`:" and a block:
+    that file's (the sentence was too long for the label to count, and the block was read as an example); then,
+    for the channel, "Add two module attributes below `@max_body_length`:" over that one line of the file and two
+    new ones: the channel's (one line of the file was too few)."""
+    app = ("defmodule Chat.Application do\n  use Application\n\n  def start(_type, _args) do\n    children = [\n"
+           "      ChatWeb.Presence,\n      ChatWeb.Endpoint\n    ]\n\n    Supervisor.start_link(children, strategy: :one_for_one)\n"
+           "  end\nend\n")
+    channel = ("defmodule ChatWeb.RoomChannel do\n  use ChatWeb, :channel\n  alias Chat.Messages\n\n"
+               "  @max_body_length 2_000\n\n  def join(_topic, _params, socket), do: {:ok, socket}\nend\n")
+    answer = ("**File:** `application.ex`\n\nAdd it to the children list, after `ChatWeb.Presence`:\n\n```elixir\n"
+              "    children = [\n      # ...\n      ChatWeb.Presence,\n      Chat.RateLimiter,\n      # ...\n"
+              "      ChatWeb.Endpoint\n    ]\n```\n\n**File:** `room_channel.ex`\n\nAdd the alias:\n\n```elixir\n"
+              "  alias Chat.Messages\n  alias Chat.RateLimiter\n```\n\n"
+              "Add two module attributes below `@max_body_length`:\n\n```elixir\n  @max_body_length 2_000\n"
+              "  @msg_limit 5\n  @msg_window_ms 10_000\n```\n")
+    after = _applied_to(tmp_path, {"application.ex": app, "room_channel.ex": channel}, answer)
+    assert after["application.ex"] == app.replace("Presence,\n", "Presence,\n      Chat.RateLimiter,\n")
+    assert after["room_channel.ex"] == channel.replace("Messages\n", "Messages\n  alias Chat.RateLimiter\n").replace(
+        "2_000\n", "2_000\n  @msg_limit 5\n  @msg_window_ms 10_000\n")

@@ -1270,9 +1270,12 @@ def _path_before(prose: list[str]) -> str | None:
     if named is not None:
         return named
     above = [line for line in lines[:-1] if line.strip()]
-    if above and lines[-1].rstrip().endswith(":") and len(lines[-1].split()) <= 6 and \
+    if above and lines[-1].rstrip().endswith(":") and (len(lines[-1].split()) <= 6 or re.match(
+            r"\s*(?:\*\*|__)[\w ]{2,12}:?(?:\*\*|__):?\s", above[-1]) and not any(
+            _names_file(w) for w in _BACKTICKED.findall(lines[-1]))) and \
             not _BACKTICKED.sub("", lines[-1]).strip().lower().startswith(("run", "then run", "output", "example")):
-        label = above[-1].strip()  # ("**File:** `src/Service/Notifier.php`", then "New imports:" above the block)
+        label = above[-1].strip()  # ("**File:** `src/Service/Notifier.php`", then "New imports:" above the block;
+        # a labelled path, then a longer sentence that names no file: "Add it to the children list, after `X`:")
         if label.startswith(("**", "__", "#")) and (named := _path_named(label)) is not None:
             return named
     heading = next((line for line in reversed(lines[:-1]) if line.lstrip().startswith("#")), None)

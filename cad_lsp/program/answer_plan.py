@@ -196,7 +196,7 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         text = read(target)[0] if target is not None else None
         place = block.after or block.before
         if text and (_holds_lines_of(text, block.text) or _holds_imports_of(text, block.text) or
-                     _defines_place(text, place) or
+                     _defines_place(text, place) or _shows_the_place(text, block.text, place) or
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
                      _holds_a_line_inside(text, block.text, block.inside, place, block.replaces) or
                      _defines_again(text, block.text) or
@@ -266,6 +266,16 @@ def _holds_a_line_inside(text: str, block: str, name: str | None, place: str | N
 def _defines_place(text: str, name: str | None) -> bool:
     """Whether the file defines the place the sentence before a block names ("right after `Mask`")."""
     return bool(name) and name in definitions_in(keys_of(text.splitlines())).values()
+
+
+def _shows_the_place(text: str, block: str, name: str | None) -> bool:
+    """Whether a block shows the file's one line that the place said starts ("below `@max_body_length`" over
+    ``@max_body_length 2_000`` and new attributes): its lines go there."""
+    if not name:
+        return False
+    starts = [line.strip() for line in text.splitlines() if line.strip().startswith(name) and
+              not line.strip()[len(name):len(name) + 1].isalnum()]
+    return len(starts) == 1 and starts[0] in {line.strip() for line in block.splitlines()}
 
 
 def _no_line_of(text: str | None, block: str) -> bool:
