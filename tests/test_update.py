@@ -5020,3 +5020,21 @@ def test_a_doc_comment_of_a_property_is_not_put_above_a_new_function_of_its_name
     merged = merge_update(doc, update, "Client.swift").merged
     assert merged.count("/// Server errors are worth retrying.") == 1
     assert "    }\n\n    private static func isRetryable" in merged
+
+
+def test_a_test_renamed_with_the_same_rename_in_its_body_replaces_the_file_s_in_place():
+    """A C# test ``CalcTotal_AppliesRegionalTax`` shown as ``CalculateTotal_AppliesRegionalTax``, its call renamed
+    the same way and nothing else changed: the file's test rewritten in place (it was added as a new test at the
+    end of the class, the old one left)."""
+    doc = ("namespace Billing.Tests\n{\n    public class InvoiceServiceTests\n    {\n        [Fact]\n"
+           "        public void CalcTotal_AppliesRegionalTax()\n        {\n"
+           "            _taxRates.Setup(t => t.GetRate(\"DE\")).Returns(0.19m);\n\n"
+           "            var total = CreateService().CalcTotal(SampleInvoice());\n\n            Assert.Equal(46.41m, total);\n"
+           "        }\n\n        [Fact]\n        public void Finalize_RejectsNonDraftInvoices()\n        {\n"
+           "            var invoice = SampleInvoice();\n            Assert.Throws<InvalidOperationException>(() => Finalize(invoice));\n"
+           "        }\n    }\n}\n")
+    update = ("        [Fact]\n        public void CalculateTotal_AppliesRegionalTax()\n        {\n"
+              "            _taxRates.Setup(t => t.GetRate(\"DE\")).Returns(0.19m);\n\n"
+              "            var total = CreateService().CalculateTotal(SampleInvoice());\n\n"
+              "            Assert.Equal(46.41m, total);\n        }\n")
+    assert merge_update(doc, update, "InvoiceServiceTests.cs").merged == doc.replace("CalcTotal", "CalculateTotal")

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from .syntax import LANGUAGES, Unit, parse_units
 
-__all__ = ["Piece", "BlockMerge", "merge_by_blocks", "names", "same_body"]
+__all__ = ["Piece", "BlockMerge", "merge_by_blocks", "names", "renamed_alike", "same_body"]
 
 _IMPORT = re.compile(r"^\s*(?:import|package|using|use|#\s*include)\b")  # lines a file starts with, not a class
 _COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*|#(?:\s|$)|--|;)")  # a comment line (not ``#[attr]``, ``#include``)
@@ -261,6 +261,28 @@ def same_body(new_lines: list[str], new: Unit, old_lines: list[str], old: Unit) 
     theirs = {line.strip() for line in old_lines[(old.inner or old.start) + 1: old.end + 1] if len(line.strip()) >= 8}
     shared = len(theirs & ours)
     return len(theirs) >= 2 and shared >= SAME_BODY * len(theirs) and shared >= SAME_BODY * len(ours)
+
+
+def renamed_alike(new_lines: list[str], new: Unit, old_lines: list[str], old: Unit) -> bool:
+    """Whether a function is a file's function renamed: its body the same, line for line, but for words that the
+    same rename changes (``CalcTotal`` to ``CalculateTotal`` in the body as in the name ``CalcTotal_AppliesTax``),
+    two distinctive lines at least.  A sibling added (``refund`` beside ``cancel``) has a body of its own."""
+    if new.key is None or new.key[0] != "function" or old.key is None or old.key[0] != "function":
+        return False
+    new_name, old_name = new.key[1].rsplit(".", 1)[-1], old.key[1].rsplit(".", 1)[-1]
+    ours = [line.strip() for line in new_lines[(new.inner or new.start) + 1: new.end + 1] if line.strip()]
+    theirs = [line.strip() for line in old_lines[(old.inner or old.start) + 1: old.end + 1] if line.strip()]
+    if new_name == old_name or len(ours) != len(theirs) or \
+            sum(len(line) >= DISTINCTIVE_LINE for line in theirs) < 2:
+        return False
+    for a, b in zip(theirs, ours):
+        if a == b:
+            continue
+        words_a, words_b = re.findall(r"\w+|\S", a), re.findall(r"\w+|\S", b)
+        if len(words_a) != len(words_b) or any(x != y and (not x[:1].isalpha() or old_name.replace(x, y) != new_name)
+                                               for x, y in zip(words_a, words_b)):
+            return False
+    return True
 
 
 _COMMENTS = ("comment", "line_comment", "block_comment")

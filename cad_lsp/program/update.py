@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from .blocks import (
-    CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, module_of, names, same_body)
+    CLAUSE_HEAD, DISTINCTIVE_LINE, Piece, clause_literal, merge_by_blocks, module_of, names, renamed_alike, same_body)
 from .config_keys import (
     append_yaml_items, json_commas, json_fragment, json_members_added, merge_table_keys, merge_yaml_keys)
 from .indentation import as_the_file_indents
@@ -143,6 +143,9 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                 return Merge.spanning(document, second.merged, first.unseen + second.unseen)
             except UpdateError:
                 pass
+        if after is None and before is None and into is None and not force and \
+                (renamed := _renamed_in_place(document, update, language, renamed_alike)) is not None:
+            return renamed  # (a function renamed, the rename in its body too: in place)
         regrouped = _go_imports_regrouped(document, update) or _beside_named_import(document, update, after, before)
         if regrouped is not None:
             return regrouped
@@ -159,12 +162,8 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                 raise
         return _unused_imports_above(_below_the_header(merge), update, language)
     except UpdateError:
-        try:
-            renamed = _renamed_in_place(document, update, language) if not force and after is None and \
-                before is None and into is None else None
-        except Exception:  # noqa: BLE001 -- (the refusal stands)
-            renamed = None
-        if renamed is not None:
+        if not force and after is None and before is None and into is None and \
+                (renamed := _renamed_in_place(document, update, language)) is not None:
             return renamed
         raise
     except Exception as exc:  # noqa: BLE001 -- a bug in a rule must not take the editor's request down
@@ -172,16 +171,28 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
                           f"changed: please report it with the file and the update") from exc
 
 
-def _renamed_in_place(document: str, update: str, language: str | None) -> Merge | None:
+def _renamed_in_place(document: str, update: str, language: str | None, alike=same_body) -> Merge | None:
     """One whole function shown under a name the file does not define, its body nearly that of one the file has
-    (Rust's ``parse_args`` shown as ``parse_options`` with a ``where`` clause, which the other readings put below
-    the old head): that one, renamed and rewritten in place, its doc comment kept unless the update shows one;
-    None for any other update.  Tried only where every other reading failed: a new function much like another
-    (``refund`` beside ``cancel``) is far more common than a rename, and the other readings place it."""
+    (``alike``; Rust's ``parse_args`` shown as ``parse_options`` with a ``where`` clause, which the other readings
+    put below the old head): that one, renamed and rewritten in place, its doc comment kept unless the update
+    shows one; None for any other update.  With ``same_body``, tried only where every other reading failed: a new
+    function much like another (``refund`` beside ``cancel``) is far more common than a rename, and the other
+    readings place it; with ``renamed_alike`` (the body the same but for the rename), first.  A fault in this
+    reading is no reading: the others stand."""
+    try:
+        return _renamed(document, update, language, alike)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _renamed(document: str, update: str, language: str | None, alike) -> Merge | None:
     grammar = language_of(language) if language is not None else guess_language(document)
     doc_lines, update_lines = split_lines(document), split_lines(update)
     if grammar is None or any(is_marker(line) for line in update_lines):
         return None
+    code = [line for line in update_lines if line.strip() and not COMMENT_LINE.match(line)]
+    if not code or "(" not in code[0] and not ATTACHED_LINE.match(code[0]):
+        return None  # (read cheaply first: most updates are not one definition under a new name)
     new, old = parse_units(update, grammar, update_lines), parse_units(document, grammar, doc_lines)
     if not new or not old or new[1] or old[1]:
         return None
@@ -190,14 +201,16 @@ def _renamed_in_place(document: str, update: str, language: str | None) -> Merge
             any(unit.key is None and "comment" not in unit.kind for unit in new[0]):
         return None
     shown, defined = keyed[0], list(_definitions_of(old[0]))
-    found = [unit for unit in defined if same_body(update_lines, shown, doc_lines, unit)]
+    found = [unit for unit in defined if alike(update_lines, shown, doc_lines, unit)]
     if len(found) != 1 or any(unit.key == shown.key for unit in defined):
         return None
     at = found[0]
-    head = doc_lines[at.inner or at.start]
+    head, shown_head = doc_lines[at.inner or at.start], update_lines[shown.inner or shown.start]
     indent = head[:len(head) - len(head.lstrip())]
-    if indent_of(update_lines[shown.inner or shown.start]):
-        return None  # (a method shown at its own depth is a member the other readings place)
+    if shown_head[:len(shown_head) - len(shown_head.lstrip())] == indent:
+        indent = ""  # (a method shown at its own depth)
+    elif indent_of(shown_head):
+        return None
     newline = _terminator(doc_lines)
     above = any(line.strip() for line in update_lines[:shown.start])  # (the unit holds its doc comment and
     start = at.start if above or shown.inner is not None else at.inner or at.start  # decorators, ``inner`` its head)
