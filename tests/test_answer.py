@@ -629,7 +629,6 @@ NOT_YET: dict[str, str] = {
     "python-django-drf-order-filters-deepseek": "not examined yet: ``orders/views.py`` differs from the expected; "
                                                 "refused: orders/views.py: the block at line 89 of the answer: the "
                                                 "merged file would not parse as python where",
-    "js-phaser-pause-menu-gemini": "not examined yet: ``src/scenes/GameScene.js`` differs from the expected",
     "android-compose-theme-setting-chatgpt": "not examined yet: ``app/build.gradle.kts``, "
                                              "``app/src/main/java/com/example/notes/ui/settings/SettingsScreen.kt`` "
                                              "differ from the expected",
@@ -891,8 +890,6 @@ NOT_YET: dict[str, str] = {
     "dh-csharp-inventory-soft-delete-copilot-chat": "not examined yet: ``src/Inventory.Data/InventoryDbContext.cs`` "
                                                     "differs from the expected",
     "dh-php-shop-cart-percent-coupons-chatgpt": "not examined yet: ``src/Cart/Cart.php`` differs from the expected",
-    "dh-go-service-config-env-overrides-claude": "not examined yet: ``internal/config/config.go`` differs from the "
-                                                 "expected",
     "dh-python-django-recipe-tags-grok": "not examined yet: ``recipes/models.py``, ``recipes/views.py`` differ from "
                                          "the expected",
     "dh-ts-react-usefetch-refetch-zed": "not examined yet: ``src/hooks/useFetch.ts`` differs from the expected",
@@ -3686,3 +3683,26 @@ def test_a_labelled_path_then_a_longer_sentence_and_a_going_on_block_that_shows_
     assert after["application.ex"] == app.replace("Presence,\n", "Presence,\n      Chat.RateLimiter,\n")
     assert after["room_channel.ex"] == channel.replace("Messages\n", "Messages\n  alias Chat.RateLimiter\n").replace(
         "2_000\n", "2_000\n  @msg_limit 5\n  @msg_window_ms 10_000\n")
+
+
+def test_a_bold_step_naming_the_file_then_a_sentence_that_says_the_change_and_a_test_added_after(tmp_path):
+    """"**1. Define the new errors (`errors.go`)**", then "Add two errors to the existing `var` block so callers can
+    match them with `errors.Is`:" and a block: that file's (the sentence was too long for the bold line to name the
+    block's file); "Then add a table-driven test:" after a block of the test file, a new test: the test file's (it
+    was read as an example).  "**Usage in `errors.go`**" then "You can now match them anywhere, for example:" and a
+    block is still not a change."""
+    errors = 'package ledger\n\nimport "errors"\n\nvar (\n\tErrNotFound = errors.New("ledger: not found")\n)\n'
+    test = ('package ledger\n\nimport "testing"\n\nfunc newTestService() *Service {\n\treturn &Service{accounts: map[string]int{\n'
+            '\t\t"alice": 10,\n\t}}\n}\n\nfunc TestTransfer(t *testing.T) {\n\tnewTestService()\n}\n')
+    new_test = 'func TestTransferValidation(t *testing.T) {\n\tif newTestService() == nil {\n\t\tt.Fatal("no service")\n\t}\n}\n'
+    answer = ("**1. Define the new errors (`errors.go`)**\n\nAdd two errors to the existing `var` block so callers can match "
+              "them with `errors.Is`:\n\n```go\nvar (\n\t// ... existing errors ...\n\tErrNotFound = errors.New(\"ledger: not found\")\n"
+              "\tErrSameAccount = errors.New(\"ledger: same account\")\n)\n```\n\n"
+              "**Usage in `errors.go`**\n\nYou can now match them anywhere in your handlers, for example:\n\n```go\n"
+              "if errors.Is(err, ErrSameAccount) {\n\treturn 400\n}\n```\n\n"
+              "**2. Test the new rules (`service_test.go`)**\n\nAdd bob to the fixture in `newTestService`:\n\n```go\n"
+              "\treturn &Service{accounts: map[string]int{\n\t\t\"alice\": 10,\n\t\t\"bob\":   5,\n\t}}\n```\n\n"
+              f"Then add a table-driven test:\n\n```go\n{new_test}```\n")
+    after = _applied_to(tmp_path, {"errors.go": errors, "service_test.go": test}, answer)
+    assert after["errors.go"] == errors.replace('found")\n', 'found")\n\tErrSameAccount = errors.New("ledger: same account")\n')
+    assert after["service_test.go"] == test.replace('10,\n', '10,\n\t\t"bob":   5,\n') + "\n" + new_test

@@ -139,6 +139,8 @@ _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|you
                    r"controller|module|describe|suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
+_ADD_THIS = re.compile(r"\s*(?:(?:then|and|also|now|next|finally),?\s+)?add\b", re.IGNORECASE)  # ("Then add a
+# table-driven test:": to the file the answer is changing)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
                          r"append(?:ed)?\s+(?:\w+\s+)?to\b|(?:after|below)\s+the\s+(?:very\s+)?last\s+(?:existing\s+)?"
                          r"(?:test|method|function|case|one|entry|handler|route|spec|example)\b(?!\s*`))",
@@ -292,6 +294,7 @@ class Block:
     label: str | None = None  # a first line naming the path the info string names too, taken off: the file's own
     # header where the file starts with it (``{# templates/index.html #}``)
     adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
+    add_said: bool = False  # the sentence before starts by saying to add it ("Then add a table-driven test:")
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
     goes_on: str | None = None  # naming no file, the file the block before it named, which it may go on in
     inside: str | None = None  # the definition the sentence before says the change is in ("in `Fire()`, swap ...")
@@ -934,6 +937,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
                                              below_imports=_BELOW_IMPORTS.search(said) is not None,
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
+                                             add_said=_ADD_THIS.match(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said) or _table_said(said),
                                              inside=_inside_named(said), near_words=_near_words(in_words),
                                              near_code=_near_code(in_code)))
@@ -1255,6 +1259,13 @@ def _naming_first_line(body: list[str]) -> str | None:
     return m["path"]
 
 
+# A sentence that says to change the file, in its first words ("Add it to the children list, after `X`:"), not
+# one that shows a use ("You can now call it from anywhere, for example:")
+_CHANGE_SAID = re.compile(r"\W*(?:(?:then|and|also|now|next|finally|first),?\s+)?(?:add|replace|change|update|insert|"
+                          r"put|append|remove|delete|register|wire|modify|extend|swap|define|declare|include|edit|"
+                          r"rewrite|move|rename|import|give|mount|expose|set|(?:inside|in|within)\s+(?:the\s+)?`)\b", re.IGNORECASE)
+
+
 def _path_before(prose: list[str]) -> str | None:
     """The path the last prose line before the fence names (one blank line may stand between them), else the
     one a heading above it names, in the prose since the block before (``### 2. `src/app.py` ``, then a
@@ -1270,12 +1281,12 @@ def _path_before(prose: list[str]) -> str | None:
     if named is not None:
         return named
     above = [line for line in lines[:-1] if line.strip()]
-    if above and lines[-1].rstrip().endswith(":") and (len(lines[-1].split()) <= 6 or re.match(
-            r"\s*(?:\*\*|__)[\w ]{2,12}:?(?:\*\*|__):?\s", above[-1]) and not any(
-            _names_file(w) for w in _BACKTICKED.findall(lines[-1]))) and \
+    if above and lines[-1].rstrip().endswith(":") and (len(lines[-1].split()) <= 6 or above[-1].lstrip().startswith(
+            ("**", "__")) and _CHANGE_SAID.match(lines[-1]) and not _FOR_EXAMPLE.search(lines[-1]) and
+            not any(_names_file(w) for w in _BACKTICKED.findall(lines[-1]))) and \
             not _BACKTICKED.sub("", lines[-1]).strip().lower().startswith(("run", "then run", "output", "example")):
         label = above[-1].strip()  # ("**File:** `src/Service/Notifier.php`", then "New imports:" above the block;
-        # a labelled path, then a longer sentence that names no file: "Add it to the children list, after `X`:")
+        # a bold path, then a longer sentence that names no file: "Add it to the children list, after `X`:")
         if label.startswith(("**", "__", "#")) and (named := _path_named(label)) is not None:
             return named
     heading = next((line for line in reversed(lines[:-1]) if line.lstrip().startswith("#")), None)

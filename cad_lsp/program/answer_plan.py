@@ -200,7 +200,7 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
                      _holds_a_line_inside(text, block.text, block.inside, place, block.replaces) or
                      _defines_again(text, block.text) or
-                     block.after == "" and _defines_anew(text, block.text)):
+                     (block.after == "" or block.add_said) and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
     changes = [_change(target, _shown(target, root), blocks, read, force, named_as.get(target))
