@@ -994,8 +994,6 @@ NOT_YET: dict[str, str] = {
     "dr-python-fastapi-items-limit-offset-windsurf": "not examined yet: ``tests/test_items.py`` differs from the "
                                                      "expected",
     "dr-typescript-express-api-request-id-logging-aider": "not examined yet: ``src/app.ts`` differs from the expected",
-    "dr-go-syncd-rename-loadconfig-deepseek": "not examined yet: ``internal/config/config_test.go`` differs from the "
-                                              "expected",
     "dr-java-contacts-split-csv-import-continue": "not examined yet: "
                                                   "``src/main/java/com/acme/contacts/CsvImporter.java`` differs from the expected",
     "dr-python-django-blog-published-queryset-cody": "not examined yet: ``blog/models.py``, ``blog/urls.py`` differ "

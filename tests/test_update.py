@@ -5038,3 +5038,18 @@ def test_a_test_renamed_with_the_same_rename_in_its_body_replaces_the_file_s_in_
               "            var total = CreateService().CalculateTotal(SampleInvoice());\n\n"
               "            Assert.Equal(46.41m, total);\n        }\n")
     assert merge_update(doc, update, "InvoiceServiceTests.cs").merged == doc.replace("CalcTotal", "CalculateTotal")
+
+
+def test_two_tests_renamed_together_each_replace_their_own():
+    """Two Java tests shown renamed together (``calcInterest...`` to ``calculateMonthlyInterest...``, the calls in
+    them too): each rewrites its own in place, the test between them kept (both were written as new tests above
+    the file's, the old ones left)."""
+    doc = ("class AccountTest {\n\n    @Test\n    void calcInterestIsOneTwelfth() {\n        Account acc = account(\"1200.00\");\n"
+           "        assertEquals(new BigDecimal(\"5.00\"), acc.calcInterest());\n    }\n\n    @Test\n    void depositAddsToBalance() {\n"
+           "        Account acc = account(\"1.00\");\n        acc.deposit(new BigDecimal(\"1.00\"));\n    }\n\n"
+           "    @Test\n    void calcInterestRoundsHalfEven() {\n        Account acc = account(\"100.10\");\n"
+           "        assertEquals(new BigDecimal(\"0.25\"), acc.calcInterest());\n    }\n}\n")
+    first = doc[doc.index("    @Test\n    void calcInterestIsOne"):doc.index("\n\n    @Test\n    void deposit") + 1]
+    second = doc[doc.index("    @Test\n    void calcInterestRounds"):doc.index("}\n}\n") + 2]
+    update = (first + "\n" + second).replace("calcInterest", "calculateMonthlyInterest")
+    assert merge_update(doc, update, "AccountTest.java").merged == doc.replace("calcInterest", "calculateMonthlyInterest")

@@ -172,13 +172,13 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
 
 
 def _renamed_in_place(document: str, update: str, language: str | None, alike=same_body) -> Merge | None:
-    """One whole function shown under a name the file does not define, its body nearly that of one the file has
+    """Whole functions shown under names the file does not define, each body nearly that of one the file has
     (``alike``; Rust's ``parse_args`` shown as ``parse_options`` with a ``where`` clause, which the other readings
-    put below the old head): that one, renamed and rewritten in place, its doc comment kept unless the update
-    shows one; None for any other update.  With ``same_body``, tried only where every other reading failed: a new
-    function much like another (``refund`` beside ``cancel``) is far more common than a rename, and the other
-    readings place it; with ``renamed_alike`` (the body the same but for the rename), first.  A fault in this
-    reading is no reading: the others stand."""
+    put below the old head): each that one, renamed and rewritten in place, its doc comment kept unless the
+    update shows one; None for any other update.  With ``same_body``, tried only where every other reading
+    failed: a new function much like another (``refund`` beside ``cancel``) is far more common than a rename,
+    and the other readings place it; with ``renamed_alike`` (the body the same but for the rename), first.  A
+    fault in this reading is no reading: the others stand."""
     try:
         return _renamed(document, update, language, alike)
     except Exception:  # noqa: BLE001
@@ -197,29 +197,35 @@ def _renamed(document: str, update: str, language: str | None, alike) -> Merge |
     if not new or not old or new[1] or old[1]:
         return None
     keyed = [unit for unit in new[0] if unit.key is not None]
-    if len(keyed) != 1 or keyed[0].key[0] != "function" or \
-            any(unit.key is None and "comment" not in unit.kind for unit in new[0]):
-        return None
-    shown, defined = keyed[0], list(_definitions_of(old[0]))
-    found = [unit for unit in defined if alike(update_lines, shown, doc_lines, unit)]
-    if len(found) != 1 or any(unit.key == shown.key for unit in defined):
-        return None
-    at = found[0]
-    head, shown_head = doc_lines[at.inner or at.start], update_lines[shown.inner or shown.start]
-    indent = head[:len(head) - len(head.lstrip())]
-    if shown_head[:len(shown_head) - len(shown_head.lstrip())] == indent:
-        indent = ""  # (a method shown at its own depth)
-    elif indent_of(shown_head):
-        return None
+    if not keyed or any(unit.key[0] != "function" for unit in keyed) or \
+            any(unit.key is None and "comment" not in unit.kind for unit in new[0]) or \
+            len(keyed) > 1 and len(keyed) != len(new[0]):
+        return None  # (one function, its comments around it; or several, each with its own doc inside it)
+    defined = list(_definitions_of(old[0]))
     newline = _terminator(doc_lines)
-    above = any(line.strip() for line in update_lines[:shown.start])  # (the unit holds its doc comment and
-    start = at.start if above or shown.inner is not None else at.inner or at.start  # decorators, ``inner`` its head)
-    first = 0 if above else shown.start
-    written = [(indent + line.rstrip("\r\n") if line.strip() else "") + newline
-               for line in update_lines[first: shown.end + 1]]
-    merged = "".join(doc_lines[:start] + written + doc_lines[at.end + 1:])
+    places = []
+    for shown in keyed:
+        found = [unit for unit in defined if alike(update_lines, shown, doc_lines, unit)]
+        if len(found) != 1 or any(unit.key == shown.key for unit in defined) or \
+                any(found[0] is at for at, _, _ in places):
+            return None
+        at = found[0]
+        head, shown_head = doc_lines[at.inner or at.start], update_lines[shown.inner or shown.start]
+        indent = head[:len(head) - len(head.lstrip())]
+        if shown_head[:len(shown_head) - len(shown_head.lstrip())] == indent:
+            indent = ""  # (a method shown at its own depth)
+        elif indent_of(shown_head):
+            return None
+        above = len(keyed) == 1 and any(line.strip() for line in update_lines[:shown.start])  # (the unit holds
+        first = 0 if above else shown.start  # its doc comment and decorators, ``inner`` its head)
+        places.append((at, above or shown.inner is not None,
+                       [(indent + line.rstrip("\r\n") if line.strip() else "") + newline
+                        for line in update_lines[first: shown.end + 1]]))
+    lines = list(doc_lines)
+    for at, with_doc, written in sorted(places, key=lambda place: -place[0].start):
+        lines[at.start if with_doc else at.inner or at.start: at.end + 1] = written
     try:
-        return _checked(Merge.spanning(document, merged), grammar, False, update)
+        return _checked(Merge.spanning(document, "".join(lines)), grammar, False, update)
     except UpdateError:
         return None
 
