@@ -3704,3 +3704,28 @@ def test_a_bold_step_naming_the_file_then_a_sentence_that_says_the_change_and_a_
     after = _applied_to(tmp_path, {"errors.go": errors, "service_test.go": test}, answer)
     assert after["errors.go"] == errors.replace('found")\n', 'found")\n\tErrSameAccount = errors.New("ledger: same account")\n')
     assert after["service_test.go"] == test.replace('10,\n', '10,\n\t\t"bob":   5,\n') + "\n" + new_test
+
+
+def test_lines_quoted_in_part_and_both_lines_of_a_named_method_said_to_be_deleted(tmp_path):
+    """"Delete the `console.log("listing orders for", ...)` line in the `GET /` handler and the
+    `console.log("invalid order payload", ...)` line ...": each line that starts so; "In `charge`, delete both
+    `console.log` lines (...)": both, in ``charge`` only (all four stayed)."""
+    routes = ('router.get("/", async (req, res) => {\n  console.log("listing orders for", req.user.id);\n'
+              '  res.json(await orders.list());\n});\n\nrouter.post("/", async (req, res) => {\n'
+              '  if (!ok(req.body)) {\n    console.log("invalid order payload", req.body);\n    return res.status(400).end();\n'
+              '  }\n  console.log("creating order");\n  res.json(await orders.create(req.body));\n});\n')
+    service = ('export class PaymentService {\n  async charge(order: Order) {\n    console.log("charging order", order.id);\n'
+               '    const intent = await this.stripe.create(order);\n    console.log("intent", intent);\n    return intent;\n'
+               '  }\n\n  async refund(id: string) {\n    console.log("refunding", id);\n    await this.stripe.refund(id);\n  }\n}\n')
+    answer = ("routes.ts\n```ts\nrouter.get(\"/\", async (req, res) => {\n```\n\n"
+              "Delete the `console.log(\"listing orders for\", ...)` line in the `GET /` handler and the "
+              "`console.log(\"invalid order payload\", ...)` line in the validation branch of `POST /`.\n\n"
+              "In `charge`, delete both `console.log` lines (`\"charging order\"` and `\"intent\"`); nothing replaces "
+              "them. Then give `refund` a return type:\n\npaymentService.ts\n```ts\n  async refund(id: string): Promise<void> {\n"
+              "    await this.stripe.refund(id);\n  }\n```\n")
+    after = _applied_to(tmp_path, {"routes.ts": routes, "paymentService.ts": service}, answer)
+    assert after["routes.ts"] == routes.replace('  console.log("listing orders for", req.user.id);\n', "").replace(
+        '    console.log("invalid order payload", req.body);\n', "")
+    assert after["paymentService.ts"] == service.replace('    console.log("charging order", order.id);\n', "").replace(
+        '    console.log("intent", intent);\n', "").replace('refund(id: string) {\n    console.log("refunding", id);\n',
+                                                         "refund(id: string): Promise<void> {\n")

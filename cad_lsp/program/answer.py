@@ -697,6 +697,8 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
                 paths = [t for t in _BACKTICKED.findall(line[:m.start()] + m["where"]) if _names_file(t)]
                 inside = tuple(n for t in _BACKTICKED.findall(m["where"]) if not _names_file(t) and
                                (n := t.split("(")[0]) and _REMOVED_NAME.match(n))
+                if not inside and (said := _IN_NAMED.search(line[:m.start()])) and not _names_file(said["name"]):
+                    inside = (said["name"].split("(")[0],)  # ("In `charge`, delete both `console.log` lines")
                 out.append(Removal((m["head"],), paths[-1] if paths else None, number, m[0], lines=True,
                                    inside=inside))
         for m in _LISTED_LINES_REMOVAL.finditer(line):  # "delete the `console.log("GET", url);` and
@@ -709,6 +711,12 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
             if all(re.search(r"\w\(.*\)\s*;?$", code) and not re.search(r"\.\.\.|\u2026", code) for code in codes):
                 out += [Removal((code,), paths[-1] if paths else None, number, m[0], lines=True, inside=inside)
                         for code in codes if not any(r.names == (code,) for r in out)]  # (whole calls, each)
+        if _SAYS_DELETE.match(line) and not _NOT_DONE.search(line.split(".")[0]):  # "Delete the `console.log(
+            for m in _ELIDED_LINE.finditer(line.split(". ")[0]):  # "listing", ...)` line in the `GET /` handler and
+                head = m["head"].strip()  # the `console.log("invalid payload", ...)` line in ...": each such line
+                if not any(r.names == (head,) for r in out):
+                    named = [t for t in _BACKTICKED.findall(line.split(". ")[0]) if _names_file(t)]
+                    out.append(Removal((head,), named[0] if len(named) == 1 else None, number, m[0], lines=True))
         for m in _IMPORT_REMOVAL.finditer(line):  # "Also remove the now-unused `import x.HttpStatus;`"
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
@@ -793,6 +801,12 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
                            re.IGNORECASE)
 
 
+_IN_NAMED = re.compile(r"\bin\s+`(?P<name>[A-Za-z_$][\w$.]*(?:\(\))?)`,?\s*$", re.IGNORECASE)  # (right before the verb)
+# A sentence that starts by saying to delete, and a line it quotes in part, what follows elided: the quoted start
+# of the line ("Delete the `console.log("listing orders for", ...)` line")
+_SAYS_DELETE = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:delete|remove|drop)\b", re.IGNORECASE)
+_ELIDED_LINE = re.compile(r"\bthe\s+`(?P<head>[^`\n]*?\w[^`\n]*?)\s*(?:\.\.\.|\u2026)[^`\n]*`\s+(?:line|call|statement)\b",
+                          re.IGNORECASE)
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|now[- ]unused|unused|stale)\s+)?"
                            r"`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
@@ -800,7 +814,7 @@ _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|no
 
 # Every line that starts with the code quoted, said to go, perhaps from the definitions named after it: "delete
 # the `console.log` lines at the top of `addItem` and `removeItem`", "remove all the `print(` calls in `main`"
-_LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the|every|each)\s+"
+_LINES_REMOVAL = re.compile(r"\b(?:delete|remove|drop|strip)\s+(?:all\s+)?(?:the|every|each|both(?:\s+the)?)\s+"
                             r"(?:remaining\s+|debug\s+)?`(?P<head>[^`\n]+)`\s+(?:lines?|calls?|statements?)\b"
                             r"(?P<where>[^.;:!?]*)", re.IGNORECASE)
 

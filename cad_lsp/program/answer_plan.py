@@ -559,7 +559,10 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
             head = removal.names[0]
             targets = _under([c.target for c in changes if c.exists and c.after is not None and
                               (sum(line.strip().startswith(head) for line in c.after.splitlines()) == 1 or
-                               removal.every and any(line.strip().startswith(head) for line in c.after.splitlines()))
+                               (removal.every or removal.inside) and
+                               any(line.strip().startswith(head) for line in c.after.splitlines()))
+                              and all(_definition_span(c.after, name, c.target.name) is not None
+                                      for name in removal.inside)  # ("In `charge`, delete both ... lines")
                               and not any(head in block.text for block in c.blocks)], under)
         _remove_lines(removal, targets, changes, by_target, root, read)
         return
