@@ -3729,3 +3729,20 @@ def test_lines_quoted_in_part_and_both_lines_of_a_named_method_said_to_be_delete
     assert after["paymentService.ts"] == service.replace('    console.log("charging order", order.id);\n', "").replace(
         '    console.log("intent", intent);\n', "").replace('refund(id: string) {\n    console.log("refunding", id);\n',
                                                          "refund(id: string): Promise<void> {\n")
+
+
+def test_a_block_the_prose_says_to_remove_is_taken_out_of_the_file(tmp_path):
+    """"Remove the following method from `Invoice.cs`:" and the method: the file without it and the blank line
+    that set it apart (it was merged as the file's own lines: nothing changed); where the file does not hold the
+    lines shown, the answer is refused, not applied without the removal."""
+    invoice = ("public class Invoice\n{\n    public void AddLine(InvoiceLine line) => _lines.Add(line);\n\n"
+               "    [Obsolete(\"Use ApplyDiscount.\")]\n    public void ApplyLegacyDiscount(decimal percent)\n    {\n"
+               "        Discount = Subtotal * percent / 100m;\n    }\n\n    public void ApplyDiscount(decimal amount)\n    {\n"
+               "        Discount = amount;\n    }\n}\n")
+    method = ("    [Obsolete(\"Use ApplyDiscount.\")]\n    public void ApplyLegacyDiscount(decimal percent)\n    {\n"
+              "        Discount = Subtotal * percent / 100m;\n    }\n")
+    answer = f"Remove the following method from `Invoice.cs`:\n\n```csharp\n{method}```\n"
+    assert _applied(tmp_path, "Invoice.cs", invoice, answer) == invoice.replace(method + "\n", "")
+    (tmp_path / "Invoice.cs").write_text(invoice.replace(method + "\n", ""))
+    plan = plan_answer(answer, tmp_path)
+    assert not plan.complete and "lines to delete that the file does not hold" in plan.files[0].refusal

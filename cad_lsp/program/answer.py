@@ -139,6 +139,8 @@ _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|you
                    r"controller|module|describe|suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
+_REMOVE_SHOWN = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:remove|delete)\s+"
+                           r"(?:the\s+following|this|these)\b[^:]{0,80}:\s*$", re.IGNORECASE)  # ("Remove the following method from `Invoice.cs`:")
 _ADD_THIS = re.compile(r"\s*(?:(?:then|and|also|now|next|finally),?\s+)?add\b", re.IGNORECASE)  # ("Then add a
 # table-driven test:": to the file the answer is changing)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
@@ -295,6 +297,8 @@ class Block:
     # header where the file starts with it (``{# templates/index.html #}``)
     adds: bool = False  # the sentence before says to add it to the file ("Add to `requirements.txt`:")
     add_said: bool = False  # the sentence before starts by saying to add it ("Then add a table-driven test:")
+    removes: bool = False  # the sentence before says to delete what it shows ("Remove the following method from
+    # `Invoice.cs`:")
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
     goes_on: str | None = None  # naming no file, the file the block before it named, which it may go on in
     inside: str | None = None  # the definition the sentence before says the change is in ("in `Fire()`, swap ...")
@@ -952,6 +956,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
                                              lines=_line_range(info) if read.named_by == "info" else None,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              add_said=_ADD_THIS.match(said) is not None,
+                                             removes=_REMOVE_SHOWN.match(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said) or _table_said(said),
                                              inside=_inside_named(said), near_words=_near_words(in_words),
                                              near_code=_near_code(in_code)))

@@ -22,7 +22,7 @@ from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import (
     ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definition_name, definitions_in,
-    is_declaration, keys_of)
+    indent_of, is_declaration, keys_of)
 from .lines.likeness import looks_alike
 from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
@@ -873,6 +873,15 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                                   f"{what}: a new file needs its whole text", named_as)
             current = block.text
             continue
+        if block.removes:
+            merge = _shown_removed(current, block.text)
+            if merge is None:
+                return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
+                                  f"{block.describe()} shows lines to delete that the file does not hold once, "
+                                  f"as shown", named_as)
+            merges.append(merge)
+            current = merge.merged
+            continue
         if block.near_code and block.after is None and block.before is None and \
                 (named := place_by_code(current, block.near_code[1])) is not None:
             block = replace(block, **{block.near_code[0]: named})  # ("after the function that calls `x`")
@@ -924,6 +933,31 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = imported
     return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as,
                       at_end=at_end)
+
+
+def _shown_removed(current: str, text: str) -> Merge | None:
+    """The file without the lines a block shows that the prose says to delete ("Remove the following method:"),
+    found once, in a row (blank lines aside), with the blank lines that set them apart from what follows (from
+    what precedes, where nothing follows in their block); None where the file does not hold them so."""
+    lines = current.splitlines(keepends=True)
+    shown = [line.strip() for line in text.splitlines() if line.strip()]
+    if not shown or any(is_marker(line) for line in shown):
+        return None
+    code = [k for k, line in enumerate(lines) if line.strip()]
+    found = [i for i in range(len(code) - len(shown) + 1)
+             if all(lines[code[i + n]].strip() == shown[n] for n in range(len(shown)))]
+    if len(found) != 1:
+        return None
+    first, last = code[found[0]], code[found[0] + len(shown) - 1]
+    following = last + 1
+    while following < len(lines) and not lines[following].strip():
+        following += 1
+    if following < len(lines) and indent_of(lines[following]) >= indent_of(lines[first]):
+        last = following - 1  # (the blank lines below go with it)
+    else:
+        while first and not lines[first - 1].strip():
+            first -= 1
+    return Merge.spanning(current, "".join(lines[:first] + lines[last + 1:]))
 
 
 def _head_renamed(current: str, text: str) -> Merge | None:
