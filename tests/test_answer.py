@@ -3746,3 +3746,30 @@ def test_a_block_the_prose_says_to_remove_is_taken_out_of_the_file(tmp_path):
     (tmp_path / "Invoice.cs").write_text(invoice.replace(method + "\n", ""))
     plan = plan_answer(answer, tmp_path)
     assert not plan.complete and "lines to delete that the file does not hold" in plan.files[0].refusal
+
+
+def test_a_function_replaced_by_the_following_two_and_a_bold_step_that_names_the_file_for_what_follows(tmp_path):
+    """"Replace the whole `loadAndFilter` function with the following two functions (plus two fields ...):" and
+    the fields and functions: in its place, the fields one below the other as shown (it was refused: no line of
+    the file); "**2. Update `NotesFragment.kt`**", then a sentence that names no file and a block: that file's,
+    as under a heading (it was read as an example); a bold step that names no file ends that."""
+    model = ("class NotesViewModel : ViewModel() {\n    private val _notes = MutableLiveData<List<Note>>()\n\n"
+             "    fun loadAndFilter(query: String) {\n        viewModelScope.launch {\n            val all = repository.all()\n"
+             "            _notes.value = all.filter { it.title.contains(query) }\n        }\n    }\n\n"
+             "    fun delete(note: Note) {\n        viewModelScope.launch { repository.delete(note) }\n    }\n}\n")
+    fragment = ("class NotesFragment : Fragment() {\n    override fun onViewCreated(view: View, state: Bundle?) {\n"
+                "        binding.search.doAfterTextChanged { text ->\n            viewModel.loadAndFilter(text.toString())\n"
+                "        }\n    }\n}\n")
+    new = ("    private var allNotes: List<Note> = emptyList()\n    private var currentQuery: String = \"\"\n\n"
+           "    fun loadNotes() {\n        viewModelScope.launch {\n            allNotes = repository.all()\n"
+           "            applyFilter(currentQuery)\n        }\n    }\n\n    fun applyFilter(query: String) {\n"
+           "        currentQuery = query\n        _notes.value = allNotes.filter { it.title.contains(query) }\n    }\n")
+    answer = ("**1. Update `NotesViewModel.kt`**\n\nReplace the whole `loadAndFilter` function with the following two "
+              f"functions (plus two fields that hold the notes and the query):\n\n```kotlin\n{new}```\n\n"
+              "**2. Update `NotesFragment.kt`**\n\nThe search box should now only filter:\n\n```kotlin\n"
+              "        binding.search.doAfterTextChanged { text ->\n            viewModel.applyFilter(text.toString())\n"
+              "        }\n```\n\n**3. Try it out**\n\nThe screen now reads like this:\n\n```kotlin\nviewModel.loadNotes()\n```\n")
+    after = _applied_to(tmp_path, {"NotesViewModel.kt": model, "NotesFragment.kt": fragment}, answer)
+    old = model[model.index("    fun loadAndFilter"):model.index("    fun delete")]
+    assert after["NotesViewModel.kt"] == model.replace(old, new + "\n")
+    assert after["NotesFragment.kt"] == fragment.replace("loadAndFilter(", "applyFilter(")

@@ -234,7 +234,7 @@ _REPLACED_BY = re.compile(r"\breplace\s+(?:the\s+|your\s+)?(?:existing\s+|old\s+
                           r"(?:\w+\s+)?with(?:\s*:|\s+(?:this|these|the\s+following)"
                           r"(?:\s+(?:one|two|three|new|version|versions|code|functions|methods|tests)){0,2}\s*:|\s+"
                           # ("replace `x` in `FooTest.java` with:", "... with this:")
-                          r"(?:(?:a|an|the|your|new|two|three|one|this|these)\s+)*"
+                          r"(?:(?:a|an|the|your|new|two|three|one|this|these|following)\s+)*"
                           r"(?:`(?P<new>[A-Za-z_][\w.]*)(?:\([^`]*\))?`|(?:[\w-]+\s+)?(?P<what>tests?|methods?|functions?|"
                           r"versions?|implementations?|handlers?|helpers?|routes?|endpoints?|ones?)\b))", re.IGNORECASE)
 # "`test_delete_removes_customer` no longer describes what happens, so **replace it** with these:", "and
@@ -624,9 +624,11 @@ def _is_heading(prose: list[str], k: int) -> bool:
     """Whether line k of the prose heads what follows: a markdown heading, or a path alone on its line (in bold,
     or bare, then a sentence: "`src/lib/types.ts`" then "Add the field after `createdAt`:")."""
     line = prose[k]
-    return line.lstrip().startswith("#") or _PATH_LINE.match(line.strip()) is not None and \
-        "".join(prose[k + 1:]).strip() != "" and (line.lstrip().startswith(("**", "__")) or
-                                                   _path_named(line) is not None)
+    return line.lstrip().startswith("#") or "".join(prose[k + 1:]).strip() != "" and (
+        _PATH_LINE.match(line.strip()) is not None and (line.lstrip().startswith(("**", "__")) or
+                                                       _path_named(line) is not None) or
+        re.fullmatch(r"\s*\*\*[^*]+\*\*:?\s*", line) is not None)
+    # (a bold step, which may name the file: "**2. Update `app/NotesFragment.kt`**", "**Step 2: Create a DTO**")
 
 
 def _removals(prose: list[str], first: int, section: str | None = None) -> list[Removal]:

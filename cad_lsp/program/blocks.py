@@ -214,7 +214,9 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         return BlockMerge(pieces[:end] + added + pieces[end:], frozenset())
     if named and before and not after:  # the new ones, the file's own gap, then it
         start = named[0].start  # (its doc comment and decorators are its own)
-        ahead = [piece for unit in shown for piece in merger._lines(unit.start, unit.end, None) + lead]
+        ahead = [piece for n, unit in enumerate(shown) for piece in
+                 ([] if not n or shown[n - 1].end + 1 == unit.start else lead) + merger._lines(unit.start, unit.end,
+                                                                                               None)] + lead
         return BlockMerge(pieces[:start] + ahead + pieces[start:], frozenset())
     if named and (named[0] is not old_units[-1] or depth):
         end = named[0].end + 1  # the new ones go after it, then the file's own gap and the rest
