@@ -3773,3 +3773,18 @@ def test_a_function_replaced_by_the_following_two_and_a_bold_step_that_names_the
     old = model[model.index("    fun loadAndFilter"):model.index("    fun delete")]
     assert after["NotesViewModel.kt"] == model.replace(old, new + "\n")
     assert after["NotesFragment.kt"] == fragment.replace("loadAndFilter(", "applyFilter(")
+
+
+def test_a_place_named_by_a_terraform_resource_address(tmp_path):
+    """"Add these right after the `aws_s3_bucket_public_access_block.site` resource:": after that resource, not
+    after the last of the file's several resources named ``site``."""
+    main = ('resource "aws_s3_bucket" "site" {\n  bucket = var.bucket_name\n}\n\n'
+            'resource "aws_s3_bucket_public_access_block" "site" {\n  bucket = aws_s3_bucket.site.id\n}\n\n'
+            'resource "aws_s3_bucket_policy" "site" {\n  bucket = aws_s3_bucket.site.id\n}\n')
+    logs = ('resource "aws_s3_bucket" "logs" {\n  count  = var.enable_access_logs ? 1 : 0\n  bucket = "${var.bucket_name}-logs"\n}\n\n'
+            'resource "aws_s3_bucket_ownership_controls" "logs" {\n  count  = var.enable_access_logs ? 1 : 0\n'
+            '  bucket = aws_s3_bucket.logs[0].id\n\n  rule {\n    object_ownership = "BucketOwnerPreferred"\n  }\n}\n')
+    answer = ("Add these right after the `aws_s3_bucket_public_access_block.site` resource:\n\n"
+              f"```terraform path=main.tf\n{logs}```\n")
+    assert _applied(tmp_path, "main.tf", main, answer) == main.replace(
+        '.id\n}\n\nresource "aws_s3_bucket_policy"', '.id\n}\n\n' + logs + '\nresource "aws_s3_bucket_policy"')

@@ -1356,8 +1356,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         if m and not (end and end.start() < m.start() and not of_a_type):  # ("after the `impl Config` block":
             calls = " calls" if m["name"] and _CALLS.match(line, m.end()) else \
                 " tests" if m["name"] and _TESTS.match(line, m.end()) else ""  # ("after the existing `check`
-            return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or _receiver_call(m[0]) or m["name"] or
-                                                     "") + calls or \
+            return ("impl " if m["impl"] else "") + (_titled_call(m[0]) or _receiver_call(m[0]) or
+                                                     _resource_address(m[0]) or m["name"] or "") + calls or \
                 m["section"] or m["heading"] or m["quoted"] or m["single"] or m["code"], None  # calls": the last line
             # calling it) (the impl,
             # not the struct; "at the end of the file (after the `"x"` test)": the end)
@@ -1367,9 +1367,18 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
         if m and m["name"] in ("end", "fi", "done", "esac"):
             return "", None  # ("just before the final `end`": the end of the block the file ends with)
         if m:
-            return None, _titled_call(m[0]) or _receiver_call(m[0]) or m["name"] or m["heading"] or m["quoted"] or \
+            return None, _titled_call(m[0]) or _receiver_call(m[0]) or _resource_address(m[0]) or m["name"] or \
+                m["heading"] or m["quoted"] or \
                 m["tag"] + ">"
     return None, None
+
+
+def _resource_address(said: str) -> str | None:
+    """A Terraform resource named by its address (```aws_s3_bucket_public_access_block.site```) as the file's
+    lines name it (``aws_s3_bucket_public_access_block site``): not the first of the file's several ``site``."""
+    m = re.search(r"`(?:data\.)?((?:aws|google|azurerm|azuread|kubernetes|helm|random|null|local|tls|cloudflare|"
+                  r"github|digitalocean|docker|vault|time|archive|http|external)_[a-z0-9_]+)\.([A-Za-z_][\w-]*)`", said)
+    return f"{m[1]} {m[2]}" if m else None
 
 
 def _receiver_call(said: str) -> str | None:
