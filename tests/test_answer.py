@@ -3788,3 +3788,21 @@ def test_a_place_named_by_a_terraform_resource_address(tmp_path):
               f"```terraform path=main.tf\n{logs}```\n")
     assert _applied(tmp_path, "main.tf", main, answer) == main.replace(
         '.id\n}\n\nresource "aws_s3_bucket_policy"', '.id\n}\n\n' + logs + '\nresource "aws_s3_bucket_policy"')
+
+
+def test_a_class_placed_after_a_class_whose_constructor_has_its_name(tmp_path):
+    """"Add this class in `cart.dart`, between `CartLine` and `Cart`:": after the whole class, not after its
+    constructor ``const CartLine(...)`` (the class was split); the same in Java, whose constructor is named so."""
+    cart = ("class CartLine {\n  const CartLine({required this.quantity});\n\n  final int quantity;\n}\n\n"
+            "class Cart {\n  final List<CartLine> lines = [];\n}\n")
+    promo = "class PromoCode {\n  const PromoCode(this.code);\n\n  final String code;\n}\n"
+    answer = f"Add this class in `cart.dart`, between `CartLine` and `Cart`:\n\n```dart lib/cart.dart\n{promo}```\n"
+    (tmp_path / "lib").mkdir()
+    assert _applied(tmp_path, "lib/cart.dart", cart, answer) == cart.replace("}\n\nclass Cart {", "}\n\n" + promo + "\nclass Cart {")
+    java = ("public class Shop {\n    static class CartLine {\n        final int quantity;\n\n        CartLine(int quantity) {\n"
+            "            this.quantity = quantity;\n        }\n    }\n\n    static class Cart {\n        int total;\n    }\n}\n")
+    promo = ("    static class PromoCode {\n        final String code;\n\n        PromoCode(String code) {\n"
+             "            this.code = code;\n        }\n    }\n")
+    answer = f"Add this class in `Shop.java`, right after `CartLine`:\n\n```java\n{promo}```\n"
+    assert _applied(tmp_path, "Shop.java", java, answer) == java.replace(
+        "    }\n\n    static class Cart {", "    }\n\n" + promo + "\n    static class Cart {")

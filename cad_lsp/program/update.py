@@ -1295,6 +1295,8 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
             _at_named_line(doc_lines, update_lines, side, name)
     if not found or any(is_marker(line) for line in update_lines):
         return None
+    found = [j for j in found if not any(k < j < block_end(keys, k) for k in found)]  # (a class, not its
+    # constructor of the same name: Dart's ``const CartLine(...)`` inside ``class CartLine``)
     at = block_end(keys, found[-1]) if side == "after" else found[0]  # (clauses, overloads: all of them)
     newline = _terminator(doc_lines)
     new = [Piece(line if line.endswith(("\n", "\r")) else line + newline, None, k + 1)
