@@ -3806,3 +3806,20 @@ def test_a_class_placed_after_a_class_whose_constructor_has_its_name(tmp_path):
     answer = f"Add this class in `Shop.java`, right after `CartLine`:\n\n```java\n{promo}```\n"
     assert _applied(tmp_path, "Shop.java", java, answer) == java.replace(
         "    }\n\n    static class Cart {", "    }\n\n" + promo + "\n    static class Cart {")
+
+
+def test_a_javascript_import_goes_where_its_module_sorts_or_after_the_imports_where_said(tmp_path):
+    """A new ``import { REQUEST_ID_HEADER, requestId } from './middleware/requestId'`` among imports sorted by
+    module: after ``./middleware/notFound`` (it went first, its text sorting before ``import { config }``);
+    "add the import at the top, after the existing imports:": below the last one, whatever its module."""
+    app = ("import express from 'express'\n\nimport { config } from './config'\nimport { errorHandler } from './middleware/errorHandler'\n"
+           "import { notFound } from './middleware/notFound'\nimport { ordersRouter } from './routes/orders'\n\n"
+           "export const app = express()\n")
+    line = "import { REQUEST_ID_HEADER, requestId } from './middleware/requestId'\n"
+    answer = f"In `app.ts`, add the import below the other middleware imports:\n\n```ts\n{line}```\n"
+    assert _applied(tmp_path, "app.ts", app, answer) == app.replace("notFound'\n", "notFound'\n" + line)
+    hook = ('import { useState } from "react";\nimport { api } from "../lib/api";\nimport type { Item } from "../types";\n\n'
+            "export function useCart() {\n  return useState<Item[]>([]);\n}\n")
+    line = 'import { debug } from "../lib/debug";\n'
+    answer = f"In `useCart.ts`, add the import at the top, after the existing imports:\n\n```ts\n{line}```\n"
+    assert _applied(tmp_path, "useCart.ts", hook, answer) == hook.replace('types";\n', 'types";\n' + line)

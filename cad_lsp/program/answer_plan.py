@@ -902,6 +902,10 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             while end and end < len(lines) and not lines[end].strip():
                 end += 1
             block = replace(block, text="".join(lines[:end]) + block.text)
+        if block.below_imports and not block.whole and (below := _after_the_imports(current, block.text)):
+            merges.append(below)  # ("add the import at the top, after the existing imports:")
+            current = below.merged
+            continue
         try:
             merge = _lines_said_replaced(current, block, target.name, force) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
@@ -933,6 +937,26 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = imported
     return FileChange(shown, target, exists, before, current, tuple(blocks), tuple(merges), named_as=named_as,
                       at_end=at_end)
+
+
+def _after_the_imports(current: str, text: str) -> Merge | None:
+    """New import lines said to go after the file's imports: below its last import (one that goes on over several
+    lines, ``import {`` to ``} from "x";``, to its end); None where the block holds anything else, an import the
+    file has, or the file has no such imports (Go's ``import (`` group is the imports' reading's)."""
+    lines = current.splitlines(keepends=True)
+    shown = [line for line in text.splitlines(keepends=True) if line.strip()]
+    ours = {line.strip() for line in lines}
+    if not shown or any(not IMPORT_LINE.match(line) or line.strip() in ours for line in shown) or \
+            any(line.rstrip().endswith("(") and IMPORT_LINE.match(line) for line in lines):
+        return None
+    last = max((k for k, line in enumerate(lines) if IMPORT_LINE.match(line) and not indent_of(line)), default=None)
+    if last is None:
+        return None
+    if "{" in lines[last] and "}" not in lines[last]:
+        last = next((k for k in range(last + 1, len(lines)) if "}" in lines[k]), last)
+    newline = "\r\n" if lines[last].endswith("\r\n") else "\n"
+    new = [line.rstrip("\r\n") + newline for line in shown]
+    return Merge.spanning(current, "".join(lines[:last + 1] + new + lines[last + 1:]))
 
 
 def _shown_removed(current: str, text: str) -> Merge | None:

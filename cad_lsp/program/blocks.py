@@ -601,7 +601,10 @@ def module_of(text: str) -> str:
 
 def _import_order(text: str) -> tuple[bool, str]:
     """An import's place in a sorted run: Python's ``import x`` before its ``from x import y`` (isort's order),
-    else by text, without its ``;`` (``using Shop;`` before ``using Shop.Data;``, as a path sorts before its own)."""
+    else by text, without its ``;`` (``using Shop;`` before ``using Shop.Data;``, as a path sorts before its own);
+    JavaScript's by the module it names (``import { b } from './a'`` before ``import { a } from './b'``)."""
+    if (m := re.match(r"""\s*import\s.*\bfrom\s+["']([^"']+)["']""", text)) is not None:
+        return False, m[1]
     return text.startswith("from ") and " import " in text, text.rstrip().rstrip(";")
 
 
