@@ -5053,3 +5053,22 @@ def test_two_tests_renamed_together_each_replace_their_own():
     second = doc[doc.index("    @Test\n    void calcInterestRounds"):doc.index("}\n}\n") + 2]
     update = (first + "\n" + second).replace("calcInterest", "calculateMonthlyInterest")
     assert merge_update(doc, update, "AccountTest.java").merged == doc.replace("calcInterest", "calculateMonthlyInterest")
+
+
+def test_new_resources_after_a_named_one_that_share_its_attribute_lines():
+    """Terraform resources said to go after ``aws_s3_bucket_public_access_block site``, one of them a public access
+    block of its own with the same four ``= true`` lines: after that resource, whole (the lines were read as the
+    file's, and its resource lost them)."""
+    acls = ("  block_public_acls       = true\n  block_public_policy     = true\n  ignore_public_acls      = true\n"
+            "  restrict_public_buckets = true\n}\n")
+    doc = ('resource "aws_s3_bucket" "site" {\n  bucket = local.bucket_name\n  tags   = local.tags\n}\n\n'
+           'resource "aws_s3_bucket_public_access_block" "site" {\n  bucket                  = aws_s3_bucket.site.id\n'
+           + acls + '\nresource "aws_cloudfront_origin_access_control" "site" {\n  name = "${local.bucket_name}-oac"\n}\n')
+    update = ('resource "aws_s3_bucket" "logs" {\n  bucket = "${local.bucket_name}-logs"\n  tags   = local.tags\n}\n\n'
+              '# CloudFront standard logging writes objects using ACLs.\nresource "aws_s3_bucket_ownership_controls" "logs" {\n'
+              '  bucket = aws_s3_bucket.logs.id\n\n  rule {\n    object_ownership = "BucketOwnerPreferred"\n  }\n}\n\n'
+              'resource "aws_s3_bucket_public_access_block" "logs" {\n  bucket                  = aws_s3_bucket.logs.id\n'
+              + acls + '\nresource "aws_s3_bucket_lifecycle_configuration" "logs" {\n  bucket = aws_s3_bucket.logs.id\n\n'
+              '  rule {\n    id     = "expire-access-logs"\n    status = "Enabled"\n  }\n}\n')
+    assert merge_update(doc, update, "main.tf", after="aws_s3_bucket_public_access_block site").merged == doc.replace(
+        '}\n\nresource "aws_cloudfront', '}\n\n' + update + '\nresource "aws_cloudfront')

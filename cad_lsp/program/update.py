@@ -880,7 +880,8 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         except UpdateError:
             pass
     elif blockwise is None and place is not None and \
-            _nothing_of_the_file(doc_lines, update_lines, statements=True, place=place[1]) \
+            (_nothing_of_the_file(doc_lines, update_lines, statements=True, place=place[1]) or
+             _new_definitions_only(doc_lines, update_lines)) \
             and (named_place := _at_named_block(doc_lines, update_lines, place)) is not None:
         candidates = [(0, named_place)]  # (new code alone, its place said: there, not onto a line like its own)
     elif blockwise is None:
@@ -1751,6 +1752,20 @@ def _nothing_of_the_file(doc_lines: list[str], update_lines: list[str], statemen
             for line in update_lines if line.strip()) and \
         not any(line.strip() in ours for line in update_lines if line.strip() and not CLOSING.match(line) and
                 not DECORATOR.match(line))  # (``#[arg(long)]`` above a new field is the new field's)
+
+
+def _new_definitions_only(doc_lines: list[str], update_lines: list[str]) -> bool:
+    """Whether an update is whole new definitions: no marker, and each of its lines at the left margin the head
+    of a definition the file does not have, or the line that closes one (Terraform's ``resource "aws_s3_bucket"
+    "logs" {`` whose ``block_public_acls = true`` lines the file's ``site`` bucket has too)."""
+    defined = set(definitions_in(keys_of(doc_lines)).values())
+    keys = keys_of(update_lines)
+    top = [k for k, key in enumerate(keys) if key.strip() and not indent_of(key) and not COMMENT_LINE.match(key)]
+    heads = [definition_name(keys, k) for k in top if not CLOSING.match(keys[k])]
+    code = [k for k, key in enumerate(keys) if key.strip() and not COMMENT_LINE.match(key)]
+    return bool(heads) and code[0] == top[0] and not any(is_marker(line) for line in update_lines) and \
+        all(name is not None and name not in defined for name in heads)  # (it starts with a head, not with the
+    # last lines of the place's own body)
 
 
 def _new_code_only(doc_lines: list[str], update_lines: list[str]) -> bool:
