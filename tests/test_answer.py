@@ -3823,3 +3823,15 @@ def test_a_javascript_import_goes_where_its_module_sorts_or_after_the_imports_wh
     line = 'import { debug } from "../lib/debug";\n'
     answer = f"In `useCart.ts`, add the import at the top, after the existing imports:\n\n```ts\n{line}```\n"
     assert _applied(tmp_path, "useCart.ts", hook, answer) == hook.replace('types";\n', 'types";\n' + line)
+
+
+def test_a_go_package_the_sentence_says_a_test_needs_imported(tmp_path):
+    """"and add a test for expired links at the end (this one also needs `"time"` imported):": the test at the
+    end, and ``"time"`` among the file's imports (it was left out, and the file did not build)."""
+    test = ('package store\n\nimport (\n\t"context"\n\t"testing"\n)\n\nfunc TestCreate(t *testing.T) {\n'
+            '\t_ = context.Background()\n}\n')
+    new = 'func TestResolveExpired(t *testing.T) {\n\tpast := time.Now().Add(-time.Hour)\n\t_ = past\n}\n'
+    answer = ("### `store_test.go`\n\nand add a test for expired links at the end (this one also needs `\"time\"` "
+              f"imported):\n\n```go\n{new}```\n")
+    assert _applied(tmp_path, "store_test.go", test, answer) == test.replace(
+        '"testing"\n', '"testing"\n\t"time"\n') + "\n" + new

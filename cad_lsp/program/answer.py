@@ -592,6 +592,10 @@ def _imports_said_after(block: Block, prose: list[str]) -> list[Block]:
 _GO_IMPORTS = re.compile(r"\badd(?:ing)?\s+(?P<paths>`\"[\w./-]+\"`(?:\s*(?:,|and|,\s*and)\s*`\"[\w./-]+\"`)*)\s+to\s+"
                          r"(?:the|your|this)\s+(?:test\s+)?(?:file's\s+)?imports?\b", re.IGNORECASE)
 
+_GO_IMPORTS_NEEDED = re.compile(r"\b(?:needs?|requires?)\s+(?P<paths>`\"[\w./-]+\"`(?:\s*(?:,|and|,\s*and)\s*"
+                                r"`\"[\w./-]+\"`)*)\s+(?:to\s+be\s+)?imported\b", re.IGNORECASE)  # ("(this one
+# also needs `"time"` imported)")
+
 
 def _go_imports_said_after(block: Block, prose: list[str]) -> Block:
     """A Go block with the packages the sentence right after it says to add to its file's imports ("and add
@@ -603,7 +607,7 @@ def _go_imports_said_after(block: Block, prose: list[str]) -> Block:
 
 def _go_imports_said(said: str, block: Block) -> tuple[str, ...]:
     """The Go packages a sentence says to add to a Go block's file's imports."""
-    m = _GO_IMPORTS.search(said)
+    m = _GO_IMPORTS.search(said) or _GO_IMPORTS_NEEDED.search(said)
     if m is None or not (block.language == "go" or (block.path or "").endswith(".go")):
         return ()
     return tuple(re.findall(r"`\"([\w./-]+)\"`", m["paths"]))
