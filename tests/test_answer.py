@@ -1000,6 +1000,68 @@ NOT_YET: dict[str, str] = {
                                                      "from the expected",
     "dr-typescript-vue-dashboard-auto-refresh-qwen": "not examined yet: refused",
     "dr-csharp-billing-timeprovider-overdue-tests-mistral": "not examined yet: refused",
+    "ds-csharp-orders-api-soft-delete-copilot": "not examined yet: refused",
+    "ds-vue-todo-app-persisted-filter-gemini": "not examined yet: ``src/composables/useTodos.ts`` differs from the "
+                                               "expected",
+    "ds-swift-weather-app-temperature-unit-setting-grok": "not examined yet: "
+                                                          "``WeatherApp/Views/CurrentWeatherView.swift`` differs from the expected",
+    "ds-php-laravel-helpdesk-ticket-priority-zed": "not examined yet: refused",
+    "ds-typescript-express-notes-api-refresh-token-rotation-continue": "not examined yet: ``src/routes/auth.ts`` "
+                                                                       "differs from the expected",
+    "dt-python-inventory-cli-low-stock-report-chatgpt": "not examined yet: ``inventory/cli.py`` differs from the "
+                                                        "expected",
+    "dt-tsx-ops-dashboard-rename-fetch-data-claude": "not examined yet: refused",
+    "dt-rust-snapkeep-cli-human-durations-mistral": "not examined yet: ``src/cli.rs``, ``src/main.rs`` differ from "
+                                                    "the expected",
+    "dt-java-spring-orders-api-pagination-chatgpt": "not examined yet: "
+                                                    "``src/main/java/com/acme/orders/web/OrderController.java`` differs from the expected",
+    "dt-csharp-aspnet-inventory-api-health-checks-windsurf": "not examined yet: ``src/Inventory.Api/Program.cs`` "
+                                                             "differs from the expected",
+    "dt-csharp-billing-remove-legacy-discount-llama": "not examined yet: ``tests/Billing.Tests/InvoiceTests.cs`` "
+                                                      "differs from the expected",
+    "dt-swift-ios-weather-app-forecast-cache-chatgpt": "not examined yet: ``Weather/Services/WeatherService.swift`` "
+                                                       "differs from the expected",
+    "dt-php-laravel-shop-coupon-validation-claude": "not examined yet: "
+                                                    "``app/Http/Controllers/CheckoutController.php`` differs from the expected",
+    "dt-php-wordpress-gallery-plugin-remove-old-shortcode-cody": "not examined yet: ``includes/assets.php`` differs "
+                                                                 "from the expected",
+    "dt-ruby-rails-saas-subscription-cancel-cursor": "not examined yet: ``config/routes.rb`` differs from the expected",
+    "dt-ruby-expenses-cli-csv-export-grok": "not examined yet: ``lib/expenses/cli.rb`` differs from the expected",
+    "dt-elixir-phoenix-blog-post-slugs-deepseek": "not examined yet: ``lib/blog/posts/post.ex`` differs from the "
+                                                  "expected",
+    "dt-dart-flutter-shop-cart-sales-tax-zed": "not examined yet: ``test/cart_test.dart`` differs from the expected",
+    "dt-lua-neovim-config-lazy-load-telescope-keys-continue": "not examined yet: ``lua/config/keymaps.lua``, "
+                                                              "``lua/plugins/telescope.lua`` differ from the expected",
+    "du-php-laravel-auth-remove-legacy-login-chatgpt": "not examined yet: "
+                                                       "``app/Http/Controllers/AuthController.php``, ``resources/views/auth/login.blade.php`` differ from the expected",
+    "du-scala-users-registration-validation-deepseek": "not examined yet: "
+                                                       "``src/main/scala/com/shop/users/User.scala`` differs from the expected",
+    "du-c-ringbuf-add-peek-claude": "not examined yet: ``include/ringbuf.h`` differs from the expected",
+    "du-dart-flutter-todo-json-storage-gemini": "not examined yet: ``lib/models/todo.dart``, "
+                                                "``test/services/todo_storage_test.dart`` differ from the expected",
+    "du-swift-weather-forecast-cache-chatgpt": "not examined yet: "
+                                               "``Sources/WeatherApp/Services/WeatherService.swift`` differs from the expected",
+    "du-yaml-gha-ci-lint-job-pip-cache-copilot-chat": "not examined yet: ``.github/workflows/ci.yml``, ``Makefile`` "
+                                                      "differ from the expected",
+    "du-vue-pinia-todo-filter-tabs-cody": "not examined yet: ``src/components/TodoList.vue`` differs from the expected",
+    "du-elixir-phoenix-blog-recent-posts-zed": "not examined yet: refused",
+    "du-shell-deploy-split-build-and-push-mistral": "not examined yet: ``scripts/deploy.sh`` differs from the expected",
+    "du-python-flask-orders-print-to-logging-qwen": "not examined yet: ``app/routes/orders.py`` differs from the "
+                                                    "expected",
+    "du-typescript-express-request-id-middleware-continue": "not examined yet: ``src/app.ts`` differs from the "
+                                                            "expected",
+    "du-rust-backupd-parse-duration-grok": "not examined yet: refused",
+    "du-javascript-webhook-worker-backoff-grok": "not examined yet: ``src/retry.js``, ``src/worker.js`` differ from "
+                                                 "the expected",
+    "dv-elixir-phoenix-chat-message-rate-limit-claude": "not examined yet: refused",
+    "dv-rust-logship-cli-env-config-overrides-deepseek": "not examined yet: refused",
+    "dv-lua-neovim-telescope-lazy-keymaps-grok": "not examined yet: ``lua/plugins/telescope.lua`` differs from the "
+                                                 "expected",
+    "dv-typescript-express-orders-api-request-id-copilot-chat": "not examined yet: "
+                                                                "``src/middleware/errorHandler.ts`` differs from the expected",
+    "dv-go-shorty-link-expiry-ttl-gemini": "not examined yet: refused",
+    "dv-python-argparse-tasks-csv-export-qwen": "not examined yet: ``src/tasks/storage.py`` differs from the expected",
+    "dv-python-django-blog-featured-posts-deepseek": "not examined yet: ``blog/admin.py`` differs from the expected",
 }
 
 
