@@ -3808,6 +3808,9 @@ def test_a_block_the_prose_says_to_remove_is_taken_out_of_the_file(tmp_path):
     (tmp_path / "Invoice.cs").write_text(invoice.replace(method + "\n", ""))
     plan = plan_answer(answer, tmp_path)
     assert not plan.complete and "lines to delete that the file does not hold" in plan.files[0].refusal
+    plan = plan_answer(answer.replace("Invoice.cs", "Missing.cs"), tmp_path)  # (not a new file holding them)
+    assert not plan.complete and not (tmp_path / "Missing.cs").exists() and \
+        not any(change.after for change in plan.files if change.path.endswith("Missing.cs"))
 
 
 def test_a_function_replaced_by_the_following_two_and_a_bold_step_that_names_the_file_for_what_follows(tmp_path):

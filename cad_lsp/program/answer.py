@@ -139,8 +139,9 @@ _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|you
                    r"controller|module|describe|suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
+# A sentence that says to delete what the block shows ("Remove the following method from `Invoice.cs`:")
 _REMOVE_SHOWN = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:remove|delete)\s+"
-                           r"(?:the\s+following|this|these)\b[^:]{0,80}:\s*$", re.IGNORECASE)  # ("Remove the following method from `Invoice.cs`:")
+                           r"(?:the\s+following|this|these)\b[^:]{0,80}:\s*$", re.IGNORECASE)
 _ADD_THIS = re.compile(r"\s*(?:(?:then|and|also|now|next|finally),?\s+)?add\b", re.IGNORECASE)  # ("Then add a
 # table-driven test:": to the file the answer is changing)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
@@ -811,12 +812,14 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
                            re.IGNORECASE)
 
 
-_IN_NAMED = re.compile(r"\bin\s+`(?P<name>[A-Za-z_$][\w$.]*(?:\(\))?)`,?\s*$", re.IGNORECASE)  # (right before the verb)
+# A definition named right before the verb ("In `charge`, delete both `console.log` lines")
+_IN_NAMED = re.compile(r"\bin\s+`(?P<name>[A-Za-z_$][\w$.]*(?:\(\))?)`,?\s*$", re.IGNORECASE)
 # A sentence that starts by saying to delete, and a line it quotes in part, what follows elided: the quoted start
 # of the line ("Delete the `console.log("listing orders for", ...)` line")
-_SAYS_DELETE = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:delete|remove|drop)\b", re.IGNORECASE)
-_ELIDED_LINE = re.compile(r"\bthe\s+`(?P<head>[^`\n]*?\w[^`\n]*?)\s*(?:\.\.\.|\u2026)[^`\n]*`\s+(?:line|call|statement)\b",
+_SAYS_DELETE = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:delete|remove|drop)\b",
                           re.IGNORECASE)
+_ELIDED_LINE = re.compile(r"\bthe\s+`(?P<head>[^`\n]*?\w[^`\n]*?)\s*(?:\.\.\.|\u2026)[^`\n]*`\s+"
+                          r"(?:line|call|statement)\b", re.IGNORECASE)
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|now[- ]unused|unused|stale)\s+)?"
                            r"`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
@@ -1288,7 +1291,8 @@ def _naming_first_line(body: list[str]) -> str | None:
 # one that shows a use ("You can now call it from anywhere, for example:")
 _CHANGE_SAID = re.compile(r"\W*(?:(?:then|and|also|now|next|finally|first),?\s+)?(?:add|replace|change|update|insert|"
                           r"put|append|remove|delete|register|wire|modify|extend|swap|define|declare|include|edit|"
-                          r"rewrite|move|rename|import|give|mount|expose|set|(?:inside|in|within)\s+(?:the\s+)?`)\b", re.IGNORECASE)
+                          r"rewrite|move|rename|import|give|mount|expose|set|(?:inside|in|within)\s+(?:the\s+)?`)\b",
+                          re.IGNORECASE)
 
 
 def _path_before(prose: list[str]) -> str | None:

@@ -864,15 +864,6 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             merges.append(merge)
             current = merge.merged
             continue
-        if not current.strip():  # a new (or empty) file: the block is its whole text
-            markers = [line for line in block.text.splitlines() if is_marker(line)]
-            if markers:
-                what = "does not exist" if not exists else "is empty"
-                return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
-                                  f"{block.describe()} elides lines ({markers[0].strip()!r}) of a file that "
-                                  f"{what}: a new file needs its whole text", named_as)
-            current = block.text
-            continue
         if block.removes:
             merge = _shown_removed(current, block.text)
             if merge is None:
@@ -881,6 +872,15 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                                   f"as shown", named_as)
             merges.append(merge)
             current = merge.merged
+            continue
+        if not current.strip():  # a new (or empty) file: the block is its whole text
+            markers = [line for line in block.text.splitlines() if is_marker(line)]
+            if markers:
+                what = "does not exist" if not exists else "is empty"
+                return FileChange(shown, target, exists, before, None, tuple(blocks), tuple(merges),
+                                  f"{block.describe()} elides lines ({markers[0].strip()!r}) of a file that "
+                                  f"{what}: a new file needs its whole text", named_as)
+            current = block.text
             continue
         if block.near_code and block.after is None and block.before is None and \
                 (named := place_by_code(current, block.near_code[1])) is not None:
