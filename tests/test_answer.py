@@ -927,7 +927,6 @@ NOT_YET: dict[str, str] = {
     "dj-haskell-todo-cli-clear-command-gemini": "not examined yet: ``app/Main.hs``, ``src/Options.hs`` differ from "
                                                 "the expected",
     "dj-zig-linecount-total-flag-qwen": "not examined yet: ``src/main.zig`` differs from the expected",
-    "dj-shell-pg-backup-retention-pruning-llama": "not examined yet: refused",
     "dj-terraform-s3-assets-versioning-grok": "not examined yet: ``outputs.tf`` differs from the expected",
     "dj-vue-shop-product-search-windsurf": "not examined yet: refused",
     "dj-kotlin-android-repos-retry-button-cody": "not examined yet: "
@@ -1017,23 +1016,18 @@ NOT_YET: dict[str, str] = {
                                                     "``src/main/java/com/acme/orders/web/OrderController.java`` differs from the expected",
     "dt-csharp-aspnet-inventory-api-health-checks-windsurf": "not examined yet: ``src/Inventory.Api/Program.cs`` "
                                                              "differs from the expected",
-    "dt-csharp-billing-remove-legacy-discount-llama": "not examined yet: ``tests/Billing.Tests/InvoiceTests.cs`` "
-                                                      "differs from the expected",
     "dt-swift-ios-weather-app-forecast-cache-chatgpt": "not examined yet: ``Weather/Services/WeatherService.swift`` "
                                                        "differs from the expected",
     "dt-php-laravel-shop-coupon-validation-claude": "not examined yet: "
                                                     "``app/Http/Controllers/CheckoutController.php`` differs from the expected",
     "dt-php-wordpress-gallery-plugin-remove-old-shortcode-cody": "not examined yet: ``includes/assets.php`` differs "
                                                                  "from the expected",
-    "dt-ruby-rails-saas-subscription-cancel-cursor": "not examined yet: ``config/routes.rb`` differs from the expected",
     "dt-ruby-expenses-cli-csv-export-grok": "not examined yet: ``lib/expenses/cli.rb`` differs from the expected",
     "dt-elixir-phoenix-blog-post-slugs-deepseek": "not examined yet: ``lib/blog/posts/post.ex`` differs from the "
                                                   "expected",
     "dt-dart-flutter-shop-cart-sales-tax-zed": "not examined yet: ``test/cart_test.dart`` differs from the expected",
     "dt-lua-neovim-config-lazy-load-telescope-keys-continue": "not examined yet: ``lua/config/keymaps.lua``, "
                                                               "``lua/plugins/telescope.lua`` differ from the expected",
-    "du-php-laravel-auth-remove-legacy-login-chatgpt": "not examined yet: "
-                                                       "``app/Http/Controllers/AuthController.php``, ``resources/views/auth/login.blade.php`` differ from the expected",
     "du-scala-users-registration-validation-deepseek": "not examined yet: "
                                                        "``src/main/scala/com/shop/users/User.scala`` differs from the expected",
     "du-c-ringbuf-add-peek-claude": "not examined yet: ``include/ringbuf.h`` differs from the expected",
@@ -1046,8 +1040,6 @@ NOT_YET: dict[str, str] = {
     "du-vue-pinia-todo-filter-tabs-cody": "not examined yet: ``src/components/TodoList.vue`` differs from the expected",
     "du-elixir-phoenix-blog-recent-posts-zed": "not examined yet: refused",
     "du-shell-deploy-split-build-and-push-mistral": "not examined yet: ``scripts/deploy.sh`` differs from the expected",
-    "du-python-flask-orders-print-to-logging-qwen": "not examined yet: ``app/routes/orders.py`` differs from the "
-                                                    "expected",
     "du-typescript-express-request-id-middleware-continue": "not examined yet: ``src/app.ts`` differs from the "
                                                             "expected",
     "du-rust-backupd-parse-duration-grok": "not examined yet: refused",
@@ -3900,3 +3892,79 @@ def test_a_go_package_the_sentence_says_a_test_needs_imported(tmp_path):
               f"imported):\n\n```go\n{new}```\n")
     assert _applied(tmp_path, "store_test.go", test, answer) == test.replace(
         '"testing"\n', '"testing"\n\t"time"\n') + "\n" + new
+
+
+def test_a_test_said_to_go_together_with_the_lines_around_it(tmp_path):
+    """"delete the `ApplyLegacy_TakesPercent` test together with the `#pragma warning disable CS0618` and
+    `#pragma warning restore CS0618` lines around it": the test and both lines go (nothing went: "together with"
+    made the sentence name more than a definition)."""
+    tests = ("public class InvoiceTests\n{\n    [Fact]\n    public void Total_SumsLines()\n    {\n        Assert.Equal(2, Total());\n"
+             "    }\n\n#pragma warning disable CS0618\n    [Fact]\n    public void ApplyLegacy_TakesPercent()\n    {\n"
+             "        Assert.Equal(90, Legacy(10));\n    }\n#pragma warning restore CS0618\n\n    [Fact]\n"
+             "    public void Discount_RejectsTooMuch()\n    {\n        Assert.Throws<Exception>(() => Discount(5));\n    }\n}\n")
+    answer = ("**InvoiceTests.cs**\n\nIn `InvoiceTests.cs`, delete the `ApplyLegacy_TakesPercent` test together with the `#pragma warning "
+              "disable CS0618` and `#pragma warning restore CS0618` lines around it.\n\nThen add this test at the end "
+              "of the `InvoiceTests` class:\n\n```csharp\n    [Fact]\n    public void Discount_IsZeroByDefault()\n    {\n"
+              "        Assert.Equal(0, Discount());\n    }\n```\n")
+    gone = tests[tests.index("#pragma warning disable"):tests.index("    [Fact]\n    public void Discount_Rejects")]
+    assert _applied(tmp_path, "InvoiceTests.cs", tests, answer) == tests.replace(gone, "").replace(
+        "    }\n}\n", "    }\n\n    [Fact]\n    public void Discount_IsZeroByDefault()\n    {\n"
+        "        Assert.Equal(0, Discount());\n    }\n}\n")
+
+
+def test_imports_listed_to_remove_and_a_block_the_file_should_now_look_like(tmp_path):
+    """"- Finally, remove the imports that were only used by `legacyLogin()`:" and a list of ``use`` lines: each
+    goes (they stayed); "Remove the `/login/legacy` route. The auth group should now look like this:" and the
+    group without it: the file's group becomes that (it was read as a use of the change and left out)."""
+    controller = ("<?php\n\nnamespace App\\Http\\Controllers;\n\nuse App\\Models\\User;\nuse Illuminate\\Http\\Request;\n"
+                  "use Illuminate\\Support\\Facades\\Log;\n\nclass AuthController extends Controller\n{\n"
+                  "    public function login(Request $request)\n    {\n        return back();\n    }\n}\n")
+    routes = ("<?php\n\nuse Illuminate\\Support\\Facades\\Route;\n\nRoute::controller(AuthController::class)->group(function () {\n"
+              "    Route::post('/login', 'login');\n    Route::post('/login/legacy', 'legacyLogin');\n"
+              "    Route::post('/logout', 'logout');\n});\n")
+    answer = ("### 1. `AuthController.php`\n\n- Finally, remove the imports that were only used by `legacyLogin()`:\n"
+              "  - `use App\\Models\\User;`\n  - `use Illuminate\\Support\\Facades\\Log;`\n\n### 2. `web.php`\n\n"
+              "Remove the `/login/legacy` route. The auth group should now look like this:\n\n```php\n"
+              "Route::controller(AuthController::class)->group(function () {\n    Route::post('/login', 'login');\n"
+              "    Route::post('/logout', 'logout');\n});\n```\n")
+    after = _applied_to(tmp_path, {"AuthController.php": controller, "web.php": routes}, answer)
+    assert after["AuthController.php"] == controller.replace("use App\\Models\\User;\n", "").replace(
+        "use Illuminate\\Support\\Facades\\Log;\n", "")
+    assert after["web.php"] == routes.replace("    Route::post('/login/legacy', 'legacyLogin');\n", "")
+
+
+def test_an_element_said_to_be_deleted_by_its_opening_and_closing_tags(tmp_path):
+    """'Delete the whole `<details class="legacy-login">…</details>` block below the main form' under a heading
+    naming the template: that element, whose class list holds ``legacy-login``, and the blank line above it."""
+    view = ('@section("content")\n    <div class="mx-auto">\n        <form method="POST">\n            @csrf\n        </form>\n\n'
+            '        <details class="legacy-login mt-6 text-sm">\n            <summary>Old account?</summary>\n'
+            '            <form method="POST" action="{{ route(\'login.legacy\') }}">\n            </form>\n        </details>\n'
+            '    </div>\n@endsection\n')
+    answer = ("### 3. `login.blade.php`\n\nDelete the whole `<details class=\"legacy-login\">…</details>` block below the "
+              "main form, since the `login.legacy` route no longer exists.\n")
+    (tmp_path / "login.blade.php").write_text(view)
+    [change] = plan_answer(answer, tmp_path).files
+    assert change.after == view.replace(view[view.index("\n        <details"):view.index("    </div>")], "")
+
+
+def test_listed_lines_with_notes_and_a_place_said_by_the_start_of_a_line(tmp_path):
+    """"**Delete these three debug lines** — they add noise:" and a list whose items say where ("- `print(...)` in
+    `get_order`"): each goes; "Delete the two `console.log` lines:" and such a list too; "directly below the `bp =
+    Blueprint(...)` line:": below the line that starts so (it went to the file's end)."""
+    routes = ('import logging\n\nfrom flask import Blueprint\n\nbp = Blueprint("orders", __name__)\n\n\n'
+              '@bp.get("/<int:order_id>")\ndef get_order(order_id):\n    order = load(order_id)\n'
+              '    print("get_order", order_id, order)\n    return order\n\n\n@bp.post("")\ndef create_order():\n'
+              '    payload = request.get_json()\n    print("create_order payload:", payload)\n    return save(payload)\n')
+    worker = ("async function deliver(job) {\n  console.log('deliver start', job.id);\n  await send(job);\n"
+              "  console.log('response');\n}\n")
+    answer = ("#### File: `routes.py`\n\n**2. Create the module logger** directly below the `bp = Blueprint(...)` line:\n\n"
+              "```python\nlogger = logging.getLogger(__name__)\n```\n\n**3. Delete these two debug lines** — they add "
+              "noise:\n\n- `print(\"get_order\", order_id, order)` in `get_order`\n"
+              "- `print(\"create_order payload:\", payload)` in `create_order`\n\n**`worker.js`**\n\n"
+              "Delete the two `console.log` lines:\n\n- `console.log('deliver start', job.id);` at the top of `deliver`\n"
+              "- `console.log('response');` after the send\n\nThen make the send wait for a reply:\n\n```js\n"
+              "  await send(job, { wait: true });\n```\n")
+    after = _applied_to(tmp_path, {"routes.py": routes, "worker.js": worker}, answer)
+    assert after["routes.py"] == routes.replace('__name__)\n', '__name__)\nlogger = logging.getLogger(__name__)\n').replace(
+        '    print("get_order", order_id, order)\n', "").replace('    print("create_order payload:", payload)\n', "")
+    assert after["worker.js"] == ("async function deliver(job) {\n  await send(job, { wait: true });\n}\n")

@@ -5072,3 +5072,14 @@ def test_new_resources_after_a_named_one_that_share_its_attribute_lines():
               '  rule {\n    id     = "expire-access-logs"\n    status = "Enabled"\n  }\n}\n')
     assert merge_update(doc, update, "main.tf", after="aws_s3_bucket_public_access_block site").merged == doc.replace(
         '}\n\nresource "aws_cloudfront', '}\n\n' + update + '\nresource "aws_cloudfront')
+
+
+def test_a_line_of_the_file_given_a_block_is_replaced_by_it():
+    """Rails' ``resource :subscription, only: %i[show update]`` shown again with `` do``, a ``post :cancel`` and
+    ``end``: that line becomes the block (the block was added at the file's end, the old line kept)."""
+    doc = ('Rails.application.routes.draw do\n  resource :dashboard, only: :show\n  resource :subscription, only: %i[show update]\n'
+           '  resources :invoices, only: %i[index show] do\n    member do\n      get :pdf\n    end\n  end\n\n'
+           '  get "up" => "rails/health#show"\nend\n')
+    update = "  resource :subscription, only: %i[show update] do\n    post :cancel\n  end\n"
+    assert merge_update(doc, update, "routes.rb").merged == doc.replace("  resource :subscription, only: %i[show update]\n",
+                                                                        update)

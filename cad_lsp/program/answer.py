@@ -180,6 +180,7 @@ _EXTENSION_WORDS = (_CODE_EXTENSIONS - {"env"}) | {"xlsx", "xls", "csv", "tsv", 
 # `app/views.py`"): the verb, then what it removes up to the sentence's end or a clause of its own.
 _REMOVE = re.compile(r"\b(?:delete|remove|drop|get\s+rid\s+of)d?\b(?P<what>.*?)"
                      r"(?=[.;!?:](?:\s|$)|\s[-\u2013\u2014(]\s?|,\s+(?:and|then)\b|\b(?:delete|remove|drop)\b|"
+                     r"\b(?:together|along)\s+with\b(?=[^.]*\blines?\b)|"  # (lines that go with it: "_WITH_LINES")
                      r"\b(?:but|so|since|because|as|which|"
                      r"then|while|instead|and\s+(?:add|use|call|move|keep|replace|update|change|rename|drop|remove|"
                      r"delete))\b|$)", re.IGNORECASE)
@@ -205,12 +206,14 @@ _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", 
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
 # A file's first line that a model prints before the line naming the file: a directive, PHP's opening tag, a shebang.
 _PROLOGUE = re.compile(r"""^\s*(?:(["'])use (?:client|server|strict)\1;?|<\?php|#!.*|#\s*-\*-.*-\*-)\s*$""")
-_USAGE = re.compile(r"\b(?:usage|(?<!\bnew )(?<!\bthese )examples?(?!\s+groups?\b)|for instance|like (?:this|so)|"
+_USAGE = re.compile(r"\b(?:usage|(?<!\bnew )(?<!\bthese )examples?(?!\s+groups?\b)|for instance|"
+                    r"(?<!should look )(?<!should now look )(?<!will look )(?<!will now look )like (?:this|so)|"
                     r"in action|(?:could|might|would) look like|"
                     r"(?:you can|you'd|you would|now you can) (?:now )?(?:call|use|run|test|try|invoke)|"
                     r"how to (?:use|call|test|try)|(?:from|in) (?:the |your )?(?:browser(?:'s)? )?(?:dev ?tools )?"
                     r"console)\b|^\W*(?:(?:then|now),?\s+)?(?:test|try|call|use) it\b",
-                    re.IGNORECASE)  # (not RSpec's "new example group" or "add these examples")
+                    re.IGNORECASE)  # (not RSpec's "new example group" or "add these examples"; not what the file
+# should now look like: "The auth group should now look like this:")
 # A sentence that puts the block in a file ("In `index.blade.php` you can pass ...", "Then, in `app/routes.py`:"),
 # which says the file is there already, unless it says to create it
 _IN_FILE = re.compile(r"(?:^|[.!?]\s+)\W*(?:(?:then|and|also|next|now|finally),?\s+)?in\s+(?:the\s+|your\s+)?[`*]*"
@@ -344,6 +347,8 @@ class Removal:
     sentence: str
     lines: bool = False  # the names start the lines to delete, not definitions ("Delete the `HEALTHCHECK` line")
     rule: bool = False  # the name is a style rule's selector ("delete the `.search-bar button` rule")
+    element: bool = False  # the name is an element's opening tag ('delete the whole `<details class="legacy">...
+    # </details>` block')
     within: str | None = None  # the class the sentence says holds them ("from `Article`")
     section: bool = False  # the name is the comment heading what to delete ('delete the whole "Format on save"
     # autocmd')
@@ -728,6 +733,11 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
                 if not any(r.names == (head,) for r in out):
                     named = [t for t in _BACKTICKED.findall(line.split(". ")[0]) if _names_file(t)]
                     out.append(Removal((head,), named[0] if len(named) == 1 else None, number, m[0], lines=True))
+        for m in _WITH_LINES.finditer(line):  # "delete the `X` test together with the `#pragma warning disable
+            if _REMOVE.search(line[:m.start()]) and not _NOT_DONE.search(line[:m.end()]):  # CS0618` and ... lines
+                named = [t for t in _BACKTICKED.findall(line[:m.start()]) if _names_file(t)]  # around it"
+                out += [Removal((code,), named[-1] if named else None, number, m[0], lines=True)
+                        for code in re.findall(r"`([^`\n]+)`", m["list"]) if not any(r.names == (code,) for r in out)]
         for m in _IMPORT_REMOVAL.finditer(line):  # "Also remove the now-unused `import x.HttpStatus;`"
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
@@ -744,6 +754,11 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
             if not _NOT_DONE.search(sentence) and len(named) <= 1:
                 out.append(Removal((m["title"] or m["comment"],), named[0] if named else None, number,
                                    sentence.strip(), section=True))  # (or by the comment: "the `-- LSP` section")
+        for m in _ELEMENT_REMOVAL.finditer(line):  # 'Delete the whole `<details class="legacy-login">…</details>`
+            sentence = line[:m.end()]  # block below the main form'
+            if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
+                named = [t for t in _BACKTICKED.findall(sentence) if _names_file(t)]
+                out.append(Removal((m["open"],), named[-1] if named else None, number, m[0], element=True))
         for m in _RULE_REMOVAL.finditer(line):  # "delete the `.search-bar button` rule from the component's styles"
             sentence = line[:m.end()]
             if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
@@ -752,7 +767,8 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
         if _THESE_LINES_GO.search(line) and not _NOT_DONE.search(line):  # "Delete these four lines outright:"
             items = prose[number - first:]  # then a list, a line of code to each item
             for item in items[next((k for k, item in enumerate(items) if item.strip()), len(items)):]:
-                code = re.fullmatch(r"\s*[-*+]\s+`([^`\n]+)`[.,;]?\s*", item)
+                code = re.fullmatch(r"\s*[-*+]\s+`([^`\n]+)`(?:[.,;:]?(?:\s+.*)?)\s*", item)
+                # (a note after it: "- `print("get_order", order_id)` in `get_order`")
                 if code is None:
                     break
                 out.append(Removal((code[1].strip(),), None, number, line.strip(), lines=True))
@@ -760,8 +776,10 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
     return out
 
 
-_THESE_LINES_GO = re.compile(r"\b(?:delete|remove|drop)\s+(?:these|the\s+following|those)\b[^:`]*\blines?\b[^:`]*:\s*$",
-                             re.IGNORECASE)
+_THESE_LINES_GO = re.compile(r"\b(?:delete|remove|drop)\s+(?:these|the\s+following|those)\b[^:`]*\blines?\b[^:`]*:\s*$|"
+                             r"\b(?:delete|remove|drop)\s+the\s+(?:two|three|four|five|six|\d+)\s+`[^`\n]+`\s+lines?\s*:\s*$|"
+                             r"\b(?:delete|remove|drop)\s+(?:these|the\s+following|those|the)\s+(?:\w+\s+)?imports?\b"
+                             r"[^:]*:\s*$", re.IGNORECASE)  # ("remove the imports that were only used by `x()`:")
 
 
 def _imports_said_gone(line: str, number: int) -> list[Removal]:
@@ -812,6 +830,10 @@ _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s
                            re.IGNORECASE)
 
 
+# Lines that go with a definition said to be deleted ("... test together with the `#pragma warning disable CS0618`
+# and `#pragma warning restore CS0618` lines around it")
+_WITH_LINES = re.compile(r"\b(?:together|along)\s+with\s+(?:the\s+)?(?P<list>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*"
+                         r"`[^`\n]+`)*)\s+lines?\b", re.IGNORECASE)
 # A definition named right before the verb ("In `charge`, delete both `console.log` lines")
 _IN_NAMED = re.compile(r"\bin\s+`(?P<name>[A-Za-z_$][\w$.]*(?:\(\))?)`,?\s*$", re.IGNORECASE)
 # A sentence that starts by saying to delete, and a line it quotes in part, what follows elided: the quoted start
@@ -820,6 +842,8 @@ _SAYS_DELETE = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)
                           re.IGNORECASE)
 _ELIDED_LINE = re.compile(r"\bthe\s+`(?P<head>[^`\n]*?\w[^`\n]*?)\s*(?:\.\.\.|\u2026)[^`\n]*`\s+"
                           r"(?:line|call|statement)\b", re.IGNORECASE)
+_ELEMENT_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|entire\s+|old\s+)?`(?P<open><(?P<tag>[\w-]+)"
+                              r"[^`>]*>)\s*(?:\.\.\.|\u2026)?\s*</(?P=tag)>`", re.IGNORECASE)
 _LINE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:(?:old|fixed|now[- ]unused|unused|stale)\s+)?"
                            r"`(?P<head>[^`\n]+)`\s+(?:line|instruction|directive)\s+"
                            r"(?:from|in)\s+(?:the\s+|your\s+)?[*`]*(?P<path>[\w./-]*\w)", re.IGNORECASE)
@@ -938,8 +962,11 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
     if after is None and before is None and in_code is None and (two := _BETWEEN_CODE.search(_last_said(prose))):
         before = two["second"]  # ("between the `@Transactional` annotation and `public Product updatePrice(`")
     if after is None and before is None and in_code is None and (line_said := _NEAR_LINE.search(_last_said(prose))):
-        after, before = (None, line_said["code"]) if line_said["where"].lower() in ("before", "above") else \
-            (line_said["code"], None)  # (a line by its code: the merge finds the one that starts with it)
+        code = line_said["code"]
+        if len(start := re.split(r"\.\.\.|\u2026", code)[0].rstrip()) >= 6 and start != code:
+            code = start  # (its start, what follows elided: "below the `bp = Blueprint(...)` line")
+        after, before = (None, code) if line_said["where"].lower() in ("before", "above") else \
+            (code, None)  # (a line by its code: the merge finds the one that starts with it)
     in_words = (_NEAR_WORDS.search(_last_said(prose)) or _BETWEEN_WORDS.search(_last_said(prose))) \
         if after is None and before is None and in_code is None else None
     if after is None and before is None and read.named_by == "first line":

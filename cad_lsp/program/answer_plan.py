@@ -563,11 +563,16 @@ def _remove(removal: Removal, changes: list[FileChange], root: Path, read: Reade
                                any(line.strip().startswith(head) for line in c.after.splitlines()))
                               and all(_definition_span(c.after, name, c.target.name) is not None
                                       for name in removal.inside)  # ("In `charge`, delete both ... lines")
-                              and not any(head in block.text for block in c.blocks)], under)
+                              and not any(head in block.text for block in c.blocks)], under) or \
+                [h for h in _heading_file(under, read) if h not in by_target and  # (a file the heading names,
+                 sum(line.strip().startswith(head) for line in read(h)[0].splitlines()) == 1]  # no block of it)
         _remove_lines(removal, targets, changes, by_target, root, read)
         return
     if removal.rule:
         _remove_rule(removal.names[0], targets, changes, by_target, root, read)
+        return
+    if removal.element:
+        _remove_element(removal.names[0], targets or _heading_file(under, read), changes, by_target, root, read)
         return
     if removal.section:
         _remove_section(removal.names[0], targets, changes, by_target, root, read)
@@ -812,6 +817,31 @@ def _remove_rule(selector: str, targets: list[Path], changes: list[FileChange], 
     elif first > 0 and not lines[first - 1].strip():
         first -= 1
     changes[by_target[target]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), selector)
+
+
+def _remove_element(opening: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
+                    root: Path, read: Reader) -> None:
+    """Take out the element a sentence names by its opening tag ('delete the whole `<details class="legacy-login">
+    ...</details>` block'): the one line that opens such an element, each attribute's words in it, down to its
+    closing tag at its depth, and the blank line above it (``_headed_once`` says in which file)."""
+    tag = re.match(r"<([\w-]+)", opening)[1]
+    words = [re.escape(word) for value in re.findall(r"=\s*[\"']([^\"']*)[\"']", opening) for word in value.split()]
+    head = re.compile(rf"\s*<{re.escape(tag)}\b" + "".join(rf"(?=[^>]*(?<![\w-]){word}(?![\w-]))" for word in words))
+    headed = _headed_once(head, targets, changes, by_target, root, read)
+    if headed is None:
+        return
+    target, change, first = headed
+    lines = change.after.splitlines(keepends=True)
+    depth = indent_of(lines[first])
+    end = next((k for k in range(first, len(lines)) if lines[k].strip().startswith(f"</{tag}>") and
+                indent_of(lines[k]) == depth or k == first and lines[k].rstrip().endswith(f"</{tag}>")), None)
+    if end is None:
+        return
+    if end + 1 < len(lines) and not lines[end + 1].strip() and (first == 0 or not lines[first - 1].strip()):
+        end += 1  # (a blank line on each side: one goes)
+    elif first > 0 and not lines[first - 1].strip():
+        first -= 1
+    changes[by_target[target]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), opening)
 
 
 def _remove_section(title: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],

@@ -144,8 +144,9 @@ def merge_update(document: str, update: str, language: str | None = None, *, for
             except UpdateError:
                 pass
         if after is None and before is None and into is None and not force and \
-                (renamed := _renamed_in_place(document, update, language, renamed_alike)) is not None:
-            return renamed  # (a function renamed, the rename in its body too: in place)
+                (renamed := _renamed_in_place(document, update, language, renamed_alike) or
+                 _line_given_a_block(document, update)) is not None:
+            return renamed  # (a function renamed, the rename in its body too; a line given a block: in place)
         regrouped = _go_imports_regrouped(document, update) or _beside_named_import(document, update, after, before)
         if regrouped is not None:
             return regrouped
@@ -228,6 +229,34 @@ def _renamed(document: str, update: str, language: str | None, alike) -> Merge |
         return _checked(Merge.spanning(document, "".join(lines)), grammar, False, update)
     except UpdateError:
         return None
+
+
+def _line_given_a_block(document: str, update: str) -> Merge | None:
+    """A line of the file shown again as the head of a block it did not have (Rails' ``resource :subscription,
+    only: %i[show update]`` shown with `` do``, a ``post :cancel`` and ``end`` below): that line, replaced by the
+    block, indented as it is; None for any other update."""
+    doc_lines, update_lines = split_lines(document), split_lines(update)
+    shown = [line for line in update_lines if line.strip()]
+    if len(shown) < 3 or any(is_marker(line) for line in shown) or indent_of(shown[-1]) != indent_of(shown[0]):
+        return None
+    m = re.fullmatch(r"(?P<head>.*?\S)\s*(?:\bdo(?:\s*\|[^|]*\|)?|\{|:)\s*", shown[0].strip())
+    if m is None or not CLOSING.match(shown[-1]) and shown[-1].strip() not in ("end", "}"):
+        return None
+    found = [k for k, line in enumerate(doc_lines) if line.strip() == m["head"]]
+    if len(found) != 1 or any(line.strip() == shown[0].strip() for line in doc_lines):
+        return None  # (a block the file has with that head: the update's lines are its)
+    k = found[0]
+    below = next((line for line in doc_lines[k + 1:] if line.strip()), "")
+    if below and indent_of(below) > indent_of(doc_lines[k]):
+        return None  # (the line has a block already: the other readings' to merge)
+    have, want = indent_of(shown[0]), doc_lines[k][:indent_of(doc_lines[k])]
+    if any(indent_of(line) < have for line in shown):
+        return None
+    rows = [r for r, line in enumerate(update_lines) if line.strip()]
+    newline = _terminator(doc_lines)
+    block = [(want + line.rstrip("\r\n")[have:] if line.strip() else "") + newline
+             for line in update_lines[rows[0]: rows[-1] + 1]]
+    return Merge.spanning(document, "".join(doc_lines[:k] + block + doc_lines[k + 1:]))
 
 
 def _definitions_of(units: list[Unit]):
