@@ -812,11 +812,7 @@ def _remove_rule(selector: str, targets: list[Path], changes: list[FileChange], 
                 len(lines[k]) - len(lines[k].lstrip()) == depth), None)
     if end is None:
         return
-    if end + 1 < len(lines) and not lines[end + 1].strip() and (first == 0 or not lines[first - 1].strip()):
-        end += 1  # (a blank line on each side: one goes)
-    elif first > 0 and not lines[first - 1].strip():
-        first -= 1
-    changes[by_target[target]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), selector)
+    changes[by_target[target]] = _with_removed(change, _lines_cut(lines, first, end), selector)
 
 
 def _remove_element(opening: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
@@ -837,11 +833,17 @@ def _remove_element(opening: str, targets: list[Path], changes: list[FileChange]
                 indent_of(lines[k]) == depth or k == first and lines[k].rstrip().endswith(f"</{tag}>")), None)
     if end is None:
         return
+    changes[by_target[target]] = _with_removed(change, _lines_cut(lines, first, end), opening)
+
+
+def _lines_cut(lines: list[str], first: int, end: int) -> str:
+    """The text without lines ``first..end`` and one blank line beside them: below them where there is one on
+    each side, else above."""
     if end + 1 < len(lines) and not lines[end + 1].strip() and (first == 0 or not lines[first - 1].strip()):
         end += 1  # (a blank line on each side: one goes)
     elif first > 0 and not lines[first - 1].strip():
         first -= 1
-    changes[by_target[target]] = _with_removed(change, "".join(lines[:first] + lines[end + 1:]), opening)
+    return "".join(lines[:first] + lines[end + 1:])
 
 
 def _remove_section(title: str, targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
