@@ -139,9 +139,11 @@ _INTO = re.compile(r"\b(?:to|in|into|inside|(?:end|bottom)\s+of)\s+(?:the\s+|you
                    r"controller|module|describe|suite|context)?",
                    re.IGNORECASE)
 _ADDS_TO = re.compile(r"\badd\b(?:\s+[\w-]+){0,4}?\s+to\s+(?:the\s+|your\s+)?[`*]*[\w./-]*[\w.-]+", re.IGNORECASE)
+# The words a sentence may open with before it says what to do ("Then, delete ...", "Also remove ...")
+_OPENS = r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?"
 # A sentence that says to delete what the block shows ("Remove the following method from `Invoice.cs`:")
-_REMOVE_SHOWN = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:remove|delete)\s+"
-                           r"(?:the\s+following|this|these)\b[^:]{0,80}:\s*$", re.IGNORECASE)
+_REMOVE_SHOWN = re.compile(_OPENS + r"(?:remove|delete)\s+(?:the\s+following|this|these)\b[^:]{0,80}:\s*$",
+                           re.IGNORECASE)
 _ADD_THIS = re.compile(r"\s*(?:(?:then|and|also|now|next|finally),?\s+)?add\b", re.IGNORECASE)  # ("Then add a
 # table-driven test:": to the file the answer is changing)
 _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\s+of\b|\s*:?\s*$)|"
@@ -838,8 +840,7 @@ _WITH_LINES = re.compile(r"\b(?:together|along)\s+with\s+(?:the\s+)?(?P<list>`[^
 _IN_NAMED = re.compile(r"\bin\s+`(?P<name>[A-Za-z_$][\w$.]*(?:\(\))?)`,?\s*$", re.IGNORECASE)
 # A sentence that starts by saying to delete, and a line it quotes in part, what follows elided: the quoted start
 # of the line ("Delete the `console.log("listing orders for", ...)` line")
-_SAYS_DELETE = re.compile(r"\W*(?:(?:then|also|now|and|first|next|finally),?\s+)?(?:delete|remove|drop)\b",
-                          re.IGNORECASE)
+_SAYS_DELETE = re.compile(_OPENS + r"(?:delete|remove|drop)\b", re.IGNORECASE)
 _ELIDED_LINE = re.compile(r"\bthe\s+`(?P<head>[^`\n]*?\w[^`\n]*?)\s*(?:\.\.\.|\u2026)[^`\n]*`\s+"
                           r"(?:line|call|statement)\b", re.IGNORECASE)
 _ELEMENT_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|entire\s+|old\s+)?`(?P<open><(?P<tag>[\w-]+)"
@@ -1316,7 +1317,7 @@ def _naming_first_line(body: list[str]) -> str | None:
 
 # A sentence that says to change the file, in its first words ("Add it to the children list, after `X`:"), not
 # one that shows a use ("You can now call it from anywhere, for example:")
-_CHANGE_SAID = re.compile(r"\W*(?:(?:then|and|also|now|next|finally|first),?\s+)?(?:add|replace|change|update|insert|"
+_CHANGE_SAID = re.compile(_OPENS + r"(?:add|replace|change|update|insert|"
                           r"put|append|remove|delete|register|wire|modify|extend|swap|define|declare|include|edit|"
                           r"rewrite|move|rename|import|give|mount|expose|set|(?:inside|in|within)\s+(?:the\s+)?`)\b",
                           re.IGNORECASE)

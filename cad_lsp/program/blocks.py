@@ -259,8 +259,8 @@ def same_body(new_lines: list[str], new: Unit, old_lines: list[str], old: Unit) 
     function that reuses most of a short one's lines is new."""
     if new.key is None or new.key[0] != "function" or old.key is None or old.key[0] != "function":
         return False
-    ours = {line.strip() for line in new_lines[(new.inner or new.start) + 1: new.end + 1] if len(line.strip()) >= 8}
-    theirs = {line.strip() for line in old_lines[(old.inner or old.start) + 1: old.end + 1] if len(line.strip()) >= 8}
+    ours = {line for line in _body(new_lines, new) if len(line) >= 8}
+    theirs = {line for line in _body(old_lines, old) if len(line) >= 8}
     shared = len(theirs & ours)
     return len(theirs) >= 2 and shared >= SAME_BODY * len(theirs) and shared >= SAME_BODY * len(ours)
 
@@ -272,8 +272,7 @@ def renamed_alike(new_lines: list[str], new: Unit, old_lines: list[str], old: Un
     if new.key is None or new.key[0] != "function" or old.key is None or old.key[0] != "function":
         return False
     new_name, old_name = new.key[1].rsplit(".", 1)[-1], old.key[1].rsplit(".", 1)[-1]
-    ours = [line.strip() for line in new_lines[(new.inner or new.start) + 1: new.end + 1] if line.strip()]
-    theirs = [line.strip() for line in old_lines[(old.inner or old.start) + 1: old.end + 1] if line.strip()]
+    ours, theirs = _body(new_lines, new), _body(old_lines, old)
     if new_name == old_name or len(ours) != len(theirs) or \
             sum(len(line) >= DISTINCTIVE_LINE for line in theirs) < 2:
         return False
@@ -285,6 +284,12 @@ def renamed_alike(new_lines: list[str], new: Unit, old_lines: list[str], old: Un
                                                for x, y in zip(words_a, words_b)):
             return False
     return True
+
+
+def _body(lines: list[str], unit: Unit) -> list[str]:
+    """A function's lines below its head (its decorators and doc comment not counted), stripped, blank ones left
+    out."""
+    return [line.strip() for line in lines[(unit.inner or unit.start) + 1: unit.end + 1] if line.strip()]
 
 
 _COMMENTS = ("comment", "line_comment", "block_comment")
