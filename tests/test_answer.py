@@ -867,8 +867,6 @@ NOT_YET: dict[str, str] = {
     "df-php-laravel-invoices-overdue-filter-llama": "not examined yet: refused",
     "df-python-fastapi-users-soft-delete-claude": "not examined yet: ``app/crud.py`` differs from the expected",
     "df-rust-axum-shortener-link-expiry-chatgpt": "not examined yet: refused",
-    "df-ts-react-cart-coupon-codes-gemini": "not examined yet: ``src/cart/CartSummary.tsx``, ``src/cart/reducer.ts`` "
-                                            "differ from the expected",
     "df-elixir-ecto-inventory-restock-dedupe-deepseek": "not examined yet: refused",
     "df-csharp-aspnet-todo-api-due-filter-copilot-chat": "not examined yet: refused",
     "df-kotlin-ktor-bookmarks-tags-qwen": "not examined yet: refused",
@@ -1007,34 +1005,12 @@ NOT_YET: dict[str, str] = {
     "ds-php-laravel-helpdesk-ticket-priority-zed": "not examined yet: refused",
     "ds-typescript-express-notes-api-refresh-token-rotation-continue": "not examined yet: ``src/routes/auth.ts`` "
                                                                        "differs from the expected",
-    "dt-python-inventory-cli-low-stock-report-chatgpt": "not examined yet: ``inventory/cli.py`` differs from the "
-                                                        "expected",
     "dt-tsx-ops-dashboard-rename-fetch-data-claude": "not examined yet: refused",
-    "dt-rust-snapkeep-cli-human-durations-mistral": "not examined yet: ``src/cli.rs``, ``src/main.rs`` differ from "
-                                                    "the expected",
-    "dt-java-spring-orders-api-pagination-chatgpt": "not examined yet: "
-                                                    "``src/main/java/com/acme/orders/web/OrderController.java`` differs from the expected",
-    "dt-csharp-aspnet-inventory-api-health-checks-windsurf": "not examined yet: ``src/Inventory.Api/Program.cs`` "
-                                                             "differs from the expected",
-    "dt-swift-ios-weather-app-forecast-cache-chatgpt": "not examined yet: ``Weather/Services/WeatherService.swift`` "
-                                                       "differs from the expected",
-    "dt-php-laravel-shop-coupon-validation-claude": "not examined yet: "
-                                                    "``app/Http/Controllers/CheckoutController.php`` differs from the expected",
     "dt-php-wordpress-gallery-plugin-remove-old-shortcode-cody": "not examined yet: ``includes/assets.php`` differs "
                                                                  "from the expected",
-    "dt-ruby-expenses-cli-csv-export-grok": "not examined yet: ``lib/expenses/cli.rb`` differs from the expected",
-    "dt-elixir-phoenix-blog-post-slugs-deepseek": "not examined yet: ``lib/blog/posts/post.ex`` differs from the "
-                                                  "expected",
-    "dt-dart-flutter-shop-cart-sales-tax-zed": "not examined yet: ``test/cart_test.dart`` differs from the expected",
-    "dt-lua-neovim-config-lazy-load-telescope-keys-continue": "not examined yet: ``lua/config/keymaps.lua``, "
-                                                              "``lua/plugins/telescope.lua`` differ from the expected",
-    "du-scala-users-registration-validation-deepseek": "not examined yet: "
-                                                       "``src/main/scala/com/shop/users/User.scala`` differs from the expected",
     "du-c-ringbuf-add-peek-claude": "not examined yet: ``include/ringbuf.h`` differs from the expected",
     "du-dart-flutter-todo-json-storage-gemini": "not examined yet: ``lib/models/todo.dart``, "
                                                 "``test/services/todo_storage_test.dart`` differ from the expected",
-    "du-swift-weather-forecast-cache-chatgpt": "not examined yet: "
-                                               "``Sources/WeatherApp/Services/WeatherService.swift`` differs from the expected",
     "du-yaml-gha-ci-lint-job-pip-cache-copilot-chat": "not examined yet: ``.github/workflows/ci.yml``, ``Makefile`` "
                                                       "differ from the expected",
     "du-vue-pinia-todo-filter-tabs-cody": "not examined yet: ``src/components/TodoList.vue`` differs from the expected",
@@ -3968,3 +3944,142 @@ def test_listed_lines_with_notes_and_a_place_said_by_the_start_of_a_line(tmp_pat
     assert after["routes.py"] == routes.replace('__name__)\n', '__name__)\nlogger = logging.getLogger(__name__)\n').replace(
         '    print("get_order", order_id, order)\n', "").replace('    print("create_order payload:", payload)\n', "")
     assert after["worker.js"] == ("async function deliver(job) {\n  await send(job, { wait: true });\n}\n")
+
+
+def test_a_python_if_line_replaced_alone_imports_placed_by_a_quoted_line_and_a_numbered_bold_step(tmp_path):
+    """"Replace the `if status == 0 and ...:` line in `main` with:" and one ``if`` line: that line, not its body;
+    "delete `import java.util.List;`. Add these imports right before `import ...HttpStatus;`:" adds neither quoted
+    import; "3. **Update `src/main.rs`**" names the file of the block below it (it was left out as an example)."""
+    cli = ('def main():\n    status = run()\n    if status == 0 and args.command != "list":\n        save(args.db)\n'
+           '    return status\n')
+    java = ("package a;\n\nimport java.util.List;\nimport java.util.UUID;\nimport org.springframework.http.HttpStatus;\n\n"
+            "class A {\n}\n")
+    rust = "mod cli;\nmod prune;\n\nfn main() {}\n"
+    answer = ("In `cli.py`, replace the `if status == 0 and args.command != \"list\":` line in `main` with:\n\n```python\n"
+              "    if status == 0 and args.command not in (\"list\", \"low-stock\"):\n```\n\n"
+              "## 2. Controller — `A.java`\n\n`java.util.List` is no longer used here, so delete `import java.util.List;`. "
+              "Add these imports right before `import org.springframework.http.HttpStatus;`:\n\n```java\n"
+              "import org.springframework.data.domain.Sort;\n```\n\n2. **Use it**\n\nSome words.\n\n"
+              "3. **Update `main.rs`**\n\nDeclare the new module:\n\n```rust\nmod cli;\nmod duration;\nmod prune;\n```\n")
+    after = _applied_to(tmp_path, {"cli.py": cli, "A.java": java, "main.rs": rust}, answer)
+    assert after["cli.py"] == cli.replace('!= "list"', 'not in ("list", "low-stock")')
+    assert after["A.java"] == java.replace("import java.util.List;\n", "").replace(
+        "import org.springframework.http", "import org.springframework.data.domain.Sort;\nimport org.springframework.http")
+    assert after["main.rs"] == rust.replace("mod cli;\n", "mod cli;\nmod duration;\n")
+
+
+def test_a_field_replaced_with_its_doc_comment_and_attribute_and_a_string_over_several_lines(tmp_path):
+    """"Then replace the `max_age_days` field (doc comment, attribute and field) with:" after a block of the file:
+    the field's line and the doc comment and attribute above it (the block names no file: it goes on in the one
+    above); "# File: queries.py" and a constant said replaced whose string runs over several lines: all of it."""
+    rust = ("use clap::Parser;\n\n#[derive(Parser)]\npub struct Args {\n    /// Snapshot folder.\n    pub dir: PathBuf,\n\n"
+            "    /// Remove snapshots older than this many days.\n    #[arg(long, default_value_t = 30)]\n"
+            "    pub max_age_days: u64,\n}\n")
+    queries = 'import os\n\n# Live query.\nACTIVE = """\n    select day\n    from events\n"""\n\nOTHER = 1\n'
+    answer = ("At the top of `cli.rs`, update the imports:\n\n```rust\nuse std::time::Duration;\n\nuse clap::Parser;\n```\n\n"
+              "Then replace the `max_age_days` field (doc comment, attribute and field) with:\n\n```rust\n"
+              "    /// Remove snapshots older than this, e.g. `36h`.\n    #[arg(long, value_parser = parse_duration)]\n"
+              "    pub max_age: Duration,\n```\n\nAnd replace the `ACTIVE` constant:\n\n```python\n# File: queries.py\n"
+              '# Precomputed.\nACTIVE = """\n    select day from daily\n"""\n```\n')
+    after = _applied_to(tmp_path, {"cli.rs": rust, "queries.py": queries}, answer)
+    assert after["cli.rs"] == ("use std::time::Duration;\n\nuse clap::Parser;\n\n#[derive(Parser)]\npub struct Args {\n"
+                               "    /// Snapshot folder.\n    pub dir: PathBuf,\n\n"
+                               "    /// Remove snapshots older than this, e.g. `36h`.\n"
+                               "    #[arg(long, value_parser = parse_duration)]\n    pub max_age: Duration,\n}\n")
+    assert after["queries.py"] == 'import os\n\n# Precomputed.\nACTIVE = """\n    select day from daily\n"""\n\nOTHER = 1\n'
+
+
+def test_going_on_blocks_anchored_on_a_line_of_the_file_and_a_change_whose_sentence_ends_in_responses(tmp_path):
+    """Blocks naming no file after one of ``Program.cs``, each starting on a line the file has once ("Register
+    the health checks after the service registrations:", "Then remove the `/ping` endpoint ... in their place:"):
+    that file's; "update `forecast(for:)` to ... store successful responses:" is a change, not output; an example
+    starting with the file's import line stays an example."""
+    program = ("using Inventory.Api.Data;\n\nvar builder = WebApplication.CreateBuilder(args);\n"
+               "builder.Services.AddScoped<IStockService, StockService>();\n\nvar app = builder.Build();\n"
+               "app.MapStockEndpoints();\n\n// Simple liveness probe.\napp.MapGet(\"/ping\", () => Results.Ok());\n\n"
+               "app.Run();\n")
+    service = ("final class WeatherService {\n    func forecast(for city: String) async throws -> Forecast {\n"
+               "        let data = try await load(city)\n        return try decode(data)\n    }\n}\n")
+    notes = "from app import db\n\n\ndef test_create():\n    assert db.create()\n"
+    answer = ("In `Program.cs`, update the `using` directives at the top:\n\n```csharp\nusing Inventory.Api.Data;\n"
+              "using Microsoft.AspNetCore.Diagnostics.HealthChecks;\n```\n\nRegister the health checks after the service "
+              "registrations:\n\n```csharp\nbuilder.Services.AddScoped<IStockService, StockService>();\n\n"
+              "builder.Services.AddHealthChecks();\n```\n\nThen remove the `/ping` endpoint and its comment, and map the "
+              "health endpoint in its place:\n\n```csharp\n// ... existing code ...\napp.MapStockEndpoints();\n\n"
+              "app.MapHealthChecks(\"/health\");\n\napp.Run();\n```\n\n**`WeatherService.swift`**\n\nThen update "
+              "`forecast(for:)` to check the cache first and store successful responses:\n\n```swift\n"
+              "    func forecast(for city: String) async throws -> Forecast {\n        if let hit = cache[city] { return hit }\n"
+              "        let data = try await load(city)\n        return try decode(data)\n    }\n```\n\n"
+              "In `test_notes.py`, add:\n\n```python\ndef test_delete():\n    assert db.delete()\n```\n\n"
+              "To apply it to an existing database:\n\n```python\nfrom app import db\n\nconn = db.connect(\"notes.db\")\n```\n")
+    after = _applied_to(tmp_path, {"Program.cs": program, "WeatherService.swift": service, "test_notes.py": notes},
+                        answer)
+    assert after["Program.cs"] == (
+        "using Inventory.Api.Data;\nusing Microsoft.AspNetCore.Diagnostics.HealthChecks;\n\n"
+        "var builder = WebApplication.CreateBuilder(args);\nbuilder.Services.AddScoped<IStockService, StockService>();\n\n"
+        "builder.Services.AddHealthChecks();\n\nvar app = builder.Build();\napp.MapStockEndpoints();\n\n"
+        "app.MapHealthChecks(\"/health\");\n\napp.Run();\n")
+    assert after["WeatherService.swift"] == service.replace("Forecast {\n", "Forecast {\n        if let hit = cache[city] "
+                                                                          "{ return hit }\n")
+    assert after["test_notes.py"] == notes + "\n\ndef test_delete():\n    assert db.delete()\n"
+
+
+def test_a_guard_in_paragraphs_a_file_said_for_a_step_a_test_by_its_title_and_a_scala_companion(tmp_path):
+    """A guard written in paragraphs "at the very top of `store()`, before the `DB::transaction` call": set apart
+    from it; "All edits in this step are in `post.ex`." names the file of the blocks below; a ``vim`` block of
+    ``:Lazy profile`` is a command; "replace the `'totalCents sums all lines'` test with:" replaces that test; a
+    companion ``object`` "directly below the case class" goes right after it; a one-line case class after the one
+    named joins the run."""
+    php = ("<?php\nclass C\n{\n    public function store(Request $request)\n    {\n"
+           "        $order = DB::transaction(function () {\n            return 1;\n        });\n\n        return $order;\n"
+           "    }\n}\n")
+    post = "defmodule Post do\n  alias Blog.User\n\n  schema \"posts\" do\n  end\nend\n"
+    dart = ("void main() {\n  group('Cart', () {\n    test('totalCents sums all lines', () {\n      expect(total, 3);\n"
+            "    });\n\n    test('remove', () {\n      expect(1, 1);\n    });\n  });\n}\n")
+    scala = ("package a\n\nfinal case class Request(\n    email: String\n)\n\nsealed trait UserError\n\nobject UserError {\n"
+             "  final case class EmailTaken(email: String) extends UserError\n"
+             "  final case class NotFound(id: Long) extends UserError\n}\n")
+    answer = ("#### C.php\n\nAdd this check at the very top of `store()`, before the `DB::transaction` call:\n\n```php\n"
+              "        $coupon = $this->cart->coupon();\n        if ($coupon && $coupon->expired()) {\n"
+              "            $this->cart->removeCoupon();\n\n            return back();\n        }\n```\n\n"
+              "### 2. The schema\n\nAll edits in this step are in `post.ex`.\n\nAdd the alias under the existing `User` "
+              "alias:\n```elixir\n  alias Blog.User\n  alias Blog.Slug\n```\n\nCheck with:\n\n```vim\n:Lazy profile\n```\n\n"
+              "In `cart_test.dart`, replace the `'totalCents sums all lines'` test with:\n\n```dart\n"
+              "    test('subtotalCents sums all lines', () {\n      expect(subtotal, 3);\n    });\n```\n\n"
+              "### `User.scala`\n\nFirst, add a new error case inside `object UserError`, after `NotFound`:\n\n```scala\n"
+              "  final case class InvalidRequest(reasons: List[String]) extends UserError\n```\n\nThen add a companion "
+              "object for `Request`, directly below the case class:\n\n```scala\nobject Request {\n"
+              "  def validate(r: Request): Boolean = r.email.nonEmpty\n}\n```\n")
+    after = _applied_to(tmp_path, {"C.php": php, "post.ex": post, "cart_test.dart": dart, "User.scala": scala}, answer)
+    assert after["C.php"] == php.replace("    {\n        $order", "    {\n        $coupon = $this->cart->coupon();\n"
+                                         "        if ($coupon && $coupon->expired()) {\n            $this->cart->"
+                                         "removeCoupon();\n\n            return back();\n        }\n\n        $order")
+    assert after["post.ex"] == post.replace("  alias Blog.User\n", "  alias Blog.User\n  alias Blog.Slug\n")
+    assert after["cart_test.dart"] == dart.replace("test('totalCents sums all lines', () {\n      expect(total, 3);",
+                                                   "test('subtotalCents sums all lines', () {\n      expect(subtotal, 3);")
+    assert after["User.scala"] == scala.replace(
+        "    email: String\n)\n", "    email: String\n)\n\nobject Request {\n  def validate(r: Request): Boolean = "
+        "r.email.nonEmpty\n}\n").replace("extends UserError\n}", "extends UserError\n"
+                                         "  final case class InvalidRequest(reasons: List[String]) extends UserError\n}")
+
+
+def test_a_factory_right_after_the_constructor_a_method_after_one_whose_parameters_close_on_their_own_line(tmp_path):
+    """"Add a `fromJson` factory right after the constructor:" below Dart's ``const Todo({...});`` (a line merge
+    anchored it on ``return Todo(`` in ``copyWith`` and overwrote that body, silently); "add `toJson()` after
+    `copyWith`" below the whole method, whose named parameters close with ``}) {`` (it went inside them); a Python
+    example under a Swift file's heading is not that file's."""
+    todo = ("class Todo {\n  const Todo({\n    required this.id,\n  });\n\n  final String id;\n\n  Todo copyWith({\n"
+            "    String? id,\n  }) {\n    return Todo(\n      id: id ?? this.id,\n    );\n  }\n\n"
+            "  @override\n  String toString() => 'Todo($id)';\n}\n")
+    swift = "struct A {\n    let b: Int\n}\n"
+    answer = ("#### `todo.dart`\n\nAdd a `fromJson` factory right after the constructor:\n\n```dart\n"
+              "  factory Todo.fromJson(Map<String, dynamic> json) {\n    return Todo(\n      id: json['id'] as String,\n"
+              "    );\n  }\n```\n\nAnd add `toJson()` after `copyWith`:\n\n```dart\n"
+              "  Map<String, dynamic> toJson() => {'id': id};\n```\n\n**`A.swift`**\n\n```swift\nstruct A {\n"
+              "    let b: Int\n    let c: Int\n}\n```\n\nTo try it:\n\n```python\nprint(1)\n```\n")
+    after = _applied_to(tmp_path, {"todo.dart": todo, "A.swift": swift}, answer)
+    assert after["todo.dart"] == todo.replace(
+        "  });\n\n  final", "  });\n\n  factory Todo.fromJson(Map<String, dynamic> json) {\n    return Todo(\n"
+        "      id: json['id'] as String,\n    );\n  }\n\n  final").replace(
+        "    );\n  }\n\n  @override", "    );\n  }\n\n  Map<String, dynamic> toJson() => {'id': id};\n\n  @override")
+    assert after["A.swift"] == "struct A {\n    let b: Int\n    let c: Int\n}\n"

@@ -396,6 +396,8 @@ def read_answer(markdown: str) -> Reading:
         for k, heading in enumerate(prose):  # ("### `app/main.py`": its blocks, until the next heading)
             if _is_heading(prose, k):
                 section_path = _path_named(heading)
+            elif (all_in := _ALL_IN.search(heading)) and looks_like_path(all_in["path"]):
+                section_path = all_in["path"]
         script = (last.path or last.goes_on) if isinstance(last, Block) and not last.is_patch else None
         for read in _read_block(opening["info"].strip(), body, prose, index + 1, script):
             if isinstance(read, Block) and not read.is_patch and (gone := _lines_marked_gone(read.text)):
@@ -414,6 +416,7 @@ def read_answer(markdown: str) -> Reading:
             elif isinstance(read, Block) and read.path is None and section_path and not read.usage and \
                     not read.is_patch and read.language not in _SHELL and \
                     section_path.lower().endswith(_DATA.get(read.language or "", ("",))) and \
+                    not _foreign_code(read.language, section_path) and \
                     not _OPTIONAL.search(_last_said(prose)):  # a second block under a file's heading (not an
                 # alternative: "If you'd rather have the later row win a tie, use `>=` instead:")
                 read = replace(read, path=section_path, named_by="line before")
@@ -450,10 +453,13 @@ def read_answer(markdown: str) -> Reading:
             if isinstance(read, Block) and (read.path or read.goes_on) and not read.is_patch and \
                     (lines_said := _REPLACE_LINES.search(said.replace("**", "")) or
                      _REPLACE_LINES_LISTED.search(said.replace("**", ""))) and \
-                    (not lines_said.groupdict().get("tag") or f"</{lines_said['tag'][1:]}>" in read.text):  # (an
-                # element swapped, shown whole: not its opening tag alone, "Swap the `<button>` for one that ...")
+                    (not lines_said.groupdict().get("tag") or f"</{lines_said['tag'][1:]}>" in read.text) and \
+                    (not lines_said.groupdict().get("title") or _renames_one_test(read.text, lines_said["title"])):
+                # (an element swapped, shown whole: not its opening tag alone, "Swap the `<button>` for one that
+                # ..."; a test by its title where the block renames it: a test shown with its title is found by it)
                 read = replace(read, replaces=tuple(n.strip("`") for n in re.findall(
                     r"`[^`]+`", lines_said["names"] or lines_said.groupdict().get("path") or
+                    lines_said.groupdict().get("title") or
                     lines_said.groupdict().get("code") or lines_said.groupdict().get("now") or
                     f"`{lines_said.groupdict().get('tag') or ''}`")))
             elif isinstance(read, Block) and read.path and not read.is_patch and \
@@ -586,13 +592,24 @@ def _imports_said_after(block: Block, prose: list[str]) -> list[Block]:
     kotlinx.coroutines.CancellationException` in that file."), as a block of their own for that file; none where
     the sentence names another file, or the block has them already."""
     said = next((line for line in prose if line.strip()), "")
-    gone = {m["head"].strip() for m in _IMPORT_REMOVAL.finditer(said)}  # ("Also remove the now-unused `import x;`")
-    spans = [span for span in _IMPORT_SAID.findall(said) if span not in block.text and span.strip() not in gone]
+    spans = [span for span in _imports_said_added(said) if span not in block.text]
     if not spans or block.path is None or block.is_patch or not _NEEDS_IMPORT.search(re.sub(r"`[^`]*`", "", said)) or \
             any(_names_file(word) and word != block.path for word in _BACKTICKED.findall(said)):
         return []
     return [replace(block, text="".join(f"{span}\n" for span in spans), label=None, after=None, before=None,
                     into=None, whole=False, near_words=None, replaces=(), replaces_last=0)]
+
+
+def _imports_said_added(said: str) -> list[str]:
+    """The import lines a sentence quotes as ones to add: not those it removes ("delete `import java.util.List;`")
+    nor those it places by ("Add these imports right before `import org.springframework.http.HttpStatus;`")."""
+    gone = {m["head"].strip() for m in _IMPORT_REMOVAL.finditer(said)}
+    return [m[1] for m in _IMPORT_SAID.finditer(said) if m[1].strip() not in gone and
+            not _PLACE_BEFORE_QUOTE.search(said[:m.start()])]
+
+
+_PLACE_BEFORE_QUOTE = re.compile(r"(?:before|after|above|below|under|beneath|following|preceding)\s*(?:the\s+)?"
+                                 r"(?:existing\s+)?(?:line\s+)?$", re.IGNORECASE)
 
 
 # "Add `"strings"` to the imports", "add `"encoding/csv"`, `"fmt"` and `"time"` to the imports in this file",
@@ -632,6 +649,11 @@ def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> boo
         not _OPTIONAL.search(_last_said(prose)) and not _shows_output(prose)
 
 
+# a sentence that says the file of the blocks below it: "All edits in this step are in `lib/blog/posts/post.ex`."
+_ALL_IN = re.compile(r"\b(?:all|the\s+rest)\s+(?:of\s+)?(?:the\s+|these\s+|this\s+step's\s+)?(?:edits|changes)\b"
+                     r"[^.`:]*?\b(?:are|go|happen|belong)\s+in\s+`(?P<path>[^`\s]+)`\s*[.:]?\s*$", re.IGNORECASE)
+
+
 def _is_heading(prose: list[str], k: int) -> bool:
     """Whether line k of the prose heads what follows: a markdown heading, or a path alone on its line (in bold,
     or bare, then a sentence: "`src/lib/types.ts`" then "Add the field after `createdAt`:")."""
@@ -639,8 +661,9 @@ def _is_heading(prose: list[str], k: int) -> bool:
     return line.lstrip().startswith("#") or "".join(prose[k + 1:]).strip() != "" and (
         _PATH_LINE.match(line.strip()) is not None and (line.lstrip().startswith(("**", "__")) or
                                                        _path_named(line) is not None) or
-        re.fullmatch(r"\s*\*\*[^*]+\*\*:?\s*", line) is not None)
-    # (a bold step, which may name the file: "**2. Update `app/NotesFragment.kt`**", "**Step 2: Create a DTO**")
+        re.fullmatch(r"\s*(?:\d+[.)]\s+|[-+]\s+)?\*\*[^*]+\*\*:?\s*", line) is not None)
+    # (a bold step, which may name the file: "**2. Update `app/NotesFragment.kt`**", "**Step 2: Create a DTO**",
+    # "3. **Update `src/main.rs`**")
 
 
 def _removals(prose: list[str], first: int, section: str | None = None) -> list[Removal]:
@@ -895,6 +918,38 @@ def _lines_marked_gone(text: str) -> list[str]:
     return [(m["code"] or m["said"]).strip() for line in text.splitlines() if (m := _GONE_MARK.match(line))]
 
 
+def _renames_one_test(text: str, title: str) -> bool:
+    """Whether a block opens with a test called by its title, and none of its tests has the title of the one a
+    sentence says it replaces (``test('subtotalCents ...', () {`` for "replace the `'totalCents sums all lines'`
+    test with:"): that test renamed, found by its old title."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    depth = min(len(line) - len(line.lstrip()) for line in lines)
+    heads = [line for line in lines if len(line) - len(line.lstrip()) == depth]
+    titled = [line for line in heads if re.match(r"""\s*[\w$.]+\(\s*["'`]""", line)]
+    return bool(titled) and lines[0] == titled[0] and \
+        not re.search(rf"""["'`]{re.escape(title.strip("`")[1:-1])}["'`]""", text)
+
+
+_PROGRAMMING = {name for name in EXTENSIONS if name not in ("json", "yaml", "yml", "toml", "html", "css", "scss", "sql")}
+# files that hold code of other languages too, or are not code of one: a block of any language may be theirs
+_MIXED_EXTENSIONS = {"html", "htm", "css", "scss", "sass", "less", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg",
+                     "conf", "env", "xml", "md", "mdx", "rst", "txt", "vue", "svelte", "erb", "ejs", "hbs", "j2", "jinja",
+                     "plist", "properties", "csproj", "xaml", "cshtml", "razor", "tscn", "gradle", "cmake", "sql", "sh",
+                     "bash", "zsh", "ps1", "tf", "tfvars", "hcl", "nix", "prisma", "proto", "graphql", "el", "vim"}
+_FAMILIES = ({"js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx"}, {"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx"})
+
+
+def _foreign_code(language: str | None, path: str) -> bool:
+    """Whether a block is code of one programming language and the file of another (a ```python`` example under a
+    ``WeatherService.swift`` heading): not that file's."""
+    lowered, extension = (language or "").lower(), path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    known = _CODE_EXTENSIONS - _MIXED_EXTENSIONS
+    return lowered in _PROGRAMMING and extension in known and extension not in EXTENSIONS[lowered] and \
+        not any(extension in family and EXTENSIONS[lowered] <= family for family in _FAMILIES)
+
+
 def _code_of(language: str | None, path: str) -> bool:
     """Whether a block is code in its file's own programming language (```php`` for a ``.php``): a file, never
     what commands print (which may be JSON, YAML, HTML or rows, whatever file the sentence names)."""
@@ -981,7 +1036,7 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
             after, before = (name, None) if near else (None, name)
     read = replace(read, text=_without_import_notes(read.text))
     said = _last_said(prose)
-    said_imports = [span for span in _IMPORT_SAID.findall(said) if span not in read.text and
+    said_imports = [span for span in _imports_said_added(said) if span not in read.text and
                     not re.search(r"\.\.\.|\u2026", span)] \
         if _ADD_AN_IMPORT.search(said) else []
     extra = [replace(read, text="".join(f"{span}\n" for span in said_imports), label=None)] if said_imports else []
@@ -1191,6 +1246,9 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
             # config:clear``: commands, not lines of ``.env``)
     if language in _NOT_CODE and path is None:
         return Skipped(line, language, _NOT_CODE[language])
+    if language in ("vim", "viml", "vimscript") and all(text.lstrip().startswith(":") for text in body if text.strip()) \
+            and not re.search(r"(?:\.vim|vimrc)$", path or ""):
+        return Skipped(line, language, "what to type in the editor (\":Lazy profile\"), not a file")
     if path is None and _goes_on_in_script(script, language, body, prose):
         return Block("".join(body), None, None, language, line, goes_on=script)  # ("And replace the upload
         # section at the end of the script:" after a block of ``scripts/backup.sh``: there, if it holds its lines)
@@ -1233,9 +1291,12 @@ def _read_info(info: str) -> tuple[str | None, str | None]:
 # new lines take the place of
 _REPLACE_LINES = re.compile(r"\b(?:replace|swap)s?\s+(?:the\s+)?(?:existing\s+|old\s+|current\s+|inline\s+)?"
                             r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*(?:the\s+)?`[^`\n]+`)*)\s+"
-                            r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?)\b|"
+                            r"(?:lines?|settings?|entries|entry|keys?|values?|variables?|instructions?|fields?|"
+                            r"propert(?:y|ies)|constants?)\b|"
                             r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+|inline\s+)?(?P<path>`/[^`\s]*`)\s+"
                             r"(?:route|endpoint|handler)\b|"  # ("replace the inline `/health` route": by its path)
+                            r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+)?(?P<title>`(?P<quote>[\"'])[^`\n]+(?P=quote)`)\s+"
+                            r"(?:test|spec|case|example)\b|"  # ("replace the `'totalCents sums all lines'` test")
                             r"\((?:it\s+is\s+|it's\s+)?currently\s+(?P<now>`[^`\n]+`)\)|"  # ("change the effect's
                             # dependency array (currently `}, [range]);`) so ...:": that line
                             r"\b(?:replace|swap)\s+the\s+(?:existing\s+|old\s+)?`(?P<tag><[\w.:-]+)[^`]*`\s+"
@@ -1367,6 +1428,10 @@ def _near_code(said: re.Match | None) -> tuple[str, str] | None:
         ("return " if returns else "") + "..." * returns + said["code"]
 
 
+_AFTER_THE_CONSTRUCTOR = re.compile(r"\b(?:after|below|under|beneath)\s+the\s+(?:existing\s+)?constructor\b",
+                                    re.IGNORECASE)
+
+
 def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     """The definition the sentence before a block says its code goes after or below (``right after `Create`:``,
     ``below the `delete` handler``), as (name, None); "" where it says the file's end ("Add these to the end of
@@ -1382,6 +1447,8 @@ def _place_named(prose: list[str]) -> tuple[str | None, str | None]:
     for line in sentences[-2:][::-1]:  # the sentence, or the one above a path (not one that places the block above:
         # "Put this block after the `# Auth` section.")
         said = line.replace("**", "").replace("__", "")
+        if _AFTER_THE_CONSTRUCTOR.search(said) and not _BACKTICKED.search(said.split("constructor")[-1][:12]):
+            return "constructor", None  # ("Add a `fromJson` factory right after the constructor:")
         end = _AT_THE_END.search(said)  # ("at the **end** of the file")
         m = _AFTER.search(line)  # (a section in bold: "between **Adding recipes** and ...")
         if m is None and (m := _AFTER.search(said)) is not None:  # ("**after** `x`": the words, not their
@@ -1477,7 +1544,14 @@ def _shows_output(prose: list[str]) -> bool:
     lines = [line.strip("*_ \t\r\n") if not line.lstrip().startswith("#") else line.rstrip()
              for line in prose if line.strip()]
     heading = next((line for line in reversed(lines) if line.lstrip().startswith("#")), "")
-    return bool(lines) and bool(_OUTPUT_SENTENCE.search(lines[-1]) or _OUTPUT_HEADING.match(heading))
+    return bool(lines) and bool(_OUTPUT_SENTENCE.search(lines[-1]) and not _CHANGES_CODE.match(lines[-1]) or
+                                _OUTPUT_HEADING.match(heading))
+
+
+# a sentence that says to change code, whatever it ends with ("Then update `forecast(for:)` to check the cache first
+# and store successful responses:")
+_CHANGES_CODE = re.compile(_OPENS + r"(?:update|change|modify|rewrite|replace|add|make|wrap|extend)\s+(?:the\s+)?`",
+                           re.IGNORECASE)
 
 
 _FILE_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+)\)")  # [format.ts](src/utils/format.ts)
@@ -1492,7 +1566,9 @@ def _path_named(line: str) -> str | None:
     if m and looks_like_path(m["path"]) and not re.fullmatch(r"([_*]).*\1", m["path"]):  # not _src/app.py_
         return m["path"]
     stripped = line.strip()
-    heading, bold = stripped.startswith("#"), stripped.startswith(("**", "__"))
+    heading = stripped.startswith("#")
+    bold = stripped.startswith(("**", "__")) or \
+        re.fullmatch(r"(\*\*|__)[^*]+\1:?", _LINE_PREFIX.sub("", stripped)) is not None  # ("3. **Update `x.rs`**")
     quoted = _BACKTICKED.findall(stripped)
     body = _EMPHASIS.sub("", _BACKTICKED.sub(_SPAN, _LINE_PREFIX.sub("", stripped)))
     body = _LABELLED.sub("", re.sub(r"^step\s+\d+\s*[:.)]\s*", "", body.strip(), flags=re.IGNORECASE))

@@ -195,11 +195,14 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         target = next((t for t, blocks in groups.items() if any(b.path == block.goes_on for b in blocks)), None)
         text = read(target)[0] if target is not None else None
         place = block.after or block.before
-        if text and (_holds_lines_of(text, block.text) or _holds_imports_of(text, block.text) or
+        if text and (_holds_lines_of(text, block.text) or _anchored_in(text, block.text) or
+                     _holds_imports_of(text, block.text) or
                      _defines_place(text, place) or _shows_the_place(text, block.text, place) or
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
                      _holds_a_line_inside(text, block.text, block.inside, place, block.replaces) or
                      _defines_again(text, block.text) or
+                     block.replaces and all(sum(_sets(line, said) for line in text.splitlines()) == 1
+                                            for said in block.replaces) or
                      (block.after == "" or block.add_said) and _defines_anew(text, block.text)):
             groups[target] = sorted(groups[target] + [replace(block, path=block.goes_on)], key=lambda b: b.line)
             skipped = [s for s in skipped if s.line != block.line]
@@ -215,6 +218,16 @@ def _holds_lines_of(text: str, block: str) -> bool:
     lines = {line.strip() for line in text.splitlines()}
     own = [line.strip() for line in block.splitlines() if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)]
     return sum(line in lines for line in own) >= 2
+
+
+def _anchored_in(text: str, block: str) -> bool:
+    """Whether a block of new lines starts or ends on a line the file has once ("Register the health checks after
+    the service registrations:" and the last registration, then the new ones): the place, shown as the file has it."""
+    shown = [line.strip() for line in block.splitlines() if line.strip() and not is_marker(line)]
+    lines = [line.strip() for line in text.splitlines()]
+    return len(shown) >= 2 and any(len(end) >= DISTINCTIVE_LINE and lines.count(end) == 1 and
+                                   not IMPORT_LINE.match(end) and  # (an example's ``from app import db``)
+                                   any(line not in lines for line in shown) for end in (shown[0], shown[-1]))
 
 
 def _holds_imports_of(text: str, block: str) -> bool:
@@ -696,6 +709,77 @@ def _definition_span(text: str, name: str, filename: str) -> tuple[int, int] | N
     return (found[0], block_end(keys, found[0]) - 1) if len(found) == 1 else None
 
 
+# the head of a constructor: ``constructor(``, ``def __init__(``, ``init(``, ``def initialize``, or a type's name called
+# (``const Todo({``, ``public Order(``) where the file declares that type
+_CONSTRUCTOR_HEAD = re.compile(r"\s+(?:(?:public|private|protected|internal|override|required|convenience|const|explicit)"
+                               r"\s+)*(?:constructor\s*\(|def\s+__init__\s*\(|init[?!]?\s*\(|def\s+initialize\b|"
+                               r"(?P<type>[A-Z]\w*)\s*\()")
+
+
+def _after_the_constructor(current: str, block: Block) -> Merge | None:
+    """New members said to go "right after the constructor", placed below the file's one constructor, set apart
+    by a blank line (a line merge would anchor them on lines like ``return Todo(`` of another method).  None where
+    the file has no such constructor, or several."""
+    if block.after != "constructor" or any(is_marker(line) for line in block.text.splitlines()):
+        return None
+    lines = current.splitlines(keepends=True)
+    types = set(re.findall(r"\b(?:class|struct|record)\s+([A-Z]\w*)", current))
+    heads = [k for k, line in enumerate(lines) if (m := _CONSTRUCTOR_HEAD.match(line)) and
+             (not m["type"] or m["type"] in types and not re.match(r"\s*(?:return|new|throw)\b", line))]
+    if len(heads) != 1:
+        return None
+    first, depth, end = heads[0], 0, None
+    indent = len(lines[first]) - len(lines[first].lstrip())
+    for k in range(first, len(lines)):
+        depth += sum(lines[k].count(c) for c in "([{") - sum(lines[k].count(c) for c in ")]}")
+        if k > first and lines[k].strip() and len(lines[k]) - len(lines[k].lstrip()) <= indent and \
+                not re.match(r"\s*[)\]}]", lines[k]) and depth <= 0:
+            end = k - 1  # (a body its indentation closes: Python's ``__init__``, Ruby's up to ``end``)
+            break
+        if depth <= 0 and lines[k].rstrip().endswith((";", "}", "end")) and (k > first or "}" in lines[k]):
+            end = k
+            break
+    if end is None:
+        return None
+    while end > first and not lines[end].strip():
+        end -= 1
+    new = [line for line in block.text.splitlines(keepends=True)]
+    while new and not new[0].strip():
+        new.pop(0)
+    while new and not new[-1].strip():
+        new.pop()
+    newline = "\r\n" if lines[first].endswith("\r\n") else "\n"
+    new = [line.rstrip("\r\n") + newline for line in new]
+    below = lines[end + 1:]
+    apart = [newline] if below and below[0].strip() and not re.match(r"\s*[)\]}]|\s*end\b", below[0]) else []
+    return Merge.spanning(current, "".join(lines[:end + 1] + [newline] + new + apart + below))
+
+
+# a block that belongs beside a type: Scala's companion ``object X {``, Rust's ``impl X {`` / ``impl Display for X {``,
+# Swift's ``extension X {``
+_COMPANION = re.compile(r"(?:object|impl(?:<[^>]*>)?(?:\s+[\w:<>]+\s+for)?|extension)\s+(?P<name>[A-Z]\w*)\b[^\n]*\{\s*$")
+
+
+def _beside_its_type(current: str, block: Block, name: str) -> Merge | None:
+    """A new companion placed right after the one type of its name ("Then add a companion object for
+    `RegistrationRequest`, directly below the case class:"), where the file has none for it yet and the answer
+    places it nowhere else."""
+    first = next((line for line in block.text.splitlines() if line.strip()), "")
+    m = _COMPANION.match(first)
+    if m is None or block.after or block.before or block.into or first.strip() in current:
+        return None
+    types = [line for line in current.splitlines() if re.match(
+        rf"\s*(?:(?:pub(?:\([\w:]+\))?|public|final|sealed|abstract|open|data|private|internal)\s+)*"
+        rf"(?:case\s+)?(?:class|struct|enum|trait)\s+{re.escape(m['name'])}\b", line)]
+    if len(types) != 1:
+        return None
+    try:
+        merge = merge_update(current, block.text, name, after=m["name"])
+    except UpdateError:
+        return None
+    return merge if not merge.unseen_lines else None
+
+
 def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> Merge | None:
     """The block merged in place of the file's lines the sentence before it says it replaces: the lines of the
     names it gives ("replace the `SAMPLE_INTERVAL` and `STATUS_LED` lines:"), each the one line of the file that
@@ -709,10 +793,14 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
         after: str | None = ""
     elif block.replaces:
         found = [[k for k, line in enumerate(lines) if _sets(line, said)] for said in block.replaces]
-        one_line = not _balanced(block.text) and len([line for line in block.text.splitlines() if line.strip()]) == 1
-        spans = [range(k[0], k[0] + 1) if one_line and not _balanced(lines[k[0]]) else _statement(lines, k[0])
+        one_line = _opens(block.text) and len([line for line in block.text.splitlines() if line.strip()]) == 1
+        spans = [range(k[0], k[0] + 1) if one_line and _opens(lines[k[0]]) else _statement(lines, k[0])
                  for k in found if len(k) == 1]  # (a line that opens a block, shown alone: that line, not the
-        # block: "replace the line that calls `pool.Run(ctx)` with:" ``if err := pool.Run(...); err != nil {``)
+        # block: "replace the line that calls `pool.Run(ctx)` with:" ``if err := pool.Run(...); err != nil {``,
+        # "replace the `if status == 0 ...:` line in `main` with:" and a Python ``if`` line)
+        if _NOTE_OR_ATTRIBUTE.match(next((line for line in block.text.splitlines() if line.strip()), "")) and \
+                not is_marker(next(line for line in block.text.splitlines() if line.strip())):
+            spans = [_with_notes_above(lines, span) if span else span for span in spans]
         gone = {j for span in spans if span for j in span} if len(spans) == len(found) and all(spans) else None
         after = block.after
     else:
@@ -742,6 +830,21 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
     return Merge.spanning(current, merge.merged) if not merge.unseen_lines else None
 
 
+# a line that comments or annotates the declaration below it: ``/// doc``, ``#[arg(long)]``, ``@Column``
+_NOTE_OR_ATTRIBUTE = re.compile(r"\s*(?://|#\[|@\w|/\*\*|\*(?!/)|#\s|--\s)")
+
+
+def _with_notes_above(lines: list[str], span: range) -> range:
+    """A declaration's lines with the comments and attributes right above it, where the block that takes their
+    place shows its own ("replace the `max_age_days` field (doc comment, attribute and field) with:")."""
+    first = span.start
+    indent = len(lines[first]) - len(lines[first].lstrip())
+    while first > 0 and _NOTE_OR_ATTRIBUTE.match(lines[first - 1]) and \
+            len(lines[first - 1]) - len(lines[first - 1].lstrip()) == indent:
+        first -= 1
+    return range(first, span.stop)
+
+
 def _sets(line: str, said: str) -> bool:
     """Whether a line is the one a sentence names by ``said``: it starts with it (``HEALTHCHECK``,
     ``STATUS_LED = 0``), or sets it (``M.STATUS_LED = 0``, ``export API_URL=``, ``"port": 80``).  Said with its
@@ -753,9 +856,13 @@ def _sets(line: str, said: str) -> bool:
         return True
     if re.search(r"[(\s]", said) and code_said(said).search(line):
         return True  # (code the line holds: "the line that calls `pool.Run(ctx)`", "`FastAPI(...)`")
+    if said[:1] in "'\"" and said[-1:] == said[:1] and \
+            re.match(rf"""\s*[\w$.]+\(\s*(["'`]){re.escape(said[1:-1])}\1""", line):
+        return True  # (a test by its title: "replace the `'totalCents sums all lines'` test", ``test("...", ...``)
     if said.startswith("/") and re.match(rf"""\s*[\w$.]+(?:::\w+)?\(\s*(["'`]){re.escape(said)}\1""", line):
         return True  # (a route by its path: "replace the inline `/health` route", ``r.Get("/health", func(...``)
-    return re.match(rf"""\s*(?:(?:export|local|const|let|var|set|readonly|ENV|ARG)\s+)?(?:[\w$]+\.)*"""
+    return re.match(rf"""\s*(?:(?:export|local|const|let|var|val|set|readonly|ENV|ARG|pub(?:\([\w:]+\))?|"""
+                    rf"""public|private|protected|internal|static|final)\s+)*(?:[\w$]+\.)*"""
                     rf"""["']?{re.escape(said)}["']?\s*[:=]""", line) is not None
 
 
@@ -767,7 +874,10 @@ def _statement(lines: list[str], first: int) -> range | None:
     if element and not re.search(rf"</{re.escape(element[2])}>|/>\s*$", lines[first]):
         return next((range(first, k + 1) for k in range(first + 1, len(lines))
                      if lines[k].startswith(f"{element[1]}</{element[2]}>")), None)
-    if re.search(r"(?:\bdo(?:\s*\|[^|]*\|)?|:)\s*$", lines[first].split(" #")[0].rstrip()):
+    quote = next((q for q in ('"""', "'''", "`") if lines[first].count(q) % 2), None)
+    if quote:  # (a string over several lines: ``QUERY = """`` ... ``"""``)
+        return next((range(first, k + 1) for k in range(first + 1, len(lines)) if quote in lines[k]), None)
+    if _opens_by_indent(lines[first]):
         keys = keys_of(lines)  # (a block its indentation closes: ``describe "#full_name" do`` ... ``end``)
         end = block_end(keys, first)
         while end > first + 1 and not keys[end - 1].strip():
@@ -781,6 +891,16 @@ def _statement(lines: list[str], first: int) -> range | None:
 
 def _balanced(line: str) -> bool:
     return all(line.count(a) == line.count(b) for a, b in ("()", "[]", "{}"))
+
+
+def _opens_by_indent(line: str) -> bool:
+    """A line whose block its indentation closes: ``if x:``, ``describe "#full_name" do``."""
+    return re.search(r"(?:\bdo(?:\s*\|[^|]*\|)?|:)\s*$", line.split(" #")[0].rstrip()) is not None
+
+
+def _opens(text: str) -> bool:
+    """Code that opens a block it does not close: an open bracket, or a line its indentation closes."""
+    return not _balanced(text) or _opens_by_indent(text.rstrip("\n").splitlines()[-1] if text.strip() else "")
 
 
 def _headed_once(head: re.Pattern[str], targets: list[Path], changes: list[FileChange], by_target: dict[Path, int],
@@ -940,6 +1060,7 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             continue
         try:
             merge = _lines_said_replaced(current, block, target.name, force) or \
+                _beside_its_type(current, block, target.name) or _after_the_constructor(current, block) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
                              before=block.before, whole=block.whole, into=block.into)
             if _changes_outside(current, merge.merged, block.into, target.name):  # ("Add the field to `Post`,

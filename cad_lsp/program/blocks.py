@@ -194,6 +194,12 @@ def _new_definitions(old_units: list[Unit], new_units: list[Unit], merger: "_Mer
         at = siblings.index(named[0])
         gap = [Piece(lines[r], r + 1, None) for r in range(siblings[at - 1].end + 1, named[0].start)]
     lead = [Piece(p.text, None, None) for p in gap if not p.text.strip()] or [Piece("\n", None, None)]
+    if siblings is not None and siblings.index(named[0]) > 0 and not gap and named[0].start == named[0].end and \
+            all(u.start == u.end for u in shown) and siblings[siblings.index(named[0]) - 1].key != named[0].key and \
+            difflib.SequenceMatcher(None, lines[named[0].start].strip(),
+                                    merger.new.lines[shown[0].start].strip()).ratio() >= 0.6:
+        lead = []  # (one-line members like it, that the class sets one right below the other: ``final case class
+        # NotFound(...)``; not a clause of the same function, nor a ``var`` below a pair of ``val``s)
     if named and named[0].key[0] == "variable":
         lead = lead[:1]  # (a table below a constant: one blank line, not the two between functions)
         first = siblings is not None and siblings.index(named[0]) == 0 and named[0].start == named[0].end and \

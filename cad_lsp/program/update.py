@@ -1328,6 +1328,9 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
     found = [j for j in found if not any(k < j < block_end(keys, k) for k in found)]  # (a class, not its
     # constructor of the same name: Dart's ``const CartLine(...)`` inside ``class CartLine``)
     at = block_end(keys, found[-1]) if side == "after" else found[0]  # (clauses, overloads: all of them)
+    while side == "after" and at < len(keys) and indent_of(keys[at]) == indent_of(keys[found[-1]]) and \
+            re.match(r"\s*[\]}]+\)[^;]*\{\s*$", keys[at]):
+        at = block_end(keys, at)  # (the body below parameters that close on their own line: Dart's ``}) {``)
     newline = _terminator(doc_lines)
     new = [Piece(line if line.endswith(("\n", "\r")) else line + newline, None, k + 1)
            for k, line in enumerate(update_lines)]
@@ -1340,7 +1343,9 @@ def _at_named_block(doc_lines: list[str], update_lines: list[str], place: tuple[
         TITLED_CALL.match(keys[found[-1]]) or MAKE_TARGET.match(keys[found[-1]]) or keys[found[-1]].rstrip().endswith("{") and head.endswith("{") or \
         TITLED_CALL.match(head) and head.endswith(("{", " do", ":"))  # that opens a block says so itself)
     tight = side == "after" and 0 < at < len(keys) and keys[at - 1].strip() and keys[at].strip() and \
-        not CLOSING.match(keys[at])  # (the file sets these blocks one right below the other: CSS rules, methods)
+        (not CLOSING.match(keys[at]) or at - found[-1] == 1 and found[-1] > 0 and keys[found[-1] - 1].strip() and
+         not keys[found[-1] - 1].rstrip().endswith(("{", "(", "[", ":")))  # (the file sets these blocks one right
+    # below the other: CSS rules, methods; one-line case classes, the last before the closing brace)
     if definition and at > 0 and keys[at - 1].strip() and new[0].text.strip() and not tight:
         new.insert(0, Piece(newline, None, None))  # set apart, as definitions are (statements are not)
     if definition and at < len(keys) and keys[at].strip() and not CLOSING.match(keys[at]) and not tight:
@@ -1497,6 +1502,14 @@ def _rewrote_the_place(doc_lines: list[str], update_lines: list[str], merged: st
         not any(re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line) for line in update_lines)
 
 
+def _paragraphs_closed(new: list[Piece]) -> bool:
+    """Whether new code is paragraphs set apart by a blank line, the last closing a block it opened."""
+    shown = [piece.text for piece in new]
+    while shown and not shown[-1].strip():
+        shown.pop()
+    return len(shown) > 2 and any(not line.strip() for line in shown) and CLOSING.match(shown[-1]) is not None
+
+
 def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, name: str) -> Merge | None:
     """New code put after (or before) the one file line that starts with the name the answer gives, a statement
     rather than a definition ("right after the existing `member` block", "after the `after_create_commit`
@@ -1531,7 +1544,10 @@ def _at_named_line(doc_lines: list[str], update_lines: list[str], side: str, nam
             while j > 0 and COMMENT_LINE.match(keys[j - 1]) and indent_of(keys[j - 1]) == indent_of(keys[j]):
                 j -= 1  # (the comment right above it is about it: "# This must remain at the bottom")
         apart = j > 0 and not keys[j - 1].strip() and \
-            (_opens_a_body(new) or COMMENT_LINE.match(new[0].text) is not None)  # (a group with its own comment)
+            (_opens_a_body(new) or COMMENT_LINE.match(new[0].text) is not None) or \
+            _paragraphs_closed(new) and not CLOSING.match(keys[j])  # (a group with its own comment; a guard
+        # written in paragraphs, at the top of a body: "add this check at the very top of `store()`, before the
+        # `DB::transaction` call")
         while apart and new and not new[-1].text.strip():
             new = new[:-1]
         return _inserted(doc_lines, update_lines, j, new + [Piece(_terminator(doc_lines), None, None)] * apart)
