@@ -2935,6 +2935,13 @@ def _applied(tmp_path: Path, name: str, text: str, answer: str) -> str:
     return change.after
 
 
+def _written(tmp_path: Path, texts: dict[str, str]) -> Path:
+    """The folder with ``texts`` written in it, each under its name."""
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
 def _applied_to(tmp_path: Path, texts: dict[str, str], answer: str) -> dict[str, str]:
     """The files an answer changes, each written as ``texts`` has it first: what the answer makes of each."""
     for name, text in texts.items():
@@ -4083,3 +4090,49 @@ def test_a_factory_right_after_the_constructor_a_method_after_one_whose_paramete
         "      id: json['id'] as String,\n    );\n  }\n\n  final").replace(
         "    );\n  }\n\n  @override", "    );\n  }\n\n  Map<String, dynamic> toJson() => {'id': id};\n\n  @override")
     assert after["A.swift"] == "struct A {\n    let b: Int\n    let c: Int\n}\n"
+
+
+def test_a_route_added_above_the_one_shown_below_it_and_commands_after_a_sentence_naming_a_source_file(tmp_path):
+    """"add the route just above the catch-all `*` route:" and the new route, then that one: the new route goes
+    above it (a line merge took the route above, which looks like it, for the one rewritten); "Nothing in
+    `main.go` needs to change ... Run the tests with:" and ``go test ./...`` is a command, not a line of it."""
+    app = ("export default function App() {\n  return (\n    <Routes>\n      <Route\n        path=\"/projects\"\n"
+           "        element={\n          <RequireAuth>\n            <ProjectsPage />\n          </RequireAuth>\n        }\n"
+           "      />\n      <Route\n        path=\"/projects/:id\"\n"
+           "        element={\n          <RequireAuth>\n            <ProjectPage />\n          </RequireAuth>\n        }\n"
+           "      />\n      <Route path=\"*\" element={<NotFoundPage />} />\n    </Routes>\n  );\n}\n")
+    main = "package main\n\nfunc main() {\n\trun()\n}\n"
+    answer = ("### `App.tsx`\n\nAdd the route just above the catch-all `*` route:\n\n```tsx\n"
+              "      <Route\n        path=\"/settings\"\n        element={\n          <RequireAuth>\n"
+              "            <SettingsPage />\n          </RequireAuth>\n        }\n      />\n"
+              "      <Route path=\"*\" element={<NotFoundPage />} />\n```\n\nNothing in `main.go` needs to change. Run the "
+              "tests with:\n\n```\ngo test ./...\n```\n")
+    plan = plan_answer(answer, _written(tmp_path, {"App.tsx": app, "main.go": main}))
+    assert {Path(c.path).name: c.after for c in plan.files if c.changed} == {"App.tsx": app.replace(
+        "      <Route path=\"*\"", "      <Route\n        path=\"/settings\"\n        element={\n          <RequireAuth>\n"
+        "            <SettingsPage />\n          </RequireAuth>\n        }\n      />\n      <Route path=\"*\"")}
+
+
+def test_an_import_unused_in_the_file_of_the_block_above_an_attribute_no_longer_needed_and_one_removed_with_its_function(
+        tmp_path):
+    """"The `java.util.List` import is now unused, so remove it too." after a block of one of two files that
+    import it: that file's; "It no longer needs `#[allow(deprecated)]`" before a function shown anew: the
+    attribute above it goes; "Delete the `parse_legacy` function together with its doc comment and
+    `#[deprecated]` attribute." under a heading naming the file: all of it (the attribute's name stopped it)."""
+    service = ("package a;\n\nimport java.util.List;\n\nclass Service {\n    List<String> all() {\n        return null;\n"
+               "    }\n}\n")
+    controller = "package a;\n\nimport java.util.List;\n\nclass Controller {\n    List<String> all;\n}\n"
+    cli = ("#[allow(deprecated)]\nfn parse_timeout(s: &str) -> u64 {\n    parse_legacy(s)\n}\n\nfn main() {}\n")
+    parser = ("pub fn parse(s: &str) -> u64 {\n    0\n}\n\n/// The old format.\n#[deprecated(since = \"0.5.0\")]\n"
+              "pub fn parse_legacy(s: &str) -> u64 {\n    1\n}\n")
+    answer = ("In `Service.java`, replace `all` with:\n\n```java\n    String[] all() {\n        return null;\n    }\n```\n\n"
+              "The `java.util.List` import is now unused, so remove it too.\n\n### 1. `parser.rs`\n\n"
+              "Delete the `parse_legacy` function together with its doc comment and `#[deprecated]` attribute.\n\n"
+              "### 2. `cli.rs`\n\nReplace the `parse_timeout` function with this version. It no longer needs "
+              "`#[allow(deprecated)]`:\n\n```rust\nfn parse_timeout(s: &str) -> u64 {\n    parse(s)\n}\n```\n")
+    plan = plan_answer(answer, _written(tmp_path, {"Service.java": service, "Controller.java": controller,
+                                                   "cli.rs": cli, "parser.rs": parser}))
+    after = {Path(c.path).name: c.after for c in plan.files if c.changed}
+    assert after == {"Service.java": "package a;\n\nclass Service {\n    String[] all() {\n        return null;\n    }\n}\n",
+                     "cli.rs": "fn parse_timeout(s: &str) -> u64 {\n    parse(s)\n}\n\nfn main() {}\n",
+                     "parser.rs": "pub fn parse(s: &str) -> u64 {\n    0\n}\n"}

@@ -383,7 +383,7 @@ def read_answer(markdown: str) -> Reading:
         if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
             index += 1
             continue
-        removals += _removals(lines[prose_start:index], prose_start, section_path)
+        removals += _removals(lines[prose_start:index], prose_start, section_path, _last_path(blocks))
         end = _closing(lines, index, opening["fence"])
         indent = len(opening["indent"])
         body = [_dedent(line, indent) for line in lines[index + 1:end]]
@@ -481,7 +481,7 @@ def read_answer(markdown: str) -> Reading:
             last = read
         index = end + 1
         prose_start = index
-    removals += _removals(lines[prose_start:], prose_start, section_path)
+    removals += _removals(lines[prose_start:], prose_start, section_path, _last_path(blocks))
     if blocks and last is blocks[-1]:
         blocks[-1] = _go_imports_said_after(_placed_by_what_follows(blocks[-1], lines[prose_start:]),
                                             lines[prose_start:])
@@ -654,6 +654,12 @@ _ALL_IN = re.compile(r"\b(?:all|the\s+rest)\s+(?:of\s+)?(?:the\s+|these\s+|this\
                      r"[^.`:]*?\b(?:are|go|happen|belong)\s+in\s+`(?P<path>[^`\s]+)`\s*[.:]?\s*$", re.IGNORECASE)
 
 
+def _last_path(blocks: list[Block]) -> str | None:
+    """The file prose after a block speaks of where it names none: the block's ("Also remove the `java.util.List`
+    import here")."""
+    return blocks[-1].path if blocks else None
+
+
 def _is_heading(prose: list[str], k: int) -> bool:
     """Whether line k of the prose heads what follows: a markdown heading, or a path alone on its line (in bold,
     or bare, then a sentence: "`src/lib/types.ts`" then "Add the field after `createdAt`:")."""
@@ -666,10 +672,11 @@ def _is_heading(prose: list[str], k: int) -> bool:
     # "3. **Update `src/main.rs`**")
 
 
-def _removals(prose: list[str], first: int, section: str | None = None) -> list[Removal]:
+def _removals(prose: list[str], first: int, section: str | None = None, near: str | None = None) -> list[Removal]:
     """The removals the prose says to do: a sentence with a verb of removal, no condition or denial, naming
     definitions in backticks (and perhaps the file, in backticks, after "from" or "in").  ``section``: the file
-    the heading above names, each removal's file where the sentence names none and more than one would do."""
+    the heading above names, each removal's file where the sentence names none and more than one would do;
+    ``near``, the file of the block above, the same for lines where no heading names one."""
     out: list[Removal] = []
     for number, line in enumerate(map(_unemphasized, prose), first + 1):
         if _is_heading(prose, number - first - 1):
@@ -714,6 +721,8 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
                     path = token
                 elif word in ("import", "imports") or IMPORT_LINE.match(token):
                     continue  # (imports said gone: ``_imports_said_gone``'s)
+                elif re.match(r"#\[|#!\[|@\w", token) or word.rstrip("s") in ("attribute", "annotation", "decorator"):
+                    continue  # ("together with its doc comment and `#[deprecated]` attribute": the definition's own)
                 elif behind[0].lower() in _PREPOSITIONS and token[:1].isupper() and _REMOVED_NAME.match(token):
                     within = _REMOVED_NAME.match(token)["name"]  # "from `Article`": the class that holds them
                 elif behind[0].lower() in _PREPOSITIONS:
@@ -767,9 +776,13 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
             if not _NOT_DONE.search(line[:m.end()]):
                 path = m["path"] if m["path"] and _names_file(m["path"]) else None
                 out.append(Removal((m["head"].strip(),), path, number, m[0], lines=True))
+        for m in _ATTRIBUTE_NOT_NEEDED.finditer(line):  # "It no longer needs `#[allow(deprecated)]`"
+            if not _NOT_DONE.search(line[:m.end()]):
+                out.append(Removal((m["attribute"],), None, number, m[0], lines=True))
         for m in _NAMED_IMPORT_REMOVAL.finditer(line):  # "`java.util.Arrays` is no longer used, so remove that
             if not _NOT_DONE.search(line[:m.end()]):  # import"; "remove the `java.util.Arrays` import"
-                out.append(Removal((f"import {m['name'] or m['other']}",), None, number, m[0], lines=True))
+                out.append(Removal((f"import {m['name'] or m['other'] or m['unused']}",), None, number, m[0],
+                                   lines=True))
         said = {removal.names for removal in out if removal.lines and removal.line == number}
         out += [removal for removal in _imports_said_gone(line, number) if removal.names not in said]
         for m in _SECTION_REMOVAL.finditer(line):  # 'in `lua/config/autocmds.lua`, delete the whole "Format on
@@ -797,7 +810,9 @@ def _removals(prose: list[str], first: int, section: str | None = None) -> list[
                 if code is None:
                     break
                 out.append(Removal((code[1].strip(),), None, number, line.strip(), lines=True))
-        out[start:] = [replace(removal, under=section) for removal in out[start:]]
+        out[start:] = [replace(removal, under=section or (near if removal.lines else None)) for removal in out[start:]]
+        # (the file of the block above, for a line: "The `java.util.List` import is now unused, so remove it too";
+        # not for a definition two files define, which is left alone)
     return out
 
 
@@ -892,10 +907,16 @@ _IMPORT_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:now[- ]u
                              r"(?:[^.`\n]*?\b(?:from|in)\s+`(?P<path>[^`\n]+)`)?", re.IGNORECASE)
 
 
+# An attribute, annotation or decorator a definition shown anew no longer needs: its line goes
+_ATTRIBUTE_NOT_NEEDED = re.compile(r"\bno\s+longer\s+needs?\s+(?:the\s+|its\s+)?`(?P<attribute>#!?\[[^`\n]+\]|@\w[^`\n]*)`",
+                                   re.IGNORECASE)
 # An import named by its dotted path, said to go (Java's, Kotlin's, Scala's: ``import java.util.Arrays;``)
 _NAMED_IMPORT_REMOVAL = re.compile(r"`(?P<name>[a-z]\w*(?:\.\w+)+)`[^.`]*?\b(?:remove|delete|drop)\s+(?:that|the|this|its)\s+"
                                    r"import\b|\b(?:remove|delete|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+)?"
-                                   r"`(?P<other>[a-z]\w*(?:\.\w+)+)`\s+import\b", re.IGNORECASE)
+                                   r"`(?P<other>[a-z]\w*(?:\.\w+)+)`\s+import\b|"
+                                   r"`(?P<unused>[a-z]\w*(?:\.\w+)+)`\s+import\s+is\s+(?:now\s+)?(?:unused|no\s+longer\s+"
+                                   r"(?:used|needed))[^.`]*?\b(?:remove|delete|drop)\s+it\b", re.IGNORECASE)
+# ("The `java.util.List` import is now unused, so remove it too.")
 
 
 # A TOML or INI table a sentence puts the block's keys in: "Add `thiserror` to the `[dependencies]` in `Cargo.toml`"
@@ -948,6 +969,14 @@ def _foreign_code(language: str | None, path: str) -> bool:
     known = _CODE_EXTENSIONS - _MIXED_EXTENSIONS
     return lowered in _PROGRAMMING and extension in known and extension not in EXTENSIONS[lowered] and \
         not any(extension in family and EXTENSIONS[lowered] <= family for family in _FAMILIES)
+
+
+def _program_file(path: str) -> bool:
+    """Whether a path is a source file of one programming language (``main.go``; not a script, a Makefile or a
+    README, which may hold commands)."""
+    name = re.split(r"[/\\]", path)[-1]
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+    return extension in _CODE_EXTENSIONS - _MIXED_EXTENSIONS
 
 
 def _code_of(language: str | None, path: str) -> bool:
@@ -1254,8 +1283,10 @@ def _read_code(language: str | None, info_path: str | None, body: list[str], pro
         # section at the end of the script:" after a block of ``scripts/backup.sh``: there, if it holds its lines)
     if path is None and language in _SHELL:
         return Skipped(line, language, "commands or their output, not a file")
-    if path is None and language is None and _looks_like_commands(body):
-        return Skipped(line, None, "commands, not a file")
+    if language is None and _looks_like_commands(body) and \
+            (path is None or named_by == "line before" and _program_file(path)):
+        return Skipped(line, None, "commands, not a file")  # (not lines of the ``main.go`` the sentence names:
+        # "Nothing in `cmd/app/main.go` needs to change ... Run the tests with:" and ``go test ./...``)
     if not "".join(body).strip():
         return Skipped(line, language, "an empty block")
     return Block("".join(body), path, named_by, language, line, existing=existing, label=label)

@@ -709,6 +709,57 @@ def _definition_span(text: str, name: str, filename: str) -> tuple[int, int] | N
     return (found[0], block_end(keys, found[0]) - 1) if len(found) == 1 else None
 
 
+def _drops_lines(before: str, after: str) -> bool:
+    """Whether a merge takes out or rewrites a line of the file that has code on it."""
+    old, new = ([line.strip() for line in text.splitlines()] for text in (before, after))
+    return any(tag in ("delete", "replace") and any(old[k] for k in range(i1, i2))
+               for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes())
+
+
+def _added_beside_shown(current: str, text: str) -> Merge | None:
+    """A block said to be added, shown with the line(s) of the file below its new ones (a run the file has once):
+    its new lines above them, and nothing of the file taken out.  The new lines are whole: brackets closed, first
+    and last at one depth, a sibling of the line below them, none of them a line the file has once.  None where
+    that does not hold, or the block has markers.  (New lines shown below the file's: the merge's own reading,
+    which keeps what the block rewrites there.)"""
+    lines = current.splitlines(keepends=True)
+    shown = text.splitlines(keepends=True)
+    while shown and not shown[0].strip():
+        shown.pop(0)
+    while shown and not shown[-1].strip():
+        shown.pop()
+    if not shown or any(is_marker(line) for line in shown):
+        return None
+    keys = [line.strip() for line in lines]
+
+    def run(part: list[str]) -> int | None:
+        want = [line.strip() for line in part]
+        found = [j for j in range(len(keys) - len(want) + 1) if keys[j:j + len(want)] == want]
+        return found[0] if len(found) == 1 else None
+
+    once = {key for key in keys if len(key) >= DISTINCTIVE_LINE and keys.count(key) == 1}
+
+    def whole(new: list[str], depth: int) -> bool:
+        code = [line for line in new if line.strip()]
+        return bool(code) and _balanced("".join(code)) and indent_of(code[0]) == indent_of(code[-1]) and \
+            indent_of(code[0]) == depth and any(line.strip() not in keys for line in code) and \
+            not any(line.strip() in once for line in code)  # (not a line of the file's own, shown anew: a
+    # ``type Entry struct {``; the lines every route repeats, ``<RequireAuth>``, may be)
+
+    def rewrites(new: list[str], beside: int) -> bool:  # (one line like the file's line beside it: that line
+        code = [line for line in new if line.strip()]  # rewritten, ``#[derive(..., Serialize)]``, not a new one)
+        return len(code) == 1 and 0 <= beside < len(lines) and looks_alike(code[0], lines[beside])
+
+    for k in range(len(shown) - 1, 0, -1):  # the line(s) below: the new ones go above them
+        at = run(shown[-k:])
+        if at is not None and whole(shown[:-k], indent_of(lines[at])) and run(shown[:-k]) is None and \
+                (len(shown) - k == 1 or run(shown[:1]) is None) and not rewrites(shown[:-k], at - 1):
+            newline = "\r\n" if lines[0].endswith("\r\n") else "\n"
+            return Merge.spanning(current, "".join(lines[:at] + [line.rstrip("\r\n") + newline
+                                                                 for line in shown[:-k]] + lines[at:]))
+    return None
+
+
 # the head of a constructor: ``constructor(``, ``def __init__(``, ``init(``, ``def initialize``, or a type's name called
 # (``const Todo({``, ``public Order(``) where the file declares that type
 _CONSTRUCTOR_HEAD = re.compile(r"\s+(?:(?:public|private|protected|internal|override|required|convenience|const|explicit)"
@@ -1063,6 +1114,9 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
                 _beside_its_type(current, block, target.name) or _after_the_constructor(current, block) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
                              before=block.before, whole=block.whole, into=block.into)
+            if block.add_said and not block.replaces and _drops_lines(current, merge.merged):
+                merge = _added_beside_shown(current, block.text) or merge  # ("add the route just above the
+                # catch-all `*` route:", the new route and that one: not over the route above, like it)
             if _changes_outside(current, merge.merged, block.into, target.name):  # ("Add the field to `Post`,
                 merge = _placed_inside(current, replace(block, inside=block.into), target.name) or merge  # right
                 # after `title`": not over a line like it in another class)
