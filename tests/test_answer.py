@@ -1030,6 +1030,48 @@ NOT_YET: dict[str, str] = {
     "dv-go-shorty-link-expiry-ttl-gemini": "not examined yet: refused",
     "dv-python-argparse-tasks-csv-export-qwen": "not examined yet: ``src/tasks/storage.py`` differs from the expected",
     "dv-python-django-blog-featured-posts-deepseek": "not examined yet: ``blog/admin.py`` differs from the expected",
+    "dw-python-rename-slugify-gpt4o": "not examined yet: ``blog/tests/test_utils.py``, ``blog/views.py`` differ "
+                                      "from the expected",
+    "dw-typescript-rename-format-price-copilot": "not examined yet: ``src/components/ProductCard.tsx``, "
+                                                 "``src/utils/format.test.ts`` differ from the expected",
+    "dw-go-rename-parse-entry-qwen": "not examined yet: refused",
+    "dw-java-rename-find-by-email-copilot": "not examined yet: refused",
+    "dx-typescript-express-auth-rate-limit-copilot": "not examined yet: ``src/app.ts`` differs from the expected",
+    "dx-python-fastapi-item-ownership-claude": "not examined yet: ``tests/test_items.py`` differs from the expected",
+    "dx-php-laravel-orders-csv-export-deepseek": "not examined yet: refused",
+    "dx-python-click-remove-legacy-sync-gpt4o": "not examined yet: ``tasks/cli.py`` differs from the expected",
+    "dx-dockerfile-compose-add-redis-qwen": "not examined yet: ``.env.example`` differs from the expected",
+    "dx-vue-pinia-cart-remove-items-mistral": "not examined yet: ``src/components/CartDrawer.vue`` differs from the "
+                                              "expected",
+    "dy-kotlin-room-archive-column-claude": "not examined yet: "
+                                            "``app/src/main/java/com/streaky/app/data/local/HabitDao.kt`` differs "
+                                            "from the expected",
+    "dy-php-laravel-project-archive-claude": "not examined yet: "
+                                             "``database/migrations/2024_05_14_120000_add_archived_at_to_projects_table.php`` differs from the expected",
+    "dy-scala-akka-http-delete-user-gemini": "not examined yet: "
+                                             "``src/main/scala/com/acme/users/UserRepository.scala``, "
+                                             "``src/test/scala/com/acme/users/UserRoutesSpec.scala`` differ from "
+                                             "the expected",
+    "dy-dart-flutter-rename-get-posts-gemini": "not examined yet: ``test/post_repository_test.dart`` differs from "
+                                               "the expected",
+    "dy-haskell-todo-done-command-claude": "not examined yet: ``app/Main.hs``, ``src/Todo/Store.hs`` differ from "
+                                           "the expected",
+    "dy-yaml-gha-ci-npm-cache-lint-job-copilot": "not examined yet: refused",
+    "dy-vue-user-table-pagination-qwen": "not examined yet: ``src/components/UserTable.vue`` differs from the "
+                                         "expected",
+    "dy-vue-router-not-found-page-llama": "not examined yet: ``src/router/index.js`` differs from the expected",
+    "dy-svelte-kit-delete-todo-action-gpt4o": "not examined yet: ``src/routes/todos/+page.svelte`` differs from the "
+                                              "expected",
+    "dy-lua-neovim-plugin-rename-note-path-copilot": "not examined yet: ``lua/quicknote/util.lua``, "
+                                                     "``plugin/quicknote.lua`` differ from the expected",
+    "dy-shell-deploy-retry-pipefail-llama": "not examined yet: ``scripts/deploy.sh`` differs from the expected",
+    "dy-sql-sqlc-order-status-migration-qwen": "not examined yet: ``db/queries/orders.sql`` differs from the "
+                                               "expected",
+    "dz-python-rename-fmt-money-claude": "not examined yet: ``billing/tests/test_utils.py`` differs from the "
+                                         "expected",
+    "dz-python-move-text-helpers-deepseek": "not examined yet: ``blog/views.py`` differs from the expected",
+    "dz-rust-rename-load-config-claude": "not examined yet: ``src/main.rs`` differs from the expected",
+    "dz-rust-move-parse-duration-deepseek": "not examined yet: ``src/main.rs`` differs from the expected",
 }
 
 
