@@ -1036,8 +1036,6 @@ NOT_YET: dict[str, str] = {
                                                  "``src/utils/format.test.ts`` differ from the expected",
     "dw-go-rename-parse-entry-qwen": "not examined yet: refused",
     "dw-java-rename-find-by-email-copilot": "not examined yet: refused",
-    "dx-typescript-express-auth-rate-limit-copilot": "not examined yet: ``src/app.ts`` differs from the expected",
-    "dx-python-fastapi-item-ownership-claude": "not examined yet: ``tests/test_items.py`` differs from the expected",
     "dx-php-laravel-orders-csv-export-deepseek": "not examined yet: refused",
     "dx-python-click-remove-legacy-sync-gpt4o": "not examined yet: ``tasks/cli.py`` differs from the expected",
     "dx-dockerfile-compose-add-redis-qwen": "not examined yet: ``.env.example`` differs from the expected",
@@ -1046,8 +1044,6 @@ NOT_YET: dict[str, str] = {
     "dy-kotlin-room-archive-column-claude": "not examined yet: "
                                             "``app/src/main/java/com/streaky/app/data/local/HabitDao.kt`` differs "
                                             "from the expected",
-    "dy-php-laravel-project-archive-claude": "not examined yet: "
-                                             "``database/migrations/2024_05_14_120000_add_archived_at_to_projects_table.php`` differs from the expected",
     "dy-scala-akka-http-delete-user-gemini": "not examined yet: "
                                              "``src/main/scala/com/acme/users/UserRepository.scala``, "
                                              "``src/test/scala/com/acme/users/UserRoutesSpec.scala`` differ from "
@@ -4178,3 +4174,38 @@ def test_an_import_unused_in_the_file_of_the_block_above_an_attribute_no_longer_
     assert after == {"Service.java": "package a;\n\nclass Service {\n    String[] all() {\n        return null;\n    }\n}\n",
                      "cli.rs": "fn parse_timeout(s: &str) -> u64 {\n    parse(s)\n}\n\nfn main() {}\n",
                      "parser.rs": "pub fn parse(s: &str) -> u64 {\n    0\n}\n"}
+
+
+def test_a_path_set_in_bold_in_a_sentence_a_place_declared_without_a_body_and_a_call_given_an_argument(tmp_path):
+    """"... I've named it **`migrations/x.php`** here; your timestamp will differ." names the new file of the
+    block below; "Then add this method at the end of the interface, after `updateSortOrder`:" goes on in the
+    Kotlin DAO whose members have no bodies; a call shown between markers with one more argument rewrites its
+    line (it went to the function's end); a comment in a new test that says something is untouched is the
+    test's, not a marker."""
+    dao = ("@Dao\ninterface HabitDao {\n    @Query(\"SELECT * FROM habits\")\n    fun observeHabits(): Flow<List<Habit>>\n\n"
+           "    @Query(\"UPDATE habits SET sort_order = :order WHERE id = :id\")\n"
+           "    suspend fun updateSortOrder(id: Long, order: Int)\n}\n")
+    app = ('import { authRouter } from "./routes/auth";\n\nexport function createApp() {\n  const app = express();\n\n'
+           '  app.use("/api/auth", authRouter);\n  app.use("/api/users", requireAuth, usersRouter);\n\n  return app;\n}\n')
+    tests = ("def test_create(client):\n    assert client.post('/items/').status_code == 201\n\n\n"
+             "def test_list(client):\n    assert client.get('/items/').status_code == 200\n")
+    answer = ("### 1. Migration\n\nI've named it **`migrations/add_archived.php`** here; your timestamp will differ.\n\n"
+              "```php\n<?php\n\nreturn new class extends Migration {};\n```\n\nIn `HabitDao.kt`, change the query:\n\n"
+              "```kotlin\n    @Query(\"SELECT * FROM habits WHERE archived = 0\")\n    fun observeHabits(): Flow<List<Habit>>\n"
+              "```\n\nThen add this method at the end of the interface, after `updateSortOrder`:\n\n```kotlin\n"
+              "    @Query(\"UPDATE habits SET archived = :archived WHERE id = :id\")\n"
+              "    suspend fun setArchived(id: Long, archived: Boolean)\n```\n\n```ts\n// filepath: app.ts\n"
+              "// ...existing code...\nexport function createApp() {\n  // ...existing code...\n\n"
+              "  app.use(\"/api/auth\", rateLimit(config.rateLimit), authRouter);\n  // ...existing code...\n}\n```\n\n"
+              "```python\n# tests.py\ndef test_other_user(client):\n    assert client.delete('/items/1').status_code == 403\n\n"
+              "    # The owner's item is untouched\n    assert client.get('/items/1').status_code == 200\n```\n")
+    plan = plan_answer(answer, _written(tmp_path, {"HabitDao.kt": dao, "app.ts": app, "tests.py": tests}))
+    after = {c.path: c.after for c in plan.files if c.changed}
+    assert after["migrations/add_archived.php"] == "<?php\n\nreturn new class extends Migration {};\n"
+    assert after["HabitDao.kt"] == dao.replace("FROM habits\")", "FROM habits WHERE archived = 0\")").replace(
+        "order: Int)\n}", "order: Int)\n\n    @Query(\"UPDATE habits SET archived = :archived WHERE id = :id\")\n"
+        "    suspend fun setArchived(id: Long, archived: Boolean)\n}")
+    assert after["app.ts"] == app.replace('("/api/auth", authRouter)', '("/api/auth", rateLimit(config.rateLimit), authRouter)')
+    assert after["tests.py"] == tests + ("\n\ndef test_other_user(client):\n    assert client.delete('/items/1').status_code == 403"
+                                         "\n\n    # The owner's item is untouched\n"
+                                         "    assert client.get('/items/1').status_code == 200\n")

@@ -1608,6 +1608,9 @@ def _path_named(line: str) -> str | None:
         return quoted[0]
     if not quoted and looks_like_path(alone):
         return alone
+    in_bold = [m[1] for m in re.finditer(r"\*\*`([^`\n]+)`\*\*", stripped)]
+    if len(in_bold) == 1 and looks_like_path(in_bold[0]) and [t for t in quoted if _names_file(t)] == in_bold:
+        return in_bold[0]  # (the one path set in bold: "I've named it **`database/migrations/x.php`** here; ...")
     example = _FOR_EXAMPLE.search(stripped)
     ends_naming = stripped.endswith("`.") and bool(quoted) and _names_file(quoted[-1])  # ("..., add a test in a
     # new file, `internal/worker/pool_test.go`.": the sentence ends naming the file)

@@ -24,6 +24,7 @@ from .lines.reading import (
     ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definition_name, definitions_in,
     indent_of, is_declaration, keys_of)
 from .lines.likeness import looks_alike
+from .markers import marker_lines
 from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
 from .removal import definition_lines, remove_definition
@@ -278,7 +279,10 @@ def _holds_a_line_inside(text: str, block: str, name: str | None, place: str | N
 
 def _defines_place(text: str, name: str | None) -> bool:
     """Whether the file defines the place the sentence before a block names ("right after `Mask`")."""
-    return bool(name) and name in definitions_in(keys_of(text.splitlines())).values()
+    return bool(name) and (name in definitions_in(keys_of(text.splitlines())).values() or re.search(
+        rf"^\s*(?:[\w@]+\s+)*(?:fun|func|def|fn|function)\s+{re.escape(name)}\s*[(<]|"
+        rf"^\s*(?:[\w@]+\s+)*[\w<>\[\],.?]+\s+{re.escape(name)}\s*\([^()]*\)\s*;", text, re.MULTILINE) is not None)
+    # (a member declared without a body: Kotlin's ``suspend fun updateSortOrder(...)`` in a DAO interface)
 
 
 def _shows_the_place(text: str, block: str, name: str | None) -> bool:
@@ -424,7 +428,7 @@ def _added_at_end(current: str, block: Block, name: str, unplaced: bool = False)
     where no reading places it): the end is where a developer adds what nothing places, so it goes there too."""
     lines = [line for line in block.text.splitlines() if line.strip()]
     first = next((line for line in lines if not DECORATOR.match(line)), "")  # (``@pytest.fixture``: the new one's)
-    if not (block.adds or unplaced) or not lines or any(is_marker(line) for line in lines) or \
+    if not (block.adds or unplaced) or not lines or any(marker_lines(current.splitlines(), lines)) or \
             first.strip() in {line.strip() for line in current.splitlines()}:
         return None  # (its first line the file's: context, not new lines)
     last = [line for line in current.splitlines() if line.strip()][-1:]

@@ -124,8 +124,9 @@ def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[boo
     new = [line.strip() for line in update_lines]
     out = []
     inside = _inside_strings(update_lines)
+    in_doc = set(doc)
     for k, key in enumerate(new):
-        if is_marker(key) and _continues_a_comment(update_lines, k):
+        if is_marker(key) and (_continues_a_comment(update_lines, k) or _in_new_code(update_lines, k, in_doc)):
             out.append(False)
             continue
         if not is_marker(key) or key not in doc:
@@ -143,6 +144,20 @@ def marker_lines(document_lines: list[str], update_lines: list[str]) -> list[boo
                                          for i, m in zip(around, beside))
         out.append(not literal)
     return out
+
+
+def _in_new_code(update_lines: list[str], k: int, in_doc: set[str]) -> bool:
+    """Whether a comment that reads as a marker in words alone (no ellipsis) is inside a block the file does not
+    have (a new test's ``# The owner's item is untouched``): new code elides nothing of the file."""
+    line = update_lines[k]
+    said = _COMMENT.match(line.strip())
+    if "..." in line or "\u2026" in line or said is None or _ELIDES_AT_START.match(said[1]) or \
+            _SAYS_UNCHANGED.search(said[1]) or _CODE_NAME.search(said[1]):
+        return False  # (what a marker says: "rest unchanged", "`shortHash()` and `hasScope()` stay the same")
+    depth = len(line) - len(line.lstrip())
+    head = next((above for above in reversed(update_lines[:k])
+                 if above.strip() and len(above) - len(above.lstrip()) < depth), None)
+    return head is not None and not is_marker(head) and head.strip() not in in_doc
 
 
 def _continues_a_comment(update_lines: list[str], k: int) -> bool:

@@ -236,6 +236,13 @@ def rewritten_head(lines: list[int], keys: list[str], doc_keys: list[str], repla
     return out
 
 
+def _only_inserts(old: str, new: str) -> bool:
+    """Whether a new line is an old one with text added and none taken away (and more than a word kept)."""
+    codes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    return len(old) >= 2 * DISTINCTIVE and all(tag in ("equal", "insert") for tag, *_ in codes) and \
+        any(tag == "insert" for tag, *_ in codes)
+
+
 def rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int] = frozenset(), *,
                     any_depth: bool = False) -> int | None:
     """The file line among ``js`` (1-based) that a new line shown away from placed lines rewrites, or None;
@@ -253,6 +260,9 @@ def rewritten_alone(key: str, doc_keys: list[str], js: range, taken: set[int] = 
     if scores and scores[0][0] >= REWRITE_CLEARLY and (len(scores) == 1 or scores[1][0] < scores[0][0] - 0.3):
         return scores[0][1]  # (``s.cache.SetWithTTL(ip, res, s.ttl)`` for ``s.cache.Set(ip, res)``, nothing else
         # there alike)
+    grown = [j for _, j in scores if _only_inserts(doc_keys[j - 1].strip(), key.strip())]
+    if len(grown) == 1:  # the one line it keeps whole, adding to it: ``app.use("/api/auth", authRouter);`` given
+        return grown[0]  # a middleware, ``rateLimit(config.rateLimit), ``, before its last argument
     extended = [j for _, j in scores if key.strip().startswith(doc_keys[j - 1].strip().rstrip(";,)"))]
     if len(extended) == 1:  # the one line it extends: ``result += item.price`` gaining `` * item.quantity``
         return extended[0]
