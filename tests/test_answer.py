@@ -1037,10 +1037,6 @@ NOT_YET: dict[str, str] = {
     "dw-go-rename-parse-entry-qwen": "not examined yet: refused",
     "dw-java-rename-find-by-email-copilot": "not examined yet: refused",
     "dx-php-laravel-orders-csv-export-deepseek": "not examined yet: refused",
-    "dx-python-click-remove-legacy-sync-gpt4o": "not examined yet: ``tasks/cli.py`` differs from the expected",
-    "dx-dockerfile-compose-add-redis-qwen": "not examined yet: ``.env.example`` differs from the expected",
-    "dx-vue-pinia-cart-remove-items-mistral": "not examined yet: ``src/components/CartDrawer.vue`` differs from the "
-                                              "expected",
     "dy-kotlin-room-archive-column-claude": "not examined yet: "
                                             "``app/src/main/java/com/streaky/app/data/local/HabitDao.kt`` differs "
                                             "from the expected",
@@ -1065,8 +1061,6 @@ NOT_YET: dict[str, str] = {
                                                "expected",
     "dz-python-rename-fmt-money-claude": "not examined yet: ``billing/tests/test_utils.py`` differs from the "
                                          "expected",
-    "dz-python-move-text-helpers-deepseek": "not examined yet: ``blog/views.py`` differs from the expected",
-    "dz-rust-rename-load-config-claude": "not examined yet: ``src/main.rs`` differs from the expected",
     "dz-rust-move-parse-duration-deepseek": "not examined yet: ``src/main.rs`` differs from the expected",
 }
 
@@ -4209,3 +4203,35 @@ def test_a_path_set_in_bold_in_a_sentence_a_place_declared_without_a_body_and_a_
     assert after["tests.py"] == tests + ("\n\ndef test_other_user(client):\n    assert client.delete('/items/1').status_code == 403"
                                          "\n\n    # The owner's item is untouched\n"
                                          "    assert client.get('/items/1').status_code == 200\n")
+
+
+def test_an_import_updated_imports_replaced_a_dotenv_value_a_command_deleted_and_css_for_a_vue_component(tmp_path):
+    """"update the import:" and one ``use`` line: in place of the one it renames (it went beside it); "replace the
+    imports at the top with these" and imports above a marker: the file's imports; a ``.env.example`` key shown
+    with a new value: its line rewritten (the old one stayed below); "Delete the whole `sync` command (the
+    `@cli.command()` decorator block ...)": the command; a ``css`` block after a Vue component's: in it."""
+    main = "use clap::Parser;\n\nuse crate::config::load_cfg;\n\nfn main() {\n    load_cfg();\n}\n"
+    views = ("import math\nimport re\n\nfrom django.shortcuts import render\n\nfrom blog.models import Post\n\n\n"
+             "def post_list(request):\n    return render(request, 'list.html')\n")
+    env = "# --- Cache ---\n# Leave empty to use the in-process cache.\nREDIS_URL=\nCACHE_TIMEOUT=300\n"
+    cli = ("@click.group()\ndef cli():\n    pass\n\n\n@cli.command()\n@click.argument(\"old\")\ndef sync(old):\n"
+           "    click.echo(old)\n\n\n@cli.command()\ndef done():\n    click.echo('done')\n")
+    vue = ("<template>\n  <li class=\"cart-item\">{{ item.name }}</li>\n</template>\n\n<style scoped>\n.cart-item {\n"
+           "  display: grid;\n  grid-template-columns: 64px 1fr;\n}\n</style>\n")
+    answer = ("In `main.rs`, update the import:\n\n```rust\nuse crate::config::load_config;\n```\n\n"
+              "In `views.py`, replace the imports at the top with these (`math` and `re` are no longer needed):\n\n"
+              "```python\nfrom django.shortcuts import render\n\nfrom blog.models import Post\nfrom blog.text import slug\n\n\n"
+              "# ... the views stay the same ...\n```\n\nIn `.env.example`, fill in the default:\n\n```ini\n"
+              "# Leave empty to use the in-process cache.\nREDIS_URL=redis://localhost:6379/0\n```\n\n### `cli.py`\n\n"
+              "Delete the whole `sync` command (the `@cli.command()` decorator block and the `sync` function below "
+              "it).\n\n### `Cart.vue`\n\nGive the item a third column:\n\n```vue\n  <li class=\"cart-item\">{{ item.name }}"
+              "<button>x</button></li>\n```\n\nand update the `.cart-item` rule in the `<style scoped>` section:\n\n```css\n"
+              ".cart-item {\n  display: grid;\n  grid-template-columns: 64px 1fr 2rem;\n}\n```\n")
+    after = _applied_to(tmp_path, {"main.rs": main, "views.py": views, ".env.example": env, "cli.py": cli,
+                                   "Cart.vue": vue}, answer)
+    assert after["main.rs"] == main.replace("use crate::config::load_cfg;", "use crate::config::load_config;")
+    assert after["views.py"] == views.replace("import math\nimport re\n\n", "").replace(
+        "from blog.models import Post\n", "from blog.models import Post\nfrom blog.text import slug\n")
+    assert after[".env.example"] == env.replace("REDIS_URL=\n", "REDIS_URL=redis://localhost:6379/0\n")
+    assert after["cli.py"] == cli[:cli.index("@cli.command()")] + cli[cli.index("@cli.command()\ndef done"):]
+    assert after["Cart.vue"] == vue.replace("}}</li>", "}}<button>x</button></li>").replace("64px 1fr;", "64px 1fr 2rem;")

@@ -202,7 +202,8 @@ _DEFINITION_NOUNS = {"method", "methods", "function", "functions", "helper", "he
                      "type", "enum", "constant", "constants", "field", "fields", "property", "properties",
                      "variable", "entirely", "completely", "altogether", "too", "also", "now", "as", "and", "or",
                      "from", "in", "of", "since", "because", "(", "it", "they", "them", "version", "one", "ones",
-                     "private", "public", "protected", "static", "old", "unused", "legacy", "deprecated", "along"}
+                     "private", "public", "protected", "static", "old", "unused", "legacy", "deprecated", "along",
+                     "command", "commands", "subcommand", "action", "actions"}
 _PREPOSITIONS = {"from", "in", "inside", "on", "of", "to", "for", "at", "with", "within", "into",
                  "under", "below", "above", "after", "before", "beside", "next"}  # ("drop these right under `X`")
 _REMOVED_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::))*(?P<name>[A-Za-z_$][\w$]*)(?:\([^()]*\))?$")
@@ -305,6 +306,9 @@ class Block:
     add_said: bool = False  # the sentence before starts by saying to add it ("Then add a table-driven test:")
     removes: bool = False  # the sentence before says to delete what it shows ("Remove the following method from
     # `Invoice.cs`:")
+    updates_import: bool = False  # the sentence before says to change an import ("update the import:")
+    imports_replaced: bool = False  # ... or to replace the file's imports with the block's ("replace the imports at
+    # the top with these")
     into: str | None = None  # the class the sentence before puts it in ("Add this method to the `Cart` class:")
     goes_on: str | None = None  # naming no file, the file the block before it named, which it may go on in
     inside: str | None = None  # the definition the sentence before says the change is in ("in `Fire()`, swap ...")
@@ -612,6 +616,15 @@ _PLACE_BEFORE_QUOTE = re.compile(r"(?:before|after|above|below|under|beneath|fo
                                  r"(?:existing\s+)?(?:line\s+)?$", re.IGNORECASE)
 
 
+# "update the import:", "change the `config` import to:": one import line rewritten, not one more
+_UPDATE_THE_IMPORT = re.compile(r"\b(?:update|change|fix|adjust)\s+(?:the|its|that)\s+(?:`[^`\n]+`\s+)?import"
+                                r"(?:\s+(?:line|statement))?\b(?!s)", re.IGNORECASE)
+
+
+_REPLACE_THE_IMPORTS = re.compile(r"\breplace\s+(?:the|all\s+the|your)\s+(?:existing\s+)?imports\b"
+                                  r"(?:\s+at\s+the\s+top)?(?:\s+of\s+(?:the\s+file|`[^`\n]+`))?\s+with\b", re.IGNORECASE)
+
+
 # "Add `"strings"` to the imports", "add `"encoding/csv"`, `"fmt"` and `"time"` to the imports in this file",
 # "and add `"time"` to the test file's imports."
 _GO_IMPORTS = re.compile(r"\badd(?:ing)?\s+(?P<paths>`\"[\w./-]+\"`(?:\s*(?:,|and|,\s*and)\s*`\"[\w./-]+\"`)*)\s+to\s+"
@@ -643,10 +656,18 @@ def _goes_on(last: Block | Skipped | None, read: Block, prose: list[str]) -> boo
     language, and the prose between names no file, shows no use, output or alternative (it does where it holds
     lines of that file: ``answer_plan``; a use of the change in another file holds none)."""
     return isinstance(last, Block) and (last.path or last.goes_on) is not None and not last.is_patch and \
-        not read.is_patch and not read.usage and read.language is not None and read.language == last.language and \
+        not read.is_patch and not read.usage and read.language is not None and \
+        (read.language == last.language or _embeds(last.path or last.goes_on, read.language)) and \
         read.language not in _SHELL and read.language not in _DATA and \
         not any(_path_named(line) or any(_names_file(w) for w in _BACKTICKED.findall(line)) for line in prose) and \
         not _OPTIONAL.search(_last_said(prose)) and not _shows_output(prose)
+
+
+def _embeds(path: str, language: str) -> bool:
+    """Whether a file of that kind holds code of that language in a section of its own (a Vue component's
+    ``<style scoped>``, a Svelte component's ``<script>``)."""
+    return path.lower().endswith((".vue", ".svelte", ".astro", ".html", ".htm")) and \
+        language.lower() in ("css", "scss", "sass", "less", "js", "javascript", "ts", "typescript", "html")
 
 
 # a sentence that says the file of the blocks below it: "All edits in this step are in `lib/blog/posts/post.ex`."
@@ -691,7 +712,7 @@ def _removals(prose: list[str], first: int, section: str | None = None, near: st
                      span[2].lower() in _DEFINITION_NOUNS | {"array", "list", "map", "object", "const", ""}]
             if names:  # (an import named so is the imports' to drop, not a definition)
                 out.append(Removal(tuple(names), None, number, sentence.strip()))
-        plain = re.sub(r"\s\((?!`)[^()]*\)", "", line)  # (an aside in brackets: "the `legacyLogin` method
+        plain = re.sub(r"\s\((?!`)(?:[^()`]|`[^`\n]*`)*\)", "", line)  # (an aside in brackets: "the `legacyLogin` method
         # (including its Javadoc) and the private `md5Hex` helper", "the `legacyLogin` handler (the one mapped to
         # `/login/legacy`)")
         for m in _REMOVE.finditer(plain):
@@ -1078,6 +1099,8 @@ def _read_block(info: str, body: list[str], prose: list[str], line: int,
                                              usage=_shows_usage(prose, body), adds=_ADDS_TO.search(said) is not None,
                                              add_said=_ADD_THIS.match(said) is not None,
                                              removes=_REMOVE_SHOWN.match(said) is not None,
+                                             updates_import=_UPDATE_THE_IMPORT.search(said) is not None,
+                                             imports_replaced=_REPLACE_THE_IMPORTS.search(said) is not None,
                                              into=_class_named(prose) or _end_of_named(said) or _table_said(said),
                                              inside=_inside_named(said), near_words=_near_words(in_words),
                                              near_code=_near_code(in_code)))

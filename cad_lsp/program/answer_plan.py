@@ -713,6 +713,45 @@ def _definition_span(text: str, name: str, filename: str) -> tuple[int, int] | N
     return (found[0], block_end(keys, found[0]) - 1) if len(found) == 1 else None
 
 
+def _import_updated(current: str, block: Block) -> Merge | None:
+    """One import line said to be an update of an import ("In `src/main.rs`, update the import:"): in place of
+    the one import line of the file it rewrites (``use crate::config::load_cfg;`` renamed), not beside it."""
+    shown = [line for line in block.text.splitlines() if line.strip()]
+    if not block.updates_import or len(shown) != 1 or not IMPORT_LINE.match(shown[0]):
+        return None
+    lines = current.splitlines(keepends=True)
+    if any(line.strip() == shown[0].strip() for line in lines):
+        return None
+    scores = sorted(((difflib.SequenceMatcher(None, shown[0].strip(), line.strip()).ratio(), k)
+                     for k, line in enumerate(lines) if IMPORT_LINE.match(line)), reverse=True)
+    if not scores or scores[0][0] < 0.75 or len(scores) > 1 and scores[1][0] > scores[0][0] - 0.1:
+        return None
+    alike = [scores[0][1]]
+    newline = "\r\n" if lines[alike[0]].endswith("\r\n") else "\n"
+    return Merge.spanning(current, "".join(lines[:alike[0]] + [shown[0].rstrip() + newline] + lines[alike[0] + 1:]))
+
+
+def _imports_replaced(current: str, block: Block) -> Merge | None:
+    """Import lines said to replace the file's ("replace the imports at the top with these (`math` and `re` are no
+    longer needed there)"): the file's imports, from the first to the last of its header, become the block's."""
+    shown = block.text.splitlines(keepends=True)
+    while shown and (not shown[-1].strip() or is_marker(shown[-1])):  # (the marker below: the rest stays)
+        shown.pop()
+    while shown and (not shown[0].strip() or is_marker(shown[0])):
+        shown.pop(0)
+    if not block.imports_replaced or not shown or \
+            any(line.strip() and not IMPORT_LINE.match(line) for line in shown):
+        return None
+    lines = current.splitlines(keepends=True)
+    end = header_end(lines)
+    imports = [k for k in range(end) if IMPORT_LINE.match(lines[k])]
+    if not imports:
+        return None
+    newline = "\r\n" if lines[0].endswith("\r\n") else "\n"
+    new = [line.rstrip("\r\n") + newline for line in shown]
+    return Merge.spanning(current, "".join(lines[:imports[0]] + new + lines[imports[-1] + 1:]))
+
+
 def _drops_lines(before: str, after: str) -> bool:
     """Whether a merge takes out or rewrites a line of the file that has code on it."""
     old, new = ([line.strip() for line in text.splitlines()] for text in (before, after))
@@ -1114,7 +1153,8 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             current = below.merged
             continue
         try:
-            merge = _lines_said_replaced(current, block, target.name, force) or \
+            merge = _import_updated(current, block) or _imports_replaced(current, block) or \
+                _lines_said_replaced(current, block, target.name, force) or \
                 _beside_its_type(current, block, target.name) or _after_the_constructor(current, block) or \
                 merge_update(current, block.text, target.name, force=force, after=block.after,
                              before=block.before, whole=block.whole, into=block.into)

@@ -143,12 +143,13 @@ def append_yaml_items(doc_lines: list[str], update_lines: list[str]) -> list[str
     return doc_lines[:end] + gap + items + doc_lines[end:]
 
 
-def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] | None:
+def merge_table_keys(doc_lines: list[str], update_lines: list[str], flat: bool = False) -> list[str] | None:
     """The file's lines with a TOML or INI snippet's keys placed in the tables the snippet shows them under; None
     where the snippet is not tables and one-line keys (with markers, comments and blank lines), where a key
     comes before any table, where a table it names is the file's twice (``[[bin]]``), or where it shows most of
-    the file's keys without a marker (the whole file: another reading decides)."""
-    tables, table, ours = {}, "", {}  # table -> header row; (table, key) -> (first row, last row)
+    the file's keys without a marker (the whole file: another reading decides).  ``flat``: a file of keys with no
+    tables (a ``.env``), of which the snippet shows only keys it has, with new values."""
+    tables, table, ours = ({"": -1} if flat else {}), "", {}  # table -> header row; (table, key) -> (first, last row)
     row = 0
     while row < len(doc_lines):
         line = doc_lines[row]
@@ -166,7 +167,7 @@ def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str]
             ours[(table, a["key"])] = (row, last)
             row = last
         row += 1
-    shown, table, said, order = [], None, 0, []  # order: the tables the snippet shows, in its order
+    shown, table, said, order = [], ("" if flat else None), 0, []  # order: the tables the snippet shows, in order
     for row, line in enumerate(update_lines):
         if not line.strip() or line.lstrip().startswith(("#", ";")) or is_marker(line):
             continue
@@ -180,6 +181,8 @@ def merge_table_keys(doc_lines: list[str], update_lines: list[str]) -> list[str]
             return None
         shown.append((row, table, a["key"]))
         said += (table, a["key"]) in ours
+    if flat and any((table, key) not in ours for _, table, key in shown):
+        return None  # (new keys of a ``.env``: where they go, its lines say)
     marked = any(is_marker(line) for line in update_lines)
     if not shown or any(tables.get(t, 0) is None for _, t, _ in shown) or \
             not said and not (marked and all(t in tables for _, t, _ in shown)) or \

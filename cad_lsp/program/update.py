@@ -839,7 +839,9 @@ def _merge_update(document: str, update: str, language: str | None = None, *, fo
         if placed_after is not None:
             return _checked(placed_after, grammar, force, update)
     placed = (merge_yaml_keys(doc_lines, update_lines) or append_yaml_items(doc_lines, update_lines)) if yaml else \
-        merge_table_keys(doc_lines, update_lines) if named.endswith((".toml", "toml", ".ini", ".cfg")) else None
+        merge_table_keys(doc_lines, update_lines) if named.endswith((".toml", "toml", ".ini", ".cfg")) else \
+        merge_table_keys(doc_lines, update_lines, flat=True) if re.search(r"(?:^|/|\.)env(?:\.[\w-]+)?$", named) and \
+        not any(line.lstrip().startswith("[") for line in doc_lines) else None
     if placed is not None:
         merged = "".join(placed)
         return Merge.spanning(document, merged)
