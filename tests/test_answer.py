@@ -1062,6 +1062,41 @@ NOT_YET: dict[str, str] = {
     "dz-python-rename-fmt-money-claude": "not examined yet: ``billing/tests/test_utils.py`` differs from the "
                                          "expected",
     "dz-rust-move-parse-duration-deepseek": "not examined yet: ``src/main.rs`` differs from the expected",
+    "ea-typescript-react-button-loading-gemini": "not examined yet: refused",
+    "ea-java-spring-remove-legacy-sync-deepseek": "not examined yet: "
+                                                  "``src/main/java/com/shopfloor/inventory/InventoryService.java``, "
+                                                  "``src/main/java/com/shopfloor/inventory/InventorySyncScheduler.java``, ``src/main/resources/application.properties`` differ from the expected",
+    "ea-kotlin-android-relative-time-gemini": "not examined yet: "
+                                              "``app/src/main/java/com/example/chat/ui/messages/MessageAdapter.kt`` "
+                                              "differs from the expected",
+    "ea-kotlin-ktor-client-timeout-qwen": "not examined yet: refused",
+    "ea-csharp-aspnet-order-not-found-copilot": "not examined yet: "
+                                                "``src/Orders.Api/Controllers/OrdersController.cs``, "
+                                                "``src/Orders.Api/Services/OrderService.cs`` differ from the "
+                                                "expected",
+    "ea-ruby-rails-user-nickname-claude": "not examined yet: refused",
+    "ea-php-laravel-per-page-param-gpt4o": "not examined yet: ``app/Http/Controllers/PostController.php`` differs "
+                                           "from the expected",
+    "ea-php-json-decode-error-deepseek": "not examined yet: refused",
+    "ea-rust-config-load-errors-gemini": "not examined yet: refused",
+    "ea-rust-remove-legacy-header-llama": "not examined yet: ``src/parser.rs`` differs from the expected",
+    "ea-swift-fetch-cache-policy-copilot": "not examined yet: refused",
+    "ea-swift-swiftui-currency-helper-mistral": "not examined yet: refused",
+    "eb-terraform-lambda-slack-webhook-copilot": "not examined yet: ``infra/lambda.tf``, ``lambda/handler.py`` "
+                                                 "differ from the expected",
+    "eb-ruby-rails-erb-flash-partial-llama": "not examined yet: ``app/assets/stylesheets/application.css`` differs "
+                                             "from the expected",
+    "eb-sql-order-status-migration-claude": "not examined yet: ``app/repositories/orders.py`` differs from the "
+                                            "expected",
+    "eb-nginx-websocket-proxy-gpt4o": "not examined yet: ``deploy/nginx/default.conf`` differs from the expected",
+    "eb-makefile-go-ldflags-version-deepseek": "not examined yet: ``.github/workflows/release.yml``, "
+                                               "``internal/version/version.go`` differ from the expected",
+    "eb-scss-jinja-dark-mode-gemini": "not examined yet: ``static/scss/_variables.scss`` differs from the expected",
+    "eb-java-spring-redis-cache-ttl-llama": "not examined yet: ``src/main/resources/application.yml`` differs from "
+                                            "the expected",
+    "eb-ruby-sidekiq-weighted-queues-llama": "not examined yet: ``config/sidekiq.yml`` differs from the expected",
+    "eb-python-gha-matrix-tomli-fallback-qwen": "not examined yet: ``.github/workflows/tests.yml``, "
+                                                "``pyproject.toml`` differ from the expected",
 }
 
 
