@@ -823,7 +823,6 @@ NOT_YET: dict[str, str] = {
     "db-csharp-dotnet-orders-health-checks-cody": "not examined yet: ``Program.cs``, "
                                                   "``Services/PaymentGatewayClient.cs`` differ from the expected",
     "db-ruby-rails-blog-post-slugs-gemini": "not examined yet: ``app/models/post.rb`` differs from the expected",
-    "db-vue-pinia-todos-inline-rename-chatgpt": "not examined yet: refused",
     "db-rust-axum-inventory-thiserror-into-response-deepseek": "not examined yet: ``src/error.rs`` differs from the "
                                                                "expected",
     "db-typescript-nextjs-blog-optimistic-likes-chatgpt": "not examined yet: ``components/PostActions.tsx`` differs "
@@ -868,7 +867,6 @@ NOT_YET: dict[str, str] = {
     "df-python-fastapi-users-soft-delete-claude": "not examined yet: ``app/crud.py`` differs from the expected",
     "df-rust-axum-shortener-link-expiry-chatgpt": "not examined yet: refused",
     "df-elixir-ecto-inventory-restock-dedupe-deepseek": "not examined yet: refused",
-    "df-csharp-aspnet-todo-api-due-filter-copilot-chat": "not examined yet: refused",
     "df-kotlin-ktor-bookmarks-tags-qwen": "not examined yet: refused",
     "dg-typescript-react-cart-quantity-merge-cursor": "not examined yet: ``src/components/Header.tsx`` differs from "
                                                       "the expected",
@@ -1075,12 +1073,8 @@ NOT_YET: dict[str, str] = {
                                                 "``src/Orders.Api/Services/OrderService.cs`` differ from the "
                                                 "expected",
     "ea-ruby-rails-user-nickname-claude": "not examined yet: refused",
-    "ea-php-laravel-per-page-param-gpt4o": "not examined yet: ``app/Http/Controllers/PostController.php`` differs "
-                                           "from the expected",
     "ea-php-json-decode-error-deepseek": "not examined yet: refused",
-    "ea-rust-config-load-errors-gemini": "not examined yet: refused",
     "ea-rust-remove-legacy-header-llama": "not examined yet: ``src/parser.rs`` differs from the expected",
-    "ea-swift-fetch-cache-policy-copilot": "not examined yet: refused",
     "ea-swift-swiftui-currency-helper-mistral": "not examined yet: refused",
     "eb-terraform-lambda-slack-webhook-copilot": "not examined yet: ``infra/lambda.tf``, ``lambda/handler.py`` "
                                                  "differ from the expected",
@@ -4270,3 +4264,48 @@ def test_an_import_updated_imports_replaced_a_dotenv_value_a_command_deleted_and
     assert after[".env.example"] == env.replace("REDIS_URL=\n", "REDIS_URL=redis://localhost:6379/0\n")
     assert after["cli.py"] == cli[:cli.index("@cli.command()")] + cli[cli.index("@cli.command()\ndef done"):]
     assert after["Cart.vue"] == vue.replace("}}</li>", "}}<button>x</button></li>").replace("64px 1fr;", "64px 1fr 2rem;")
+
+
+def test_a_head_reflowed_a_match_arm_written_over_lines_a_call_in_a_block_of_its_own_and_an_import_placed_by_another(
+        tmp_path):
+    """A Swift head given a parameter, shown over several lines down to a body line, then "The rest of the method
+    stays the same.": the head rewritten, the body kept (it was refused as not parsing); a Rust match arm given
+    more alternatives a line each, shown alone: in place of the arm; a call given an argument in a block right
+    after another block of its file, with no sentence: that file's; "add `using B;` after `using A;`" adds the
+    first only (a backspace in a pattern had let both in)."""
+    swift = ("final class APIClient {\n    func fetch<T: Decodable>(_ endpoint: Endpoint) async throws -> T {\n"
+             "        var request = URLRequest(url: baseURL.appendingPathComponent(endpoint.path))\n"
+             "        request.httpMethod = endpoint.method.rawValue\n        return try await send(request)\n    }\n}\n")
+    rust = ("impl AppError {\n    pub fn is_retryable(&self) -> bool {\n        match self {\n"
+            "            AppError::Http(err) => err.is_timeout(),\n            AppError::Io(_) | AppError::Parse { .. } => false,\n"
+            "        }\n    }\n}\n")
+    php = ("<?php\nclass PostController\n{\n    public function index(Request $request)\n    {\n"
+           "        $posts = $this->posts->paginate($request->query('tag'));\n        return view('posts.index');\n    }\n\n"
+           "    public function search(Request $request)\n    {\n        return view('posts.search', [\n"
+           "            'posts' => $this->posts->search($request->q),\n        ]);\n    }\n}\n")
+    cs = "using A;\nusing C;\n\nclass S\n{\n    int Run()\n    {\n        return 1;\n    }\n}\n"
+    answer = ("Update `fetch` in `APIClient.swift`:\n\n```swift\n    func fetch<T: Decodable>(\n        _ endpoint: Endpoint,\n"
+              "        cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy\n    ) async throws -> T {\n"
+              "        var request = URLRequest(\n            url: baseURL.appendingPathComponent(endpoint.path),\n"
+              "            cachePolicy: cachePolicy\n        )\n        request.httpMethod = endpoint.method.rawValue\n```\n\n"
+              "The rest of the method stays the same.\n\nIn `error.rs`, handle the new variants there:\n\n```rust\n"
+              "            AppError::Io(_)\n            | AppError::Parse { .. }\n            | AppError::Config(_) => false,\n"
+              "```\n\nIn `PostController.php`, pass the page size in both calls:\n\n```php\n"
+              "        $posts = $this->posts->paginate($request->query('tag'), $this->perPage($request));\n```\n\n```php\n"
+              "            'posts' => $this->posts->search($request->q, $this->perPage($request)),\n```\n\n"
+              "In `S.cs`, add `using B;` after `using A;`, then replace `Run`:\n\n```csharp\n    int Run()\n    {\n"
+              "        return B.One;\n    }\n```\n")
+    after = _applied_to(tmp_path, {"APIClient.swift": swift, "error.rs": rust, "PostController.php": php, "S.cs": cs},
+                        answer)
+    assert after["APIClient.swift"] == swift.replace(
+        "    func fetch<T: Decodable>(_ endpoint: Endpoint) async throws -> T {\n"
+        "        var request = URLRequest(url: baseURL.appendingPathComponent(endpoint.path))\n",
+        "    func fetch<T: Decodable>(\n        _ endpoint: Endpoint,\n        cachePolicy: URLRequest.CachePolicy = "
+        ".useProtocolCachePolicy\n    ) async throws -> T {\n        var request = URLRequest(\n"
+        "            url: baseURL.appendingPathComponent(endpoint.path),\n            cachePolicy: cachePolicy\n        )\n")
+    assert after["error.rs"] == rust.replace("            AppError::Io(_) | AppError::Parse { .. } => false,\n",
+                                             "            AppError::Io(_)\n            | AppError::Parse { .. }\n"
+                                             "            | AppError::Config(_) => false,\n")
+    assert after["PostController.php"] == php.replace("query('tag'))", "query('tag'), $this->perPage($request))").replace(
+        "search($request->q)", "search($request->q, $this->perPage($request))")
+    assert after["S.cs"] == cs.replace("using A;\n", "using A;\nusing B;\n").replace("return 1;", "return B.One;")

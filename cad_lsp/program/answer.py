@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .lines.reading import IMPORT_LINE, definitions_in, line_key
+from .markers import is_marker
 from .patch import codex_patch_files, looks_like_codex_patch, looks_like_patch, patch_files
 from .search_replace import looks_like_search_replace, parse_sections
 
@@ -560,6 +561,12 @@ _IT_REPLACES = re.compile(r"^\W*(?:this|that|it)\s+replaces\s+(?:the\s+)?(?:exis
                           r"`(?P<name>[^`\s(]+)(?:\([^`]*\))?;?`", re.IGNORECASE)
 
 
+# a sentence after a block saying what it does not show stays: "The rest of the method stays the same."
+_REST_STAYS = re.compile(r"\W*(?:the\s+)?rest\s+of\s+(?:the\s+|this\s+|that\s+)?(?:method|function|file|class|body|"
+                         r"component|struct|module|block)\s+(?:stays|remains|is|can\s+stay)\s+(?:exactly\s+)?"
+                         r"(?:the\s+same|unchanged|as\s+(?:it\s+)?(?:is|was))\b", re.IGNORECASE)
+
+
 def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
     """A block placed by the sentence right after it, where the sentences before it placed it nowhere; Go
     packages that sentence says to add to the imports ("You'll need to add `"fmt"` to the imports in this file.")."""
@@ -568,6 +575,10 @@ def _placed_by_what_follows(block: Block, prose: list[str]) -> Block:
             not any(_names_file(word) and word != block.path for word in _BACKTICKED.findall(said)) and \
             not said.rstrip().endswith(":"):  # (not the next block's sentence: "3. Update `cmd/export.go`. Add ...:")
         block = replace(block, go_imports=packages)
+    shown = [line for line in block.text.splitlines() if line.strip()]
+    if _REST_STAYS.match(said) and shown and not is_marker(shown[-1]) and not block.is_patch:
+        indent = shown[-1][:len(shown[-1]) - len(shown[-1].lstrip())]  # ("The rest of the method stays the
+        block = replace(block, text=block.text + indent + "...\n")  # same." below the head of one: a marker)
     m = _PUT_WHERE.match(said)
     it = None if m else _IT_GOES.match(said)
     if it and (it["what"] or it["said"]).lower() not in ("it", "them") and \
@@ -612,7 +623,7 @@ def _imports_said_added(said: str) -> list[str]:
             not _PLACE_BEFORE_QUOTE.search(said[:m.start()])]
 
 
-_PLACE_BEFORE_QUOTE = re.compile(r"(?:before|after|above|below|under|beneath|following|preceding)\s*(?:the\s+)?"
+_PLACE_BEFORE_QUOTE = re.compile(r"\b(?:before|after|above|below|under|beneath|following|preceding)\s*(?:the\s+)?"
                                  r"(?:existing\s+)?(?:line\s+)?$", re.IGNORECASE)
 
 

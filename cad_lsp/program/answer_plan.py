@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -21,9 +22,9 @@ from pathlib import Path, PurePosixPath
 from .answer import EXTENSIONS, Block, Removal, Skipped, read_answer
 from .blocks import DISTINCTIVE_LINE, SELF_FIRST, names as same_name
 from .lines.reading import (
-    ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, TYPE_OPENER, block_end, definition_name, definitions_in,
-    indent_of, is_declaration, keys_of)
-from .lines.likeness import looks_alike
+    ATTACHED_LINE, CLOSING, DECORATOR, IMPORT_LINE, SIGNATURE_LINES, TOKEN, TYPE_OPENER, block_end, definition_name,
+    definitions_in, indent_of, is_declaration, keys_of)
+from .lines.likeness import SIGNATURE, looks_alike, same_signature, split_over_lines
 from .markers import marker_lines
 from .lines.rewrites import rewritten_alone
 from .place_words import code_said, place_by_code, place_in_words
@@ -197,6 +198,7 @@ def plan_answer(markdown: str, root: Path, default: Path | None = None, *, read:
         text = read(target)[0] if target is not None else None
         place = block.after or block.before
         if text and (_holds_lines_of(text, block.text) or _anchored_in(text, block.text) or
+                     _rewrites_lines_of(text, block.text) or
                      _holds_imports_of(text, block.text) or
                      _defines_place(text, place) or _shows_the_place(text, block.text, place) or
                      block.near_code is not None and place_by_code(text, block.near_code[1]) is not None or
@@ -219,6 +221,67 @@ def _holds_lines_of(text: str, block: str) -> bool:
     lines = {line.strip() for line in text.splitlines()}
     own = [line.strip() for line in block.splitlines() if len(line.strip()) >= DISTINCTIVE_LINE and not is_marker(line)]
     return sum(line in lines for line in own) >= 2
+
+
+def _head_reflowed(current: str, block: Block, name: str, force: bool) -> Merge | None:
+    """A definition's head shown anew over more lines, with what it gains (a parameter a line), down to a line of
+    its body the file has (``request.httpMethod = ...``), where the merge refused it: the file's lines from its
+    head to that line are the block's, as long as the block's lines hold every word of them; then the block is
+    merged as usual.  None where that does not hold."""
+    shown = block.text.splitlines(keepends=True)
+    first = next((k for k, line in enumerate(shown) if line.strip()), None)
+    lines = current.splitlines(keepends=True)
+    keys = keys_of(lines)
+    defined = definition_name(keys_of(shown), first) if first is not None else None
+    heads = [j for j in range(len(keys)) if defined and definition_name(keys, j) == defined]
+    if len(heads) != 1:
+        return None
+    end = block_end(keys, heads[0])
+    ours = [line.strip() for line in lines[heads[0]:end]]
+    anchor = next((k for k in range(first + 1, len(shown)) if shown[k].strip() and ours.count(shown[k].strip()) == 1
+                   and len(shown[k].strip()) >= DISTINCTIVE_LINE), None)
+    if anchor is None:
+        return None
+    at = heads[0] + ours.index(shown[anchor].strip())
+    old_words = Counter(TOKEN.findall("".join(lines[heads[0]:at])))
+    if old_words - Counter(TOKEN.findall("".join(shown[first:anchor]))) or at == heads[0]:
+        return None
+    newline = "\r\n" if lines[heads[0]].endswith("\r\n") else "\n"
+    reflowed = "".join(lines[:heads[0]] + [line.rstrip("\r\n") + newline for line in shown[first:anchor]] + lines[at:])
+    try:
+        merge = merge_update(reflowed, block.text, name, force=force)
+    except UpdateError:
+        return None
+    return Merge.spanning(current, merge.merged) if not merge.unseen_lines else None
+
+
+def _one_line_written_over(current: str, text: str) -> Merge | None:
+    """A block that is one line of the file written over several with more in it (a match arm ``AppError::Io(_)
+    | AppError::Parse { .. } => false,`` given three more alternatives, a line each): in its place, where exactly
+    one file line starts as the block does and all its words are the block's."""
+    shown = text.strip("\r\n").splitlines(keepends=True)
+    if not 2 <= len(shown) <= SIGNATURE_LINES or any(is_marker(line) for line in shown):
+        return None
+    lines = current.splitlines(keepends=True)
+    new = [line.rstrip("\r\n") for line in shown]
+    found = [k for k, line in enumerate(lines) if split_over_lines(new, line.rstrip("\r\n")) and
+             not (SIGNATURE.match(line) and not same_signature(new[0], line))]
+    # (not a function's head for another function's: ``func (s *Server) uptime() string {`` for ``handleLive``)
+    if len(found) != 1:
+        return None
+    newline = "\r\n" if lines[found[0]].endswith("\r\n") else "\n"
+    return Merge.spanning(current, "".join(lines[:found[0]] + [line.rstrip("\r\n") + newline for line in shown] +
+                                           lines[found[0] + 1:]))
+
+
+def _rewrites_lines_of(text: str, block: str) -> bool:
+    """Whether a short block is lines of the file rewritten, each one file line it clearly rewrites (a call shown
+    again with one more argument, in a block of its own right after another of the file's)."""
+    shown = [line for line in block.splitlines() if line.strip()]
+    keys = keys_of(text.splitlines())
+    return 0 < len(shown) <= 3 and not any(is_marker(line) for line in shown) and \
+        all(line.strip() not in {key.strip() for key in keys} and
+            rewritten_alone(keys_of([line])[0], keys, range(1, len(keys) + 1)) is not None for line in shown)
 
 
 def _anchored_in(text: str, block: str) -> bool:
@@ -1168,7 +1231,8 @@ def _change(target: Path, shown: str, blocks: list[Block], read: Reader, force: 
             unplaced = isinstance(exc, NoSharedLine) and block.path is not None and \
                 _stands_alone(block.text, current)
             merge = (_rewritten_inside(current, block, target.name) or _placed_inside(current, block, target.name) or
-                     _head_renamed(current, block.text)) if isinstance(exc, NoSharedLine) else None
+                     _head_renamed(current, block.text) or _one_line_written_over(current, block.text)) \
+                if isinstance(exc, NoSharedLine) else _head_reflowed(current, block, target.name, force)
             if merge is not None:
                 unplaced = False
             else:
