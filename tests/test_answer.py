@@ -1078,16 +1078,12 @@ NOT_YET: dict[str, str] = {
     "ea-swift-swiftui-currency-helper-mistral": "not examined yet: refused",
     "eb-terraform-lambda-slack-webhook-copilot": "not examined yet: ``infra/lambda.tf``, ``lambda/handler.py`` "
                                                  "differ from the expected",
-    "eb-ruby-rails-erb-flash-partial-llama": "not examined yet: ``app/assets/stylesheets/application.css`` differs "
-                                             "from the expected",
     "eb-sql-order-status-migration-claude": "not examined yet: ``app/repositories/orders.py`` differs from the "
                                             "expected",
     "eb-nginx-websocket-proxy-gpt4o": "not examined yet: ``deploy/nginx/default.conf`` differs from the expected",
     "eb-makefile-go-ldflags-version-deepseek": "not examined yet: ``.github/workflows/release.yml``, "
                                                "``internal/version/version.go`` differ from the expected",
     "eb-scss-jinja-dark-mode-gemini": "not examined yet: ``static/scss/_variables.scss`` differs from the expected",
-    "eb-java-spring-redis-cache-ttl-llama": "not examined yet: ``src/main/resources/application.yml`` differs from "
-                                            "the expected",
     "eb-ruby-sidekiq-weighted-queues-llama": "not examined yet: ``config/sidekiq.yml`` differs from the expected",
     "eb-python-gha-matrix-tomli-fallback-qwen": "not examined yet: ``.github/workflows/tests.yml``, "
                                                 "``pyproject.toml`` differ from the expected",
@@ -4309,3 +4305,20 @@ def test_a_head_reflowed_a_match_arm_written_over_lines_a_call_in_a_block_of_its
     assert after["PostController.php"] == php.replace("query('tag'))", "query('tag'), $this->perPage($request))").replace(
         "search($request->q)", "search($request->q, $this->perPage($request))")
     assert after["S.cs"] == cs.replace("using A;\n", "using A;\nusing B;\n").replace("return 1;", "return B.One;")
+
+
+def test_two_css_rules_said_to_go_and_a_yaml_key_below_a_marker_for_the_keys_after_the_one_shown(tmp_path):
+    """"Delete the old `.notice` and `.alert` rules at the bottom of the stylesheet and add these instead:": both
+    rules go (two names stopped the reading); a top-level YAML key shown after "# ... management and logging
+    unchanged ..." below the ``spring`` keys goes after all of them, at the file's end (it went right below
+    ``spring``)."""
+    css = "body {\n  margin: 0;\n}\n\n.notice {\n  color: green;\n}\n\n.alert {\n  color: red;\n}\n"
+    yml = ("spring:\n  cache:\n    type: simple\n\nmanagement:\n  endpoints:\n    web: health\n\nlogging:\n  level:\n"
+           "    root: INFO\n")
+    answer = ("### `app.css`\n\nDelete the old `.notice` and `.alert` rules at the bottom of the stylesheet and add "
+              "these instead:\n\n```css\n.flash {\n  padding: 8px;\n}\n```\n\n```yaml\n# application.yml\nspring:\n"
+              "  cache:\n    type: redis\n\n# ... management and logging unchanged ...\n\napp:\n  cache:\n"
+              "    default-ttl: 10m\n```\n")
+    after = _applied_to(tmp_path, {"app.css": css, "application.yml": yml}, answer)
+    assert after["app.css"] == "body {\n  margin: 0;\n}\n\n.flash {\n  padding: 8px;\n}\n"
+    assert after["application.yml"] == yml.replace("type: simple", "type: redis") + "\napp:\n  cache:\n    default-ttl: 10m\n"

@@ -832,8 +832,8 @@ def _removals(prose: list[str], first: int, section: str | None = None, near: st
         for m in _RULE_REMOVAL.finditer(line):  # "delete the `.search-bar button` rule from the component's styles"
             sentence = line[:m.end()]
             if not _NOT_DONE.search(sentence[max(sentence.rfind(". "), 0):]):
-                out.append(Removal((m["selector"],), m["path"] if m["path"] and _names_file(m["path"]) else None,
-                                   number, m[0], rule=True))
+                out += [Removal((selector,), m["path"] if m["path"] and _names_file(m["path"]) else None, number,
+                                m[0], rule=True) for selector in re.findall(r"`([^`\n]+)`", m["selectors"])]
         if _THESE_LINES_GO.search(line) and not _NOT_DONE.search(line):  # "Delete these four lines outright:"
             items = prose[number - first:]  # then a list, a line of code to each item
             for item in items[next((k for k, item in enumerate(items) if item.strip()), len(items)):]:
@@ -897,9 +897,10 @@ _SECTION_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|ent
                               r"(?:[\"\u201c](?P<title>[^\"\u201d\n]{3,80})[\"\u201d]|"
                               r"`(?:#+|//+|--+|;+)\s*(?P<comment>[^`\n]{2,80})`)\s+(?:autocmd|block|section|handler|"
                               r"hook|task|job|step|config|setting|part|keymap|mapping)s?\b", re.IGNORECASE)
-_RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+|old\s+)?`(?P<selector>[^`\n]+)`\s+"
-                           r"(?:CSS\s+)?(?:rule|style\s+rule|styles?|selector)\b(?:[^.`]*?`(?P<path>[^`\n]+)`)?",
-                           re.IGNORECASE)
+_RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+|old\s+)?"
+                           r"(?P<selectors>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*)\s+"
+                           r"(?:CSS\s+)?(?:rules?|style\s+rules?|styles?|selectors?)\b(?:[^.`]*?`(?P<path>[^`\n]+)`)?",
+                           re.IGNORECASE)  # ("Delete the old `.notice` and `.alert` rules at the bottom")
 
 
 # Lines that go with a definition said to be deleted ("... test together with the `#pragma warning disable CS0618`

@@ -86,7 +86,13 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
         if parent and parent not in at:
             continue  # a new key's own keys go with it (below)
         later = next((p for _, p in shown[index + 1:] if p[:-1] == parent and p in at), None)
-        earlier = next((p for _, p in reversed(shown[:index]) if p[:-1] == parent and p in at), None)
+        earlier = next((r for r, p in reversed(shown[:index]) if p[:-1] == parent and p in at), None)
+        if earlier is not None and any(is_marker(update_lines[r]) and len(_indent(update_lines[r])) <= len(_indent(line))
+                                       for r in range(earlier + 1, row)):
+            earlier = None  # (below a marker for the keys after the one shown: after all of them, "# ... management
+            # and logging unchanged ..." then ``app:``)
+        else:
+            earlier = paths[earlier] if earlier is not None else None
         where = _start(at[later], doc_lines) if later is not None else \
             _block_end(doc_lines, at[earlier]) if earlier is not None else _block_end(doc_lines, at.get(parent))
         depth = _child_indent(ours, parent, at, doc_lines) - len(_indent(line))
@@ -97,6 +103,8 @@ def merge_yaml_keys(doc_lines: list[str], update_lines: list[str]) -> list[str] 
         last_row = max(own)
         group = update_lines[above:row] + [update_lines[r] for r in range(row, last_row + 1) if r in own or
                                            update_lines[r].lstrip().startswith("#") and not is_marker(update_lines[r])]
+        if where == len(doc_lines) and where and doc_lines[-1].strip() and above and not update_lines[above - 1].strip():
+            inserted.setdefault(where, []).append(newline)  # (set apart at the file's end as the snippet sets it)
         inserted.setdefault(where, []).extend(  # (with the comments between its keys)
             (" " * max(0, len(_indent(g)) + depth)) + g.strip() + newline for g in group)
         if later is not None and 0 < where and not doc_lines[where - 1].strip() and \
