@@ -3001,9 +3001,7 @@ def _written(tmp_path: Path, texts: dict[str, str]) -> Path:
 
 def _applied_to(tmp_path: Path, texts: dict[str, str], answer: str) -> dict[str, str]:
     """The files an answer changes, each written as ``texts`` has it first: what the answer makes of each."""
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    return {Path(c.path).name: c.after for c in plan_answer(answer, tmp_path).files}
+    return {Path(c.path).name: c.after for c in plan_answer(answer, _written(tmp_path, texts)).files}
 
 
 def test_a_shell_block_naming_no_file_after_a_script_s_block_goes_on_in_the_script(tmp_path):

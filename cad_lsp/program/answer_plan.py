@@ -246,10 +246,8 @@ def _head_reflowed(current: str, block: Block, name: str, force: bool) -> Merge 
     old_words = Counter(TOKEN.findall("".join(lines[heads[0]:at])))
     if old_words - Counter(TOKEN.findall("".join(shown[first:anchor]))) or at == heads[0]:
         return None
-    newline = "\r\n" if lines[heads[0]].endswith("\r\n") else "\n"
-    reflowed = "".join(lines[:heads[0]] + [line.rstrip("\r\n") + newline for line in shown[first:anchor]] + lines[at:])
     try:
-        merge = merge_update(reflowed, block.text, name, force=force)
+        merge = merge_update(_put(current, heads[0], at, shown[first:anchor]).merged, block.text, name, force=force)
     except UpdateError:
         return None
     return Merge.spanning(current, merge.merged) if not merge.unseen_lines else None
@@ -269,9 +267,7 @@ def _one_line_written_over(current: str, text: str) -> Merge | None:
     # (not a function's head for another function's: ``func (s *Server) uptime() string {`` for ``handleLive``)
     if len(found) != 1:
         return None
-    newline = "\r\n" if lines[found[0]].endswith("\r\n") else "\n"
-    return Merge.spanning(current, "".join(lines[:found[0]] + [line.rstrip("\r\n") + newline for line in shown] +
-                                           lines[found[0] + 1:]))
+    return _put(current, found[0], found[0] + 1, shown)
 
 
 def _rewrites_lines_of(text: str, block: str) -> bool:
@@ -789,9 +785,7 @@ def _import_updated(current: str, block: Block) -> Merge | None:
                      for k, line in enumerate(lines) if IMPORT_LINE.match(line)), reverse=True)
     if not scores or scores[0][0] < 0.75 or len(scores) > 1 and scores[1][0] > scores[0][0] - 0.1:
         return None
-    alike = [scores[0][1]]
-    newline = "\r\n" if lines[alike[0]].endswith("\r\n") else "\n"
-    return Merge.spanning(current, "".join(lines[:alike[0]] + [shown[0].rstrip() + newline] + lines[alike[0] + 1:]))
+    return _put(current, scores[0][1], scores[0][1] + 1, shown)
 
 
 def _imports_replaced(current: str, block: Block) -> Merge | None:
@@ -810,9 +804,15 @@ def _imports_replaced(current: str, block: Block) -> Merge | None:
     imports = [k for k in range(end) if IMPORT_LINE.match(lines[k])]
     if not imports:
         return None
-    newline = "\r\n" if lines[0].endswith("\r\n") else "\n"
-    new = [line.rstrip("\r\n") + newline for line in shown]
-    return Merge.spanning(current, "".join(lines[:imports[0]] + new + lines[imports[-1] + 1:]))
+    return _put(current, imports[0], imports[-1] + 1, shown)
+
+
+def _put(current: str, first: int, end: int, new: list[str]) -> Merge:
+    """The file with its lines ``first..end`` (0-based, end exclusive) given way to ``new``, in its line ends."""
+    lines = current.splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[min(first, len(lines) - 1)].endswith("\r\n") else "\n"
+    return Merge.spanning(current, "".join(lines[:first] + [line.rstrip("\r\n") + newline for line in new] +
+                                           lines[end:]))
 
 
 def _drops_lines(before: str, after: str) -> bool:
@@ -860,9 +860,7 @@ def _added_beside_shown(current: str, text: str) -> Merge | None:
         at = run(shown[-k:])
         if at is not None and whole(shown[:-k], indent_of(lines[at])) and run(shown[:-k]) is None and \
                 (len(shown) - k == 1 or run(shown[:1]) is None) and not rewrites(shown[:-k], at - 1):
-            newline = "\r\n" if lines[0].endswith("\r\n") else "\n"
-            return Merge.spanning(current, "".join(lines[:at] + [line.rstrip("\r\n") + newline
-                                                                 for line in shown[:-k]] + lines[at:]))
+            return _put(current, at, at, shown[:-k])
     return None
 
 
@@ -900,16 +898,9 @@ def _after_the_constructor(current: str, block: Block) -> Merge | None:
         return None
     while end > first and not lines[end].strip():
         end -= 1
-    new = [line for line in block.text.splitlines(keepends=True)]
-    while new and not new[0].strip():
-        new.pop(0)
-    while new and not new[-1].strip():
-        new.pop()
-    newline = "\r\n" if lines[first].endswith("\r\n") else "\n"
-    new = [line.rstrip("\r\n") + newline for line in new]
     below = lines[end + 1:]
-    apart = [newline] if below and below[0].strip() and not re.match(r"\s*[)\]}]|\s*end\b", below[0]) else []
-    return Merge.spanning(current, "".join(lines[:end + 1] + [newline] + new + apart + below))
+    apart = [""] if below and below[0].strip() and not re.match(r"\s*[)\]}]|\s*end\b", below[0]) else []
+    return _put(current, end + 1, end + 1, [""] + block.text.strip("\r\n").splitlines() + apart)
 
 
 # a block that belongs beside a type: Scala's companion ``object X {``, Rust's ``impl X {`` / ``impl Display for X {``,
