@@ -154,6 +154,7 @@ _AT_THE_END = re.compile(r"\b(?:(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)(?:\
 _A_TYPE = re.compile(r"\s*(?:the\s+|this\s+|that\s+)?(?:class|struct|module|object|impl|interface|trait|enum|"
                      r"component|controller|service|model|record|describe|suite)\b", re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
+_SPANS = r"`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*"  # spans listed: "`a`, `b` and `c`"
 _SPAN = "`\x00`"  # a backticked span, set aside while emphasis is stripped around it
 # Extensions a bare word in a sentence must have to be read as a file ("e.g." and "v2.0" are not files).
 # The file extensions a block's language may go to: for blocks that name no file and go to the default one, and
@@ -898,15 +899,15 @@ _SECTION_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:whole\s+|ent
                               r"`(?:#+|//+|--+|;+)\s*(?P<comment>[^`\n]{2,80})`)\s+(?:autocmd|block|section|handler|"
                               r"hook|task|job|step|config|setting|part|keymap|mapping)s?\b", re.IGNORECASE)
 _RULE_REMOVAL = re.compile(r"\b(?:delete|remove|drop)\s+the\s+(?:now[- ]unused\s+|unused\s+|old\s+)?"
-                           r"(?P<selectors>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*)\s+"
+                           r"(?P<selectors>" + _SPANS + r")\s+"
                            r"(?:CSS\s+)?(?:rules?|style\s+rules?|styles?|selectors?)\b(?:[^.`]*?`(?P<path>[^`\n]+)`)?",
                            re.IGNORECASE)  # ("Delete the old `.notice` and `.alert` rules at the bottom")
 
 
 # Lines that go with a definition said to be deleted ("... test together with the `#pragma warning disable CS0618`
 # and `#pragma warning restore CS0618` lines around it")
-_WITH_LINES = re.compile(r"\b(?:together|along)\s+with\s+(?:the\s+)?(?P<list>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*"
-                         r"`[^`\n]+`)*)\s+lines?\b", re.IGNORECASE)
+_WITH_LINES = re.compile(r"\b(?:together|along)\s+with\s+(?:the\s+)?(?P<list>" + _SPANS + r")\s+lines?\b",
+                         re.IGNORECASE)
 # A definition named right before the verb ("In `charge`, delete both `console.log` lines")
 _IN_NAMED = re.compile(r"\bin\s+`(?P<name>[A-Za-z_$][\w$.]*(?:\(\))?)`,?\s*$", re.IGNORECASE)
 # A sentence that starts by saying to delete, and a line it quotes in part, what follows elided: the quoted start
@@ -1370,7 +1371,7 @@ _REPLACE_LINES = re.compile(r"\b(?:replace|swap)s?\s+(?:the\s+)?(?:existing\s+|o
                             re.IGNORECASE)
 # "Replace the two commented-out Redis lines (`# Use Redis ...` and `# gem "redis"`) with:": the lines listed after
 _REPLACE_LINES_LISTED = re.compile(r"\b(?:replace|swap)\s+the\s+(?:[\w-]+\s+){0,4}?lines?\s*\("
-                                   r"(?P<names>`[^`\n]+`(?:\s*(?:,|and|,\s*and)\s*`[^`\n]+`)*)\)\s+with\b|"
+                                   r"(?P<names>" + _SPANS + r")\)\s+with\b|"
                                    # "Replace the line that calls `pool.Run(ctx)` with:", "replace the first line of
                                    # the `combine(...)` call": the one line holding that code
                                    r"\b(?:replace|update|change)\s+the\s+(?:first\s+)?line\s+(?:that\s+[a-z]+s|of)\s+"

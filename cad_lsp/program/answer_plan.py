@@ -946,8 +946,8 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
                  for k in found if len(k) == 1]  # (a line that opens a block, shown alone: that line, not the
         # block: "replace the line that calls `pool.Run(ctx)` with:" ``if err := pool.Run(...); err != nil {``,
         # "replace the `if status == 0 ...:` line in `main` with:" and a Python ``if`` line)
-        if _NOTE_OR_ATTRIBUTE.match(next((line for line in block.text.splitlines() if line.strip()), "")) and \
-                not is_marker(next(line for line in block.text.splitlines() if line.strip())):
+        head = next((line for line in block.text.splitlines() if line.strip()), "")
+        if _NOTE_OR_ATTRIBUTE.match(head) and not is_marker(head):
             spans = [_with_notes_above(lines, span) if span else span for span in spans]
         gone = {j for span in spans if span for j in span} if len(spans) == len(found) and all(spans) else None
         after = block.after
@@ -969,10 +969,7 @@ def _lines_said_replaced(current: str, block: Block, name: str, force: bool) -> 
         if last - first + 1 != len(gone) or block.replaces_last or \
                 any(is_marker(line) for line in block.text.splitlines()):
             return None
-        new = block.text.splitlines(keepends=True)
-        newline = "\r\n" if lines[first].endswith("\r\n") else "\n"
-        new = [line.rstrip("\r\n") + newline for line in new]
-        return Merge.spanning(current, "".join(lines[:first] + new + lines[last + 1:]))
+        return _put(current, first, last + 1, block.text.splitlines())
     except UpdateError:
         return None
     return Merge.spanning(current, merge.merged) if not merge.unseen_lines else None
